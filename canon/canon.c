@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Canonicalization: one order for a BTF type graph, whatever its ids.
+ *
+ * The problem. The same set of C types can be written as BTF in n! orders,
+ * and tools that build BTF in parallel (or from CUs in a different order,
+ * or with a different dedup history) pick different ones. Ids appear inside
+ * the types themselves, so ordering by "content" is circular: to compare
+ * two pointers we must compare their pointees, which may point back.
+ *
+ * The answer is ordered partition refinement, the colour refinement of
+ * graph isomorphism testing kept in order:
+ *
+ *  1. Rank. Sort the types by their local key L (sort/order.h: kind, vlen,
+ *     name, sizes, member names and offsets, ... but no type ids). Equal
+ *     keys form a class; a class's rank is the position of its first
+ *     member. Void is rank 0; in split BTF each base type's rank is its id,
+ *     and all local ranks lie above them.
+ *
+ *  2. Refine. Each round, within every class of two or more, sort the
+ *     members by the ranks of what they refer to, in reference order
+ *     (pointee; member types; return then parameter types; array element
+ *     then index; DATASEC variables; tag targets), and split where those
+ *     differ. A split keeps the sub-classes inside the old class's span, so
+ *     ranks only ever split, never reorder. Stop when a round splits
+ *     nothing.
+ *
+ *     Example. [1] struct a { [3] *p; }  [2] struct a { [4] *p; }
+ *              [3] PTR -> [5] int        [4] PTR -> [6] long
+ *     Round 0 ranks: {3,4} PTR, {5} int, {6} long, {1,2} struct a.
+ *     Round 1: 3 -> int and 4 -> long differ; {3,4} splits into {3},{4}.
+ *     Round 2: 1 -> {3} and 2 -> {4} now differ; {1,2} splits. Round 3
+ *     splits nothing: done. Had [6] been a second 'int', nothing would have
+ *     split and each pair would be one type.
+ *
+ *     At the fixpoint two types share a class exactly when they are equal
+ *     as infinite trees (bisimilar). Cycles need no special case: a class
+ *     only splits when a difference is actually seen.
+ *
+ *  3. Merge. All members of a class are one type: keep one, redirect every
+ *     reference to it. This removes duplicates btf__dedup can leave. VARs
+ *     have identity: two equal VARs at different DATASEC entries are two
+ *     variables, so a class of VARs is split by its members' first referrer
+ *     (DATASEC rank, entry index), and refinement resumes (decl tags on
+ *     those VARs may now split too). A VAR no DATASEC names is only its
+ *     content, and merges.
+ *
+ *  4. Rebuild. Emit one type per class in rank order, remap every id, lay
+ *     the strings out in order of first use, write a fixed header.
+ *
+ * Invariant: every decision reads ranks and local keys, never input ids or
+ * input offsets, so the output is a function of the type graph alone:
+ * canon(permute(x)) == canon(x), and canon(canon(x)) == canon(x).
+ *
+ * Cost: the first sort is O(n log n) key comparisons. A round re-sorts only
+ * classes of two or more, and only those with a member whose references
+ * changed rank in the previous round; on vmlinux almost every type is a
+ * singleton after two or three rounds. The rebuild is linear.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "btf_kinds.h"
+#include "canon.h"
+#include "strset.h"
+
+struct canon {
+	const struct bc_btf *btf;
+	const struct canon_opts *opts;
+	uint32_t n;		/* local types */
+	uint32_t start_id;	/* first local id */
+	uint32_t *order;	/* [n] local indices, by rank */
+	uint32_t *rank;		/* [n] position of the type's class start */
+	uint32_t *next_rank;	/* [n] ranks being computed this round */
+	uint32_t *class_end;	/* [n] at a class start: one past its end */
+	uint8_t *moved;		/* [n] rank changed in the last update */
+	uint8_t *next_moved;	/* [n] rank changes of this round */
+	uint32_t *work, nr_work; /* class starts of classes with >1 member */
+	uint32_t *next_work, nr_next_work;
+	struct canon_stats *stats;
+};
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Rank of any type id: void and base ids rank as themselves. */
+static inline uint32_t id_rank(const struct canon *c, const uint32_t *rank,
+			       uint32_t id)
+{
+	return id < c->start_id ? id : c->start_id + rank[id - c->start_id];
+}
+
+static int cmp_local_key(const void *pa, const void *pb, void *arg)
+{
+	const struct canon *c = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return bc_order_cmp_local(c->opts->order, c->btf,
+				  bc_btf_local(c->btf, a), bc_btf_local(c->btf, b));
+}
+
+/* Compares the reference lists of a and b under the current ranks. */
+static int cmp_refs(const void *pa, const void *pb, void *arg)
+{
+	const struct canon *c = arg;
+	const struct bc_btf *btf = c->btf;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const uint32_t *ra = btf->refs + btf->ref_start[a];
+	const uint32_t *rb = btf->refs + btf->ref_start[b];
+	uint32_t i, len = btf->ref_start[a + 1] - btf->ref_start[a];
+
+	for (i = 0; i < len; i++) {
+		uint32_t x = id_rank(c, c->rank, ra[i]);
+		uint32_t y = id_rank(c, c->rank, rb[i]);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+typedef int (*span_cmp_fn)(const void *, const void *, void *);
+
+/*
+ * An update of the partition: begin_update() snapshots the ranks, the
+ * splits write next_rank, end_update() makes them current. Comparators
+ * read only c->rank, so a round's result does not depend on the order in
+ * which classes are visited.
+ */
+static void begin_update(struct canon *c)
+{
+	memcpy(c->next_rank, c->rank, c->n * sizeof(*c->rank));
+	memset(c->next_moved, 0, c->n);
+	c->nr_next_work = 0;
+}
+
+static void end_update(struct canon *c)
+{
+	uint32_t *ranks = c->rank, *work = c->work;
+	uint8_t *moved = c->moved;
+
+	c->rank = c->next_rank;
+	c->next_rank = ranks;
+	c->moved = c->next_moved;
+	c->next_moved = moved;
+	c->work = c->next_work;
+	c->next_work = work;
+	c->nr_work = c->nr_next_work;
+}
+
+/*
+ * Sorts the class order[from, to) with cmp and splits it wherever cmp sees
+ * a difference. Members that change rank are marked moved; sub-classes of
+ * two or more go on the next worklist. Returns the number of new classes
+ * beyond the first.
+ */
+static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
+			    span_cmp_fn cmp, void *arg)
+{
+	uint32_t p, start = from, splits = 0;
+
+	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
+	for (p = from + 1; p <= to; p++) {
+		uint32_t q;
+
+		if (p < to && !cmp(&c->order[p - 1], &c->order[p], arg))
+			continue;
+		/* [start, p) is one class */
+		c->class_end[start] = p;
+		for (q = start; q < p; q++) {
+			uint32_t idx = c->order[q];
+
+			if (c->next_rank[idx] != start) {
+				c->next_rank[idx] = start;
+				c->next_moved[idx] = 1;
+			}
+		}
+		if (p - start > 1)
+			c->next_work[c->nr_next_work++] = start;
+		if (start != from)
+			splits++;
+		start = p;
+	}
+	return splits;
+}
+
+/* Does any member of the class at start refer to a type that just moved? */
+static bool class_is_dirty(const struct canon *c, uint32_t start)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t p, i;
+
+	for (p = start; p < c->class_end[start]; p++) {
+		uint32_t idx = c->order[p];
+
+		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
+			uint32_t id = btf->refs[i];
+
+			if (id >= c->start_id && c->moved[id - c->start_id])
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One refinement round over the worklist. A class none of whose members
+ * refers to a type that moved in the last update cannot split now: it is
+ * carried over unexamined. Returns the number of splits.
+ */
+static uint32_t refine_round(struct canon *c, bool all_dirty)
+{
+	uint32_t w, splits = 0;
+
+	begin_update(c);
+	for (w = 0; w < c->nr_work; w++) {
+		uint32_t from = c->work[w], to = c->class_end[from];
+
+		if (!all_dirty && !class_is_dirty(c, from)) {
+			c->next_work[c->nr_next_work++] = from;
+			continue;
+		}
+		splits += split_class(c, from, to, cmp_refs, c);
+	}
+	end_update(c);
+	return splits;
+}
+
+static void refine_to_fixpoint(struct canon *c, bool all_dirty)
+{
+	while (c->nr_work) {
+		uint32_t splits = refine_round(c, all_dirty);
+
+		c->stats->refine_rounds++;
+		all_dirty = false;
+		if (!splits)
+			break;
+	}
+}
+
+/* Step 1: one class spanning everything, split by local key. */
+static void rank_by_local_key(struct canon *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++) {
+		c->order[i] = i;
+		c->rank[i] = 0;
+	}
+	memset(c->moved, 0, c->n);
+	begin_update(c);
+	if (c->n)
+		split_class(c, 0, c->n, cmp_local_key, c);
+	end_update(c);
+}
+
+/*
+ * The identity key of a VAR: the smallest (DATASEC rank, entry index) among
+ * the DATASEC entries naming it; UINT64_MAX when none does.
+ */
+static uint64_t *var_identity_keys(const struct canon *c)
+{
+	const struct bc_btf *btf = c->btf;
+	uint64_t *key = malloc((c->n ? c->n : 1) * sizeof(*key));
+	uint32_t idx, i;
+
+	if (!key)
+		return NULL;
+	for (idx = 0; idx < c->n; idx++)
+		key[idx] = UINT64_MAX;
+	for (idx = 0; idx < c->n; idx++) {
+		const struct btf_type *t = bc_btf_local(btf, idx);
+		uint64_t sec_rank = c->rank[idx];
+
+		if (bc_type_kind(t) != BTF_KIND_DATASEC)
+			continue;
+		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
+			uint32_t var = btf->refs[i];
+			uint64_t k = sec_rank << 32 | (i - btf->ref_start[idx]);
+
+			if (var < c->start_id)
+				continue;
+			var -= c->start_id;
+			if (k < key[var])
+				key[var] = k;
+		}
+	}
+	return key;
+}
+
+static int cmp_identity(const void *pa, const void *pb, void *arg)
+{
+	const uint64_t *key = arg;
+	uint64_t a = key[*(const uint32_t *)pa], b = key[*(const uint32_t *)pb];
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Step 3's identity rule: splits the classes of VARs by identity key.
+ * Returns the number of splits, or a negative errno.
+ */
+static int64_t split_var_classes(struct canon *c)
+{
+	uint64_t *key = var_identity_keys(c);
+	uint32_t w, splits = 0;
+
+	if (!key)
+		return -ENOMEM;
+	begin_update(c);
+	for (w = 0; w < c->nr_work; w++) {
+		uint32_t from = c->work[w], to = c->class_end[from];
+		const struct btf_type *t = bc_btf_local(c->btf, c->order[from]);
+
+		if (bc_type_kind(t) != BTF_KIND_VAR)
+			c->next_work[c->nr_next_work++] = from;
+		else
+			splits += split_class(c, from, to, cmp_identity, key);
+	}
+	end_update(c);
+	free(key);
+	c->stats->identity_splits += splits;
+	return splits;
+}
+
+/* Step 4: one type per class, in rank order. */
+static int rebuild(struct canon *c, struct canon_result *res)
+{
+	const struct bc_btf *btf = c->btf, *base = btf->base;
+	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
+	uint32_t p, idx, j, nr_out = 0, type_len = 0;
+	struct btf_header *hdr;
+	struct bc_strset strs;
+	uint8_t *out = NULL;
+	size_t cap;
+	int err;
+
+	if (!class_out)
+		return -ENOMEM;
+	err = bc_strset_init(&strs, base ? base->strs : NULL,
+			     base ? base->str_len : 0);
+	if (err)
+		goto out;
+
+	for (p = 0; p < c->n; p++) {
+		idx = c->order[p];
+		if (c->rank[idx] != p)
+			continue;
+		class_out[p] = c->start_id + nr_out++;
+		type_len += bc_type_words(bc_btf_local(btf, idx)) * 4;
+	}
+	cap = sizeof(*hdr) + type_len;
+	out = malloc(cap);
+	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
+	if (!out || !res->id_map) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (idx = 0; idx < c->n; idx++)
+		res->id_map[idx] = class_out[c->rank[idx]];
+
+	type_len = 0;
+	for (p = 0; p < c->n; p++) {
+		const struct btf_type *t;
+		uint32_t *w, kind, words;
+
+		idx = c->order[p];
+		if (c->rank[idx] != p)
+			continue;
+		t = bc_btf_local(btf, idx);
+		kind = bc_type_kind(t);
+		words = bc_type_words(t);
+		w = (uint32_t *)(out + sizeof(*hdr) + type_len);
+		memcpy(w, t, words * 4);
+		for (j = 0; j < words; j++) {
+			int64_t off;
+
+			switch (bc_word_class(kind, j)) {
+			case BC_WORD_REF:
+				if (w[j] >= c->start_id)
+					w[j] = res->id_map[w[j] - c->start_id];
+				break;
+			case BC_WORD_NAME:
+				off = bc_strset_add(&strs, bc_btf_str(btf, w[j]));
+				if (off < 0) {
+					err = -ENOMEM;
+					goto out;
+				}
+				w[j] = off;
+				break;
+			default:
+				break;
+			}
+		}
+		type_len += words * 4;
+	}
+
+	res->raw_size = sizeof(*hdr) + type_len + strs.len;
+	res->raw = realloc(out, res->raw_size ? res->raw_size : 1);
+	if (!res->raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	out = NULL;
+	memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf, strs.len);
+	hdr = res->raw;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = 0xeB9F;
+	hdr->version = 1;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_off = 0;
+	hdr->type_len = type_len;
+	hdr->str_off = type_len;
+	hdr->str_len = strs.len;
+	c->stats->types_out = nr_out;
+out:
+	free(out);
+	free(class_out);
+	bc_strset_deinit(&strs);
+	return err;
+}
+
+static void canon_deinit(struct canon *c)
+{
+	free(c->order);
+	free(c->rank);
+	free(c->next_rank);
+	free(c->class_end);
+	free(c->moved);
+	free(c->next_moved);
+	free(c->work);
+	free(c->next_work);
+}
+
+void canon_result_deinit(struct canon_result *res)
+{
+	if (!res)
+		return;
+	free(res->raw);
+	free(res->id_map);
+	memset(res, 0, sizeof(*res));
+}
+
+int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
+	      struct canon_result *res, const struct bc_log *log)
+{
+	struct canon c = {
+		.btf = in,
+		.opts = opts,
+		.n = in->nr_types,
+		.start_id = in->start_id,
+		.stats = &res->stats,
+	};
+	size_t n1 = in->nr_types ? in->nr_types : 1;
+	double t0, t1;
+	int64_t splits;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (in->base && in->base->base)
+		return bc_log_error(log, -EOPNOTSUPP,
+			"%s: split BTF over a split base is not supported",
+			in->path);
+	c.order = malloc(n1 * sizeof(uint32_t));
+	c.rank = malloc(n1 * sizeof(uint32_t));
+	c.next_rank = malloc(n1 * sizeof(uint32_t));
+	c.class_end = malloc(n1 * sizeof(uint32_t));
+	c.moved = malloc(n1);
+	c.next_moved = malloc(n1);
+	c.work = malloc(n1 * sizeof(uint32_t));
+	c.next_work = malloc(n1 * sizeof(uint32_t));
+	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
+	    !c.next_moved || !c.work || !c.next_work) {
+		err = -ENOMEM;
+		goto out;
+	}
+	res->stats.types_in = c.n;
+
+	t0 = now_sec();
+	rank_by_local_key(&c);
+	t1 = now_sec();
+	res->stats.rank_sec = t1 - t0;
+
+	refine_to_fixpoint(&c, true);
+	while ((splits = split_var_classes(&c)) > 0)
+		refine_to_fixpoint(&c, false);
+	if (splits < 0) {
+		err = splits;
+		goto out;
+	}
+	t0 = now_sec();
+	res->stats.refine_sec = t0 - t1;
+
+	err = rebuild(&c, res);
+	res->stats.rebuild_sec = now_sec() - t0;
+	res->stats.merged = res->stats.types_in - res->stats.types_out;
+out:
+	canon_deinit(&c);
+	if (err) {
+		canon_result_deinit(res);
+		if (err == -ENOMEM)
+			bc_log_error(log, err, "%s: out of memory", in->path);
+	}
+	return err;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The canonicalization pass: a total order on a BTF type graph that depends
+ * on the graph only, merging of structurally identical types, and the final
+ * rebuild. See canon.c for the algorithm.
+ */
+#ifndef BTFCANON_CANON_H
+#define BTFCANON_CANON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "btf_data.h"
+#include "log.h"
+#include "../sort/order.h"
+
+struct canon_opts {
+	enum bc_order order;
+};
+
+struct canon_stats {
+	uint32_t types_in;
+	uint32_t types_out;
+	uint32_t merged;		/* types_in - types_out */
+	uint32_t refine_rounds;		/* rounds of reference refinement */
+	uint32_t identity_splits;	/* VAR classes split by their DATASEC */
+	double rank_sec;		/* initial sort by local key */
+	double refine_sec;		/* refinement to the fixpoint */
+	double rebuild_sec;		/* id remap, strings, layout */
+};
+
+struct canon_result {
+	void *raw;			/* the canonical BTF blob (malloc'd) */
+	size_t raw_size;
+	uint32_t *id_map;		/* [types_in]: input local index -> output id */
+	struct canon_stats stats;
+};
+
+/*
+ * Canonicalizes in (base BTF, or split BTF whose base is base BTF; base ids
+ * keep their values). Returns 0 and fills res, or a negative errno.
+ */
+int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
+	      struct canon_result *res, const struct bc_log *log);
+
+/* Frees what canon_run() put in res; accepts a zeroed res. */
+void canon_result_deinit(struct canon_result *res);
+
+#endif

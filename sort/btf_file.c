@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "btf_file.h"
+
+static int read_all(int fd, const char *path, void **data, size_t *size,
+		    const struct bc_log *log)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t got;
+
+		if (len == cap) {
+			char *grown = realloc(buf, cap * 2);
+
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int err = -errno;
+
+			free(buf);
+			return bc_log_error(log, err, "%s: read failed: %s",
+					    path, strerror(-err));
+		}
+		if (got == 0)
+			break;
+		len += got;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sname;
+
+		if (!gelf_getshdr(scn, shdr))
+			return NULL;
+		sname = elf_strptr(elf, shstrndx, shdr->sh_name);
+		if (sname && !strcmp(sname, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Copies the .BTF section out of an ELF image already in memory. */
+static int read_elf_btf(const char *path, void *image, size_t image_size,
+			void **data, size_t *size, const struct bc_log *log)
+{
+	Elf *elf = elf_memory(image, image_size);
+	Elf_Data *d;
+	Elf_Scn *scn;
+	GElf_Shdr shdr;
+	int err = 0;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = bc_log_error(log, -EINVAL, "%s: not a valid ELF file: %s",
+				   path, elf_errmsg(-1));
+		goto out;
+	}
+	scn = find_section(elf, ".BTF", &shdr);
+	if (!scn) {
+		err = bc_log_error(log, -ENOENT, "%s: ELF file has no .BTF section",
+				   path);
+		goto out;
+	}
+	if (shdr.sh_type == SHT_NOBITS) {
+		err = bc_log_error(log, -EINVAL, "%s: .BTF section has no data",
+				   path);
+		goto out;
+	}
+	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+		err = bc_log_error(log, -EINVAL,
+				   "%s: cannot decompress .BTF: %s", path,
+				   elf_errmsg(-1));
+		goto out;
+	}
+	d = elf_getdata(scn, NULL);
+	if (!d || (!d->d_buf && d->d_size)) {
+		err = bc_log_error(log, -EINVAL,
+				   "%s: cannot read .BTF section: %s", path,
+				   elf_errmsg(-1));
+		goto out;
+	}
+	*data = malloc(d->d_size ? d->d_size : 1);
+	if (!*data) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(*data, d->d_buf, d->d_size);
+	*size = d->d_size;
+out:
+	elf_end(elf);
+	return err;
+}
+
+int bc_file_read_btf(const char *path, void **data, size_t *size,
+		     enum bc_file_format *format, const struct bc_log *log)
+{
+	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
+	void *file;
+	size_t file_size;
+	int fd, err;
+
+	*data = NULL;
+	*size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
+				    strerror(errno));
+	err = read_all(fd, path, &file, &file_size, log);
+	close(fd);
+	if (err)
+		return err;
+	if (file_size >= 4 && !memcmp(file, elf_magic, 4)) {
+		elf_version(EV_CURRENT);
+		*format = BC_FILE_ELF;
+		err = read_elf_btf(path, file, file_size, data, size, log);
+		free(file);
+		return err;
+	}
+	/* Anything else is taken as raw BTF; the parser names what is wrong. */
+	*format = BC_FILE_RAW;
+	*data = file;
+	*size = file_size;
+	return 0;
+}
+
+int bc_file_load_btf(const char *path, const struct bc_btf *base,
+		     struct bc_btf **btf, enum bc_file_format *format,
+		     const struct bc_log *log)
+{
+	size_t size;
+	void *data;
+	int err;
+
+	*btf = NULL;
+	err = bc_file_read_btf(path, &data, &size, format, log);
+	if (err)
+		return err;
+	err = bc_btf_parse(data, size, base, path, log, btf);
+	free(data);
+	return err;
+}
+
+/* Opens a fresh temporary file next to path; *tmp_path is malloc'd. */
+static int open_temp_beside(const char *path, char **tmp_path,
+			    const struct bc_log *log)
+{
+	size_t len = strlen(path) + sizeof(".tmp.XXXXXX");
+	int fd;
+
+	*tmp_path = malloc(len);
+	if (!*tmp_path)
+		return -ENOMEM;
+	snprintf(*tmp_path, len, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(*tmp_path);
+	if (fd < 0) {
+		int err = -errno;
+
+		bc_log_error(log, err, "%s: cannot create temporary file: %s",
+			     path, strerror(-err));
+		free(*tmp_path);
+		*tmp_path = NULL;
+		return err;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const void *data, size_t size)
+{
+	const char *p = data;
+
+	while (size) {
+		ssize_t put = write(fd, p, size);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put < 0)
+			return -errno;
+		p += put;
+		size -= put;
+	}
+	return 0;
+}
+
+/*
+ * Makes tmp_path (open as fd) the file path when err is 0, else removes it.
+ * err is a failure the caller already reported.
+ */
+static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
+		       int err, const struct bc_log *log)
+{
+	int reported = err;
+
+	if (!err && fchmod(fd, mode))
+		err = -errno;
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp_path, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp_path);
+		if (!reported)
+			bc_log_error(log, err, "%s: cannot write: %s", path,
+				     strerror(-err));
+	}
+	free(tmp_path);
+	return err;
+}
+
+int bc_file_write_atomic(const char *path, const void *data, size_t size,
+			 const struct bc_log *log)
+{
+	char *tmp_path;
+	int fd, err;
+
+	if (!strcmp(path, "-")) {
+		err = write_all(STDOUT_FILENO, data, size);
+		if (err)
+			bc_log_error(log, err, "<stdout>: cannot write: %s",
+				     strerror(-err));
+		return err;
+	}
+	fd = open_temp_beside(path, &tmp_path, log);
+	if (fd < 0)
+		return fd;
+	err = write_all(fd, data, size);
+	return commit_temp(fd, tmp_path, path, 0644, err, log);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* End of the last byte any section, header table or segment occupies. */
+static int elf_content_end(Elf *elf, uint64_t *end)
+{
+	GElf_Ehdr ehdr;
+	Elf_Scn *scn = NULL;
+	size_t i, phnum;
+
+	if (!gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &phnum))
+		return -EINVAL;
+	*end = ehdr.e_ehsize;
+	*end = *end > ehdr.e_phoff + (uint64_t)phnum * ehdr.e_phentsize ?
+	       *end : ehdr.e_phoff + (uint64_t)phnum * ehdr.e_phentsize;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, i, &phdr))
+			return -EINVAL;
+		if (phdr.p_offset + phdr.p_filesz > *end)
+			*end = phdr.p_offset + phdr.p_filesz;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			return -EINVAL;
+		if (shdr.sh_type != SHT_NOBITS &&
+		    shdr.sh_offset + shdr.sh_size > *end)
+			*end = shdr.sh_offset + shdr.sh_size;
+	}
+	return 0;
+}
+
+/* Copies path to the already open fd. */
+static int copy_file(const char *path, int out_fd, mode_t *mode,
+		     const struct bc_log *log)
+{
+	struct stat st;
+	void *data;
+	size_t size;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
+				    strerror(errno));
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return bc_log_error(log, err, "%s: cannot stat", path);
+	}
+	*mode = st.st_mode & 07777;
+	err = read_all(fd, path, &data, &size, log);
+	close(fd);
+	if (err)
+		return err;
+	err = write_all(out_fd, data, size);
+	free(data);
+	if (err)
+		bc_log_error(log, err, "%s: cannot copy: %s", path, strerror(-err));
+	return err;
+}
+
+/* Rewrites the .BTF section of the ELF open on fd; layout stays ours. */
+static int rewrite_btf_section(int fd, const char *path, const void *data,
+			       size_t size, const struct bc_log *log)
+{
+	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	GElf_Shdr shdr;
+	GElf_Ehdr ehdr;
+	Elf_Data *d;
+	Elf_Scn *scn;
+	int err = 0;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+		err = bc_log_error(log, -EINVAL, "%s: not a valid ELF file: %s",
+				   path, elf_errmsg(-1));
+		goto out;
+	}
+	scn = find_section(elf, ".BTF", &shdr);
+	if (!scn) {
+		err = bc_log_error(log, -ENOENT,
+				   "%s: ELF file has no .BTF section to replace",
+				   path);
+		goto out;
+	}
+	if (shdr.sh_flags & SHF_COMPRESSED) {
+		err = bc_log_error(log, -EOPNOTSUPP,
+				   "%s: cannot rewrite a compressed .BTF section in place",
+				   path);
+		goto out;
+	}
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	if (size > shdr.sh_size) {
+		uint64_t end;
+
+		if (shdr.sh_flags & SHF_ALLOC) {
+			err = bc_log_error(log, -ENOSPC,
+				"%s: the canonical .BTF (%zu bytes) is larger than the loaded .BTF section (%llu bytes), which cannot grow in place; write it with -o instead",
+				path, size, (unsigned long long)shdr.sh_size);
+			goto out;
+		}
+		if (elf_content_end(elf, &end)) {
+			err = bc_log_error(log, -EINVAL, "%s: bad ELF layout: %s",
+					   path, elf_errmsg(-1));
+			goto out;
+		}
+		if (ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize > end)
+			end = ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize;
+		shdr.sh_offset = align_up(end, shdr.sh_addralign);
+		ehdr.e_shoff = align_up(shdr.sh_offset + size, 8);
+		if (!gelf_update_ehdr(elf, &ehdr)) {
+			err = bc_log_error(log, -EINVAL, "%s: %s", path,
+					   elf_errmsg(-1));
+			goto out;
+		}
+	}
+	shdr.sh_size = size;
+	d = elf_getdata(scn, NULL);
+	if (!d || !gelf_update_shdr(scn, &shdr)) {
+		err = bc_log_error(log, -EINVAL, "%s: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	d->d_buf = (void *)data;
+	d->d_size = size;
+	d->d_off = 0;
+	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
+	if (elf_update(elf, ELF_C_WRITE) < 0)
+		err = bc_log_error(log, -EIO, "%s: cannot write ELF: %s", path,
+				   elf_errmsg(-1));
+out:
+	elf_end(elf);
+	return err;
+}
+
+int bc_file_replace_elf_btf(const char *path, const void *data, size_t size,
+			    const struct bc_log *log)
+{
+	char *tmp_path;
+	mode_t mode = 0644;
+	int fd, err;
+
+	elf_version(EV_CURRENT);
+	fd = open_temp_beside(path, &tmp_path, log);
+	if (fd < 0)
+		return fd;
+	err = copy_file(path, fd, &mode, log);
+	if (!err)
+		err = rewrite_btf_section(fd, path, data, size, log);
+	return commit_temp(fd, tmp_path, path, mode, err, log);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * BTF in files: raw blobs (/sys/kernel/btf/vmlinux, pahole's
+ * --btf_encode_detached output) and the .BTF section of ELF files; and
+ * writing results without ever leaving a partial file behind.
+ */
+#ifndef BTFCANON_BTF_FILE_H
+#define BTFCANON_BTF_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../canon/btf_data.h"
+#include "../canon/log.h"
+
+enum bc_file_format {
+	BC_FILE_RAW,
+	BC_FILE_ELF,
+};
+
+/*
+ * Reads the BTF blob of path: the whole file when it starts with the BTF
+ * magic, the .BTF section when it is ELF. *data is malloc'd. Returns 0 or a
+ * negative errno after a message naming the file.
+ */
+int bc_file_read_btf(const char *path, void **data, size_t *size,
+		     enum bc_file_format *format, const struct bc_log *log);
+
+/* bc_file_read_btf() then bc_btf_parse() over base (may be NULL). */
+int bc_file_load_btf(const char *path, const struct bc_btf *base,
+		     struct bc_btf **btf, enum bc_file_format *format,
+		     const struct bc_log *log);
+
+/*
+ * Writes size bytes to path through a temporary file in the same directory
+ * and a rename, so path either keeps its old content or gets all of the new.
+ * "-" writes to standard output. Returns 0 or a negative errno.
+ */
+int bc_file_write_atomic(const char *path, const void *data, size_t size,
+			 const struct bc_log *log);
+
+/*
+ * Replaces the .BTF section of the ELF file path with data, through a
+ * temporary copy and a rename. A section that is part of the loaded image
+ * (SHF_ALLOC) may shrink but not grow. Returns 0 or a negative errno.
+ */
+int bc_file_replace_elf_btf(const char *path, const void *data, size_t size,
+			    const struct bc_log *log);
+
+#endif
