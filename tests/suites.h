@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BTFCANON_SUITES_H
+#define BTFCANON_SUITES_H
+
+#include <check.h>
+
+Suite *kinds_suite(void);	/* test_kinds.c: golden listings per kind */
+Suite *props_suite(void);	/* test_props.c: random graphs, permutations */
+Suite *badinput_suite(void);	/* test_badinput.c: malformed BTF */
+Suite *real_suite(void);	/* test_real.c: vmlinux BTFs, kernel verifier */
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the test suites: raw blobs from libbpf-built BTF,
+ * canonicalization in one call, id permutations, and a text listing.
+ */
+#ifndef BTFCANON_TESTUTIL_H
+#define BTFCANON_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <bpf/btf.h>
+#include <check.h>
+
+#include "../canon/btf_data.h"
+#include "../canon/canon.h"
+
+/* A malloc'd byte buffer. */
+struct blob {
+	void *data;
+	size_t size;
+};
+
+void blob_free(struct blob *b);
+bool blob_eq(const struct blob *a, const struct blob *b);
+
+/* The raw bytes of a libbpf btf (copied). */
+struct blob blob_from_libbpf(const struct btf *btf);
+
+/* Parses raw BTF over base (may be NULL); fails the test on error. */
+struct bc_btf *parse_or_fail(const struct blob *raw, const struct bc_btf *base);
+
+/*
+ * Canonicalizes raw (over base, may be NULL) with the given order; fails
+ * the test on error. id_map, when not NULL, receives canon's map (malloc'd).
+ */
+struct blob canon_blob(const struct blob *raw, const struct bc_btf *base,
+		       enum bc_order order, uint32_t **id_map);
+
+/*
+ * Writes the types of raw in a random order (seeded), ids remapped, the
+ * string section unchanged. With base, only the split part moves.
+ */
+struct blob permute_blob(const struct blob *raw, const struct bc_btf *base,
+			 unsigned int seed);
+
+/*
+ * A text listing of every local type, one line per type plus one per
+ * entry, as "[id] KIND 'name' key=value ...". Returns a malloc'd string.
+ */
+char *listing(const struct bc_btf *btf);
+
+/* Same, for a raw blob. */
+char *listing_blob(const struct blob *raw, const struct bc_btf *base);
+
+/* Reads a whole file; size 0 and NULL data when it does not exist. */
+struct blob read_file(const char *path);
+
+/*
+ * Loads raw into the running kernel with bpf(BPF_BTF_LOAD). Returns 0 when
+ * the kernel accepted it, -EPERM/-ENOSYS when the syscall is not allowed
+ * here (callers skip), or another negative errno with the kernel's verifier
+ * log in log_buf.
+ */
+int kernel_load_btf(const struct blob *raw, char *log_buf, size_t log_size);
+
+#endif
