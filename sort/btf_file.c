@@ -14,8 +14,14 @@
 static int read_all(int fd, const char *path, void **data, size_t *size,
 		    const struct bc_log *log)
 {
+	struct stat st;
 	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
+	char *buf;
+
+	/* sysfs files report a size too; read on past it if it is wrong */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = st.st_size + 1;
+	buf = malloc(cap);
 
 	if (!buf)
 		return -ENOMEM;
@@ -70,11 +76,11 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* Copies the .BTF section out of an ELF image already in memory. */
-static int read_elf_btf(const char *path, void *image, size_t image_size,
-			void **data, size_t *size, const struct bc_log *log)
+/* Copies the .BTF section out of the ELF file open on fd. */
+static int read_elf_btf(const char *path, int fd, void **data, size_t *size,
+			const struct bc_log *log)
 {
-	Elf *elf = elf_memory(image, image_size);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	Elf_Data *d;
 	Elf_Scn *scn;
 	GElf_Shdr shdr;
@@ -125,8 +131,7 @@ int bc_file_read_btf(const char *path, void **data, size_t *size,
 		     enum bc_file_format *format, const struct bc_log *log)
 {
 	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
-	void *file;
-	size_t file_size;
+	unsigned char magic[4];
 	int fd, err;
 
 	*data = NULL;
@@ -135,22 +140,17 @@ int bc_file_read_btf(const char *path, void **data, size_t *size,
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
 				    strerror(errno));
-	err = read_all(fd, path, &file, &file_size, log);
-	close(fd);
-	if (err)
-		return err;
-	if (file_size >= 4 && !memcmp(file, elf_magic, 4)) {
+	if (pread(fd, magic, 4, 0) == 4 && !memcmp(magic, elf_magic, 4)) {
 		elf_version(EV_CURRENT);
 		*format = BC_FILE_ELF;
-		err = read_elf_btf(path, file, file_size, data, size, log);
-		free(file);
-		return err;
+		err = read_elf_btf(path, fd, data, size, log);
+	} else {
+		/* Anything else is taken as raw BTF; the parser says what is wrong. */
+		*format = BC_FILE_RAW;
+		err = read_all(fd, path, data, size, log);
 	}
-	/* Anything else is taken as raw BTF; the parser names what is wrong. */
-	*format = BC_FILE_RAW;
-	*data = file;
-	*size = file_size;
-	return 0;
+	close(fd);
+	return err;
 }
 
 int bc_file_load_btf(const char *path, const struct bc_btf *base,
