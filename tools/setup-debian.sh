@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs everything btfcanon needs to build, test and benchmark on a fresh
+# Debian 12 machine: the -dev packages, the test framework, the peers the
+# tests compare against (bpftool, pahole, clang, gcc) and the kernel debug
+# image the real-input tests read. Run as root (or it uses sudo).
+set -eu
+
+DEBUG_IMAGE=linux-image-6.12.117+deb12-cloud-amd64-dbg
+
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo "$0" "$@"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends \
+	make gcc libc6-dev pkg-config \
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev check \
+	bpftool clang llvm dwarves binutils elfutils \
+	"$DEBUG_IMAGE"
