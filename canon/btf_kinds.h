@@ -85,7 +85,27 @@ static inline uint32_t bc_type_words(const struct btf_type *t)
 }
 
 /* Class of word j of a record of the given (valid) kind. */
-enum bc_word_class bc_word_class(uint32_t kind, uint32_t j);
+static inline enum bc_word_class bc_word_class(uint32_t kind, uint32_t j)
+{
+	const struct bc_kind_layout *k = &bc_kinds[kind];
+	uint32_t e;
+
+	if (j == 0)
+		return BC_WORD_NAME;
+	if (j == 1)
+		return BC_WORD_INFO;
+	if (j == 2)
+		return k->head_ref ? BC_WORD_REF : BC_WORD_DATA;
+	j -= 3;
+	if (j < k->fixed_words)
+		return (k->fixed_ref_mask >> j) & 1 ? BC_WORD_REF : BC_WORD_DATA;
+	e = (j - k->fixed_words) % k->entry_words;
+	if ((k->entry_ref_mask >> e) & 1)
+		return BC_WORD_REF;
+	if ((k->entry_name_mask >> e) & 1)
+		return BC_WORD_NAME;
+	return BC_WORD_DATA;
+}
 
 /* Number of type-id words in t (depends on kind and vlen only). */
 uint32_t bc_type_nr_refs(const struct btf_type *t);

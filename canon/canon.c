@@ -336,6 +336,8 @@ static int rebuild(struct canon *c, struct canon_result *res)
 {
 	const struct bc_btf *btf = c->btf, *base = btf->base;
 	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
+	/* input string offset -> output offset; names repeat a lot */
+	uint32_t *str_map = malloc(bc_btf_str_end(btf) * sizeof(uint32_t));
 	uint32_t p, idx, j, nr_out = 0, type_len = 0;
 	struct btf_header *hdr;
 	struct bc_strset strs;
@@ -343,8 +345,12 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	size_t cap;
 	int err;
 
-	if (!class_out)
+	if (!class_out || !str_map) {
+		free(class_out);
+		free(str_map);
 		return -ENOMEM;
+	}
+	memset(str_map, 0xff, bc_btf_str_end(btf) * sizeof(uint32_t));
 	err = bc_strset_init(&strs, base ? base->strs : NULL,
 			     base ? base->str_len : 0);
 	if (err)
@@ -389,11 +395,16 @@ static int rebuild(struct canon *c, struct canon_result *res)
 					w[j] = res->id_map[w[j] - c->start_id];
 				break;
 			case BC_WORD_NAME:
+				if (str_map[w[j]] != UINT32_MAX) {
+					w[j] = str_map[w[j]];
+					break;
+				}
 				off = bc_strset_add(&strs, bc_btf_str(btf, w[j]));
 				if (off < 0) {
 					err = -ENOMEM;
 					goto out;
 				}
+				str_map[w[j]] = off;
 				w[j] = off;
 				break;
 			default:
@@ -424,6 +435,7 @@ static int rebuild(struct canon *c, struct canon_result *res)
 out:
 	free(out);
 	free(class_out);
+	free(str_map);
 	bc_strset_deinit(&strs);
 	return err;
 }
