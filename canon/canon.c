@@ -71,8 +71,11 @@ struct canon {
 	const struct bc_btf *btf;
 	const struct canon_opts *opts;
 	uint32_t n;		/* local types */
+	uint32_t n_live;	/* of which ranked: all but resolved FWDs */
 	uint32_t start_id;	/* first local id */
-	uint32_t *order;	/* [n] local indices, by rank */
+	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
+	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
+	uint32_t *order;	/* [n_live] local indices, by rank */
 	uint32_t *rank;		/* [n] position of the type's class start */
 	uint32_t *next_rank;	/* [n] ranks being computed this round */
 	uint32_t *class_end;	/* [n] at a class start: one past its end */
@@ -113,8 +116,8 @@ static int cmp_refs(const void *pa, const void *pb, void *arg)
 	const struct canon *c = arg;
 	const struct bc_btf *btf = c->btf;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	const uint32_t *ra = btf->refs + btf->ref_start[a];
-	const uint32_t *rb = btf->refs + btf->ref_start[b];
+	const uint32_t *ra = c->refs + btf->ref_start[a];
+	const uint32_t *rb = c->refs + btf->ref_start[b];
 	uint32_t i, len = btf->ref_start[a + 1] - btf->ref_start[a];
 
 	for (i = 0; i < len; i++) {
@@ -202,7 +205,7 @@ static bool class_is_dirty(const struct canon *c, uint32_t start)
 		uint32_t idx = c->order[p];
 
 		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
-			uint32_t id = btf->refs[i];
+			uint32_t id = c->refs[i];
 
 			if (id >= c->start_id && c->moved[id - c->start_id])
 				return true;
@@ -251,14 +254,18 @@ static void rank_by_local_key(struct canon *c)
 {
 	uint32_t i;
 
+	uint32_t live = 0;
+
 	for (i = 0; i < c->n; i++) {
-		c->order[i] = i;
 		c->rank[i] = 0;
+		if (!c->alias || !c->alias[i])
+			c->order[live++] = i;
 	}
+	c->n_live = live;
 	memset(c->moved, 0, c->n);
 	begin_update(c);
-	if (c->n)
-		split_class(c, 0, c->n, cmp_local_key, c);
+	if (c->n_live)
+		split_class(c, 0, c->n_live, cmp_local_key, c);
 	end_update(c);
 }
 
@@ -283,7 +290,7 @@ static uint64_t *var_identity_keys(const struct canon *c)
 		if (bc_type_kind(t) != BTF_KIND_DATASEC)
 			continue;
 		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
-			uint32_t var = btf->refs[i];
+			uint32_t var = c->refs[i];
 			uint64_t k = sec_rank << 32 | (i - btf->ref_start[idx]);
 
 			if (var < c->start_id)
@@ -356,7 +363,7 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	if (err)
 		goto out;
 
-	for (p = 0; p < c->n; p++) {
+	for (p = 0; p < c->n_live; p++) {
 		idx = c->order[p];
 		if (c->rank[idx] != p)
 			continue;
@@ -371,10 +378,18 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		goto out;
 	}
 	for (idx = 0; idx < c->n; idx++)
-		res->id_map[idx] = class_out[c->rank[idx]];
+		if (!c->alias || !c->alias[idx])
+			res->id_map[idx] = class_out[c->rank[idx]];
+	for (idx = 0; c->alias && idx < c->n; idx++) {
+		uint32_t to = c->alias[idx];
+
+		if (to)
+			res->id_map[idx] = to < c->start_id ? to :
+					   res->id_map[to - c->start_id];
+	}
 
 	type_len = 0;
-	for (p = 0; p < c->n; p++) {
+	for (p = 0; p < c->n_live; p++) {
 		const struct btf_type *t;
 		uint32_t *w, kind, words;
 
@@ -440,8 +455,197 @@ out:
 	return err;
 }
 
+/*
+ * Forward declarations, resolved once from the whole graph.
+ *
+ * A FWD 'struct b' (or an enum with no enumerators) stands for the complete
+ * type of that name when there is exactly one: one class of STRUCT named b
+ * after refinement, counting the base's types too for split BTF. The FWD
+ * is then dropped and every reference to it goes to that type; with two or
+ * more different b's it stays a FWD. This is the rule libbpf applies in
+ * btf__dedup since 1.2, made here from canonical classes so the outcome
+ * cannot depend on the order types arrived in.
+ */
+enum fwd_family { FWD_STRUCT, FWD_UNION, FWD_ENUM, NOT_FWD };
+
+/* Which declared-only family t is, if it is a declaration. */
+static enum fwd_family fwd_family(const struct btf_type *t)
+{
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_FWD:
+		return bc_info_kflag(t->info) ? FWD_UNION : FWD_STRUCT;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return bc_type_vlen(t) ? NOT_FWD : FWD_ENUM;
+	default:
+		return NOT_FWD;
+	}
+}
+
+/* Which family t completes, if it is a named complete type. */
+static enum fwd_family full_family(const struct btf_type *t)
+{
+	if (!t->name_off)
+		return NOT_FWD;
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_STRUCT:
+		return FWD_STRUCT;
+	case BTF_KIND_UNION:
+		return FWD_UNION;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return bc_type_vlen(t) ? FWD_ENUM : NOT_FWD;
+	default:
+		return NOT_FWD;
+	}
+}
+
+struct fwd_candidate {
+	enum fwd_family family;
+	const char *name;
+	uint32_t rank;		/* class rank; base ids rank as themselves */
+	uint32_t id;		/* a member of the class */
+};
+
+static int cmp_candidate(const void *pa, const void *pb)
+{
+	const struct fwd_candidate *a = pa, *b = pb;
+	int c;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int add_candidate(struct fwd_candidate **cand, uint32_t *nr,
+			 uint32_t *cap, struct fwd_candidate item)
+{
+	if (*nr == *cap) {
+		uint32_t grown_cap = *cap ? *cap * 2 : 256;
+		struct fwd_candidate *grown =
+			realloc(*cand, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		*cand = grown;
+		*cap = grown_cap;
+	}
+	(*cand)[(*nr)++] = item;
+	return 0;
+}
+
+/*
+ * Finds the FWDs to resolve under the current (final) ranks; fills
+ * c->alias and a rewritten copy of the references. Returns the number of
+ * FWDs resolved, or a negative errno.
+ */
+static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
+{
+	const struct bc_btf *btf = c->btf, *base = btf->base;
+	struct fwd_candidate *cand = NULL, key;
+	uint32_t nr = 0, cap = 0, idx, i, resolved = 0;
+	uint32_t *refs;
+	int err = 0;
+
+	for (idx = 0; base && idx < base->nr_types && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(base, idx);
+		uint32_t id = base->start_id + idx;
+
+		if (full_family(t) != NOT_FWD)
+			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
+				full_family(t), bc_btf_str(base, t->name_off), id, id });
+	}
+	for (idx = 0; idx < c->n && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(btf, idx);
+
+		if (full_family(t) != NOT_FWD)
+			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
+				full_family(t), bc_btf_str(btf, t->name_off),
+				c->start_id + c->rank[idx], c->start_id + idx });
+	}
+	if (err)
+		goto out;
+	qsort(cand, nr, sizeof(*cand), cmp_candidate);
+
+	for (idx = 0; idx < c->n; idx++) {
+		const struct btf_type *t = bc_btf_local(btf, idx);
+		struct fwd_candidate *hit;
+
+		c->alias[idx] = 0;
+		key.family = fwd_family(t);
+		if (key.family == NOT_FWD || !t->name_off)
+			continue;
+		key.name = bc_btf_str(btf, t->name_off);
+		key.rank = 0;
+		/* the first candidate of this family and name */
+		hit = cand;
+		for (uint32_t lo = 0, hi = nr; lo < hi;) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_candidate(&cand[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+			hit = cand + lo;
+		}
+		if (hit >= cand + nr || hit->family != key.family ||
+		    strcmp(hit->name, key.name))
+			continue;
+		/* unique when every candidate of that name is one class */
+		for (i = hit - cand + 1; i < nr; i++) {
+			if (cand[i].family != key.family ||
+			    strcmp(cand[i].name, key.name) ||
+			    cand[i].rank != hit->rank)
+				break;
+		}
+		if (i < nr && cand[i].family == key.family &&
+		    !strcmp(cand[i].name, key.name))
+			continue;
+		c->alias[idx] = hit->id;
+		resolved++;
+	}
+	refs = malloc((btf->ref_start[c->n] ? btf->ref_start[c->n] : 1) *
+		      sizeof(*refs));
+	if (!refs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < btf->ref_start[c->n]; i++) {
+		uint32_t id = btf->refs[i];
+
+		refs[i] = id >= c->start_id && c->alias[id - c->start_id] ?
+			  c->alias[id - c->start_id] : id;
+	}
+	*refs_out = refs;
+out:
+	free(cand);
+	return err ? (int64_t)err : (int64_t)resolved;
+}
+
+/* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
+static int partition(struct canon *c)
+{
+	double t0 = now_sec(), t1;
+	int64_t splits;
+
+	rank_by_local_key(c);
+	t1 = now_sec();
+	c->stats->rank_sec += t1 - t0;
+	refine_to_fixpoint(c, true);
+	while ((splits = split_var_classes(c)) > 0)
+		refine_to_fixpoint(c, false);
+	c->stats->refine_sec += now_sec() - t1;
+	return splits < 0 ? (int)splits : 0;
+}
+
 static void canon_deinit(struct canon *c)
 {
+	free(c->alias);
+	if (c->refs != c->btf->refs)
+		free((void *)c->refs);
 	free(c->order);
 	free(c->rank);
 	free(c->next_rank);
@@ -469,11 +673,11 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		.opts = opts,
 		.n = in->nr_types,
 		.start_id = in->start_id,
+		.refs = in->refs,
 		.stats = &res->stats,
 	};
 	size_t n1 = in->nr_types ? in->nr_types : 1;
-	double t0, t1;
-	int64_t splits;
+	double t0;
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -496,20 +700,26 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	}
 	res->stats.types_in = c.n;
 
-	t0 = now_sec();
-	rank_by_local_key(&c);
-	t1 = now_sec();
-	res->stats.rank_sec = t1 - t0;
+	err = partition(&c);
+	if (!err && opts->resolve_fwds) {
+		uint32_t *refs = NULL;
+		int64_t resolved;
 
-	refine_to_fixpoint(&c, true);
-	while ((splits = split_var_classes(&c)) > 0)
-		refine_to_fixpoint(&c, false);
-	if (splits < 0) {
-		err = splits;
-		goto out;
+		c.alias = calloc(n1, sizeof(*c.alias));
+		resolved = c.alias ? resolve_fwds(&c, &refs) : -ENOMEM;
+		if (resolved < 0) {
+			err = resolved;
+			goto out;
+		}
+		res->stats.fwds_resolved = resolved;
+		c.refs = refs;
+		/* references changed: classes may now merge, so start over */
+		if (resolved)
+			err = partition(&c);
 	}
+	if (err)
+		goto out;
 	t0 = now_sec();
-	res->stats.refine_sec = t0 - t1;
 
 	err = rebuild(&c, res);
 	res->stats.rebuild_sec = now_sec() - t0;

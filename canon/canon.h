@@ -7,6 +7,7 @@
 #ifndef BTFCANON_CANON_H
 #define BTFCANON_CANON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,12 @@
 
 struct canon_opts {
 	enum bc_order order;
+	/*
+	 * Replace each forward declaration by the complete type of the same
+	 * name and family when there is exactly one (see canon.c); the FWD is
+	 * dropped. Off for sort (content is kept as given); on for encode.
+	 */
+	bool resolve_fwds;
 };
 
 struct canon_stats {
@@ -24,6 +31,7 @@ struct canon_stats {
 	uint32_t merged;		/* types_in - types_out */
 	uint32_t refine_rounds;		/* rounds of reference refinement */
 	uint32_t identity_splits;	/* VAR classes split by their DATASEC */
+	uint32_t fwds_resolved;		/* FWDs replaced by their complete type */
 	double rank_sec;		/* initial sort by local key */
 	double refine_sec;		/* refinement to the fixpoint */
 	double rebuild_sec;		/* id remap, strings, layout */
