@@ -325,11 +325,74 @@ static int copy_file(const char *path, int out_fd, mode_t *mode,
 	return err;
 }
 
-/* Rewrites the .BTF section of the ELF open on fd; layout stays ours. */
+/*
+ * Adds a .BTF section to the ELF open on fd: the section name goes into a
+ * grown copy of the section-name table, which moves to the end of the
+ * file, followed by the new section and then the section header table.
+ * Nothing that is already in the file moves. name_buf receives the grown
+ * table (it must outlive elf_update()).
+ */
+static int add_btf_section(Elf *elf, GElf_Ehdr *ehdr, const char *path,
+			   const void *data, size_t size, char **name_buf,
+			   const struct bc_log *log)
+{
+	GElf_Shdr str_shdr, shdr;
+	Elf_Scn *str_scn, *scn;
+	Elf_Data *str_data, *d;
+	size_t shstrndx;
+	uint64_t end;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) ||
+	    !(str_scn = elf_getscn(elf, shstrndx)) ||
+	    !gelf_getshdr(str_scn, &str_shdr) ||
+	    !(str_data = elf_getdata(str_scn, NULL)) ||
+	    elf_content_end(elf, &end))
+		return bc_log_error(log, -EINVAL, "%s: bad ELF layout: %s", path,
+				    elf_errmsg(-1));
+	if (ehdr->e_shoff + (uint64_t)(ehdr->e_shnum + 1) * ehdr->e_shentsize > end)
+		end = ehdr->e_shoff + (uint64_t)(ehdr->e_shnum + 1) * ehdr->e_shentsize;
+
+	*name_buf = malloc(str_data->d_size + sizeof(".BTF"));
+	if (!*name_buf)
+		return -ENOMEM;
+	memcpy(*name_buf, str_data->d_buf, str_data->d_size);
+	memcpy(*name_buf + str_data->d_size, ".BTF", sizeof(".BTF"));
+	str_data->d_buf = *name_buf;
+	str_data->d_size += sizeof(".BTF");
+	str_shdr.sh_offset = end;
+	str_shdr.sh_size = str_data->d_size;
+	elf_flagdata(str_data, ELF_C_SET, ELF_F_DIRTY);
+
+	scn = elf_newscn(elf);
+	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &shdr))
+		return bc_log_error(log, -EINVAL, "%s: cannot add .BTF: %s",
+				    path, elf_errmsg(-1));
+	d->d_buf = (void *)data;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = 4;
+	d->d_off = 0;
+	memset(&shdr, 0, sizeof(shdr));
+	shdr.sh_name = str_data->d_size - sizeof(".BTF");
+	shdr.sh_type = SHT_PROGBITS;
+	shdr.sh_offset = align_up(end + str_shdr.sh_size, 4);
+	shdr.sh_size = size;
+	shdr.sh_addralign = 4;
+	ehdr->e_shoff = align_up(shdr.sh_offset + size, 8);
+	if (!gelf_update_shdr(str_scn, &str_shdr) ||
+	    !gelf_update_shdr(scn, &shdr) || !gelf_update_ehdr(elf, ehdr))
+		return bc_log_error(log, -EINVAL, "%s: cannot add .BTF: %s",
+				    path, elf_errmsg(-1));
+	return 0;
+}
+
+/* Rewrites (or adds) the .BTF section of the ELF open on fd; layout stays ours. */
 static int rewrite_btf_section(int fd, const char *path, const void *data,
-			       size_t size, const struct bc_log *log)
+			       size_t size, bool may_add,
+			       const struct bc_log *log)
 {
 	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	char *name_buf = NULL;
 	GElf_Shdr shdr;
 	GElf_Ehdr ehdr;
 	Elf_Data *d;
@@ -341,7 +404,12 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 				   path, elf_errmsg(-1));
 		goto out;
 	}
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
 	scn = find_section(elf, ".BTF", &shdr);
+	if (!scn && may_add) {
+		err = add_btf_section(elf, &ehdr, path, data, size, &name_buf, log);
+		goto update;
+	}
 	if (!scn) {
 		err = bc_log_error(log, -ENOENT,
 				   "%s: ELF file has no .BTF section to replace",
@@ -354,7 +422,6 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 				   path);
 		goto out;
 	}
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
 	if (size > shdr.sh_size) {
 		uint64_t end;
 
@@ -390,27 +457,43 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 	d->d_off = 0;
 	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
 	elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
-	if (elf_update(elf, ELF_C_WRITE) < 0)
+update:
+	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
 		err = bc_log_error(log, -EIO, "%s: cannot write ELF: %s", path,
 				   elf_errmsg(-1));
 out:
 	elf_end(elf);
+	free(name_buf);
 	return err;
 }
 
-int bc_file_replace_elf_btf(const char *path, const void *data, size_t size,
-			    const struct bc_log *log)
+/* Copies src to a temporary file beside dst, puts data in its .BTF, renames. */
+static int elf_copy_with_btf(const char *src, const char *dst, const void *data,
+			     size_t size, bool may_add, const struct bc_log *log)
 {
 	char *tmp_path;
 	mode_t mode = 0644;
 	int fd, err;
 
 	elf_version(EV_CURRENT);
-	fd = open_temp_beside(path, &tmp_path, log);
+	fd = open_temp_beside(dst, &tmp_path, log);
 	if (fd < 0)
 		return fd;
-	err = copy_file(path, fd, &mode, log);
+	err = copy_file(src, fd, &mode, log);
 	if (!err)
-		err = rewrite_btf_section(fd, path, data, size, log);
-	return commit_temp(fd, tmp_path, path, mode, err, log);
+		err = rewrite_btf_section(fd, src, data, size, may_add, log);
+	return commit_temp(fd, tmp_path, dst, mode, err, log);
+}
+
+int bc_file_replace_elf_btf(const char *path, const void *data, size_t size,
+			    const struct bc_log *log)
+{
+	return elf_copy_with_btf(path, path, data, size, false, log);
+}
+
+int bc_file_write_elf_with_btf(const char *input, const char *output,
+			       const void *data, size_t size,
+			       const struct bc_log *log)
+{
+	return elf_copy_with_btf(input, output, data, size, true, log);
 }

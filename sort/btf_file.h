@@ -47,4 +47,13 @@ int bc_file_write_atomic(const char *path, const void *data, size_t size,
 int bc_file_replace_elf_btf(const char *path, const void *data, size_t size,
 			    const struct bc_log *log);
 
+/*
+ * Writes to output a copy of the ELF file input whose .BTF section holds
+ * data, replacing the section or adding it. Nothing else in the file moves.
+ * Returns 0 or a negative errno.
+ */
+int bc_file_write_elf_with_btf(const char *input, const char *output,
+			       const void *data, size_t size,
+			       const struct bc_log *log);
+
 #endif

@@ -10,7 +10,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <bpf/btf.h>
+
 #include "../canon/canon.h"
+#include "../encode/encoder.h"
+#include "../encode/features.h"
 #include "../sort/btf_file.h"
 #include "../sort/order.h"
 
@@ -64,6 +68,9 @@ static void usage(FILE *out)
 "  sort [--order=kind|name] [--base FILE] INPUT [-o OUTPUT | --in-place] [--stats]\n"
 "      Put the BTF of INPUT (raw BTF, or an ELF file's .BTF section) in\n"
 "      canonical order, merging structurally identical types.\n"
+"  encode [-j N] [-o OUTPUT] [--format raw|elf] [--features LIST] INPUT\n"
+"      Encode the DWARF of INPUT (vmlinux, a module, any ELF with -g) as\n"
+"      canonical BTF, in parallel; the bytes do not depend on -j.\n"
 "\n"
 "Options of sort:\n"
 "  --order=kind    kind, vlen, name, members, then references (default)\n"
@@ -72,6 +79,15 @@ static void usage(FILE *out)
 "  -o, --output F  write raw BTF to F (- for standard output)\n"
 "  --in-place      rewrite INPUT's .BTF section (ELF input)\n"
 "  --stats         print types in and out, merges, rounds, time per phase\n"
+"\n"
+"Options of encode:\n"
+"  -j, --jobs N    worker threads (default: online CPUs)\n"
+"  -o, --output F  output file (required; - for standard output)\n"
+"  --format raw    raw BTF (default); elf: a copy of INPUT with .BTF\n"
+"  --features L    pahole --btf_features names (default: all type kinds)\n"
+"  --features-strict  unknown feature names are an error\n"
+"  --lang_exclude=rust  skip Rust compile units\n"
+"  --order=kind|name, --stats  as for sort\n"
 "\n"
 "  -h, --help      this text\n"
 "  -V, --version   version\n"
@@ -219,6 +235,183 @@ out:
 	return err ? 1 : 0;
 }
 
+struct encode_args {
+	const char *input;
+	const char *output;
+	bool elf;
+	bool stats;
+	struct encode_opts encode;
+	struct canon_opts canon;
+};
+
+static int parse_encode_args(int argc, char **argv, struct encode_args *args,
+			     const struct bc_log *log)
+{
+	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
+	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER };
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "features", required_argument, NULL, OPT_FEATURES },
+		{ "features-strict", no_argument, NULL, OPT_STRICT },
+		{ "lang_exclude", required_argument, NULL, OPT_LANG_EXCLUDE },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "shuffle-cus", required_argument, NULL, OPT_SHUFFLE },
+		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *features = NULL;
+	bool strict = false;
+	char *end;
+	int c;
+
+	memset(args, 0, sizeof(*args));
+	encode_opts_init(&args->encode);
+	args->canon.resolve_fwds = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			args->encode.jobs = strtoul(optarg, &end, 10);
+			if (*end || !args->encode.jobs || args->encode.jobs > 1024) {
+				fprintf(stderr, "btfcanon encode: bad -j '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'o':
+			args->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "raw") && strcmp(optarg, "elf")) {
+				fprintf(stderr, "btfcanon encode: --format is raw or elf\n");
+				return -EINVAL;
+			}
+			args->elf = !strcmp(optarg, "elf");
+			break;
+		case OPT_FEATURES:
+			features = optarg;
+			break;
+		case OPT_STRICT:
+			strict = true;
+			break;
+		case OPT_LANG_EXCLUDE:
+			if (strcmp(optarg, "rust")) {
+				fprintf(stderr,
+					"btfcanon encode: --lang_exclude supports only 'rust'\n");
+				return -EINVAL;
+			}
+			args->encode.skip_rust = true;
+			break;
+		case OPT_STATS:
+			args->stats = true;
+			break;
+		case OPT_SHUFFLE:
+			args->encode.shuffle = true;
+			args->encode.shuffle_seed = strtoull(optarg, NULL, 0);
+			break;
+		case OPT_ORDER:
+			if (bc_order_parse(optarg, &args->canon.order)) {
+				fprintf(stderr,
+					"btfcanon encode: unknown order '%s' (kind or name)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "btfcanon encode: expected one INPUT\n");
+		return -EINVAL;
+	}
+	args->input = argv[optind];
+	if (!args->output && !args->stats) {
+		fprintf(stderr, "btfcanon encode: give -o OUTPUT (or --stats only)\n");
+		return -EINVAL;
+	}
+	if (args->elf && args->output && !strcmp(args->output, "-")) {
+		fprintf(stderr, "btfcanon encode: --format elf needs a file, not -\n");
+		return -EINVAL;
+	}
+	if (features &&
+	    encode_features_parse(features, strict, &args->encode.features, log))
+		return -EINVAL;
+	return 0;
+}
+
+static int cmd_encode(int argc, char **argv, const struct bc_log *log)
+{
+	struct encode_stats es;
+	struct canon_result res = { 0 };
+	struct encode_args args;
+	struct bc_btf *parsed = NULL;
+	struct btf *btf = NULL;
+	double t0, cpu0, t_canon0, t_canon, t_write;
+	const void *raw;
+	__u32 raw_size;
+	int err;
+
+	if (parse_encode_args(argc, argv, &args, log))
+		return 2;
+	t0 = now_sec();
+	cpu0 = cpu_sec();
+	err = encode_file(args.input, &args.encode, &btf, &es, log);
+	if (err)
+		goto out;
+	t_canon0 = now_sec();
+	raw = btf__raw_data(btf, &raw_size);
+	if (!raw) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
+		goto out;
+	}
+	err = bc_btf_parse(raw, raw_size, NULL, args.input, log, &parsed);
+	if (!err)
+		err = canon_run(parsed, &args.canon, &res, log);
+	if (err)
+		goto out;
+	t_canon = now_sec();
+	if (args.output && args.elf)
+		err = bc_file_write_elf_with_btf(args.input, args.output, res.raw,
+						 res.raw_size, log);
+	else if (args.output)
+		err = bc_file_write_atomic(args.output, res.raw, res.raw_size, log);
+	if (err)
+		goto out;
+	t_write = now_sec();
+	if (args.stats) {
+		fprintf(stderr,
+			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
+			"  types: %llu encoded, %u after merge (%u worker dedups), %u after dedup, %u canonical (%u FWDs resolved, %u merged)\n"
+			"  load+encode        %8.3f s wall, %.3f s CPU\n"
+			"  merge              %8.3f s\n"
+			"  dedup              %8.3f s\n"
+			"  canon              %8.3f s (rank %.3f, refine %.3f, rebuild %.3f)\n"
+			"  write              %8.3f s\n"
+			"  total              %8.3f s wall, %.3f s CPU, peak RSS %ld MB\n",
+			args.input, es.cus, es.cus_skipped,
+			(unsigned long long)es.dies, args.encode.jobs,
+			(unsigned long long)es.types_encoded, es.types_merged,
+			es.worker_dedups, es.types_deduped, res.stats.types_out,
+			res.stats.fwds_resolved, res.stats.merged,
+			es.encode_sec, es.encode_cpu_sec, es.merge_sec,
+			es.dedup_sec, t_canon - t_canon0, res.stats.rank_sec,
+			res.stats.refine_sec, res.stats.rebuild_sec,
+			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
+			peak_rss_kb() / 1024);
+	}
+out:
+	canon_result_deinit(&res);
+	bc_btf_free(parsed);
+	btf__free(btf);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int verbosity = 0;
@@ -239,6 +432,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "sort"))
 		return cmd_sort(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "encode"))
+		return cmd_encode(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",
 		argv[1]);
 	return 2;

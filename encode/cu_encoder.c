@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-CU encoding: DWARF type DIEs to BTF types, with no intermediate
+ * representation of the unit.
+ *
+ * The problem: BTF ids are assigned in the order types are added, but a
+ * type may refer to one not added yet, or to itself through a pointer
+ * (struct list { struct list *next; }). The answer is to reserve before
+ * emitting. The first time a DIE is needed as a type it gets the next free
+ * id (or ids: a 3-dimensional array becomes 3 ARRAYs, a tagged pointer a
+ * PTR followed by its TYPE_TAGs) and joins a FIFO queue; the queue is then
+ * drained strictly in reservation order, so the ids libbpf hands out match
+ * the reserved ones. Emitting a DIE only needs the ids of what it refers
+ * to, never their content, so cycles cost nothing.
+ *
+ *	struct s { struct s *next; int v; };
+ *	walk: s reserved as [1]; drain [1]: member next needs DIE ptr -> [2],
+ *	member v needs int -> [3]; STRUCT [1] emitted; drain [2]: PTR -> [1];
+ *	drain [3]: INT.
+ *
+ * DECL_TAGs are referred to by nothing, so they are collected on the way
+ * and appended after the queue drains.
+ *
+ * The walk visits the unit's top level, subprograms and lexical blocks
+ * (where local types live), not variables, parameters, call sites or
+ * inlined instances. Types reached only through references are encoded on
+ * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
+ *
+ * Forward declarations (struct/union FWD, enum with no enumerators) get a
+ * name prefixed with ENCODE_FWD_MARK while in the worker. libbpf's dedup
+ * would otherwise merge "struct a { struct b *p; }" seen with b declared
+ * into one seen with b defined, and which of two different b's wins would
+ * depend on the order CUs were taken. With the mark, dedup merges only
+ * identical types; forward declarations are resolved afterwards, once, by
+ * canon (resolve_fwds), from the whole graph.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include "cu_encoder.h"
+
+#ifndef DW_TAG_LLVM_annotation
+#define DW_TAG_LLVM_annotation 0x6000
+#endif
+#ifndef DW_TAG_atomic_type
+#define DW_TAG_atomic_type 0x47
+#endif
+#ifndef DW_TAG_immutable_type
+#define DW_TAG_immutable_type 0x4b
+#endif
+
+/* --- DIE -> type id map, keyed by the DIE's address in the section data */
+
+struct die_map {
+	const void **keys;
+	uint32_t *ids;
+	uint32_t cap, used;
+};
+
+static uint32_t die_hash(const void *key)
+{
+	uint64_t v = (uintptr_t)key;
+
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdULL;
+	v ^= v >> 33;
+	return (uint32_t)v;
+}
+
+static int die_map_grow(struct die_map *m)
+{
+	uint32_t old_cap = m->cap, i, cap = old_cap ? old_cap * 2 : 4096;
+	const void **old_keys = m->keys;
+	uint32_t *old_ids = m->ids;
+
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->ids = malloc(cap * sizeof(*m->ids));
+	if (!m->keys || !m->ids) {
+		free(m->keys);
+		free(m->ids);
+		m->keys = old_keys;
+		m->ids = old_ids;
+		return -ENOMEM;
+	}
+	m->cap = cap;
+	for (i = 0; i < old_cap; i++) {
+		uint32_t j;
+
+		if (!old_keys[i])
+			continue;
+		for (j = die_hash(old_keys[i]) & (cap - 1); m->keys[j];
+		     j = (j + 1) & (cap - 1))
+			;
+		m->keys[j] = old_keys[i];
+		m->ids[j] = old_ids[i];
+	}
+	free(old_keys);
+	free(old_ids);
+	return 0;
+}
+
+/* Slot of key, or the empty slot where it goes. */
+static uint32_t die_map_slot(const struct die_map *m, const void *key)
+{
+	uint32_t j;
+
+	for (j = die_hash(key) & (m->cap - 1); m->keys[j] && m->keys[j] != key;
+	     j = (j + 1) & (m->cap - 1))
+		;
+	return j;
+}
+
+static void die_map_clear(struct die_map *m)
+{
+	if (m->keys)
+		memset(m->keys, 0, m->cap * sizeof(*m->keys));
+	m->used = 0;
+}
+
+/* --- reservation queue */
+
+enum queue_what {
+	QUEUE_DIE,		/* a type DIE */
+	QUEUE_ARRAY_INDEX,	/* the __ARRAY_SIZE_TYPE__ int */
+};
+
+struct cu_queue_entry {
+	enum queue_what what;
+	uint32_t id;		/* first reserved id */
+	Dwarf_Die die;
+};
+
+struct pending_decl_tag {
+	char *value;
+	uint32_t target;
+	int component;		/* -1: the type itself */
+};
+
+static Dwarf_Off die_off(Dwarf_Die *die)
+{
+	return dwarf_dieoffset(die);
+}
+
+static int die_error(struct cu_encoder *e, Dwarf_Die *die, int err,
+		     const char *what)
+{
+	int derr = dwarf_errno();
+
+	return bc_log_error(e->log, err,
+		"%s: CU at 0x%llx, DIE at 0x%llx: %s%s%s", e->path,
+		(unsigned long long)e->cu_off,
+		(unsigned long long)(die ? die_off(die) : 0), what,
+		derr ? ": " : "", derr ? dwarf_errmsg(derr) : "");
+}
+
+static int btf_error(struct cu_encoder *e, Dwarf_Die *die, int err)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "cannot add BTF type (tag 0x%x): %s",
+		 die ? dwarf_tag(die) : 0, strerror(err < 0 ? -err : err));
+	return bc_log_error(e->log, err < 0 ? err : -err,
+		"%s: CU at 0x%llx, DIE at 0x%llx: %s", e->path,
+		(unsigned long long)e->cu_off,
+		(unsigned long long)(die ? die_off(die) : 0), what);
+}
+
+static bool die_flag(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute mem;
+	bool flag = false;
+
+	return dwarf_attr_integrate(die, name, &mem) &&
+	       !dwarf_formflag(&mem, &flag) && flag;
+}
+
+static int die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *value)
+{
+	Dwarf_Attribute mem;
+
+	if (!dwarf_attr_integrate(die, name, &mem))
+		return -ENOENT;
+	return dwarf_formudata(&mem, value) ? -EINVAL : 0;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+
+	return name ? name : "";
+}
+
+/* Visits the DW_TAG_LLVM_annotation children named kind ("btf_type_tag"...). */
+static uint32_t count_annotations(Dwarf_Die *die, const char *kind)
+{
+	Dwarf_Die child;
+	uint32_t n = 0;
+
+	if (dwarf_child(die, &child))
+		return 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_LLVM_annotation &&
+		    !strcmp(die_name(&child), kind))
+			n++;
+	} while (!dwarf_siblingof(&child, &child));
+	return n;
+}
+
+static const char *annotation_value(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem;
+
+	if (!dwarf_attr(die, DW_AT_const_value, &mem))
+		return NULL;
+	return dwarf_formstring(&mem);
+}
+
+static bool is_float_encoding(Dwarf_Word enc)
+{
+	return enc == DW_ATE_float || enc == DW_ATE_complex_float ||
+	       enc == DW_ATE_imaginary_float || enc == DW_ATE_decimal_float;
+}
+
+/* How many BTF types the DIE becomes (0: none, it maps to void). */
+static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
+{
+	Dwarf_Word enc;
+	Dwarf_Die child;
+	uint32_t n = 0;
+
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		if (!die_udata(die, DW_AT_encoding, &enc) &&
+		    is_float_encoding(enc) && !e->features->floats)
+			return 0;
+		return 1;
+	case DW_TAG_array_type:
+		if (!dwarf_child(die, &child)) {
+			do {
+				if (dwarf_tag(&child) == DW_TAG_subrange_type)
+					n++;
+			} while (!dwarf_siblingof(&child, &child));
+		}
+		return n ? n : 1;
+	case DW_TAG_pointer_type:
+		return 1 + (e->features->type_tags ?
+			    count_annotations(die, "btf_type_tag") : 0);
+	default:
+		return 1;
+	}
+}
+
+static bool is_type_tag(int tag)
+{
+	switch (tag) {
+	case DW_TAG_base_type:
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_typedef:
+	case DW_TAG_array_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_subroutine_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int queue_push(struct cu_encoder *e, enum queue_what what, uint32_t id,
+		      Dwarf_Die *die)
+{
+	struct cu_queue_entry *q;
+
+	if (e->q_len == e->q_cap) {
+		uint32_t cap = e->q_cap ? e->q_cap * 2 : 1024;
+
+		q = realloc(e->queue, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		e->queue = q;
+		e->q_cap = cap;
+	}
+	q = &e->queue[e->q_len++];
+	q->what = what;
+	q->id = id;
+	if (die)
+		q->die = *die;
+	return 0;
+}
+
+static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
+
+/* Id of the type die's DW_AT_type names; void (0) when there is none. */
+static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Die target;
+
+	*id = 0;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &mem))
+		return 0;
+	if (!dwarf_formref_die(&mem, &target))
+		return die_error(e, die, -EINVAL, "bad DW_AT_type reference");
+	return type_id_of(e, &target, id);
+}
+
+/* Id of a type DIE, reserving it (and queueing it) on first use. */
+static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
+{
+	int tag = dwarf_tag(die), err;
+	uint32_t slot, count;
+
+	switch (tag) {
+	case DW_TAG_atomic_type:
+	case DW_TAG_immutable_type:
+		/* no BTF kind: stands for its underlying type */
+		return ref_type_id(e, die, id);
+	case DW_TAG_unspecified_type:
+		*id = 0;
+		return 0;
+	default:
+		if (!is_type_tag(tag)) {
+			char what[80];
+
+			snprintf(what, sizeof(what),
+				 "referenced as a type, but its tag 0x%x is not a type",
+				 tag);
+			return die_error(e, die, -EINVAL, what);
+		}
+	}
+	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
+		return -ENOMEM;
+	slot = die_map_slot(e->map, die->addr);
+	if (e->map->keys[slot]) {
+		*id = e->map->ids[slot];
+		return 0;
+	}
+	count = die_type_count(e, die);
+	*id = count ? e->next_id : 0;
+	e->map->keys[slot] = die->addr;
+	e->map->ids[slot] = *id;
+	e->map->used++;
+	if (!count)
+		return 0;
+	err = queue_push(e, QUEUE_DIE, e->next_id, die);
+	e->next_id += count;
+	return err;
+}
+
+static int array_index_id(struct cu_encoder *e, uint32_t *id)
+{
+	int err = 0;
+
+	if (!e->array_index_id) {
+		e->array_index_id = e->next_id++;
+		err = queue_push(e, QUEUE_ARRAY_INDEX, e->array_index_id, NULL);
+	}
+	*id = e->array_index_id;
+	return err;
+}
+
+static int add_decl_tags(struct cu_encoder *e, Dwarf_Die *die, uint32_t target,
+			 int component)
+{
+	Dwarf_Die child;
+
+	if (!e->features->decl_tags || dwarf_child(die, &child))
+		return 0;
+	do {
+		struct pending_decl_tag *t;
+		const char *value;
+
+		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation ||
+		    strcmp(die_name(&child), "btf_decl_tag"))
+			continue;
+		value = annotation_value(&child);
+		if (!value)
+			return die_error(e, &child, -EINVAL,
+					 "btf_decl_tag annotation without a value");
+		if (e->nr_tags == e->tags_cap) {
+			uint32_t cap = e->tags_cap ? e->tags_cap * 2 : 64;
+
+			t = realloc(e->tags, cap * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			e->tags = t;
+			e->tags_cap = cap;
+		}
+		t = &e->tags[e->nr_tags];
+		t->value = strdup(value);
+		if (!t->value)
+			return -ENOMEM;
+		t->target = target;
+		t->component = component;
+		e->nr_tags++;
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+/* Checks libbpf handed out the reserved id. */
+static int expect_id(struct cu_encoder *e, Dwarf_Die *die, int got,
+		     uint32_t want)
+{
+	if (got < 0)
+		return btf_error(e, die, got);
+	if ((uint32_t)got != want)
+		return die_error(e, die, -EPROTO,
+				 "internal error: BTF id out of step with reservation");
+	e->types++;
+	return 0;
+}
+
+static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	Dwarf_Word enc = 0, size = 0, bits;
+	int encoding = 0;
+
+	die_udata(die, DW_AT_encoding, &enc);
+	if (die_udata(die, DW_AT_byte_size, &size))
+		return die_error(e, die, -EINVAL, "base type without DW_AT_byte_size");
+	if (is_float_encoding(enc))
+		return expect_id(e, die, btf__add_float(e->btf, die_name(die), size), id);
+	if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
+		encoding = BTF_INT_SIGNED;
+	else if (enc == DW_ATE_boolean)
+		encoding = BTF_INT_BOOL;
+	/* libbpf wants 1..16 bytes; _BitInt and odd sizes are stored as is */
+	(void)bits;
+	return expect_id(e, die, btf__add_int(e->btf, die_name(die), size, encoding), id);
+}
+
+static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	uint32_t n_tags = die_type_count(e, die) - 1, pointee, i = 0;
+	Dwarf_Die child;
+	int err;
+
+	err = ref_type_id(e, die, &pointee);
+	if (err)
+		return err;
+	err = expect_id(e, die, btf__add_ptr(e->btf, n_tags ? id + 1 : pointee), id);
+	if (err || !n_tags || dwarf_child(die, &child))
+		return err;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation ||
+		    strcmp(die_name(&child), "btf_type_tag"))
+			continue;
+		i++;
+		err = expect_id(e, die,
+			btf__add_type_tag(e->btf, annotation_value(&child) ?: "",
+					  i < n_tags ? id + 1 + i : pointee),
+			id + i);
+		if (err)
+			return err;
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int emit_modifier(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	uint32_t target;
+	int err = ref_type_id(e, die, &target), got;
+
+	if (err)
+		return err;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_const_type:
+		got = btf__add_const(e->btf, target);
+		break;
+	case DW_TAG_volatile_type:
+		got = btf__add_volatile(e->btf, target);
+		break;
+	case DW_TAG_restrict_type:
+		got = btf__add_restrict(e->btf, target);
+		break;
+	default: /* C++ references: as pointers, like pahole */
+		got = btf__add_ptr(e->btf, target);
+		break;
+	}
+	return expect_id(e, die, got, id);
+}
+
+static int emit_typedef(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	uint32_t target;
+	int err = ref_type_id(e, die, &target);
+
+	if (!err)
+		err = expect_id(e, die, btf__add_typedef(e->btf, die_name(die), target), id);
+	if (!err)
+		err = add_decl_tags(e, die, id, -1);
+	return err;
+}
+
+/* Number of elements of a subrange; 0 for flexible or variable length. */
+static uint32_t subrange_count(Dwarf_Die *sub)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Sword lower = 0, upper;
+	Dwarf_Word count;
+
+	if (!die_udata(sub, DW_AT_count, &count))
+		return count;
+	if (!dwarf_attr(sub, DW_AT_upper_bound, &mem))
+		return 0;
+	if (dwarf_whatform(&mem) == DW_FORM_exprloc ||
+	    dwarf_whatform(&mem) == DW_FORM_ref4 ||
+	    dwarf_formsdata(&mem, &upper))
+		return 0;
+	if (dwarf_attr(sub, DW_AT_lower_bound, &mem))
+		dwarf_formsdata(&mem, &lower);
+	return upper >= lower ? upper - lower + 1 : 0;
+}
+
+static int emit_array(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	uint32_t dims = die_type_count(e, die), elem, index, i = 0;
+	Dwarf_Die child;
+	bool has_child;
+	int err;
+
+	err = ref_type_id(e, die, &elem);
+	if (!err)
+		err = array_index_id(e, &index);
+	if (err)
+		return err;
+	has_child = !dwarf_child(die, &child);
+	if (has_child) {
+		do {
+			if (dwarf_tag(&child) != DW_TAG_subrange_type)
+				continue;
+			i++;
+			err = expect_id(e, die,
+				btf__add_array(e->btf, index,
+					       i < dims ? id + i : elem,
+					       subrange_count(&child)),
+				id + i - 1);
+			if (err)
+				return err;
+		} while (!dwarf_siblingof(&child, &child));
+	}
+	if (!i) /* no subrange at all: an array of unknown size */
+		err = expect_id(e, die, btf__add_array(e->btf, index, elem, 0), id);
+	return err;
+}
+
+/* Bit offset of a member within its struct, and its bitfield size. */
+static int member_offset(struct cu_encoder *e, Dwarf_Die *m, uint32_t *bit_off,
+			 uint32_t *bit_size)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word v, storage;
+	uint64_t off = 0;
+
+	*bit_size = 0;
+	if (!die_udata(m, DW_AT_bit_size, &v))
+		*bit_size = v;
+	if (!die_udata(m, DW_AT_data_bit_offset, &v)) {
+		off = v;
+	} else {
+		if (dwarf_attr_integrate(m, DW_AT_data_member_location, &mem)) {
+			Dwarf_Op *ops;
+			size_t nops;
+
+			if (!dwarf_formudata(&mem, &v)) {
+				off = v * 8;
+			} else if (!dwarf_getlocation(&mem, &ops, &nops) &&
+				   nops == 1 && ops[0].atom == DW_OP_plus_uconst) {
+				off = ops[0].number * 8;
+			} else {
+				return die_error(e, m, -EINVAL,
+					"member location is not a constant");
+			}
+		}
+		/* DWARF 2-4 bitfields count bits from the storage unit's top */
+		if (*bit_size && !die_udata(m, DW_AT_bit_offset, &v)) {
+			if (die_udata(m, DW_AT_byte_size, &storage)) {
+				Dwarf_Die type;
+
+				if (!dwarf_attr_integrate(m, DW_AT_type, &mem) ||
+				    !dwarf_formref_die(&mem, &type) ||
+				    dwarf_aggregate_size(&type, &storage))
+					return die_error(e, m, -EINVAL,
+						"bitfield without a storage size");
+			}
+			off += storage * 8 - v - *bit_size;
+		}
+	}
+	if (off > UINT32_MAX)
+		return die_error(e, m, -E2BIG, "member offset too large");
+	*bit_off = off;
+	return 0;
+}
+
+static int emit_fwd(struct cu_encoder *e, Dwarf_Die *die, uint32_t id,
+		    enum btf_fwd_kind kind)
+{
+	const char *name = die_name(die);
+	size_t len = strlen(name);
+	char marked[len + 2];
+
+	marked[0] = ENCODE_FWD_MARK;
+	memcpy(marked + 1, name, len + 1);
+	return expect_id(e, die, btf__add_fwd(e->btf, marked, kind), id);
+}
+
+static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	bool is_union = dwarf_tag(die) == DW_TAG_union_type;
+	Dwarf_Word size = 0;
+	Dwarf_Die child;
+	int err, member = 0;
+
+	if (die_flag(die, DW_AT_declaration))
+		return emit_fwd(e, die, id, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	die_udata(die, DW_AT_byte_size, &size);
+	err = expect_id(e, die, is_union ?
+			btf__add_union(e->btf, die_name(die), size) :
+			btf__add_struct(e->btf, die_name(die), size), id);
+	if (err)
+		return err;
+	err = add_decl_tags(e, die, id, -1);
+	if (err || dwarf_child(die, &child))
+		return err;
+	do {
+		uint32_t type, bit_off = 0, bit_size = 0;
+
+		if (dwarf_tag(&child) != DW_TAG_member ||
+		    die_flag(&child, DW_AT_external) ||
+		    die_flag(&child, DW_AT_declaration))
+			continue;
+		err = ref_type_id(e, &child, &type);
+		if (!err)
+			err = member_offset(e, &child, &bit_off, &bit_size);
+		if (err)
+			return err;
+		err = btf__add_field(e->btf, die_name(&child), type, bit_off, bit_size);
+		if (err)
+			return btf_error(e, &child, err);
+		err = add_decl_tags(e, &child, id, member++);
+		if (err)
+			return err;
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+/* Is the enum's underlying type unsigned? (DWARF 3+ names it.) */
+static bool enum_is_unsigned(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Die type;
+	Dwarf_Word enc;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &mem) ||
+	    !dwarf_formref_die(&mem, &type))
+		return false;
+	while (dwarf_tag(&type) == DW_TAG_typedef ||
+	       dwarf_tag(&type) == DW_TAG_const_type) {
+		if (!dwarf_attr(&type, DW_AT_type, &mem) ||
+		    !dwarf_formref_die(&mem, &type))
+			return false;
+	}
+	return !die_udata(&type, DW_AT_encoding, &enc) &&
+	       (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char ||
+		enc == DW_ATE_boolean);
+}
+
+static int enumerator_value(Dwarf_Die *en, bool is_unsigned, Dwarf_Word size,
+			    int64_t *value)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Sword s;
+	Dwarf_Word u;
+	unsigned int form;
+
+	if (!dwarf_attr(en, DW_AT_const_value, &mem))
+		return -EINVAL;
+	form = dwarf_whatform(&mem);
+	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+		if (dwarf_formsdata(&mem, &s))
+			return -EINVAL;
+		*value = s;
+		return 0;
+	}
+	if (dwarf_formudata(&mem, &u))
+		return -EINVAL;
+	/* data1/2/4/8 carry no sign: extend by the enum's own signedness */
+	if (!is_unsigned && form != DW_FORM_udata) {
+		unsigned int bits = form == DW_FORM_data1 ? 8 :
+				    form == DW_FORM_data2 ? 16 :
+				    form == DW_FORM_data4 ? 32 : 64;
+
+		if (bits < 64 && bits < size * 8 + 1 && (u >> (bits - 1)) & 1)
+			u |= ~0ULL << bits;
+	}
+	*value = (int64_t)u;
+	return 0;
+}
+
+static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	bool is_unsigned = enum_is_unsigned(die), wide;
+	Dwarf_Word size = 4;
+	Dwarf_Die child;
+	int err, got;
+
+	die_udata(die, DW_AT_byte_size, &size);
+	wide = size > 4 && e->features->enum64;
+	if (die_flag(die, DW_AT_declaration) || dwarf_child(die, &child)) {
+		/* a declaration: an enum without enumerators, marked like a FWD */
+		const char *name = die_name(die);
+		size_t len = strlen(name);
+		char marked[len + 2];
+
+		marked[0] = ENCODE_FWD_MARK;
+		memcpy(marked + 1, name, len + 1);
+		got = btf__add_enum(e->btf, marked, size);
+		return expect_id(e, die, got, id);
+	}
+	got = wide ? btf__add_enum64(e->btf, die_name(die), size, !is_unsigned) :
+		     btf__add_enum(e->btf, die_name(die), size);
+	err = expect_id(e, die, got, id);
+	if (err)
+		return err;
+	do {
+		int64_t value;
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator)
+			continue;
+		if (enumerator_value(&child, is_unsigned, size, &value))
+			return die_error(e, &child, -EINVAL,
+					 "enumerator without a constant value");
+		if (wide)
+			err = btf__add_enum64_value(e->btf, die_name(&child), value);
+		else
+			err = btf__add_enum_value(e->btf, die_name(&child),
+				is_unsigned ? (int64_t)(uint32_t)value :
+					      (int64_t)(int32_t)value);
+		if (err)
+			return btf_error(e, &child, err);
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
+{
+	uint32_t ret, type;
+	Dwarf_Die child;
+	int err;
+
+	err = ref_type_id(e, die, &ret);
+	if (!err)
+		err = expect_id(e, die, btf__add_func_proto(e->btf, ret), id);
+	if (err || dwarf_child(die, &child))
+		return err;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_formal_parameter:
+			err = ref_type_id(e, &child, &type);
+			if (!err)
+				err = btf__add_func_param(e->btf, die_name(&child), type);
+			break;
+		case DW_TAG_unspecified_parameters:
+			err = btf__add_func_param(e->btf, "", 0);
+			break;
+		default:
+			continue;
+		}
+		if (err)
+			return err < 0 && err != -ENOMEM && err != -EINVAL ?
+			       err : btf_error(e, &child, err);
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int emit_array_index(struct cu_encoder *e, uint32_t id)
+{
+	return expect_id(e, NULL, btf__add_int(e->btf, "__ARRAY_SIZE_TYPE__", 4, 0), id);
+}
+
+static int emit(struct cu_encoder *e, struct cu_queue_entry *q)
+{
+	Dwarf_Die *die = &q->die;
+
+	if (q->what == QUEUE_ARRAY_INDEX)
+		return emit_array_index(e, q->id);
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		return emit_base_type(e, die, q->id);
+	case DW_TAG_pointer_type:
+		return emit_pointer(e, die, q->id);
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return emit_modifier(e, die, q->id);
+	case DW_TAG_typedef:
+		return emit_typedef(e, die, q->id);
+	case DW_TAG_array_type:
+		return emit_array(e, die, q->id);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		return emit_struct(e, die, q->id);
+	case DW_TAG_enumeration_type:
+		return emit_enum(e, die, q->id);
+	case DW_TAG_subroutine_type:
+		return emit_func_proto(e, die, q->id);
+	default:
+		return die_error(e, die, -EINVAL, "internal error: queued a non-type");
+	}
+}
+
+static int drain(struct cu_encoder *e)
+{
+	int err = 0;
+
+	while (!err && e->q_head < e->q_len) {
+		/* emit() may grow the queue: copy the entry out first */
+		struct cu_queue_entry q = e->queue[e->q_head++];
+
+		err = emit(e, &q);
+	}
+	return err;
+}
+
+static int flush_decl_tags(struct cu_encoder *e)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < e->nr_tags; i++) {
+		struct pending_decl_tag *t = &e->tags[i];
+		int got;
+
+		if (!err) {
+			got = btf__add_decl_tag(e->btf, t->value, t->target,
+						t->component);
+			if (got < 0)
+				err = btf_error(e, NULL, got);
+			else
+				e->types++;
+		}
+		free(t->value);
+	}
+	e->nr_tags = 0;
+	if (!err)
+		e->next_id = btf__type_cnt(e->btf);
+	return err;
+}
+
+/* Which DIEs may contain type definitions worth visiting. */
+static bool walk_into(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+	case DW_TAG_subprogram:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
+{
+	Dwarf_Die stack[64];
+	int depth = 0, err = 0;
+
+	e->cu_off = die_off(cu_die);
+	e->array_index_id = 0;
+	e->q_head = e->q_len = 0;
+	e->next_id = btf__type_cnt(e->btf);
+
+	/* iterative pre-order walk: stack[depth] is the current sibling */
+	if (dwarf_child(cu_die, &stack[0]))
+		return 0;
+	for (;;) {
+		Dwarf_Die *die = &stack[depth];
+		int tag = dwarf_tag(die);
+		uint32_t id;
+
+		e->dies++;
+		if (is_type_tag(tag)) {
+			err = type_id_of(e, die, &id);
+			if (!err)
+				err = drain(e);
+			if (err)
+				break;
+		}
+		if (walk_into(tag) && depth + 1 < (int)(sizeof(stack) / sizeof(stack[0])) &&
+		    !dwarf_child(die, &stack[depth + 1])) {
+			depth++;
+			continue;
+		}
+		while (dwarf_siblingof(&stack[depth], &stack[depth])) {
+			if (depth-- == 0)
+				goto done;
+		}
+	}
+done:
+	if (!err)
+		err = drain(e);
+	if (!err)
+		err = flush_decl_tags(e);
+	else
+		flush_decl_tags(e);
+	return err;
+}
+
+int cu_encoder_dedup(struct cu_encoder *e)
+{
+	int err = btf__dedup(e->btf, NULL);
+
+	if (err)
+		return bc_log_error(e->log, err, "%s: BTF dedup failed: %s",
+				    e->path, strerror(-err));
+	die_map_clear(e->map);
+	e->next_id = btf__type_cnt(e->btf);
+	return 0;
+}
+
+int cu_encoder_init(struct cu_encoder *e, const char *path,
+		    const struct encode_features *features,
+		    const struct bc_log *log)
+{
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->features = features;
+	e->log = log;
+	e->btf = btf__new_empty();
+	e->map = calloc(1, sizeof(*e->map));
+	if (!e->btf || !e->map || die_map_grow(e->map)) {
+		cu_encoder_deinit(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void cu_encoder_deinit(struct cu_encoder *e)
+{
+	uint32_t i;
+
+	btf__free(e->btf);
+	if (e->map) {
+		free(e->map->keys);
+		free(e->map->ids);
+		free(e->map);
+	}
+	free(e->queue);
+	for (i = 0; i < e->nr_tags; i++)
+		free(e->tags[i].value);
+	free(e->tags);
+	memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Encoding one compilation unit's types straight from libdw into a libbpf
+ * BTF. One cu_encoder per worker thread; it keeps its BTF across CUs.
+ */
+#ifndef BTFCANON_CU_ENCODER_H
+#define BTFCANON_CU_ENCODER_H
+
+#include <elfutils/libdw.h>
+#include <stdint.h>
+
+#include "encoder.h"
+
+struct btf;
+struct die_map;
+struct cu_queue_entry;
+struct pending_decl_tag;
+
+struct cu_encoder {
+	struct btf *btf;			/* this worker's BTF */
+	const struct encode_features *features;
+	const struct bc_log *log;
+	const char *path;			/* the input, for messages */
+	struct die_map *map;			/* DIE -> type id, until the next dedup */
+	struct cu_queue_entry *queue;		/* reserved, not yet emitted */
+	uint32_t q_head, q_len, q_cap;
+	struct pending_decl_tag *tags;		/* emitted after the queue drains */
+	uint32_t nr_tags, tags_cap;
+	uint32_t next_id;			/* next id to reserve */
+	uint32_t array_index_id;		/* __ARRAY_SIZE_TYPE__, 0 until needed */
+	Dwarf_Off cu_off;			/* the CU being encoded */
+	uint64_t dies;				/* DIEs visited */
+	uint64_t types;				/* types emitted */
+};
+
+int cu_encoder_init(struct cu_encoder *e, const char *path,
+		    const struct encode_features *features,
+		    const struct bc_log *log);
+void cu_encoder_deinit(struct cu_encoder *e);
+
+/*
+ * Encodes every type of the unit whose DIE is cu_die. Returns 0 or a
+ * negative errno after a message naming the file, CU and DIE.
+ */
+int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die);
+
+/*
+ * Deduplicates the worker's BTF in place (ids change, so the DIE map is
+ * forgotten). Returns 0 or a negative errno.
+ */
+int cu_encoder_dedup(struct cu_encoder *e);
+
+#endif
