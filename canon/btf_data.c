@@ -45,17 +45,27 @@ static int parse_header(struct bc_btf *btf, const struct bc_log *log)
 	uint64_t body, type_end, str_end;
 	size_t i;
 
+	if (btf->size == 0)
+		return bc_log_error(log, -EINVAL,
+			"%s: empty file: no BTF header", path);
+	/* the magic first: a short text file is not BTF, not truncated BTF */
+	if (btf->size >= sizeof(hdr->magic)) {
+		uint16_t magic;
+
+		memcpy(&magic, btf->data, sizeof(magic));
+		if (magic == BTF_MAGIC_SWAPPED)
+			return bc_log_error(log, -EOPNOTSUPP,
+				"%s: BTF of the other byte order is not supported",
+				path);
+		if (magic != BTF_MAGIC_NATIVE)
+			return bc_log_error(log, -EINVAL,
+				"%s: bad magic 0x%04x: not BTF (0xeb9f) and not ELF",
+				path, magic);
+	}
 	if (btf->size < sizeof(*hdr))
 		return bc_log_error(log, -EINVAL,
 			"%s: truncated: %zu bytes, a BTF header needs %zu",
 			path, btf->size, sizeof(*hdr));
-	if (hdr->magic == BTF_MAGIC_SWAPPED)
-		return bc_log_error(log, -EOPNOTSUPP,
-			"%s: BTF of the other byte order is not supported", path);
-	if (hdr->magic != BTF_MAGIC_NATIVE)
-		return bc_log_error(log, -EINVAL,
-			"%s: bad magic 0x%04x: not BTF (0xeb9f) and not ELF", path,
-			hdr->magic);
 	if (hdr->version != 1)
 		return bc_log_error(log, -EINVAL,
 			"%s: unsupported BTF version %u (expected 1)", path,
@@ -77,9 +87,11 @@ static int parse_header(struct bc_btf *btf, const struct bc_log *log)
 	str_end = (uint64_t)hdr->str_off + hdr->str_len;
 	if (type_end > body || str_end > body)
 		return bc_log_error(log, -EINVAL,
-			"%s: header lengths do not add up: types %u+%u, strings %u+%u, but only %llu bytes follow the header",
+			"%s: header lengths do not add up or the file is truncated: types %u+%u, strings %u+%u need %llu bytes after the header, but only %llu follow",
 			path, hdr->type_off, hdr->type_len, hdr->str_off,
-			hdr->str_len, (unsigned long long)body);
+			hdr->str_len,
+			(unsigned long long)(type_end > str_end ? type_end : str_end),
+			(unsigned long long)body);
 	if (hdr->type_off != 0 || hdr->str_off != hdr->type_len ||
 	    str_end != body)
 		return bc_log_error(log, -EINVAL,
@@ -138,9 +150,10 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 		words = bc_type_words(t);
 		if (words * 4 > len - off)
 			return bc_log_error(log, -EINVAL,
-				"%s: type [%u] %s with vlen %u runs past the end of the type section",
+				"%s: type [%u] %s with vlen %u needs %llu bytes but only %u remain: the record runs past the end of the type section (truncated, or a wrong vlen)",
 				path, btf->start_id + n, bc_kinds[kind].name,
-				bc_type_vlen(t));
+				bc_type_vlen(t), (unsigned long long)words * 4,
+				len - off);
 		if (n == cap) {
 			uint32_t *grown;
 
@@ -157,6 +170,33 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 		return bc_log_error(log, -E2BIG, "%s: too many types", path);
 	btf->nr_types = n;
 	return 0;
+}
+
+/* Said after an out-of-range id or string offset in split BTF. */
+static const char *base_hint(const struct bc_btf *btf)
+{
+	return btf->base ? " (split BTF: is the base the one it was built on?)" : "";
+}
+
+/* Reports the string offset in word j of t, which is out of range. */
+static int bad_string_off(const struct bc_btf *btf, uint32_t id,
+			  const struct btf_type *t, uint32_t j,
+			  const struct bc_log *log)
+{
+	const struct bc_kind_layout *k = &bc_kinds[bc_type_kind(t)];
+	const uint32_t *w = (const uint32_t *)t;
+	uint32_t str_end = bc_btf_str_end(btf), entry;
+
+	if (j == 0)
+		return bc_log_error(log, -EINVAL,
+			"%s: type [%u] %s: name: string offset %u out of range (string section ends at %u)%s",
+			btf->path, id, k->name, w[0], str_end, base_hint(btf));
+	/* w[0] was checked first, so the type's own name can be printed */
+	entry = (j - 3 - k->fixed_words) / k->entry_words;
+	return bc_log_error(log, -EINVAL,
+		"%s: type [%u] %s '%s': %s %u name: string offset %u out of range (string section ends at %u)%s",
+		btf->path, id, k->name, bc_btf_str(btf, w[0]), k->entry_what,
+		entry, w[j], str_end, base_hint(btf));
 }
 
 /* Range-checks every string offset and type id; lays out the refs. */
@@ -188,20 +228,18 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 			if (bc_word_class(kind, j) != BC_WORD_NAME)
 				continue;
 			if (w[j] >= str_end)
-				return bc_log_error(log, -EINVAL,
-					"%s: type [%u] %s: string offset %u out of range (string section ends at %u)",
-					path, id, bc_kinds[kind].name, w[j],
-					str_end);
+				return bad_string_off(btf, id, t, j, log);
 		}
 		refs = btf->refs + btf->ref_start[i];
 		bc_type_refs(t, refs);
 		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++) {
 			if (btf->refs[j] >= end_id)
 				return bc_log_error(log, -EINVAL,
-					"%s: type [%u] %s '%s' refers to type id %u, which does not exist (last id is %u)",
+					"%s: type [%u] %s '%s' refers to type id %u, which does not exist (last id is %u)%s",
 					path, id, bc_kinds[kind].name,
 					bc_btf_str(btf, t->name_off),
-					btf->refs[j], end_id - 1);
+					btf->refs[j], end_id - 1,
+					base_hint(btf));
 		}
 		if (kind == BTF_KIND_FUNC) {
 			const struct btf_type *proto = bc_btf_type(btf, refs[0]);

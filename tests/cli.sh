@@ -1,2 +1,490 @@
 #!/bin/sh
-echo "cli tests: none yet"
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# End-to-end tests of the btfcanon command line: bad inputs, usage errors,
+# output to files and to stdout, --in-place on ELF objects, --stats, and
+# both orders on the running kernel's BTF.
+#
+#   BTFCANON=build/btfcanon tests/cli.sh
+#
+# Every case runs in its own directory under one mktemp -d directory (removed
+# at exit) and prints one line: "ok", "FAIL" (with what went wrong and the
+# command's stderr) or "skip" (with why). Exits 1 when any case failed.
+#
+# Tools: clang, gcc, pahole (dwarves), bpftool, readelf/objcopy/ld
+# (binutils) and coreutils; CI installs them all, so a missing one is a
+# failure, not a skip. Only the cases that read /sys/kernel/btf/vmlinux are
+# skipped where the kernel has no BTF (BTFCANON_VMLINUX names another file).
+
+set -eu
+
+PATH=$PATH:/usr/sbin:/sbin
+export LC_ALL=C
+
+: "${BTFCANON:?set BTFCANON to the btfcanon binary}"
+case $BTFCANON in
+/*) ;;
+*) BTFCANON=$(pwd)/$BTFCANON ;;
+esac
+if [ ! -x "$BTFCANON" ]; then
+	echo "cli: FAIL: BTFCANON=$BTFCANON is not an executable" >&2
+	exit 1
+fi
+VMLINUX=${BTFCANON_VMLINUX:-/sys/kernel/btf/vmlinux}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/btfcanon-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+cd "$work"
+mkdir in
+
+nr_cases=0
+nr_failed=0
+nr_skipped=0
+
+# --- helpers, used inside a case (a subshell in its own directory) ---
+
+# die MESSAGE: fails the current case.
+die() {
+	echo "  $*"
+	if [ -s stderr ]; then
+		echo "  stderr of the last command:"
+		sed 's/^/    | /' stderr | head -n 20
+	fi
+	exit 1
+}
+
+# skip_case MESSAGE: the current case cannot run here.
+skip_case() {
+	echo "$*" > skipped
+	exit 0
+}
+
+# run WANT_STATUS COMMAND...: runs the command with its output in the
+# files stdout and stderr; fails the case on any other exit status.
+run() {
+	want=$1
+	shift
+	status=0
+	"$@" > stdout 2> stderr || status=$?
+	[ "$status" -eq "$want" ] ||
+		die "exit status $status, want $want: $*"
+}
+
+# stderr_has TEXT: the last command's stderr contains TEXT (fixed string).
+stderr_has() {
+	grep -qF -- "$1" stderr || die "stderr does not mention '$1'"
+}
+
+stdout_has() {
+	grep -qF -- "$1" stdout || die "stdout does not mention '$1'"
+}
+
+# no_temps DIR: no temporary file of an atomic write was left in DIR.
+no_temps() {
+	for f in "$1"/*.tmp.*; do
+		[ ! -e "$f" ] || die "temporary file left behind: $f"
+	done
+}
+
+# same FILE1 FILE2 WHAT: byte-identical.
+same() {
+	cmp -s "$1" "$2" || die "$3: $1 and $2 differ"
+}
+
+# poke FILE OFFSET OCTAL-ESCAPES: overwrites bytes in place.
+poke() {
+	# shellcheck disable=SC2059 # the format is the bytes, as octal escapes
+	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null ||
+		die "cannot patch $1"
+}
+
+# section_offset FILE SECTION: file offset of an ELF section, in decimal.
+section_offset() {
+	off=$(readelf -SW "$1" |
+	      sed -n "s/.*\] $2 *[A-Z_]* *[0-9a-f]* *\([0-9a-f]*\) .*/\1/p")
+	[ -n "$off" ] || die "$1 has no $2 section"
+	echo $((0x$off))
+}
+
+# --- the case runner ---
+
+# run_case NAME FUNCTION ARGS...: runs FUNCTION in a fresh directory.
+run_case() {
+	name=$1
+	shift
+	nr_cases=$((nr_cases + 1))
+	dir=$work/case$nr_cases
+	log=$work/case$nr_cases.log
+	mkdir "$dir"
+	if (cd "$dir" && "$@") > "$log" 2>&1; then
+		if [ -e "$dir/skipped" ]; then
+			nr_skipped=$((nr_skipped + 1))
+			echo "skip: $name: $(cat "$dir/skipped")"
+		else
+			echo "ok:   $name"
+		fi
+	else
+		nr_failed=$((nr_failed + 1))
+		echo "FAIL: $name"
+		sed 's/^/      /' "$log"
+	fi
+}
+
+# --- fixtures: small objects with BTF, raw BTF, broken copies ---
+
+cat > in/prog.c << 'EOF'
+struct node { int val; struct node *next; };
+struct pair { long a; unsigned char b[3]; };
+typedef struct pair pair_t;
+enum color { RED, GREEN = 5, BLUE };
+union u { int i; float f; };
+
+int node_sum(const struct node *n)
+{
+	int s = 0;
+
+	for (; n; n = n->next)
+		s += n->val;
+	return s;
+}
+
+long pair_first(pair_t *p, enum color c, union u *x)
+{
+	return p->a + p->b[0] + c + x->i;
+}
+EOF
+
+cat > in/base.c << 'EOF'
+struct list_head { struct list_head *next, *prev; };
+struct device { const char *name; struct list_head node; int id; };
+int device_id(struct device *d) { return d->id; }
+EOF
+
+cat > in/mod.c << 'EOF'
+struct list_head { struct list_head *next, *prev; };
+struct device { const char *name; struct list_head node; int id; };
+struct mod_dev { struct device dev; unsigned long flags; };
+unsigned long mod_flags(struct mod_dev *m) { return m->flags + m->dev.id; }
+EOF
+
+echo 'int tiny(int a) { return a; }' > in/tiny.c
+
+make_fixtures() {
+	for tool in clang gcc pahole bpftool readelf objcopy ld cmp dd; do
+		command -v "$tool" > /dev/null ||
+			die "$tool not found (CI installs clang, gcc, dwarves, bpftool, binutils)"
+	done
+	cd "$work/in"
+	run 0 clang -g -O2 -c prog.c -o clang.o
+	run 0 pahole -J clang.o
+	run 0 gcc -g -O2 -c prog.c -o gcc.o
+	run 0 pahole -J gcc.o
+	# split BTF: mod.o's .BTF over base.o's
+	run 0 clang -g -O2 -c base.c -o base.o
+	run 0 pahole -J base.o
+	run 0 clang -g -O2 -c mod.c -o mod.o
+	run 0 pahole -J --btf_base base.o mod.o
+	# a base with fewer types and strings than base.o: the wrong one for mod.o
+	run 0 clang -g -O2 -c tiny.c -o tiny.o
+	run 0 pahole -J tiny.o
+	run 0 "$BTFCANON" sort --base base.o mod.o -o mod.btf
+	run 0 "$BTFCANON" sort clang.o -o good.btf
+	[ -s good.btf ] || die "good.btf is empty"
+	cp /bin/true no-btf.o
+	mkdir a-directory
+	: > empty.btf
+	echo 'this is not BTF at all' > text.btf
+	head -c 10 good.btf > short-header.btf
+	size=$(wc -c < good.btf)
+	head -c $((size / 2)) good.btf > truncated.btf
+	cp good.btf magic.btf && poke magic.btf 0 '\022\064'
+	cp good.btf swapped.btf && poke swapped.btf 0 '\353\237'
+	cp good.btf version.btf && poke version.btf 2 '\002'
+	# str_len (bytes 20..23) grows by 16 MB
+	cp good.btf lengths.btf && poke lengths.btf 23 '\001'
+	# kind 25 in the info word of the first type (bytes 28..31)
+	cp good.btf kind.btf && poke kind.btf 31 '\031'
+	cp good.btf nonul.btf && poke nonul.btf $((size - 1)) 'x'
+	# a bad magic inside an ELF file's .BTF section
+	cp clang.o bad-section.o
+	poke bad-section.o "$(section_offset bad-section.o .BTF)" '\000\000'
+	if [ -r "$VMLINUX" ]; then
+		run 0 "$BTFCANON" sort "$VMLINUX" -o vmlinux.btf
+		head -c 1000000 vmlinux.btf > vmlinux-truncated.btf
+	fi
+}
+run_case "fixtures: objects with pahole -J, raw and broken BTF" make_fixtures
+[ -s "$work/in/good.btf" ] || {
+	echo "cli: fixtures failed; nothing else can run"
+	exit 1
+}
+IN=$work/in
+
+# --- bad inputs: status 1, a clear message, no output, no temp file ---
+
+# check_bad_input NAMED PHRASE [SORT-ARGS...]: sorting fails with a message
+# that names the file NAMED and says PHRASE. SORT-ARGS (without -o) default
+# to NAMED as the INPUT.
+check_bad_input() {
+	named=$1
+	phrase=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$named"
+	mkdir out
+	printf 'precious old output\n' > out/kept.btf
+	cp out/kept.btf expected
+
+	run 1 "$BTFCANON" sort "$@" -o out/kept.btf
+	stderr_has "$named"
+	stderr_has "$phrase"
+	[ ! -s stdout ] || die "something was written to stdout"
+	same out/kept.btf expected "the existing output was changed"
+
+	run 1 "$BTFCANON" sort "$@" -o out/new.btf
+	[ ! -e out/new.btf ] || die "an output file was created"
+	no_temps out
+
+	run 1 "$BTFCANON" sort "$@" -o -
+	[ ! -s stdout ] || die "-o -: something was written to stdout"
+	no_temps out
+}
+
+bad_input() {
+	name=$1
+	shift
+	run_case "bad input: $name" check_bad_input "$@"
+}
+
+bad_input "missing file" "$IN/does-not-exist.btf" "No such file"
+bad_input "a directory" "$IN/a-directory" "Is a directory"
+bad_input "empty file" "$IN/empty.btf" "empty"
+bad_input "truncated header" "$IN/short-header.btf" "truncated"
+bad_input "truncated file" "$IN/truncated.btf" "truncated"
+bad_input "text file" "$IN/text.btf" "bad magic"
+bad_input "wrong magic" "$IN/magic.btf" "bad magic"
+bad_input "byte-swapped magic" "$IN/swapped.btf" "byte order"
+bad_input "version 2" "$IN/version.btf" "version 2"
+bad_input "header lengths" "$IN/lengths.btf" "header lengths do not add up"
+bad_input "unknown kind" "$IN/kind.btf" "unknown kind 25"
+bad_input "strings not NUL-terminated" "$IN/nonul.btf" "not NUL-terminated"
+bad_input "ELF file without .BTF" "$IN/no-btf.o" "no .BTF section"
+bad_input "ELF file with a broken .BTF" "$IN/bad-section.o" "bad magic"
+bad_input "split ELF without --base" "$IN/mod.o" "give its base with --base"
+bad_input "split raw BTF without --base" "$IN/mod.btf" "give its base with --base"
+bad_input "--base is not BTF" "$IN/text.btf" "bad magic" \
+	--base "$IN/text.btf" "$IN/mod.o"
+bad_input "--base is missing" "$IN/nope.btf" "No such file" \
+	--base "$IN/nope.btf" "$IN/mod.o"
+bad_input "--base is not the base" "$IN/mod.o" "is the base the one it was built on" \
+	--base "$IN/tiny.o" "$IN/mod.o"
+if [ -e "$IN/vmlinux-truncated.btf" ]; then
+	bad_input "truncated vmlinux BTF" "$IN/vmlinux-truncated.btf" "truncated"
+else
+	run_case "bad input: truncated vmlinux BTF" skip_case "$VMLINUX absent"
+fi
+
+# --- usage errors: status 2 ---
+
+# usage_error NAME STDERR-PHRASE ARGS...
+check_usage() {
+	phrase=$1
+	shift
+	cp "$IN/good.btf" in.btf
+	run 2 "$BTFCANON" "$@"
+	[ -s stderr ] || die "no message on stderr"
+	[ -z "$phrase" ] || stderr_has "$phrase"
+	same in.btf "$IN/good.btf" "the input was changed"
+	for f in *; do
+		case $f in
+		in.btf | stdout | stderr) ;;
+		*) die "usage error created a file: $f" ;;
+		esac
+	done
+}
+
+usage_error() {
+	name=$1
+	shift
+	run_case "usage: $name" check_usage "$@"
+}
+
+usage_error "no arguments" "Usage"
+usage_error "no INPUT" "expected one INPUT" sort -o out.btf
+usage_error "two INPUTs" "expected one INPUT" sort in.btf in.btf -o out.btf
+usage_error "-o with --in-place" "exclude each other" sort in.btf -o out.btf --in-place
+usage_error "unknown --order" "unknown order 'size'" sort --order=size in.btf -o out.btf
+usage_error "unknown option" "" sort --no-such-option in.btf -o out.btf
+usage_error "nothing to do" "nothing to do" sort in.btf
+usage_error "unknown command" "unknown command" frobnicate in.btf
+
+check_help() {
+	run 0 "$BTFCANON" --help
+	stdout_has "Usage: btfcanon"
+	stdout_has "sort"
+	stdout_has "--in-place"
+	run 0 "$BTFCANON" -h
+	stdout_has "sort"
+	run 0 "$BTFCANON" sort --help
+	stdout_has "sort"
+}
+run_case "--help" check_help
+
+check_version() {
+	run 0 "$BTFCANON" --version
+	grep -q '^btfcanon [0-9][0-9]*\.[0-9][0-9]*' stdout ||
+		die "--version printed '$(cat stdout)'"
+	run 0 "$BTFCANON" -V
+	stdout_has "btfcanon "
+}
+run_case "--version" check_version
+
+# --- writing results ---
+
+check_stdout() {
+	run 0 "$BTFCANON" sort "$IN/clang.o" -o file.btf
+	run 0 "$BTFCANON" sort "$IN/clang.o" -o -
+	same stdout file.btf "-o - and -o file"
+	[ ! -e ./- ] || die "-o - created a file named -"
+}
+run_case "-o - writes the same bytes to stdout" check_stdout
+
+check_overwrite() {
+	printf 'old content\n' > out.btf
+	run 0 "$BTFCANON" sort "$IN/clang.o" -o out.btf
+	same out.btf "$IN/good.btf" "overwritten output"
+	no_temps .
+}
+run_case "-o replaces an existing file" check_overwrite
+
+check_idempotent() {
+	run 0 "$BTFCANON" sort "$IN/good.btf" -o again.btf
+	same again.btf "$IN/good.btf" "sort of sorted BTF"
+	run 0 bpftool btf dump file again.btf
+	stdout_has "STRUCT 'node'"
+}
+run_case "sorting sorted BTF changes nothing; bpftool reads it" check_idempotent
+
+check_split() {
+	run 0 "$BTFCANON" sort --base "$IN/base.o" "$IN/mod.o" -o split.btf
+	run 0 bpftool btf dump -B "$IN/base.o" file split.btf
+	stdout_has "STRUCT 'mod_dev'"
+	run 0 "$BTFCANON" sort --base "$IN/base.o" split.btf -o again.btf
+	same again.btf split.btf "sort of sorted split BTF"
+}
+run_case "split BTF with --base" check_split
+
+check_stats() {
+	run 0 "$BTFCANON" sort --stats "$IN/clang.o"
+	stderr_has "types in"
+	stderr_has "refinement rounds"
+	for f in *; do
+		case $f in
+		stdout | stderr) ;;
+		*) die "--stats alone wrote a file: $f" ;;
+		esac
+	done
+	run 0 "$BTFCANON" sort --stats "$IN/clang.o" -o out.btf
+	stderr_has "types in"
+	stderr_has "refinement rounds"
+	same out.btf "$IN/good.btf" "output with --stats"
+}
+run_case "--stats" check_stats
+
+# --- --in-place on ELF objects ---
+
+# check_in_place OBJECT: OBJECT (from pahole -J) sorted in place.
+check_in_place() {
+	obj=$1
+	cp "$obj" copy.o
+	chmod 0640 copy.o
+	run 0 "$BTFCANON" sort --in-place copy.o
+	[ ! -s stdout ] || die "--in-place wrote to stdout"
+	no_temps .
+	[ "$(stat -c %a copy.o)" = 640 ] ||
+		die "mode changed to $(stat -c %a copy.o)"
+
+	run 0 bpftool btf dump file copy.o
+	stdout_has "STRUCT 'node'"
+	stdout_has "FUNC 'node_sum'"
+	run 0 readelf -SW copy.o
+	stdout_has ".BTF"
+	[ ! -s stderr ] || die "readelf -S complains"
+	run 0 ld -r copy.o -o linked.o
+	for s in .text .symtab; do
+		readelf -x $s "$obj" | tail -n +3 > want.hex
+		readelf -x $s copy.o | tail -n +3 > got.hex
+		same got.hex want.hex "section $s"
+	done
+
+	# the canonical content is the same as that of the original
+	run 0 "$BTFCANON" sort copy.o -o a.btf
+	run 0 "$BTFCANON" sort "$obj" -o b.btf
+	same a.btf b.btf "canonical BTF before and after --in-place"
+	run 0 objcopy --dump-section .BTF=section.btf copy.o scratch.o
+	same section.btf b.btf "the rewritten .BTF section"
+
+	# a second --in-place changes nothing
+	cp copy.o twice.o
+	run 0 "$BTFCANON" sort --in-place twice.o
+	same twice.o copy.o "--in-place twice"
+	no_temps .
+}
+run_case "--in-place on a clang object" check_in_place "$IN/clang.o"
+run_case "--in-place on a gcc object" check_in_place "$IN/gcc.o"
+
+check_in_place_split() {
+	cp "$IN/mod.o" mod.o
+	run 0 "$BTFCANON" sort --base "$IN/base.o" --in-place mod.o
+	run 0 bpftool btf dump -B "$IN/base.o" file mod.o
+	stdout_has "STRUCT 'mod_dev'"
+	run 0 objcopy --dump-section .BTF=section.btf mod.o scratch.o
+	run 0 "$BTFCANON" sort --base "$IN/base.o" "$IN/mod.o" -o want.btf
+	same section.btf want.btf "the rewritten split .BTF section"
+}
+run_case "--in-place on split BTF with --base" check_in_place_split
+
+# check_in_place_fails FILE PHRASE: --in-place refused, FILE untouched.
+check_in_place_fails() {
+	cp "$1" input
+	cp "$1" expected
+	run 1 "$BTFCANON" sort --in-place input
+	stderr_has "input"
+	stderr_has "$2"
+	same input expected "the input was changed"
+	no_temps .
+}
+run_case "--in-place on raw BTF fails" \
+	check_in_place_fails "$IN/good.btf" "--in-place needs an ELF file"
+run_case "--in-place on ELF without .BTF fails" \
+	check_in_place_fails "$IN/no-btf.o" "no .BTF section"
+run_case "--in-place on ELF with a broken .BTF fails" \
+	check_in_place_fails "$IN/bad-section.o" "bad magic"
+
+# --- the running kernel's BTF, both orders ---
+
+# check_vmlinux_order ORDER
+check_vmlinux_order() {
+	[ -r "$VMLINUX" ] || skip_case "$VMLINUX absent"
+	run 0 "$BTFCANON" sort --order="$1" "$VMLINUX" -o sorted.btf
+	run 0 bpftool btf dump file sorted.btf
+	stdout_has "STRUCT 'task_struct'"
+	run 0 "$BTFCANON" sort --order="$1" sorted.btf -o again.btf
+	same again.btf sorted.btf "sort of sorted vmlinux BTF"
+	cp sorted.btf "$work/vmlinux-$1.btf"
+}
+run_case "--order=kind on $VMLINUX" check_vmlinux_order kind
+run_case "--order=name on $VMLINUX" check_vmlinux_order name
+
+check_orders_differ() {
+	if [ ! -e "$work/vmlinux-kind.btf" ] || [ ! -e "$work/vmlinux-name.btf" ]; then
+		skip_case "no sorted vmlinux BTF"
+	fi
+	! cmp -s "$work/vmlinux-kind.btf" "$work/vmlinux-name.btf" ||
+		die "--order=kind and --order=name gave the same bytes"
+	same "$work/vmlinux-kind.btf" "$IN/vmlinux.btf" "default order vs --order=kind"
+}
+run_case "the two orders differ; kind is the default" check_orders_differ
+
+echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
+[ "$nr_failed" -eq 0 ]
