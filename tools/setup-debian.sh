@@ -5,7 +5,10 @@
 # image the real-input tests read. Run as root (or it uses sudo).
 set -eu
 
-DEBUG_IMAGE=linux-image-6.12.117+deb12-cloud-amd64-dbg
+# 6.12.117 is the main real input; 6.1.192 is the second kernel of the
+# determinism and peer tests; 6.12.115 is the "previous release" the diff
+# tests compare 6.12.117 against.
+DEBUG_IMAGES="linux-image-6.12.117+deb12-cloud-amd64-dbg linux-image-6.1.0-56-cloud-amd64-dbg linux-image-6.12.115+deb12-cloud-amd64-dbg"
 
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo "$0" "$@"
@@ -17,4 +20,4 @@ apt-get install -y --no-install-recommends \
 	make gcc libc6-dev pkg-config \
 	libbpf-dev libelf-dev libdw-dev zlib1g-dev check \
 	bpftool clang llvm dwarves binutils elfutils \
-	"$DEBUG_IMAGE"
+	$DEBUG_IMAGES
