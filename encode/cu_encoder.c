@@ -26,13 +26,11 @@
  * inlined instances. Types reached only through references are encoded on
  * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
  *
- * Forward declarations (struct/union FWD, enum with no enumerators) get a
- * name prefixed with ENCODE_FWD_MARK while in the worker. libbpf's dedup
- * would otherwise merge "struct a { struct b *p; }" seen with b declared
- * into one seen with b defined, and which of two different b's wins would
- * depend on the order CUs were taken. With the mark, dedup merges only
- * identical types; forward declarations are resolved afterwards, once, by
- * canon (resolve_fwds), from the whole graph.
+ * Forward declarations keep their names: libbpf's dedup then treats a FWD
+ * and a struct or union of the same name as equivalent, as pahole relies
+ * on. That equivalence is not transitive (one FWD, two different
+ * definitions), so its result depends on the order of the types; the
+ * driver (encoder.c) makes that order a function of the input alone.
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -606,13 +604,7 @@ static int member_offset(struct cu_encoder *e, Dwarf_Die *m, uint32_t *bit_off,
 static int emit_fwd(struct cu_encoder *e, Dwarf_Die *die, uint32_t id,
 		    enum btf_fwd_kind kind)
 {
-	const char *name = die_name(die);
-	size_t len = strlen(name);
-	char marked[len + 2];
-
-	marked[0] = ENCODE_FWD_MARK;
-	memcpy(marked + 1, name, len + 1);
-	return expect_id(e, die, btf__add_fwd(e->btf, marked, kind), id);
+	return expect_id(e, die, btf__add_fwd(e->btf, die_name(die), kind), id);
 }
 
 static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
@@ -718,14 +710,8 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	die_udata(die, DW_AT_byte_size, &size);
 	wide = size > 4 && e->features->enum64;
 	if (die_flag(die, DW_AT_declaration) || dwarf_child(die, &child)) {
-		/* a declaration: an enum without enumerators, marked like a FWD */
-		const char *name = die_name(die);
-		size_t len = strlen(name);
-		char marked[len + 2];
-
-		marked[0] = ENCODE_FWD_MARK;
-		memcpy(marked + 1, name, len + 1);
-		got = btf__add_enum(e->btf, marked, size);
+		/* a declaration: an enum without enumerators (dedup's enum FWD) */
+		got = btf__add_enum(e->btf, die_name(die), size);
 		return expect_id(e, die, got, id);
 	}
 	got = wide ? btf__add_enum64(e->btf, die_name(die), size, !is_unsigned) :
@@ -922,16 +908,11 @@ done:
 	return err;
 }
 
-int cu_encoder_dedup(struct cu_encoder *e)
+void cu_encoder_start(struct cu_encoder *e, struct btf *btf)
 {
-	int err = btf__dedup(e->btf, NULL);
-
-	if (err)
-		return bc_log_error(e->log, err, "%s: BTF dedup failed: %s",
-				    e->path, strerror(-err));
+	e->btf = btf;
 	die_map_clear(e->map);
-	e->next_id = btf__type_cnt(e->btf);
-	return 0;
+	e->next_id = btf__type_cnt(btf);
 }
 
 int cu_encoder_init(struct cu_encoder *e, const char *path,
@@ -942,9 +923,8 @@ int cu_encoder_init(struct cu_encoder *e, const char *path,
 	e->path = path;
 	e->features = features;
 	e->log = log;
-	e->btf = btf__new_empty();
 	e->map = calloc(1, sizeof(*e->map));
-	if (!e->btf || !e->map || die_map_grow(e->map)) {
+	if (!e->map || die_map_grow(e->map)) {
 		cu_encoder_deinit(e);
 		return -ENOMEM;
 	}
@@ -955,7 +935,6 @@ void cu_encoder_deinit(struct cu_encoder *e)
 {
 	uint32_t i;
 
-	btf__free(e->btf);
 	if (e->map) {
 		free(e->map->keys);
 		free(e->map->ids);

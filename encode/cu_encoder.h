@@ -17,11 +17,11 @@ struct cu_queue_entry;
 struct pending_decl_tag;
 
 struct cu_encoder {
-	struct btf *btf;			/* this worker's BTF */
+	struct btf *btf;			/* the chunk's BTF (not owned) */
 	const struct encode_features *features;
 	const struct bc_log *log;
 	const char *path;			/* the input, for messages */
-	struct die_map *map;			/* DIE -> type id, until the next dedup */
+	struct die_map *map;			/* DIE -> type id, within one chunk */
 	struct cu_queue_entry *queue;		/* reserved, not yet emitted */
 	uint32_t q_head, q_len, q_cap;
 	struct pending_decl_tag *tags;		/* emitted after the queue drains */
@@ -45,9 +45,9 @@ void cu_encoder_deinit(struct cu_encoder *e);
 int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die);
 
 /*
- * Deduplicates the worker's BTF in place (ids change, so the DIE map is
- * forgotten). Returns 0 or a negative errno.
+ * Makes btf (owned by the caller) the BTF the next units are appended to,
+ * and forgets the DIE map, whose ids belonged to the previous BTF.
  */
-int cu_encoder_dedup(struct cu_encoder *e);
+void cu_encoder_start(struct cu_encoder *e, struct btf *btf);
 
 #endif

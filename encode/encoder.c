@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The parallel driver: CU list, workers, merge, dedup.
+ * The parallel driver: CU list, chunks, workers, merge, dedup.
  *
- * The main thread lists the compile units (their DIE offsets) and starts N
- * workers. Each worker opens the file again and owns its Dwarf handle
- * (libdw 0.188 is not built thread-safe), its libbpf BTF and its DIE map;
- * the only shared state is an atomic CU cursor and the first-error slot.
- * A worker takes the next CU index from the cursor, encodes that CU into
- * its BTF (cu_encoder.c) and, when its BTF has grown past a bound,
- * deduplicates it in place, which keeps memory proportional to the
- * distinct types rather than to the CUs seen.
+ * The main thread lists the compile units (their DIE offsets) and cuts the
+ * list into chunks of consecutive units, a fixed number per chunk (it does
+ * not depend on -j). N workers then pull chunk numbers from one atomic
+ * cursor, in no particular order. Each worker owns its Dwarf handle (libdw
+ * 0.188 is not built thread-safe) and its DIE map; for a chunk it makes a
+ * fresh libbpf BTF, encodes the chunk's units into it in file order
+ * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
+ * cursor, the first-error slot and the chunk's own result slot.
  *
- * Which worker took which CU, and in what order, changes the workers'
- * BTFs, and so the merged BTF's ids: nothing here tries to be ordered.
- * Because forward declarations are marked (cu_encoder.c), every dedup
- * merges only identical types, so all schedules yield the same types up to
- * structural identity; canon (with resolve_fwds) then produces the one
- * canonical form. Cost: the DWARF walk and encoding run in parallel; the
- * merge and the final dedup are serial and proportional to the distinct
- * types (about 2 x workers x final size).
+ * Why chunks: libbpf's dedup treats a FWD and a struct of the same name as
+ * equivalent, which is what merges the thousands of per-CU copies of the
+ * kernel's types when some units only declare what others define. That
+ * equivalence is not transitive, so dedup's result depends on the order of
+ * its input. Here every dedup sees an input that is a function of the file
+ * alone: a chunk's BTF is its units in file order, and the final merge
+ * appends the chunks' results in chunk order. Which worker took which
+ * chunk, and when, changes nothing; canon then fixes the ids. Memory stays
+ * bounded by the deduplicated size of each chunk.
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -48,8 +49,11 @@ struct encoder {
 	const struct bc_log *log;
 	Dwarf_Off *cu_offs;		/* CU DIE offsets, in file order */
 	uint32_t nr_cus;
-	uint32_t *take_order;		/* [nr_cus] index into cu_offs */
-	atomic_uint cu_cursor;		/* next position in take_order */
+	uint32_t chunk_cus;		/* units per chunk */
+	uint32_t nr_chunks;
+	uint32_t *take_order;		/* [nr_chunks] chunk numbers */
+	struct btf **results;		/* [nr_chunks] deduplicated chunk BTFs */
+	atomic_uint cursor;		/* next position in take_order */
 	atomic_int first_error;		/* 0, or the error that stops everyone */
 	atomic_int error_owner;		/* worker whose message is kept, or -1 */
 };
@@ -60,8 +64,8 @@ struct worker {
 	pthread_t thread;
 	struct cu_encoder cu;
 	char message[1024];		/* this worker's first error message */
-	uint32_t cus, cus_skipped;
-	uint32_t dedups;
+	uint32_t cus, cus_skipped, chunks;
+	uint64_t types_chunked;		/* types in its chunks after their dedup */
 	double cpu_sec;
 	int err;
 };
@@ -80,7 +84,7 @@ void encode_opts_init(struct encode_opts *opts)
 
 	memset(opts, 0, sizeof(*opts));
 	opts->jobs = cpus > 0 ? cpus : 1;
-	opts->worker_dedup_types = 600000;
+	opts->chunk_cus = ENCODE_CHUNK_CUS;
 	opts->features.floats = true;
 	opts->features.decl_tags = true;
 	opts->features.type_tags = true;
@@ -168,30 +172,28 @@ static void close_dwarf(struct dwarf_handle *h)
 	h->dwarf = NULL;
 }
 
-static void *worker_main(void *arg)
+/* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
+static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
-	struct worker *w = arg;
 	struct encoder *enc = w->enc;
-	struct bc_log log = { .fn = worker_log, .ctx = w };
-	double cpu0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
-	struct dwarf_handle h;
-	Dwarf *dwarf;
-	int err;
+	uint32_t first = k * enc->chunk_cus, end = first + enc->chunk_cus, i;
+	struct btf *btf = btf__new_empty();
+	int err = 0;
 
-	w->cu.log = &log;
-	err = open_dwarf(enc->path, &h, &log);
-	dwarf = h.dwarf;
-	while (!err && !atomic_load(&enc->first_error)) {
-		unsigned int pos = atomic_fetch_add(&enc->cu_cursor, 1);
+	if (!btf)
+		return -ENOMEM;
+	if (end > enc->nr_cus)
+		end = enc->nr_cus;
+	cu_encoder_start(&w->cu, btf);
+	for (i = first; i < end && !err; i++) {
 		Dwarf_Die cu_die;
 
-		if (pos >= enc->nr_cus)
+		if (atomic_load(&enc->first_error))
 			break;
-		if (!dwarf_offdie(dwarf, enc->cu_offs[enc->take_order[pos]], &cu_die)) {
-			err = bc_log_error(&log, -EINVAL,
+		if (!dwarf_offdie(dwarf, enc->cu_offs[i], &cu_die)) {
+			err = bc_log_error(w->cu.log, -EINVAL,
 				"%s: CU at 0x%llx: cannot read its DIE: %s",
-				enc->path,
-				(unsigned long long)enc->cu_offs[enc->take_order[pos]],
+				enc->path, (unsigned long long)enc->cu_offs[i],
 				dwarf_errmsg(-1));
 			break;
 		}
@@ -201,10 +203,42 @@ static void *worker_main(void *arg)
 		}
 		err = cu_encoder_encode(&w->cu, &cu_die);
 		w->cus++;
-		if (!err && btf__type_cnt(w->cu.btf) > enc->opts->worker_dedup_types) {
-			err = cu_encoder_dedup(&w->cu);
-			w->dedups++;
-		}
+	}
+	if (!err) {
+		err = btf__dedup(btf, NULL);
+		if (err)
+			bc_log_error(w->cu.log, err,
+				"%s: BTF dedup of units %u-%u failed: %s",
+				enc->path, first, end - 1, strerror(-err));
+	}
+	w->cu.btf = NULL;
+	if (err) {
+		btf__free(btf);
+		return err;
+	}
+	w->chunks++;
+	w->types_chunked += btf__type_cnt(btf) - 1;
+	enc->results[k] = btf;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct encoder *enc = w->enc;
+	struct bc_log log = { .fn = worker_log, .ctx = w };
+	double cpu0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+	struct dwarf_handle h;
+	int err;
+
+	w->cu.log = &log;
+	err = open_dwarf(enc->path, &h, &log);
+	while (!err && !atomic_load(&enc->first_error)) {
+		unsigned int pos = atomic_fetch_add(&enc->cursor, 1);
+
+		if (pos >= enc->nr_chunks)
+			break;
+		err = encode_chunk(w, h.dwarf, enc->take_order[pos]);
 	}
 	if (err)
 		set_first_error(w, err);
@@ -260,20 +294,23 @@ out:
 	return err;
 }
 
-/* The order workers take CUs in: file order, or a seeded shuffle for tests. */
-static int plan_take_order(struct encoder *enc)
+/* The order workers take chunks in: file order, or a seeded shuffle for tests. */
+static int plan_chunks(struct encoder *enc)
 {
 	uint64_t state = enc->opts->shuffle_seed * 0x9e3779b97f4a7c15ULL + 1;
 	uint32_t i;
 
-	enc->take_order = malloc((enc->nr_cus ? enc->nr_cus : 1) * sizeof(uint32_t));
-	if (!enc->take_order)
+	enc->chunk_cus = enc->opts->chunk_cus ? enc->opts->chunk_cus : 1;
+	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
+	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
+	enc->results = calloc(enc->nr_chunks, sizeof(*enc->results));
+	if (!enc->take_order || !enc->results)
 		return -ENOMEM;
-	for (i = 0; i < enc->nr_cus; i++)
+	for (i = 0; i < enc->nr_chunks; i++)
 		enc->take_order[i] = i;
 	if (!enc->opts->shuffle)
 		return 0;
-	for (i = enc->nr_cus; i > 1; i--) {
+	for (i = enc->nr_chunks; i > 1; i--) {
 		uint32_t j, t;
 
 		state ^= state << 13;
@@ -283,32 +320,6 @@ static int plan_take_order(struct encoder *enc)
 		t = enc->take_order[i - 1];
 		enc->take_order[i - 1] = enc->take_order[j];
 		enc->take_order[j] = t;
-	}
-	return 0;
-}
-
-/* Drops ENCODE_FWD_MARK from declaration names once dedup is done. */
-static int unmark_fwds(struct btf *btf)
-{
-	uint32_t id, n = btf__type_cnt(btf);
-
-	for (id = 1; id < n; id++) {
-		struct btf_type *t = (struct btf_type *)btf__type_by_id(btf, id);
-		uint32_t kind = btf_kind(t);
-		const char *name;
-		int off;
-
-		if (kind != BTF_KIND_FWD && kind != BTF_KIND_ENUM &&
-		    kind != BTF_KIND_ENUM64)
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || name[0] != ENCODE_FWD_MARK)
-			continue;
-		off = btf__add_str(btf, name + 1);
-		if (off < 0)
-			return off;
-		/* btf__add_str may move strings, never types */
-		t->name_off = off;
 	}
 	return 0;
 }
@@ -326,7 +337,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 
 	*out = NULL;
 	memset(stats, 0, sizeof(*stats));
-	atomic_init(&enc.cu_cursor, 0);
+	atomic_init(&enc.cursor, 0);
 	atomic_init(&enc.first_error, 0);
 	atomic_init(&enc.error_owner, -1);
 	elf_version(EV_CURRENT);
@@ -335,11 +346,11 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
 	err = list_cus(&enc);
 	if (!err)
-		err = plan_take_order(&enc);
+		err = plan_chunks(&enc);
 	if (err)
 		goto out;
-	if (jobs > enc.nr_cus)
-		jobs = enc.nr_cus;
+	if (jobs > enc.nr_chunks)
+		jobs = enc.nr_chunks;
 	workers = calloc(jobs, sizeof(*workers));
 	if (!workers) {
 		err = -ENOMEM;
@@ -368,12 +379,13 @@ join:
 		goto out;
 	stats->encode_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	stats->chunks = enc.nr_chunks;
 	for (i = 0; i < jobs; i++) {
 		stats->cus += workers[i].cus;
 		stats->cus_skipped += workers[i].cus_skipped;
 		stats->dies += workers[i].cu.dies;
 		stats->types_encoded += workers[i].cu.types;
-		stats->worker_dedups += workers[i].dedups;
+		stats->types_chunked += workers[i].types_chunked;
 	}
 	err = atomic_load(&enc.first_error);
 	if (err) {
@@ -387,29 +399,26 @@ join:
 		goto out;
 	}
 
-	/* merge: worker 0's BTF takes in the others' */
+	/* merge, in chunk order: the order is part of dedup's input */
 	t0 = now_sec(CLOCK_MONOTONIC);
-	merged = workers[0].cu.btf;
-	workers[0].cu.btf = NULL;
-	for (i = 1; i < jobs && !err; i++) {
-		int ret = btf__add_btf(merged, workers[i].cu.btf);
+	merged = enc.results[0];
+	enc.results[0] = NULL;
+	for (i = 1; i < enc.nr_chunks && !err; i++) {
+		int ret = btf__add_btf(merged, enc.results[i]);
 
 		err = ret < 0 ? ret : 0;
-		btf__free(workers[i].cu.btf);
-		workers[i].cu.btf = NULL;
+		btf__free(enc.results[i]);
+		enc.results[i] = NULL;
 	}
 	if (err) {
-		bc_log_error(log, err, "%s: merging worker BTFs failed: %s", path,
+		bc_log_error(log, err, "%s: merging chunk BTFs failed: %s", path,
 			     strerror(-err));
 		goto out;
 	}
-	stats->types_merged = btf__type_cnt(merged) - 1;
 	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
 
 	t0 = now_sec(CLOCK_MONOTONIC);
 	err = btf__dedup(merged, NULL);
-	if (!err)
-		err = unmark_fwds(merged);
 	if (err) {
 		bc_log_error(log, err, "%s: BTF dedup failed: %s", path,
 			     strerror(-err));
@@ -421,9 +430,12 @@ join:
 	merged = NULL;
 out:
 	btf__free(merged);
+	for (i = 0; enc.results && i < enc.nr_chunks; i++)
+		btf__free(enc.results[i]);
 	for (i = 0; workers && i < jobs; i++)
 		cu_encoder_deinit(&workers[i].cu);
 	free(workers);
+	free(enc.results);
 	free(enc.cu_offs);
 	free(enc.take_order);
 	return err;

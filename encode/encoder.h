@@ -3,11 +3,12 @@
  * The parallel DWARF -> BTF encoder.
  *
  * encode_file() reads the DWARF of an ELF file with N worker threads, each
- * with its own Dwarf handle and its own libbpf BTF, pulling compilation
- * units from one atomic cursor in no particular order. The workers' BTFs
- * are merged and deduplicated; the caller then canonicalizes the result
- * (canon_run with resolve_fwds), which is what makes the bytes independent
- * of thread count and schedule.
+ * with its own Dwarf handle, pulling chunks of compilation units from one
+ * atomic cursor in no particular order; each chunk is encoded into its own
+ * libbpf BTF and deduplicated. The chunks' BTFs are merged in chunk order
+ * and deduplicated, so the result's content does not depend on thread
+ * count or schedule; the caller then canonicalizes it (canon_run), which
+ * fixes the ids and the bytes.
  */
 #ifndef BTFCANON_ENCODER_H
 #define BTFCANON_ENCODER_H
@@ -27,12 +28,18 @@ struct encode_features {
 	bool enum64;		/* ENUM64 for 64-bit enums [enum64]; else ENUM */
 };
 
+/*
+ * Units per chunk by default. Fixed, so that the output is a function of
+ * the input alone; see encoder.c for why chunks exist.
+ */
+#define ENCODE_CHUNK_CUS 64
+
 struct encode_opts {
 	unsigned int jobs;		/* worker threads, >= 1 */
 	bool skip_rust;			/* --lang_exclude=rust */
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
-	uint32_t worker_dedup_types;	/* dedup a worker's BTF past this many types */
+	uint32_t chunk_cus;		/* units per chunk; part of the output's definition */
 	struct encode_features features;
 };
 
@@ -41,8 +48,8 @@ struct encode_stats {
 	uint32_t cus_skipped;		/* excluded by language */
 	uint64_t dies;			/* DIEs visited */
 	uint64_t types_encoded;		/* types emitted before any dedup */
-	uint32_t worker_dedups;		/* intermediate dedup passes */
-	uint32_t types_merged;		/* types after merging the workers' BTFs */
+	uint32_t chunks;		/* chunks of units, each deduplicated alone */
+	uint64_t types_chunked;		/* sum of the chunks' types after their dedup */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
 	double merge_sec, dedup_sec;
@@ -59,8 +66,5 @@ void encode_opts_init(struct encode_opts *opts);
 int encode_file(const char *path, const struct encode_opts *opts,
 		struct btf **out, struct encode_stats *stats,
 		const struct bc_log *log);
-
-/* The prefix forward declarations carry while in the encoder; see encoder.c. */
-#define ENCODE_FWD_MARK '\x7f'
 
 #endif
