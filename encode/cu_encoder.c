@@ -167,15 +167,6 @@ static int btf_error(struct cu_encoder *e, Dwarf_Die *die, int err)
 		(unsigned long long)(die ? die_off(die) : 0), what);
 }
 
-static bool die_flag(Dwarf_Die *die, unsigned int name)
-{
-	Dwarf_Attribute mem;
-	bool flag = false;
-
-	return dwarf_attr_integrate(die, name, &mem) &&
-	       !dwarf_formflag(&mem, &flag) && flag;
-}
-
 static int die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *value)
 {
 	Dwarf_Attribute mem;
@@ -188,6 +179,106 @@ static int die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *value)
 static const char *die_name(Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
+
+	return name ? name : "";
+}
+
+/*
+ * The attributes the encoder reads, collected in one scan of the DIE
+ * (dwarf_getattrs) instead of one scan per dwarf_attr call; a member DIE
+ * used to cost a dozen scans, most of them misses.
+ */
+enum die_attr_slot {
+	DA_NAME, DA_TYPE, DA_BYTE_SIZE, DA_ENCODING, DA_DECLARATION,
+	DA_EXTERNAL, DA_BIT_SIZE, DA_DATA_BIT_OFFSET, DA_BIT_OFFSET,
+	DA_MEMBER_LOCATION, DA_COUNT, DA_UPPER_BOUND, DA_LOWER_BOUND,
+	DA_CONST_VALUE, DA_INDIRECT, DA_NR,
+};
+
+struct die_attrs {
+	Dwarf_Die *die;
+	uint32_t have;			/* bit per slot */
+	Dwarf_Attribute a[DA_NR];
+};
+
+static int da_slot(unsigned int name)
+{
+	switch (name) {
+	case DW_AT_name:			return DA_NAME;
+	case DW_AT_type:			return DA_TYPE;
+	case DW_AT_byte_size:			return DA_BYTE_SIZE;
+	case DW_AT_encoding:			return DA_ENCODING;
+	case DW_AT_declaration:			return DA_DECLARATION;
+	case DW_AT_external:			return DA_EXTERNAL;
+	case DW_AT_bit_size:			return DA_BIT_SIZE;
+	case DW_AT_data_bit_offset:		return DA_DATA_BIT_OFFSET;
+	case DW_AT_bit_offset:			return DA_BIT_OFFSET;
+	case DW_AT_data_member_location:	return DA_MEMBER_LOCATION;
+	case DW_AT_count:			return DA_COUNT;
+	case DW_AT_upper_bound:			return DA_UPPER_BOUND;
+	case DW_AT_lower_bound:			return DA_LOWER_BOUND;
+	case DW_AT_const_value:			return DA_CONST_VALUE;
+	case DW_AT_specification:
+	case DW_AT_abstract_origin:		return DA_INDIRECT;
+	default:				return -1;
+	}
+}
+
+static int da_collect(Dwarf_Attribute *attr, void *arg)
+{
+	struct die_attrs *da = arg;
+	int slot = da_slot(dwarf_whatattr(attr));
+
+	if (slot >= 0 && !(da->have & (1u << slot))) {
+		da->a[slot] = *attr;
+		da->have |= 1u << slot;
+	}
+	return DWARF_CB_OK;
+}
+
+static void da_read(struct die_attrs *da, Dwarf_Die *die)
+{
+	da->die = die;
+	da->have = 0;
+	dwarf_getattrs(die, da_collect, da, 0);
+}
+
+/* The attribute in slot (name), following specification/abstract origin. */
+static Dwarf_Attribute *da_get(struct die_attrs *da, int slot, unsigned int name)
+{
+	if (da->have & (1u << slot))
+		return &da->a[slot];
+	/* rare (C++ out-of-line definitions): let libdw follow the chain */
+	if ((da->have & (1u << DA_INDIRECT)) &&
+	    dwarf_attr_integrate(da->die, name, &da->a[slot])) {
+		da->have |= 1u << slot;
+		return &da->a[slot];
+	}
+	return NULL;
+}
+
+static bool da_flag(struct die_attrs *da, int slot, unsigned int name)
+{
+	Dwarf_Attribute *a = da_get(da, slot, name);
+	bool flag = false;
+
+	return a && !dwarf_formflag(a, &flag) && flag;
+}
+
+static int da_udata(struct die_attrs *da, int slot, unsigned int name,
+		    Dwarf_Word *value)
+{
+	Dwarf_Attribute *a = da_get(da, slot, name);
+
+	if (!a)
+		return -ENOENT;
+	return dwarf_formudata(a, value) ? -EINVAL : 0;
+}
+
+static const char *da_name(struct die_attrs *da)
+{
+	Dwarf_Attribute *a = da_get(da, DA_NAME, DW_AT_name);
+	const char *name = a ? dwarf_formstring(a) : NULL;
 
 	return name ? name : "";
 }
@@ -299,18 +390,26 @@ static int queue_push(struct cu_encoder *e, enum queue_what what, uint32_t id,
 
 static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
 
-/* Id of the type die's DW_AT_type names; void (0) when there is none. */
-static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
+/* Id of the type the DIE's DW_AT_type names; void (0) when there is none. */
+static int da_type_id(struct cu_encoder *e, struct die_attrs *da, uint32_t *id)
 {
-	Dwarf_Attribute mem;
+	Dwarf_Attribute *a = da_get(da, DA_TYPE, DW_AT_type);
 	Dwarf_Die target;
 
 	*id = 0;
-	if (!dwarf_attr_integrate(die, DW_AT_type, &mem))
+	if (!a)
 		return 0;
-	if (!dwarf_formref_die(&mem, &target))
-		return die_error(e, die, -EINVAL, "bad DW_AT_type reference");
+	if (!dwarf_formref_die(a, &target))
+		return die_error(e, da->die, -EINVAL, "bad DW_AT_type reference");
 	return type_id_of(e, &target, id);
+}
+
+static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
+{
+	struct die_attrs da;
+
+	da_read(&da, die);
+	return da_type_id(e, &da, id);
 }
 
 /* Id of a type DIE, reserving it (and queueing it) on first use. */
@@ -421,21 +520,21 @@ static int expect_id(struct cu_encoder *e, Dwarf_Die *die, int got,
 
 static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
-	Dwarf_Word enc = 0, size = 0, bits;
+	Dwarf_Word enc = 0, size = 0;
+	struct die_attrs da;
 	int encoding = 0;
 
-	die_udata(die, DW_AT_encoding, &enc);
-	if (die_udata(die, DW_AT_byte_size, &size))
+	da_read(&da, die);
+	da_udata(&da, DA_ENCODING, DW_AT_encoding, &enc);
+	if (da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size))
 		return die_error(e, die, -EINVAL, "base type without DW_AT_byte_size");
 	if (is_float_encoding(enc))
-		return expect_id(e, die, btf__add_float(e->btf, die_name(die), size), id);
+		return expect_id(e, die, btf__add_float(e->btf, da_name(&da), size), id);
 	if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
 		encoding = BTF_INT_SIGNED;
 	else if (enc == DW_ATE_boolean)
 		encoding = BTF_INT_BOOL;
-	/* libbpf wants 1..16 bytes; _BitInt and odd sizes are stored as is */
-	(void)bits;
-	return expect_id(e, die, btf__add_int(e->btf, die_name(die), size, encoding), id);
+	return expect_id(e, die, btf__add_int(e->btf, da_name(&da), size, encoding), id);
 }
 
 static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
@@ -491,11 +590,14 @@ static int emit_modifier(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 static int emit_typedef(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
+	struct die_attrs da;
 	uint32_t target;
-	int err = ref_type_id(e, die, &target);
+	int err;
 
+	da_read(&da, die);
+	err = da_type_id(e, &da, &target);
 	if (!err)
-		err = expect_id(e, die, btf__add_typedef(e->btf, die_name(die), target), id);
+		err = expect_id(e, die, btf__add_typedef(e->btf, da_name(&da), target), id);
 	if (!err)
 		err = add_decl_tags(e, die, id, -1);
 	return err;
@@ -504,20 +606,21 @@ static int emit_typedef(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 /* Number of elements of a subrange; 0 for flexible or variable length. */
 static uint32_t subrange_count(Dwarf_Die *sub)
 {
-	Dwarf_Attribute mem;
 	Dwarf_Sword lower = 0, upper;
+	Dwarf_Attribute *a;
+	struct die_attrs da;
 	Dwarf_Word count;
 
-	if (!die_udata(sub, DW_AT_count, &count))
+	da_read(&da, sub);
+	if (!da_udata(&da, DA_COUNT, DW_AT_count, &count))
 		return count;
-	if (!dwarf_attr(sub, DW_AT_upper_bound, &mem))
+	a = da_get(&da, DA_UPPER_BOUND, DW_AT_upper_bound);
+	if (!a || dwarf_whatform(a) == DW_FORM_exprloc ||
+	    dwarf_whatform(a) == DW_FORM_ref4 || dwarf_formsdata(a, &upper))
 		return 0;
-	if (dwarf_whatform(&mem) == DW_FORM_exprloc ||
-	    dwarf_whatform(&mem) == DW_FORM_ref4 ||
-	    dwarf_formsdata(&mem, &upper))
-		return 0;
-	if (dwarf_attr(sub, DW_AT_lower_bound, &mem))
-		dwarf_formsdata(&mem, &lower);
+	a = da_get(&da, DA_LOWER_BOUND, DW_AT_lower_bound);
+	if (a)
+		dwarf_formsdata(a, &lower);
 	return upper >= lower ? upper - lower + 1 : 0;
 }
 
@@ -554,26 +657,28 @@ static int emit_array(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 }
 
 /* Bit offset of a member within its struct, and its bitfield size. */
-static int member_offset(struct cu_encoder *e, Dwarf_Die *m, uint32_t *bit_off,
-			 uint32_t *bit_size)
+static int member_offset(struct cu_encoder *e, struct die_attrs *da,
+			 uint32_t *bit_off, uint32_t *bit_size)
 {
-	Dwarf_Attribute mem;
+	Dwarf_Die *m = da->die;
+	Dwarf_Attribute *loc, mem;
 	Dwarf_Word v, storage;
 	uint64_t off = 0;
 
 	*bit_size = 0;
-	if (!die_udata(m, DW_AT_bit_size, &v))
+	if (!da_udata(da, DA_BIT_SIZE, DW_AT_bit_size, &v))
 		*bit_size = v;
-	if (!die_udata(m, DW_AT_data_bit_offset, &v)) {
+	if (!da_udata(da, DA_DATA_BIT_OFFSET, DW_AT_data_bit_offset, &v)) {
 		off = v;
 	} else {
-		if (dwarf_attr_integrate(m, DW_AT_data_member_location, &mem)) {
+		loc = da_get(da, DA_MEMBER_LOCATION, DW_AT_data_member_location);
+		if (loc) {
 			Dwarf_Op *ops;
 			size_t nops;
 
-			if (!dwarf_formudata(&mem, &v)) {
+			if (!dwarf_formudata(loc, &v)) {
 				off = v * 8;
-			} else if (!dwarf_getlocation(&mem, &ops, &nops) &&
+			} else if (!dwarf_getlocation(loc, &ops, &nops) &&
 				   nops == 1 && ops[0].atom == DW_OP_plus_uconst) {
 				off = ops[0].number * 8;
 			} else {
@@ -582,8 +687,8 @@ static int member_offset(struct cu_encoder *e, Dwarf_Die *m, uint32_t *bit_off,
 			}
 		}
 		/* DWARF 2-4 bitfields count bits from the storage unit's top */
-		if (*bit_size && !die_udata(m, DW_AT_bit_offset, &v)) {
-			if (die_udata(m, DW_AT_byte_size, &storage)) {
+		if (*bit_size && !da_udata(da, DA_BIT_OFFSET, DW_AT_bit_offset, &v)) {
+			if (da_udata(da, DA_BYTE_SIZE, DW_AT_byte_size, &storage)) {
 				Dwarf_Die type;
 
 				if (!dwarf_attr_integrate(m, DW_AT_type, &mem) ||
@@ -601,25 +706,27 @@ static int member_offset(struct cu_encoder *e, Dwarf_Die *m, uint32_t *bit_off,
 	return 0;
 }
 
-static int emit_fwd(struct cu_encoder *e, Dwarf_Die *die, uint32_t id,
+static int emit_fwd(struct cu_encoder *e, struct die_attrs *da, uint32_t id,
 		    enum btf_fwd_kind kind)
 {
-	return expect_id(e, die, btf__add_fwd(e->btf, die_name(die), kind), id);
+	return expect_id(e, da->die, btf__add_fwd(e->btf, da_name(da), kind), id);
 }
 
 static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
 	bool is_union = dwarf_tag(die) == DW_TAG_union_type;
+	struct die_attrs da, mda;
 	Dwarf_Word size = 0;
 	Dwarf_Die child;
 	int err, member = 0;
 
-	if (die_flag(die, DW_AT_declaration))
-		return emit_fwd(e, die, id, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
-	die_udata(die, DW_AT_byte_size, &size);
+	da_read(&da, die);
+	if (da_flag(&da, DA_DECLARATION, DW_AT_declaration))
+		return emit_fwd(e, &da, id, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
 	err = expect_id(e, die, is_union ?
-			btf__add_union(e->btf, die_name(die), size) :
-			btf__add_struct(e->btf, die_name(die), size), id);
+			btf__add_union(e->btf, da_name(&da), size) :
+			btf__add_struct(e->btf, da_name(&da), size), id);
 	if (err)
 		return err;
 	err = add_decl_tags(e, die, id, -1);
@@ -628,16 +735,18 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	do {
 		uint32_t type, bit_off = 0, bit_size = 0;
 
-		if (dwarf_tag(&child) != DW_TAG_member ||
-		    die_flag(&child, DW_AT_external) ||
-		    die_flag(&child, DW_AT_declaration))
+		if (dwarf_tag(&child) != DW_TAG_member)
 			continue;
-		err = ref_type_id(e, &child, &type);
+		da_read(&mda, &child);
+		if (da_flag(&mda, DA_EXTERNAL, DW_AT_external) ||
+		    da_flag(&mda, DA_DECLARATION, DW_AT_declaration))
+			continue;
+		err = da_type_id(e, &mda, &type);
 		if (!err)
-			err = member_offset(e, &child, &bit_off, &bit_size);
+			err = member_offset(e, &mda, &bit_off, &bit_size);
 		if (err)
 			return err;
-		err = btf__add_field(e->btf, die_name(&child), type, bit_off, bit_size);
+		err = btf__add_field(e->btf, da_name(&mda), type, bit_off, bit_size);
 		if (err)
 			return btf_error(e, &child, err);
 		err = add_decl_tags(e, &child, id, member++);
@@ -648,14 +757,13 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 }
 
 /* Is the enum's underlying type unsigned? (DWARF 3+ names it.) */
-static bool enum_is_unsigned(Dwarf_Die *die)
+static bool enum_is_unsigned(struct die_attrs *da)
 {
-	Dwarf_Attribute mem;
+	Dwarf_Attribute mem, *a = da_get(da, DA_TYPE, DW_AT_type);
 	Dwarf_Die type;
 	Dwarf_Word enc;
 
-	if (!dwarf_attr_integrate(die, DW_AT_type, &mem) ||
-	    !dwarf_formref_die(&mem, &type))
+	if (!a || !dwarf_formref_die(a, &type))
 		return false;
 	while (dwarf_tag(&type) == DW_TAG_typedef ||
 	       dwarf_tag(&type) == DW_TAG_const_type) {
@@ -668,24 +776,24 @@ static bool enum_is_unsigned(Dwarf_Die *die)
 		enc == DW_ATE_boolean);
 }
 
-static int enumerator_value(Dwarf_Die *en, bool is_unsigned, Dwarf_Word size,
-			    int64_t *value)
+static int enumerator_value(struct die_attrs *en, bool is_unsigned,
+			    Dwarf_Word size, int64_t *value)
 {
-	Dwarf_Attribute mem;
+	Dwarf_Attribute *a = da_get(en, DA_CONST_VALUE, DW_AT_const_value);
 	Dwarf_Sword s;
 	Dwarf_Word u;
 	unsigned int form;
 
-	if (!dwarf_attr(en, DW_AT_const_value, &mem))
+	if (!a)
 		return -EINVAL;
-	form = dwarf_whatform(&mem);
+	form = dwarf_whatform(a);
 	if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
-		if (dwarf_formsdata(&mem, &s))
+		if (dwarf_formsdata(a, &s))
 			return -EINVAL;
 		*value = s;
 		return 0;
 	}
-	if (dwarf_formudata(&mem, &u))
+	if (dwarf_formudata(a, &u))
 		return -EINVAL;
 	/* data1/2/4/8 carry no sign: extend by the enum's own signedness */
 	if (!is_unsigned && form != DW_FORM_udata) {
@@ -702,20 +810,24 @@ static int enumerator_value(Dwarf_Die *en, bool is_unsigned, Dwarf_Word size,
 
 static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
-	bool is_unsigned = enum_is_unsigned(die), wide;
+	struct die_attrs da, en;
+	bool is_unsigned, wide;
 	Dwarf_Word size = 4;
 	Dwarf_Die child;
 	int err, got;
 
-	die_udata(die, DW_AT_byte_size, &size);
+	da_read(&da, die);
+	is_unsigned = enum_is_unsigned(&da);
+	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
 	wide = size > 4 && e->features->enum64;
-	if (die_flag(die, DW_AT_declaration) || dwarf_child(die, &child)) {
+	if (da_flag(&da, DA_DECLARATION, DW_AT_declaration) ||
+	    dwarf_child(die, &child)) {
 		/* a declaration: an enum without enumerators (dedup's enum FWD) */
-		got = btf__add_enum(e->btf, die_name(die), size);
+		got = btf__add_enum(e->btf, da_name(&da), size);
 		return expect_id(e, die, got, id);
 	}
-	got = wide ? btf__add_enum64(e->btf, die_name(die), size, !is_unsigned) :
-		     btf__add_enum(e->btf, die_name(die), size);
+	got = wide ? btf__add_enum64(e->btf, da_name(&da), size, !is_unsigned) :
+		     btf__add_enum(e->btf, da_name(&da), size);
 	err = expect_id(e, die, got, id);
 	if (err)
 		return err;
@@ -724,13 +836,14 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 		if (dwarf_tag(&child) != DW_TAG_enumerator)
 			continue;
-		if (enumerator_value(&child, is_unsigned, size, &value))
+		da_read(&en, &child);
+		if (enumerator_value(&en, is_unsigned, size, &value))
 			return die_error(e, &child, -EINVAL,
 					 "enumerator without a constant value");
 		if (wide)
-			err = btf__add_enum64_value(e->btf, die_name(&child), value);
+			err = btf__add_enum64_value(e->btf, da_name(&en), value);
 		else
-			err = btf__add_enum_value(e->btf, die_name(&child),
+			err = btf__add_enum_value(e->btf, da_name(&en),
 				is_unsigned ? (int64_t)(uint32_t)value :
 					      (int64_t)(int32_t)value);
 		if (err)
@@ -741,6 +854,7 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
+	struct die_attrs pda;
 	uint32_t ret, type;
 	Dwarf_Die child;
 	int err;
@@ -753,9 +867,10 @@ static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	do {
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_formal_parameter:
-			err = ref_type_id(e, &child, &type);
+			da_read(&pda, &child);
+			err = da_type_id(e, &pda, &type);
 			if (!err)
-				err = btf__add_func_param(e->btf, die_name(&child), type);
+				err = btf__add_func_param(e->btf, da_name(&pda), type);
 			break;
 		case DW_TAG_unspecified_parameters:
 			err = btf__add_func_param(e->btf, "", 0);

@@ -63,6 +63,7 @@ struct worker {
 	int index;
 	pthread_t thread;
 	struct cu_encoder cu;
+	Dwarf *dwarf;			/* its own handle over the shared Elf */
 	char message[1024];		/* this worker's first error message */
 	uint32_t cus, cus_skipped, chunks;
 	uint64_t types_chunked;		/* types in its chunks after their dedup */
@@ -228,42 +229,33 @@ static void *worker_main(void *arg)
 	struct encoder *enc = w->enc;
 	struct bc_log log = { .fn = worker_log, .ctx = w };
 	double cpu0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
-	struct dwarf_handle h;
-	int err;
+	int err = 0;
 
 	w->cu.log = &log;
-	err = open_dwarf(enc->path, &h, &log);
 	while (!err && !atomic_load(&enc->first_error)) {
 		unsigned int pos = atomic_fetch_add(&enc->cursor, 1);
 
 		if (pos >= enc->nr_chunks)
 			break;
-		err = encode_chunk(w, h.dwarf, enc->take_order[pos]);
+		err = encode_chunk(w, w->dwarf, enc->take_order[pos]);
 	}
 	if (err)
 		set_first_error(w, err);
-	close_dwarf(&h);
 	w->cu.log = NULL;
 	w->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	return NULL;
 }
 
 /* Lists the compile units; type units and partial units are reached by reference. */
-static int list_cus(struct encoder *enc)
+static int list_cus(struct encoder *enc, Dwarf *dwarf)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
 	uint8_t unit_type;
 	Dwarf_Die cu_die;
 	uint32_t cap = 0;
-	struct dwarf_handle h;
-	Dwarf *dwarf;
-	int err, ret;
+	int err = 0, ret;
 
-	err = open_dwarf(enc->path, &h, enc->log);
-	if (err)
-		return err;
-	dwarf = h.dwarf;
 	while ((ret = dwarf_get_units(dwarf, cu, &next, &version, &unit_type,
 				      &cu_die, NULL)) == 0) {
 		cu = next;
@@ -274,10 +266,8 @@ static int list_cus(struct encoder *enc)
 
 			cap = cap ? cap * 2 : 1024;
 			grown = realloc(enc->cu_offs, cap * sizeof(*grown));
-			if (!grown) {
-				err = -ENOMEM;
-				goto out;
-			}
+			if (!grown)
+				return -ENOMEM;
 			enc->cu_offs = grown;
 		}
 		enc->cu_offs[enc->nr_cus++] = dwarf_dieoffset(&cu_die);
@@ -289,8 +279,6 @@ static int list_cus(struct encoder *enc)
 	else if (!enc->nr_cus)
 		err = bc_log_error(enc->log, -ENODATA,
 			"%s: DWARF has no compile units", enc->path);
-out:
-	close_dwarf(&h);
 	return err;
 }
 
@@ -332,6 +320,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	unsigned int jobs = opts->jobs ? opts->jobs : 1, i, started = 0;
 	struct worker *workers = NULL;
 	struct btf *merged = NULL;
+	struct dwarf_handle h = { 0 };
 	double t0, cpu0;
 	int err;
 
@@ -344,7 +333,9 @@ int encode_file(const char *path, const struct encode_opts *opts,
 
 	t0 = now_sec(CLOCK_MONOTONIC);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
-	err = list_cus(&enc);
+	err = open_dwarf(path, &h, log);
+	if (!err)
+		err = list_cus(&enc, h.dwarf);
 	if (!err)
 		err = plan_chunks(&enc);
 	if (err)
@@ -362,6 +353,21 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		err = cu_encoder_init(&workers[i].cu, path, &opts->features, NULL);
 		if (err)
 			goto join;
+		/*
+		 * One Dwarf per worker, all over the one Elf (one mapping of the
+		 * file, relocated once for ET_REL). dwarf_begin_elf reads and
+		 * decompresses sections through libelf, which is not
+		 * thread-safe: it runs here, before any worker starts; the
+		 * walks afterwards only read the section data.
+		 */
+		workers[i].dwarf = i ? dwarf_begin_elf(dwarf_getelf(h.dwarf),
+						       DWARF_C_READ, NULL) : h.dwarf;
+		if (!workers[i].dwarf) {
+			err = bc_log_error(log, -ENOMEM,
+				"%s: cannot open DWARF for worker %u: %s",
+				path, i, dwarf_errmsg(-1));
+			goto join;
+		}
 	}
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
@@ -432,8 +438,12 @@ out:
 	btf__free(merged);
 	for (i = 0; enc.results && i < enc.nr_chunks; i++)
 		btf__free(enc.results[i]);
-	for (i = 0; workers && i < jobs; i++)
+	for (i = 0; workers && i < jobs; i++) {
 		cu_encoder_deinit(&workers[i].cu);
+		if (i && workers[i].dwarf)
+			dwarf_end(workers[i].dwarf);
+	}
+	close_dwarf(&h);
 	free(workers);
 	free(enc.results);
 	free(enc.cu_offs);
