@@ -25,12 +25,15 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <dwarf.h>
@@ -53,6 +56,7 @@ struct encoder {
 	uint32_t nr_chunks;
 	uint32_t *take_order;		/* [nr_chunks] chunk numbers */
 	struct btf **results;		/* [nr_chunks] deduplicated chunk BTFs */
+	const struct dwarf_handle *h;	/* the file, for drop_range() */
 	atomic_uint cursor;		/* next position in take_order */
 	atomic_int first_error;		/* 0, or the error that stops everyone */
 	atomic_int error_owner;		/* worker whose message is kept, or -1 */
@@ -117,9 +121,96 @@ static void set_first_error(struct worker *w, int err)
  * reference in a module's DWARF reads as offset 0.
  */
 struct dwarf_handle {
-	Dwfl *dwfl;
+	Dwfl *dwfl;			/* ET_REL, or DWARF found elsewhere */
 	Dwarf *dwarf;
+	Elf *elf;			/* our own mapping's Elf, else NULL */
+	void *map;			/* the file, mapped privately */
+	size_t map_size;
+	const char *info;		/* .debug_info inside map, or NULL */
+	size_t info_size;
 };
+
+/*
+ * Executables and shared objects with their DWARF inside (a vmlinux): map
+ * the file ourselves and hand libelf the memory. Then we know .debug_info
+ * lies in our mapping, unmodified (nothing is relocated), and a finished
+ * chunk's part of it can be dropped from the resident set (drop_range()).
+ * Returns 1 when this does not apply and libdwfl should open the file.
+ */
+static int open_mapped(int fd, struct dwarf_handle *h)
+{
+	GElf_Ehdr ehdr;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	struct stat st;
+
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		return 1;
+	h->map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		      fd, 0);
+	if (h->map == MAP_FAILED) {
+		h->map = NULL;
+		return 1;
+	}
+	h->map_size = st.st_size;
+	h->elf = elf_memory(h->map, h->map_size);
+	if (!h->elf || elf_kind(h->elf) != ELF_K_ELF || !gelf_getehdr(h->elf, &ehdr) ||
+	    (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) ||
+	    elf_getshdrstrndx(h->elf, &shstrndx))
+		return 1;
+	h->dwarf = dwarf_begin_elf(h->elf, DWARF_C_READ, NULL);
+	if (!h->dwarf)
+		return 1;
+	while ((scn = elf_nextscn(h->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(h->elf, shstrndx, shdr.sh_name);
+		if (!name || strcmp(name, ".debug_info") ||
+		    (shdr.sh_flags & SHF_COMPRESSED))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && (const char *)data->d_buf >= (const char *)h->map &&
+		    (const char *)data->d_buf + data->d_size <=
+		    (const char *)h->map + h->map_size) {
+			h->info = data->d_buf;
+			h->info_size = data->d_size;
+		}
+	}
+	return 0;
+}
+
+static void drop_mapped(struct dwarf_handle *h)
+{
+	if (h->dwarf)
+		dwarf_end(h->dwarf);
+	if (h->elf)
+		elf_end(h->elf);
+	if (h->map)
+		munmap(h->map, h->map_size);
+	memset(h, 0, sizeof(*h));
+}
+
+/*
+ * Drops [lo, hi) of .debug_info (offsets; rounded inwards to pages) from
+ * the resident set. The pages are clean file pages: if anything reads
+ * them again they come back from the page cache.
+ */
+static void drop_range(const struct dwarf_handle *h, size_t lo, size_t hi)
+{
+	uintptr_t page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)h->info + lo, b = (uintptr_t)h->info + hi;
+
+	if (!h->info || hi > h->info_size || lo >= hi)
+		return;
+	a = (a + page - 1) & ~(page - 1);
+	b &= ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
 
 static int open_dwarf(const char *path, struct dwarf_handle *h,
 		      const struct bc_log *log)
@@ -132,11 +223,16 @@ static int open_dwarf(const char *path, struct dwarf_handle *h,
 	Dwarf_Addr bias;
 	int fd;
 
-	h->dwarf = NULL;
+	memset(h, 0, sizeof(*h));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
 				    strerror(errno));
+	if (!open_mapped(fd, h)) {
+		close(fd);	/* the mapping stays */
+		return 0;
+	}
+	drop_mapped(h);
 	h->dwfl = dwfl_begin(&callbacks);
 	if (!h->dwfl) {
 		close(fd);
@@ -167,10 +263,12 @@ static int open_dwarf(const char *path, struct dwarf_handle *h,
 
 static void close_dwarf(struct dwarf_handle *h)
 {
-	if (h->dwfl)
+	if (h->dwfl) {
 		dwfl_end(h->dwfl);
-	h->dwfl = NULL;
-	h->dwarf = NULL;
+		memset(h, 0, sizeof(*h));
+		return;
+	}
+	drop_mapped(h);
 }
 
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
@@ -217,6 +315,9 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		btf__free(btf);
 		return err;
 	}
+	/* the chunk's units are done: let the kernel have their pages back */
+	drop_range(enc->h, enc->cu_offs[first],
+		   end < enc->nr_cus ? enc->cu_offs[end] - 64 : enc->h->info_size);
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
 	enc->results[k] = btf;
@@ -334,6 +435,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	t0 = now_sec(CLOCK_MONOTONIC);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
 	err = open_dwarf(path, &h, log);
+	enc.h = &h;
 	if (!err)
 		err = list_cus(&enc, h.dwarf);
 	if (!err)
