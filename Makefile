@@ -2,7 +2,8 @@
 #
 #   make            build build/btfcanon
 #   make check      build and run every test (unit, property, real inputs)
-#   make asan       the tests under AddressSanitizer + UBSan
+#   make asan       the tests under AddressSanitizer + UBSan (build-asan/)
+#   make tsan       the tests and tools under ThreadSanitizer (build-tsan/)
 #   make install    install into $(DESTDIR)$(PREFIX)
 
 PREFIX   ?= /usr/local
@@ -12,10 +13,14 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
+# CFLAGS is the user's (optimization, sanitizers; may be set on the command
+# line); BC_CFLAGS holds what the code needs to build at all and is always
+# applied on top of it.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
             $(shell pkg-config --cflags $(PKGS))
+ALL_CFLAGS = $(BC_CFLAGS) $(CFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
@@ -26,24 +31,28 @@ TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-all: $(BUILD)/btfcanon
+all: $(BUILD)/btfcanon $(BUILD)/dwarf-walk
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%.o: tests/%.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libbtfcanon.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(BUILD)/libbtfcanon.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The baseline the encoder is measured against: a bare libdw walk.
+$(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # CK_DEFAULT_TIMEOUT: the real-kernel cases sort 127k-type graphs many times.
 check: $(BUILD)/btfcanon $(BUILD)/btfcanon-tests
@@ -51,14 +60,27 @@ check: $(BUILD)/btfcanon $(BUILD)/btfcanon-tests
 		$(BUILD)/btfcanon-tests
 	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
 
-asan:
-	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" check
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
-install: $(BUILD)/btfcanon
+# Any sanitizer report fails the run: UBSan does not recover.
+asan:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(MAKE) BUILD=build-asan \
+		CFLAGS="$(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all" \
+		check
+
+# Builds only; the encoder's threads are what it is for:
+#   build-tsan/btfcanon encode -j2 VMLINUX -o /dev/null
+tsan:
+	$(MAKE) BUILD=build-tsan CFLAGS="$(SAN_CFLAGS) -fsanitize=thread" \
+		build-tsan/btfcanon build-tsan/btfcanon-tests build-tsan/dwarf-walk
+
+install: $(BUILD)/btfcanon $(BUILD)/dwarf-walk
 	install -D -m 0755 $(BUILD)/btfcanon $(DESTDIR)$(PREFIX)/bin/btfcanon
 	install -D -m 0644 tools/btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon.1
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
-.PHONY: all check asan install clean
+.PHONY: all check asan tsan install clean
