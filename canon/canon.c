@@ -76,6 +76,9 @@ struct canon {
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
+	uint32_t *local_order;	/* [n] all local indices by local key */
+	uint32_t *local_class;	/* [n] class start of each local_order slot */
+	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
 	uint32_t *next_rank;	/* [n] ranks being computed this round */
 	uint32_t *class_end;	/* [n] at a class start: one past its end */
@@ -249,24 +252,60 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 	}
 }
 
-/* Step 1: one class spanning everything, split by local key. */
+/* Closes the class order[start, end) built by rank_by_local_key(). */
+static void close_class(struct canon *c, uint32_t start, uint32_t end)
+{
+	c->class_end[start] = end;
+	if (end - start > 1)
+		c->work[c->nr_work++] = start;
+}
+
+/*
+ * Step 1: one class spanning everything, split by local key. Local keys
+ * never change, so the sort runs once and its order is kept: a partition
+ * after FWDs were resolved drops them from the kept order in linear time
+ * instead of sorting again.
+ */
 static void rank_by_local_key(struct canon *c)
 {
-	uint32_t i;
+	uint32_t p, live = 0, start = 0, prev_class = UINT32_MAX;
 
-	uint32_t live = 0;
-
-	for (i = 0; i < c->n; i++) {
-		c->rank[i] = 0;
-		if (!c->alias || !c->alias[i])
-			c->order[live++] = i;
-	}
-	c->n_live = live;
 	memset(c->moved, 0, c->n);
-	begin_update(c);
-	if (c->n_live)
-		split_class(c, 0, c->n_live, cmp_local_key, c);
-	end_update(c);
+	if (!c->local_sorted) {
+		for (p = 0; p < c->n; p++) {
+			c->rank[p] = 0;
+			c->order[p] = p;
+		}
+		c->n_live = c->n;
+		begin_update(c);
+		if (c->n)
+			split_class(c, 0, c->n, cmp_local_key, c);
+		end_update(c);
+		memcpy(c->local_order, c->order, c->n * sizeof(*c->order));
+		for (p = 0; p < c->n; p++)
+			c->local_class[p] = c->rank[c->order[p]];
+		c->local_sorted = true;
+		return;
+	}
+
+	c->nr_work = 0;
+	for (p = 0; p < c->n; p++) {
+		uint32_t idx = c->local_order[p];
+
+		if (c->alias && c->alias[idx])
+			continue;
+		if (c->local_class[p] != prev_class) {
+			if (live)
+				close_class(c, start, live);
+			start = live;
+			prev_class = c->local_class[p];
+		}
+		c->order[live++] = idx;
+		c->rank[idx] = start;
+	}
+	if (live)
+		close_class(c, start, live);
+	c->n_live = live;
 }
 
 /*
@@ -456,7 +495,7 @@ out:
 }
 
 /*
- * Forward declarations, resolved once from the whole graph.
+ * Forward declarations, resolved from the whole graph to a fixpoint.
  *
  * A FWD 'struct b' (or an enum with no enumerators) stands for the complete
  * type of that name when there is exactly one: one class of STRUCT named b
@@ -465,6 +504,27 @@ out:
  * more different b's it stays a FWD. This is the rule libbpf applies in
  * btf__dedup since 1.2, made here from canonical classes so the outcome
  * cannot depend on the order types arrived in.
+ *
+ * One pass is not enough: resolving a FWD can merge classes, and a merge
+ * can make another name unique. Example:
+ *
+ *	[1] struct a { [3] *p; }  [3] PTR -> [5] FWD struct b
+ *	[2] struct a { [4] *p; }  [4] PTR -> [6] struct b { int x; }
+ *	[7] FWD struct a
+ *
+ * Pass 1: b is unique, so [5] -> [6]; 'struct a' has two classes, {1}
+ * and {2}, so [7] stays. The partition is redone: [3] and [4] now agree,
+ * then [1] and [2]. Pass 2: 'struct a' is unique, so [7] -> [1]. Pass 3
+ * resolves nothing and the loop ends. Resolution only ever makes classes
+ * coarser (FWDs of one class resolve to one target), so a resolved FWD
+ * stays resolved and each pass that continues resolves at least one more:
+ * the loop ends, and sort(sort(x)) == sort(x) holds.
+ *
+ * Cost: a pass is a sort of the named complete types (O(m log m) for m of
+ * them) plus a lookup per FWD; a pass that resolves something is followed
+ * by a partition, which reuses the local-key order of the first and only
+ * redoes the refinement. On vmlinux-sized graphs a second resolving pass
+ * is rare and a third rarer still (canon_stats.fwd_rounds).
  */
 enum fwd_family { FWD_STRUCT, FWD_UNION, FWD_ENUM, NOT_FWD };
 
@@ -538,9 +598,11 @@ static int add_candidate(struct fwd_candidate **cand, uint32_t *nr,
 }
 
 /*
- * Finds the FWDs to resolve under the current (final) ranks; fills
- * c->alias and a rewritten copy of the references. Returns the number of
- * FWDs resolved, or a negative errno.
+ * One resolution pass under the current (final) ranks: finds the FWDs not
+ * yet resolved that now can be, records them in c->alias and, when there
+ * are any, makes *refs_out a copy of the references with every resolved
+ * FWD replaced. Returns the number of FWDs newly resolved, or a negative
+ * errno.
  */
 static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 {
@@ -574,7 +636,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		struct fwd_candidate *hit;
 
-		c->alias[idx] = 0;
+		if (c->alias[idx])
+			continue;	/* resolved by an earlier pass */
 		key.family = fwd_family(t);
 		if (key.family == NOT_FWD || !t->name_off)
 			continue;
@@ -607,6 +670,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 		c->alias[idx] = hit->id;
 		resolved++;
 	}
+	if (!resolved)
+		goto out;
 	refs = malloc((btf->ref_start[c->n] ? btf->ref_start[c->n] : 1) *
 		      sizeof(*refs));
 	if (!refs) {
@@ -641,9 +706,38 @@ static int partition(struct canon *c)
 	return splits < 0 ? (int)splits : 0;
 }
 
+/*
+ * Resolves FWDs (see above) and re-partitions, pass after pass, until a
+ * pass resolves nothing. Returns 0 or a negative errno.
+ */
+static int resolve_fwds_to_fixpoint(struct canon *c)
+{
+	for (;;) {
+		double t0 = now_sec();
+		uint32_t *refs = NULL;
+		int64_t resolved = resolve_fwds(c, &refs);
+		int err;
+
+		c->stats->fwd_sec += now_sec() - t0;
+		if (resolved <= 0)
+			return resolved;
+		c->stats->fwds_resolved += resolved;
+		c->stats->fwd_rounds++;
+		if (c->refs != c->btf->refs)
+			free((void *)c->refs);
+		c->refs = refs;
+		/* references changed: classes may now merge, so start over */
+		err = partition(c);
+		if (err)
+			return err;
+	}
+}
+
 static void canon_deinit(struct canon *c)
 {
 	free(c->alias);
+	free(c->local_order);
+	free(c->local_class);
 	if (c->refs != c->btf->refs)
 		free((void *)c->refs);
 	free(c->order);
@@ -686,6 +780,8 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 			"%s: split BTF over a split base is not supported",
 			in->path);
 	c.order = malloc(n1 * sizeof(uint32_t));
+	c.local_order = malloc(n1 * sizeof(uint32_t));
+	c.local_class = malloc(n1 * sizeof(uint32_t));
 	c.rank = malloc(n1 * sizeof(uint32_t));
 	c.next_rank = malloc(n1 * sizeof(uint32_t));
 	c.class_end = malloc(n1 * sizeof(uint32_t));
@@ -693,7 +789,7 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	c.next_moved = malloc(n1);
 	c.work = malloc(n1 * sizeof(uint32_t));
 	c.next_work = malloc(n1 * sizeof(uint32_t));
-	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
+	if (!c.order || !c.local_order || !c.local_class || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
 	    !c.next_moved || !c.work || !c.next_work) {
 		err = -ENOMEM;
 		goto out;
@@ -702,20 +798,8 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 
 	err = partition(&c);
 	if (!err && opts->resolve_fwds) {
-		uint32_t *refs = NULL;
-		int64_t resolved;
-
 		c.alias = calloc(n1, sizeof(*c.alias));
-		resolved = c.alias ? resolve_fwds(&c, &refs) : -ENOMEM;
-		if (resolved < 0) {
-			err = resolved;
-			goto out;
-		}
-		res->stats.fwds_resolved = resolved;
-		c.refs = refs;
-		/* references changed: classes may now merge, so start over */
-		if (resolved)
-			err = partition(&c);
+		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;
 	}
 	if (err)
 		goto out;

@@ -32,8 +32,10 @@ struct canon_stats {
 	uint32_t refine_rounds;		/* rounds of reference refinement */
 	uint32_t identity_splits;	/* VAR classes split by their DATASEC */
 	uint32_t fwds_resolved;		/* FWDs replaced by their complete type */
+	uint32_t fwd_rounds;		/* resolution passes that resolved some */
 	double rank_sec;		/* initial sort by local key */
 	double refine_sec;		/* refinement to the fixpoint */
+	double fwd_sec;			/* FWD resolution passes (not refine) */
 	double rebuild_sec;		/* id remap, strings, layout */
 };
 

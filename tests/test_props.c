@@ -37,7 +37,8 @@
  *   content	id_map is a functional bisimulation onto the output
  *   var_identity	planted equal VARs stay distinct
  *   split	the same over a random base, base ids untouched
- *   resolve_fwds	permute invariance with FWD resolution on (encode's mode)
+ *   resolve_fwds	with FWD resolution on (encode's mode): permute
+ *		invariance, idempotence, and a chain needing three passes
  *   libbpf	btf__new()/btf__parse_raw_split() accept every output
  *   kernel	BPF_BTF_LOAD accepts inputs and outputs, FWDs resolved or
  *		not (skips with a message where the syscall is not allowed)
@@ -1516,6 +1517,120 @@ START_TEST(test_resolve_fwds)
 }
 END_TEST
 
+/*
+ * FWD resolution reaches its fixpoint: resolving one FWD merges structs,
+ * which makes the next name unique, three times in a row. A single pass
+ * (the old code) resolves only 'struct b' and leaves two 'struct c's and
+ * FWDs of a and c behind, so canonicalizing its output again changes it.
+ */
+static struct blob fwd_chain_blob(void)
+{
+	struct btf *b = btf__new_empty();
+	struct blob raw;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 1);
+	ck_assert_int_eq(btf__add_struct(b, "b", 4), 2);	/* [2] struct b { */
+	ck_assert_int_eq(btf__add_field(b, "x", 1, 0, 0), 0);	/*	int x; } */
+	ck_assert_int_eq(btf__add_fwd(b, "b", BTF_FWD_STRUCT), 3); /* [3] struct b; */
+	ck_assert_int_eq(btf__add_ptr(b, 3), 4);		/* [4] declared b * */
+	ck_assert_int_eq(btf__add_ptr(b, 2), 5);		/* [5] complete b * */
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 6);	/* [6] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 4, 0, 0), 0);	/*	[4] p; } */
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 7);	/* [7] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 5, 0, 0), 0);	/*	[5] p; } */
+	ck_assert_int_eq(btf__add_fwd(b, "a", BTF_FWD_STRUCT), 8); /* [8] struct a; */
+	ck_assert_int_eq(btf__add_ptr(b, 8), 9);		/* [9] declared a * */
+	ck_assert_int_eq(btf__add_ptr(b, 7), 10);		/* [10] complete a * */
+	ck_assert_int_eq(btf__add_struct(b, "c", 8), 11);	/* [11] struct c { */
+	ck_assert_int_eq(btf__add_field(b, "p", 9, 0, 0), 0);	/*	[9] p; } */
+	ck_assert_int_eq(btf__add_struct(b, "c", 8), 12);	/* [12] struct c { */
+	ck_assert_int_eq(btf__add_field(b, "p", 10, 0, 0), 0);	/*	[10] p; } */
+	ck_assert_int_eq(btf__add_fwd(b, "c", BTF_FWD_STRUCT), 13); /* [13] struct c; */
+	ck_assert_int_eq(btf__add_ptr(b, 13), 14);		/* [14] declared c * */
+	ck_assert_int_eq(btf__add_struct(b, "user", 8), 15);	/* [15] struct user { */
+	ck_assert_int_eq(btf__add_field(b, "p", 14, 0, 0), 0);	/*	[14] p; } */
+	raw = blob_from_libbpf(b);
+	btf__free(b);
+	return raw;
+}
+
+START_TEST(test_resolve_fwds_rounds)
+{
+	static const struct bc_log log = { .fn = log_to_stderr };
+	struct canon_opts opts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
+	struct blob raw = fwd_chain_blob(), out, again;
+	struct bc_btf *btf = parse_or_fail(&raw, NULL);
+	struct canon_result res;
+	char *text;
+
+	ck_assert_int_eq(canon_run(btf, &opts, &res, &log), 0);
+	/* b, then a, then c: one resolving pass each */
+	ck_assert_uint_eq(res.stats.fwds_resolved, 3);
+	ck_assert_uint_eq(res.stats.fwd_rounds, 3);
+	ck_assert_uint_eq(res.stats.types_out, 8);
+	out.data = res.raw;
+	out.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	bc_btf_free(btf);
+
+	text = listing_blob(&out, NULL);
+	ck_assert_str_eq(text,
+		"[1] INT 'int' vlen=0 kflag=0 4 16777248\n"
+		"[2] PTR '' vlen=0 kflag=0 ->5\n"
+		"[3] PTR '' vlen=0 kflag=0 ->6\n"
+		"[4] PTR '' vlen=0 kflag=0 ->7\n"
+		"[5] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->3 0\n"
+		"[6] STRUCT 'b' vlen=1 kflag=0 4\n"
+		"\t'x' ->1 0\n"
+		"[7] STRUCT 'c' vlen=1 kflag=0 8\n"
+		"\t'p' ->2 0\n"
+		"[8] STRUCT 'user' vlen=1 kflag=0 8\n"
+		"\t'p' ->4 0\n");
+	free(text);
+
+	again = canon_blob_resolving(&out, BC_ORDER_KIND);
+	ck_assert_msg(blob_eq(&again, &out),
+		      "canon(canon(x)) != canon(x) with FWD resolution");
+	blob_free(&again);
+	for (unsigned int p = 0; p < NR_PERMS; p++) {
+		struct blob perm = permute_blob(&raw, NULL, 100 + p);
+		struct blob got = canon_blob_resolving(&perm, BC_ORDER_KIND);
+
+		ck_assert_msg(blob_eq(&got, &out),
+			      "permutation %u changes the resolved output", p);
+		blob_free(&perm);
+		blob_free(&got);
+	}
+	blob_free(&out);
+	blob_free(&raw);
+}
+END_TEST
+
+/*
+ * Idempotence with FWD resolution on, on random graphs: one more run on
+ * the output resolves nothing new and changes nothing.
+ */
+START_TEST(test_resolve_fwds_idempotent)
+{
+	struct graph gr;
+
+	graph_make(&gr, case_seed(10, _i), 40, 320);
+	for (size_t o = 0; o < ARRAY_LEN(orders); o++) {
+		struct blob once = canon_blob_resolving(&gr.raw, orders[o]);
+		struct blob twice = canon_blob_resolving(&once, orders[o]);
+
+		assert_same_btf(&twice, &once, NULL, "resolve_fwds idempotent",
+				gr.seed, orders[o]);
+		blob_free(&once);
+		blob_free(&twice);
+	}
+	graph_free(&gr);
+}
+END_TEST
+
 /* Property 7a: libbpf accepts every output. */
 START_TEST(test_libbpf)
 {
@@ -1632,6 +1747,8 @@ Suite *props_suite(void)
 
 	tc = props_tcase("resolve_fwds");
 	tcase_add_loop_test(tc, test_resolve_fwds, 0, NR_GRAPHS);
+	tcase_add_test(tc, test_resolve_fwds_rounds);
+	tcase_add_loop_test(tc, test_resolve_fwds_idempotent, 0, NR_GRAPHS);
 	suite_add_tcase(s, tc);
 
 	tc = props_tcase("kernel");

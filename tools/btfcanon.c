@@ -397,11 +397,11 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (args.stats) {
 		fprintf(stderr,
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
-			"  types: %llu encoded, %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved, %u merged)\n"
+			"  types: %llu encoded, %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
 			"  load+encode        %8.3f s wall, %.3f s CPU\n"
 			"  merge              %8.3f s\n"
 			"  dedup              %8.3f s\n"
-			"  canon              %8.3f s (rank %.3f, refine %.3f, rebuild %.3f)\n"
+			"  canon              %8.3f s (rank %.3f, refine %.3f, fwd %.3f, rebuild %.3f)\n"
 			"  write              %8.3f s\n"
 			"  total              %8.3f s wall, %.3f s CPU, peak RSS %ld MB\n",
 			args.input, es.cus, es.cus_skipped,
@@ -409,10 +409,12 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			(unsigned long long)es.types_encoded,
 			(unsigned long long)es.types_chunked, es.chunks,
 			es.types_deduped, res.stats.types_out,
-			res.stats.fwds_resolved, res.stats.merged,
+			res.stats.fwds_resolved, res.stats.fwd_rounds,
+			res.stats.merged,
 			es.encode_sec, es.encode_cpu_sec, es.merge_sec,
 			es.dedup_sec, t_canon - t_canon0, res.stats.rank_sec,
-			res.stats.refine_sec, res.stats.rebuild_sec,
+			res.stats.refine_sec, res.stats.fwd_sec,
+			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
 			peak_rss_kb() / 1024);
 	}
