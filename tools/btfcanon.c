@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 
 #include "../canon/canon.h"
+#include "../diff/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
@@ -71,6 +72,12 @@ static void usage(FILE *out)
 "  encode [-j N] [-o OUTPUT] [--format raw|elf] [--features LIST] INPUT\n"
 "      Encode the DWARF of INPUT (vmlinux, a module, any ELF with -g) as\n"
 "      canonical BTF, in parallel; the bytes do not depend on -j.\n"
+"  dump [-f c|raw|json] [--base FILE] [-o OUTPUT] [--check HEADER] INPUT\n"
+"      Print INPUT as a C header ordered for stable diffs (-f c), or list\n"
+"      its types in canonical order (raw, json); see btfcanon dump --help.\n"
+"  diff [--json|--stat] [--base FILE] OLD NEW\n"
+"      Semantic diff of two BTFs: types, members, enumerators, functions,\n"
+"      variables. Exit 0 equal, 1 different, 2 error, like diff(1).\n"
 "\n"
 "Options of sort:\n"
 "  --order=kind    kind, vlen, name, members, then references (default)\n"
@@ -248,7 +255,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			     const struct bc_log *log)
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
-	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK };
+	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
@@ -259,6 +266,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "shuffle-cus", required_argument, NULL, OPT_SHUFFLE },
 		{ "chunk-cus", required_argument, NULL, OPT_CHUNK },
+		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -320,6 +328,9 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 					optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_NO_CACHE:
+			args->encode.no_type_cache = true;
 			break;
 		case OPT_ORDER:
 			if (bc_order_parse(optarg, &args->canon.order)) {
@@ -397,7 +408,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (args.stats) {
 		fprintf(stderr,
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
-			"  types: %llu encoded, %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
+			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
 			"  load+encode        %8.3f s wall, %.3f s CPU\n"
 			"  merge              %8.3f s\n"
 			"  dedup              %8.3f s\n"
@@ -407,6 +418,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			args.input, es.cus, es.cus_skipped,
 			(unsigned long long)es.dies, args.encode.jobs,
 			(unsigned long long)es.types_encoded,
+			(unsigned long long)es.cache_hits,
 			(unsigned long long)es.types_chunked, es.chunks,
 			es.types_deduped, res.stats.types_out,
 			res.stats.fwds_resolved, res.stats.fwd_rounds,
@@ -447,6 +459,10 @@ int main(int argc, char **argv)
 		return cmd_sort(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "encode"))
 		return cmd_encode(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "dump"))
+		return bc_cmd_dump(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "diff"))
+		return bc_cmd_diff(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",
 		argv[1]);
 	return 2;

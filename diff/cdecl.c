@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * C declarators from BTF.
+ *
+ * A C declaration reads inside out: in "int (*fn[2])(char)" the name sits
+ * in the middle, the array and call suffixes on its right, the pointer and
+ * the base type on its left. So a declaration is printed in two walks of
+ * the same type chain, from the declared object towards the base type:
+ * prefix() writes what goes left of the name (base type first, since it
+ * recurses before writing), suffix() what goes right. A pointer to an
+ * array or to a function needs parentheses around its "*", so that
+ * "(*" / ")" pair is what PTR contributes in that case.
+ *
+ * Qualifiers follow C: "const int x" for a qualified base type, and
+ * "char *const p" for a qualified pointer.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "../canon/btf_kinds.h"
+#include "cdecl.h"
+
+#define MAX_EXPAND_DEPTH 32
+
+const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id)
+{
+	const struct btf_type *t;
+
+	for (;;) {
+		t = bc_btf_type(btf, *id);
+		if (!t)
+			return NULL;
+		switch (bc_type_kind(t)) {
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			*id = t->type;
+			break;
+		default:
+			return t;
+		}
+	}
+}
+
+const char *bc_tag_keyword(const struct btf_type *t)
+{
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_STRUCT:
+		return "struct";
+	case BTF_KIND_UNION:
+		return "union";
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return "enum";
+	case BTF_KIND_FWD:
+		return bc_info_kflag(t->info) ? "union" : "struct";
+	default:
+		return NULL;
+	}
+}
+
+static bool last_char_is(const struct bc_text *out, const char *set)
+{
+	return out->len && strchr(set, out->buf[out->len - 1]);
+}
+
+/* Appends s after a space, unless the text ends where no space belongs. */
+static void spaced(struct bc_text *out, const char *s)
+{
+	if (out->len && !last_char_is(out, " *("))
+		bc_text_add(out, " ", 1);
+	bc_text_puts(out, s);
+}
+
+static bool needs_parens(const struct bc_btf *btf, uint32_t pointee)
+{
+	const struct btf_type *t = bc_skip_mods(btf, &pointee);
+	uint32_t kind = t ? bc_type_kind(t) : 0;
+
+	return kind == BTF_KIND_ARRAY || kind == BTF_KIND_FUNC_PROTO;
+}
+
+static void base_name(struct bc_cdecl *c, const struct btf_type *t,
+		      struct bc_text *out)
+{
+	const char *keyword = bc_tag_keyword(t);
+	const char *name = bc_btf_str(c->btf, t->name_off);
+
+	if (!keyword) {
+		spaced(out, name);
+		return;
+	}
+	spaced(out, keyword);
+	if (*name) {
+		bc_text_printf(out, " %s", name);
+	} else if (c->expand && bc_type_kind(t) != BTF_KIND_FWD &&
+		   c->depth < MAX_EXPAND_DEPTH) {
+		bc_text_add(out, " ", 1);
+		bc_cdecl_body(c, t, out);
+	} else {
+		bc_text_puts(out, " {...}");
+	}
+}
+
+static void qualifier_name(const struct bc_cdecl *c, const struct btf_type *t,
+			   struct bc_text *out)
+{
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_CONST:
+		spaced(out, "const");
+		break;
+	case BTF_KIND_VOLATILE:
+		spaced(out, "volatile");
+		break;
+	case BTF_KIND_RESTRICT:
+		spaced(out, "restrict");
+		break;
+	default:
+		spaced(out, "__tag(");
+		bc_text_puts(out, bc_btf_str(c->btf, t->name_off));
+		bc_text_puts(out, ")");
+	}
+}
+
+static void prefix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
+{
+	const struct btf_type *t = bc_btf_type(c->btf, id);
+	uint32_t target;
+
+	if (!t) {
+		spaced(out, "void");
+		return;
+	}
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_PTR:
+		prefix(c, t->type, out);
+		spaced(out, needs_parens(c->btf, t->type) ? "(*" : "*");
+		break;
+	case BTF_KIND_ARRAY:
+		prefix(c, ((const struct btf_array *)(t + 1))->type, out);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		prefix(c, t->type, out);
+		break;
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		target = t->type;
+		bc_skip_mods(c->btf, &target);
+		if (bc_btf_type(c->btf, target) &&
+		    bc_type_kind(bc_btf_type(c->btf, target)) == BTF_KIND_PTR) {
+			/* a qualified pointer: "char *const" */
+			prefix(c, t->type, out);
+			qualifier_name(c, t, out);
+		} else {
+			qualifier_name(c, t, out);
+			prefix(c, t->type, out);
+		}
+		break;
+	default:
+		base_name(c, t, out);
+	}
+}
+
+static void params(struct bc_cdecl *c, const struct btf_type *proto,
+		   bool with_names, struct bc_text *out)
+{
+	const struct btf_param *p = (const void *)(proto + 1);
+	uint32_t i, vlen = bc_type_vlen(proto);
+
+	bc_text_add(out, "(", 1);
+	if (!vlen)
+		bc_text_puts(out, "void");
+	for (i = 0; i < vlen; i++, p++) {
+		if (i)
+			bc_text_puts(out, ", ");
+		if (i == vlen - 1 && !p->type)
+			bc_text_puts(out, "...");
+		else
+			bc_cdecl_type(c, p->type,
+				      with_names ? bc_btf_str(c->btf, p->name_off) : "",
+				      out);
+	}
+	bc_text_add(out, ")", 1);
+}
+
+static void suffix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
+{
+	const struct btf_type *t = bc_btf_type(c->btf, id);
+	const struct btf_array *a;
+
+	if (!t)
+		return;
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_PTR:
+		if (needs_parens(c->btf, t->type))
+			bc_text_add(out, ")", 1);
+		suffix(c, t->type, out);
+		break;
+	case BTF_KIND_ARRAY:
+		a = (const void *)(t + 1);
+		bc_text_printf(out, "[%u]", a->nelems);
+		suffix(c, a->type, out);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		params(c, t, false, out);
+		suffix(c, t->type, out);
+		break;
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		suffix(c, t->type, out);
+		break;
+	default:
+		break;
+	}
+}
+
+void bc_cdecl_type(struct bc_cdecl *c, uint32_t id, const char *name,
+		   struct bc_text *out)
+{
+	size_t start = out->len;
+
+	prefix(c, id, out);
+	if (*name) {
+		if (out->len > start && !last_char_is(out, " *("))
+			bc_text_add(out, " ", 1);
+		bc_text_puts(out, name);
+	}
+	suffix(c, id, out);
+}
+
+void bc_cdecl_func(struct bc_cdecl *c, uint32_t proto_id, const char *name,
+		   struct bc_text *out)
+{
+	const struct btf_type *proto = bc_btf_type(c->btf, proto_id);
+	size_t start = out->len;
+
+	if (!proto || bc_type_kind(proto) != BTF_KIND_FUNC_PROTO) {
+		bc_cdecl_type(c, proto_id, name, out);
+		return;
+	}
+	/* the return type's declarator wraps "name(params)" */
+	prefix(c, proto->type, out);
+	if (out->len > start && !last_char_is(out, " *("))
+		bc_text_add(out, " ", 1);
+	bc_text_puts(out, name);
+	params(c, proto, true, out);
+	suffix(c, proto->type, out);
+}
+
+static void enum_body(struct bc_cdecl *c, const struct btf_type *t,
+		      struct bc_text *out)
+{
+	bool is64 = bc_type_kind(t) == BTF_KIND_ENUM64;
+	bool is_signed = bc_info_kflag(t->info);
+	const uint32_t *e = (const uint32_t *)(t + 1);
+	uint32_t i, vlen = bc_type_vlen(t);
+
+	bc_text_printf(out, "/* size %u%s */ {", t->size,
+		       is_signed ? ", signed" : "");
+	for (i = 0; i < vlen; i++, e += is64 ? 3 : 2) {
+		uint64_t v = is64 ? (uint64_t)e[2] << 32 | e[1] : e[1];
+
+		bc_text_printf(out, " %s = ", bc_btf_str(c->btf, e[0]));
+		if (!is_signed)
+			bc_text_printf(out, "%" PRIu64 ",", v);
+		else if (is64)
+			bc_text_printf(out, "%" PRId64 ",", (int64_t)v);
+		else
+			bc_text_printf(out, "%d,", (int32_t)v);
+	}
+	bc_text_puts(out, " }");
+}
+
+void bc_cdecl_body(struct bc_cdecl *c, const struct btf_type *t,
+		   struct bc_text *out)
+{
+	const struct btf_member *m = (const void *)(t + 1);
+	uint32_t i, vlen = bc_type_vlen(t);
+	bool kflag = bc_info_kflag(t->info);
+
+	if (bc_type_kind(t) == BTF_KIND_ENUM || bc_type_kind(t) == BTF_KIND_ENUM64) {
+		enum_body(c, t, out);
+		return;
+	}
+	c->depth++;
+	bc_text_printf(out, "/* size %u */ {", t->size);
+	for (i = 0; i < vlen; i++, m++) {
+		uint32_t bits = kflag ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		uint32_t bitfield = kflag ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
+
+		bc_text_add(out, " ", 1);
+		bc_cdecl_type(c, m->type, bc_btf_str(c->btf, m->name_off), out);
+		if (bitfield)
+			bc_text_printf(out, ": %u", bitfield);
+		bc_text_printf(out, " @%u;", bits);
+	}
+	bc_text_puts(out, " }");
+	c->depth--;
+}

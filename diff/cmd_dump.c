@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT
+ * btfcanon dump -f c --check HEADER INPUT
+ *
+ * The whole output is built in memory and written at the end (atomically
+ * with -o), so a bad input writes nothing. --check compares the header
+ * that would be written with a checked-in one and shows the difference
+ * with diff -u: the CI test for projects that keep vmlinux.h in git.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "../sort/btf_file.h"
+#include "commands.h"
+#include "dump.h"
+#include "input.h"
+
+const char bc_dump_usage[] =
+"Usage: btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT\n"
+"       btfcanon dump -f c --check HEADER [--base FILE] INPUT\n"
+"  -f c       C header (vmlinux.h) ordered by name, for stable diffs\n"
+"  -f raw     listing of every type with its id, as bpftool prints it (default)\n"
+"  -f json    the same as JSON, one type per line\n"
+"  --base F   base BTF of a split INPUT\n"
+"  --keep-ids list the input's own ids instead of the canonical order\n"
+"  -o F       write to F (atomically) instead of standard output\n"
+"  --check H  exit 1 and show the difference when H is not what -f c writes\n"
+"Exit status: 0 written (or up to date), 1 stale (--check), 2 error.\n";
+
+enum dump_format {
+	DUMP_RAW,
+	DUMP_JSON,
+	DUMP_C,
+};
+
+struct dump_args {
+	const char *input;
+	const char *output;
+	const char *check;
+	enum dump_format format;
+	struct bc_input_opts input_opts;
+};
+
+static int parse_dump_args(int argc, char **argv, struct dump_args *args)
+{
+	enum { OPT_BASE = 256, OPT_KEEP_IDS, OPT_CHECK };
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "keep-ids", no_argument, NULL, OPT_KEEP_IDS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(args, 0, sizeof(*args));
+	args->input_opts.canonicalize = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "raw")) {
+				args->format = DUMP_RAW;
+			} else if (!strcmp(optarg, "json")) {
+				args->format = DUMP_JSON;
+			} else if (!strcmp(optarg, "c")) {
+				args->format = DUMP_C;
+			} else {
+				fprintf(stderr,
+					"btfcanon dump: unknown format '%s' (c, raw or json)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_BASE:
+			args->input_opts.base_path = optarg;
+			break;
+		case OPT_KEEP_IDS:
+			args->input_opts.canonicalize = false;
+			break;
+		case 'o':
+			args->output = optarg;
+			break;
+		case OPT_CHECK:
+			args->check = optarg;
+			break;
+		case 'h':
+			fputs(bc_dump_usage, stdout);
+			exit(0);
+		default:
+			fputs(bc_dump_usage, stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "btfcanon dump: expected one INPUT\n%s", bc_dump_usage);
+		return -EINVAL;
+	}
+	args->input = argv[optind];
+	if (args->check && args->format != DUMP_C) {
+		fprintf(stderr, "btfcanon dump: --check needs -f c\n");
+		return -EINVAL;
+	}
+	if (args->check && args->output) {
+		fprintf(stderr, "btfcanon dump: --check and -o exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int render(const struct dump_args *args, const struct bc_input *in,
+		  struct bc_text *out, const struct bc_log *log)
+{
+	struct btf *lbase = NULL, *lbtf = NULL;
+	int err;
+
+	switch (args->format) {
+	case DUMP_RAW:
+		err = bc_dump_raw(in->btf, out);
+		break;
+	case DUMP_JSON:
+		err = bc_dump_json(in->btf, out);
+		break;
+	default:
+		err = bc_input_to_libbpf(in, &lbase, &lbtf, log);
+		if (!err)
+			err = bc_dump_c(in->btf, lbtf, out, log);
+		btf__free(lbtf);
+		btf__free(lbase);
+		return err;
+	}
+	if (err)
+		bc_log_error(log, err, "%s: out of memory", args->input);
+	return err;
+}
+
+/* Shows "diff -u HEADER <what dump -f c writes>". */
+static void show_difference(const char *header, const char *input,
+			    const struct bc_text *fresh)
+{
+	char tmp[] = "/tmp/btfcanon-check.XXXXXX";
+	char label[4096];
+	pid_t pid;
+	int fd, status;
+	FILE *f;
+
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		fprintf(stderr, "btfcanon dump: cannot show the difference: %s\n",
+			strerror(errno));
+		return;
+	}
+	fwrite(bc_text_str(fresh), 1, fresh->len, f);
+	fclose(f);
+	snprintf(label, sizeof(label), "btfcanon dump -f c %s", input);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execlp("diff", "diff", "-u", "--label", header, "--label", label,
+		       header, tmp, (char *)NULL);
+		fprintf(stderr, "btfcanon dump: cannot run diff: %s\n",
+			strerror(errno));
+		_exit(2);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	unlink(tmp);
+}
+
+/* Reads all of path into text. Returns 0 or a negative errno. */
+static int read_text_file(const char *path, struct bc_text *text)
+{
+	char chunk[65536];
+	size_t got;
+	FILE *f;
+	int err = 0;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		bc_text_add(text, chunk, got);
+	if (ferror(f))
+		err = -EIO;
+	fclose(f);
+	return err ? err : text->err;
+}
+
+/* Returns 0 when header holds exactly fresh, 1 when not, 2 on error. */
+static int check_header(const char *header, const char *input,
+			const struct bc_text *fresh, const struct bc_log *log)
+{
+	struct bc_text old;
+	bool stale;
+	int err;
+
+	bc_text_init(&old);
+	err = read_text_file(header, &old);
+	if (err) {
+		bc_log_error(log, err, "%s: cannot read: %s", header,
+			     strerror(-err));
+		bc_text_deinit(&old);
+		return 2;
+	}
+	stale = old.len != fresh->len ||
+		memcmp(bc_text_str(&old), bc_text_str(fresh), old.len);
+	bc_text_deinit(&old);
+	if (!stale)
+		return 0;
+	printf("%s is stale: it differs from what `btfcanon dump -f c %s` writes\n",
+	       header, input);
+	show_difference(header, input, fresh);
+	return 1;
+}
+
+int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
+{
+	struct bc_input in = { 0 };
+	struct dump_args args;
+	struct bc_text out;
+	int err, status;
+
+	if (parse_dump_args(argc, argv, &args))
+		return 2;
+	bc_text_init(&out);
+	err = bc_input_load(args.input, &args.input_opts, &in, log);
+	if (!err)
+		err = render(&args, &in, &out, log);
+	if (err)
+		status = 2;
+	else if (args.check)
+		status = check_header(args.check, args.input, &out, log);
+	else
+		status = bc_file_write_atomic(args.output ? args.output : "-",
+					      bc_text_str(&out), out.len, log) ? 2 : 0;
+	bc_input_deinit(&in);
+	bc_text_deinit(&out);
+	return status;
+}

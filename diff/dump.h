@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Text views of a BTF: the listing (`dump -f raw`, the format of
+ * `bpftool btf dump file X`), the same as JSON (`dump -f json`, the fields
+ * of `bpftool -j`), and a C header ordered for diffs (`dump -f c`).
+ *
+ * The listing and JSON show the input's own types with their ids; given
+ * canonical input (bc_input_load with canonicalize) the ids, and so the
+ * whole text, depend on the content only.
+ */
+#ifndef BTFCANON_DUMP_H
+#define BTFCANON_DUMP_H
+
+#include "../canon/btf_data.h"
+#include "../canon/log.h"
+#include "text.h"
+
+struct btf;
+
+/* Appends the listing of btf's own types to out. Returns 0 or -ENOMEM. */
+int bc_dump_raw(const struct bc_btf *btf, struct bc_text *out);
+
+/* Appends {"types":[...]} with one type per line. Returns 0 or -ENOMEM. */
+int bc_dump_json(const struct bc_btf *btf, struct bc_text *out);
+
+/*
+ * Appends a C header for btf, whose libbpf view (same ids) is lbtf; see
+ * dump_c.c for the order. Returns 0 or a negative errno after a message.
+ */
+int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
+	      struct bc_text *out, const struct bc_log *log);
+
+#endif

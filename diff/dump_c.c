@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `dump -f c`: a C header (vmlinux.h) whose lines move only where the
+ * types really changed.
+ *
+ * bpftool writes the header by asking libbpf's btf_dump for every type id
+ * in id order; btf_dump emits each type after the types it needs by value,
+ * and a forward declaration before the first use of a struct through a
+ * pointer. Id order is the order the encoder happened to produce, so two
+ * kernels that differ in one struct give headers that differ in thousands
+ * of places. Here the same btf_dump writes every definition (so the
+ * declarations are bpftool's, byte for byte), but the roots are visited in
+ * an order that depends on names only:
+ *
+ *   rank 0  a forward declaration of every named struct and union, by name;
+ *   rank 1  named enums by name, then enums nobody refers to (anonymous,
+ *	     so their enumerators are the point) by their first enumerator;
+ *   rank 2  typedefs of scalars, pointers and function prototypes, by name;
+ *   rank 3  structs, unions and the other typedefs, by name, then the
+ *	     anonymous structs and unions nobody refers to.
+ *
+ * btf_dump still pulls in what a definition needs by value just before it
+ * (C needs that), so a type sits either at its own place by name or right
+ * before its first user by value. Since every struct is declared in rank 0,
+ * the forward declarations btf_dump would scatter through the file are
+ * dropped from its output. Adding a member to a struct then changes one
+ * line; adding a type adds its definition and one declaration.
+ *
+ * Types of the same name and kind get btf_dump's "___2" suffixes in the
+ * order of rank 0, i.e. by name and then canonical id. The cost is one
+ * sort of the roots and one pass of btf_dump: linear in the types.
+ *
+ * The text around the types (include guard, the preserve_access_index
+ * pragma that BPF_NO_PRESERVE_ACCESS_INDEX turns off) is bpftool's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "../canon/btf_kinds.h"
+#include "dump.h"
+
+enum root_rank {
+	RANK_ENUM = 1,
+	RANK_ANON_ENUM,
+	RANK_SIMPLE_TYPEDEF,
+	RANK_AGGREGATE,
+	RANK_ANON_AGGREGATE,
+};
+
+struct root {
+	uint32_t id;
+	uint32_t rank;
+	const char *name;	/* sort name: own name, or first enumerator/member */
+};
+
+struct c_dump {
+	const struct bc_btf *btf;
+	struct btf_dump *d;
+	struct bc_text *out;
+	char **fwd_lines;	/* "struct foo;" as emitted in rank 0, sorted */
+	uint32_t nr_fwds;
+};
+
+static void append_printf(void *ctx, const char *fmt, va_list args)
+{
+	bc_text_vprintf(ctx, fmt, args);
+}
+
+/* Strips modifiers and typedefs; 0 stays 0 (void). */
+static const struct btf_type *skip_qualifiers(const struct bc_btf *btf,
+					      uint32_t id)
+{
+	const struct btf_type *t;
+
+	for (;;) {
+		t = bc_btf_type(btf, id);
+		if (!t)
+			return NULL;
+		switch (bc_type_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			break;
+		default:
+			return t;
+		}
+	}
+}
+
+/* A typedef that needs no struct or union definition before it. */
+static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t)
+{
+	const struct btf_type *target = skip_qualifiers(btf, t->type);
+
+	if (!target)
+		return true;
+	switch (bc_type_kind(target)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ARRAY:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* The name an anonymous enum or aggregate sorts by: its first entry's. */
+static const char *first_entry_name(const struct bc_btf *btf,
+				    const struct btf_type *t)
+{
+	if (!bc_type_vlen(t))
+		return "";
+	/* members and enumerators both start with name_off */
+	return bc_btf_str(btf, *(const uint32_t *)(t + 1));
+}
+
+static int cmp_root(const void *pa, const void *pb)
+{
+	const struct root *a = pa, *b = pb;
+	int c;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/*
+ * Picks the roots of ranks 1-3 among btf's own types, and the named
+ * structs, unions and forward declarations of rank 0 (rank 0 in *roots).
+ */
+static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
+			 uint32_t *nr_out)
+{
+	uint32_t i, j, nr = 0, end = bc_btf_end_id(btf);
+	struct root *roots;
+	bool *referenced;
+
+	referenced = calloc(end, sizeof(*referenced));
+	roots = calloc(btf->nr_types + 1, sizeof(*roots));
+	if (!referenced || !roots) {
+		free(referenced);
+		free(roots);
+		return -ENOMEM;
+	}
+	for (i = 0; i < btf->nr_types; i++)
+		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++)
+			referenced[btf->refs[j]] = true;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+		const char *name = bc_btf_str(btf, t->name_off);
+		uint32_t id = btf->start_id + i, rank;
+
+		switch (bc_type_kind(t)) {
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+			if (*name) {
+				rank = RANK_AGGREGATE;
+			} else if (!referenced[id]) {
+				rank = RANK_ANON_AGGREGATE;
+				name = first_entry_name(btf, t);
+			} else {
+				continue;
+			}
+			break;
+		case BTF_KIND_FWD:
+			rank = 0;
+			break;
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+			if (*name) {
+				rank = RANK_ENUM;
+			} else if (!referenced[id]) {
+				rank = RANK_ANON_ENUM;
+				name = first_entry_name(btf, t);
+			} else {
+				continue;
+			}
+			break;
+		case BTF_KIND_TYPEDEF:
+			rank = is_simple_typedef(btf, t) ? RANK_SIMPLE_TYPEDEF :
+							   RANK_AGGREGATE;
+			break;
+		default:
+			continue;
+		}
+		roots[nr++] = (struct root){ .id = id, .rank = rank, .name = name };
+	}
+	free(referenced);
+	qsort(roots, nr, sizeof(*roots), cmp_root);
+	*roots_out = roots;
+	*nr_out = nr;
+	return 0;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Rank 0: "struct foo;" for every named struct, union and forward
+ * declaration, by name, spelled as btf_dump names them (which also fixes
+ * the ___N suffixes in this order).
+ */
+static int emit_fwd_decls(struct c_dump *c, const struct root *roots,
+			  uint32_t nr_roots)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	uint32_t i, nr = 0;
+	int err;
+
+	c->fwd_lines = calloc(nr_roots + 1, sizeof(*c->fwd_lines));
+	if (!c->fwd_lines)
+		return -ENOMEM;
+	for (i = 0; i < nr_roots; i++) {
+		const struct btf_type *t = bc_btf_type(c->btf, roots[i].id);
+		uint32_t kind = bc_type_kind(t);
+		size_t mark = c->out->len;
+
+		if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
+		    kind != BTF_KIND_FWD)
+			continue;
+		if (!t->name_off)
+			continue;
+		err = btf_dump__emit_type_decl(c->d, roots[i].id, &opts);
+		if (err)
+			return err;
+		bc_text_puts(c->out, ";");
+		if (c->out->err)
+			return c->out->err;
+		c->fwd_lines[nr] = strdup(c->out->buf + mark);
+		if (!c->fwd_lines[nr])
+			return -ENOMEM;
+		nr++;
+		bc_text_puts(c->out, "\n");
+	}
+	if (nr)
+		bc_text_puts(c->out, "\n");
+	c->nr_fwds = nr;
+	qsort(c->fwd_lines, nr, sizeof(*c->fwd_lines), cmp_str_ptr);
+	return c->out->err;
+}
+
+/* A block "struct foo;" that rank 0 already declared. */
+static bool is_declared_fwd(const struct c_dump *c, char *block, size_t len)
+{
+	char *key = block;
+	bool found;
+	char saved;
+
+	if (len < 2 || block[len - 1] != ';' || memchr(block, '\n', len) ||
+	    memchr(block, '{', len))
+		return false;
+	if (strncmp(block, "struct ", 7) && strncmp(block, "union ", 6))
+		return false;
+	saved = block[len];
+	block[len] = '\0';
+	found = bsearch(&key, c->fwd_lines, c->nr_fwds, sizeof(*c->fwd_lines),
+			cmp_str_ptr) != NULL;
+	block[len] = saved;
+	return found;
+}
+
+/*
+ * Removes from out (from mark on) the forward declarations that rank 0
+ * made. btf_dump ends every top-level declaration with ";\n\n" and puts no
+ * blank line inside one, so blocks are separated by "\n\n".
+ */
+static void drop_declared_fwds(struct c_dump *c, size_t mark)
+{
+	char *buf = c->out->buf, *end = buf + c->out->len;
+	char *src = buf + mark, *dst = src;
+
+	while (src < end) {
+		char *sep = strstr(src, "\n\n");
+		size_t block_len = sep ? (size_t)(sep - src) : (size_t)(end - src);
+		size_t take = sep ? block_len + 2 : block_len;
+
+		if (!is_declared_fwd(c, src, block_len)) {
+			memmove(dst, src, take);
+			dst += take;
+		}
+		src += take;
+	}
+	bc_text_truncate(c->out, dst - buf);
+}
+
+static const char c_prologue[] =
+	"#ifndef __VMLINUX_H__\n"
+	"#define __VMLINUX_H__\n"
+	"\n"
+	"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
+	"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n"
+	"#endif\n"
+	"\n";
+
+static const char c_epilogue[] =
+	"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
+	"#pragma clang attribute pop\n"
+	"#endif\n"
+	"\n"
+	"#endif /* __VMLINUX_H__ */\n";
+
+int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
+	      struct bc_text *out, const struct bc_log *log)
+{
+	struct c_dump c = { .btf = btf, .out = out };
+	struct root *roots = NULL;
+	uint32_t i, nr_roots = 0;
+	int err;
+
+	err = collect_roots(btf, &roots, &nr_roots);
+	if (err)
+		goto out;
+	c.d = btf_dump__new(lbtf, append_printf, out, NULL);
+	if (!c.d) {
+		err = -errno;
+		goto out;
+	}
+	bc_text_puts(out, c_prologue);
+	err = emit_fwd_decls(&c, roots, nr_roots);
+	for (i = 0; !err && i < nr_roots; i++) {
+		size_t mark = out->len;
+
+		if (!roots[i].rank)
+			continue;
+		err = btf_dump__dump_type(c.d, roots[i].id);
+		if (!err)
+			err = out->err;
+		if (!err)
+			drop_declared_fwds(&c, mark);
+	}
+	if (!err)
+		bc_text_puts(out, c_epilogue);
+	if (!err)
+		err = out->err;
+out:
+	if (err)
+		bc_log_error(log, err, "%s: cannot write the C header: %s",
+			     btf->path, strerror(-err));
+	btf_dump__free(c.d);
+	for (i = 0; i < c.nr_fwds; i++)
+		free(c.fwd_lines[i]);
+	free(c.fwd_lines);
+	free(roots);
+	return err;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "../canon/canon.h"
+#include "../encode/encoder.h"
+#include "../sort/btf_file.h"
+#include "input.h"
+
+/*
+ * Holds back the first message of a read, so that "ELF file has no .BTF
+ * section" can turn into an on-the-fly encode instead of an error.
+ */
+struct held_log {
+	char msg[1024];
+	enum bc_log_level level;
+	bool held;
+};
+
+static void hold_message(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct held_log *h = ctx;
+
+	if (h->held)
+		return;
+	snprintf(h->msg, sizeof(h->msg), "%s", msg);
+	h->level = level;
+	h->held = true;
+}
+
+static void release_message(const struct held_log *h, const struct bc_log *log)
+{
+	if (h->held)
+		bc_log_printf(log, h->level, "%s", h->msg);
+}
+
+/* Canonicalizes *btf (over base) and replaces it with the result. */
+static int canonicalize(struct bc_btf **btf, const struct bc_btf *base,
+			const struct canon_opts *copts, const char *path,
+			const struct bc_log *log)
+{
+	struct canon_result res = { 0 };
+	struct bc_btf *sorted = NULL;
+	int err;
+
+	err = canon_run(*btf, copts, &res, log);
+	if (!err)
+		err = bc_btf_parse(res.raw, res.raw_size, base, path, log,
+				   &sorted);
+	canon_result_deinit(&res);
+	if (err)
+		return err;
+	bc_btf_free(*btf);
+	*btf = sorted;
+	return 0;
+}
+
+static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
+			struct bc_input *in, const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = opts->order, .resolve_fwds = true };
+	struct encode_opts eopts;
+	struct encode_stats stats;
+	struct btf *encoded = NULL;
+	const void *raw;
+	__u32 raw_size;
+	int err;
+
+	if (opts->base_path)
+		return bc_log_error(log, -EOPNOTSUPP,
+			"%s: has no .BTF section, and encoding split BTF from DWARF over --base is not supported; encode it first",
+			path);
+	encode_opts_init(&eopts);
+	err = encode_file(path, &eopts, &encoded, &stats, log);
+	if (err)
+		return err;
+	raw = btf__raw_data(encoded, &raw_size);
+	if (!raw)
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	else
+		err = bc_btf_parse(raw, raw_size, NULL, path, log, &in->btf);
+	btf__free(encoded);
+	if (!err)
+		err = canonicalize(&in->btf, NULL, &copts, path, log);
+	in->encoded = true;
+	return err;
+}
+
+int bc_input_load(const char *path, const struct bc_input_opts *opts,
+		  struct bc_input *in, const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = opts->order };
+	struct held_log held = { .held = false };
+	struct bc_log hold = { .fn = hold_message, .ctx = &held };
+	enum bc_file_format format;
+	size_t size;
+	void *data;
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	if (opts->base_path) {
+		err = bc_file_load_btf(opts->base_path, NULL, &in->base, &format,
+				       log);
+		if (err)
+			goto fail;
+	}
+	err = bc_file_read_btf(path, &data, &size, &format, &hold);
+	if (err == -ENOENT && format == BC_FILE_ELF) {
+		/* an ELF file without .BTF: its DWARF then */
+		err = encode_dwarf(path, opts, in, log);
+		if (err)
+			goto fail;
+		return 0;
+	}
+	release_message(&held, log);
+	if (err)
+		goto fail;
+	err = bc_btf_parse(data, size, in->base, path, log, &in->btf);
+	free(data);
+	if (!err && opts->canonicalize)
+		err = canonicalize(&in->btf, in->base, &copts, path, log);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	bc_input_deinit(in);
+	return err;
+}
+
+void bc_input_deinit(struct bc_input *in)
+{
+	bc_btf_free(in->btf);
+	bc_btf_free(in->base);
+	in->btf = NULL;
+	in->base = NULL;
+}
+
+/*
+ * libbpf 1.1 exports no btf__new_split(); btf__parse_raw_split() reads a
+ * file, so the split blob goes through an anonymous memory file. Returns
+ * NULL with errno set on failure, as libbpf does.
+ */
+static struct btf *libbpf_split(const struct bc_btf *btf, struct btf *base)
+{
+	char path[64];
+	struct btf *out;
+	ssize_t put;
+	int fd, err;
+
+	fd = memfd_create("btfcanon-split", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	put = write(fd, btf->data, btf->size);
+	if (put < 0 || (size_t)put != btf->size) {
+		err = put < 0 ? errno : EIO;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	out = btf__parse_raw_split(path, base);
+	err = errno;
+	close(fd);
+	errno = err;
+	return out;
+}
+
+int bc_input_to_libbpf(const struct bc_input *in, struct btf **base,
+		       struct btf **btf, const struct bc_log *log)
+{
+	int err;
+
+	*base = NULL;
+	*btf = NULL;
+	if (in->base) {
+		*base = btf__new(in->base->data, in->base->size);
+		if (!*base) {
+			err = -errno;
+			*base = NULL;
+			return bc_log_error(log, err, "%s: libbpf rejects the base BTF: %s",
+					    in->base->path, strerror(-err));
+		}
+		*btf = libbpf_split(in->btf, *base);
+	} else {
+		*btf = btf__new(in->btf->data, in->btf->size);
+	}
+	if (!*btf) {
+		err = -errno;
+		*btf = NULL;
+		btf__free(*base);
+		*base = NULL;
+		return bc_log_error(log, err, "%s: libbpf rejects the BTF: %s",
+				    in->path, strerror(-err));
+	}
+	return 0;
+}
