@@ -192,7 +192,7 @@ enum die_attr_slot {
 	DA_NAME, DA_TYPE, DA_BYTE_SIZE, DA_ENCODING, DA_DECLARATION,
 	DA_EXTERNAL, DA_BIT_SIZE, DA_DATA_BIT_OFFSET, DA_BIT_OFFSET,
 	DA_MEMBER_LOCATION, DA_COUNT, DA_UPPER_BOUND, DA_LOWER_BOUND,
-	DA_CONST_VALUE, DA_INDIRECT, DA_NR,
+	DA_CONST_VALUE, DA_INDIRECT, DA_DECL_LINE, DA_DECL_COLUMN, DA_SIBLING, DA_DECL_FILE, DA_NR,
 };
 
 struct die_attrs {
@@ -220,6 +220,10 @@ static int da_slot(unsigned int name)
 	case DW_AT_const_value:			return DA_CONST_VALUE;
 	case DW_AT_specification:
 	case DW_AT_abstract_origin:		return DA_INDIRECT;
+	case DW_AT_decl_line:			return DA_DECL_LINE;
+	case DW_AT_decl_column:			return DA_DECL_COLUMN;
+	case DW_AT_sibling:			return DA_SIBLING;
+	case DW_AT_decl_file:			return DA_DECL_FILE;
 	default:				return -1;
 	}
 }
@@ -390,6 +394,420 @@ static int queue_push(struct cu_encoder *e, enum queue_what what, uint32_t id,
 
 static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
 
+/*
+ * --- the chunk's type cache
+ *
+ * A chunk's units include the same headers over and over: on a vmlinux,
+ * nine in ten types a unit defines are copies of one an earlier unit of
+ * the chunk already encoded, which dedup would throw away. The cache maps
+ * the fingerprint of a type DIE to the id it was encoded under, and a
+ * later unit's copy takes that id without being read further.
+ *
+ * A definition's fingerprint covers its name, size, declaration line and
+ * column, the encoded size of its DIE subtree, and each member's name,
+ * offset, bit size and type. A member's type is taken in full down to the
+ * next named type, which is taken by name, size, declaration line and
+ * column and subtree size (a declaration: by name). So two copies share an
+ * id when they are the same source text with the same layout and the same
+ * types around them. (Only the name and place: the compat ELF loader
+ * includes binfmt_elf.c with its types renamed by macros, and the struct
+ * it defines there at the same line, of the same size, is another type.)
+ * Anything with BTF annotations (DW_TAG_LLVM_annotation) is not cached.
+ *
+ * Fingerprints of the types members use are memoized per chunk.
+ */
+struct type_cache {
+	uint64_t *keys;			/* 0 = empty */
+	uint32_t *ids;
+	uint32_t cap, used;
+	/* memo: DIE address -> fingerprint as a member's type (0 = none) */
+	const void **memo_keys;
+	uint64_t *memo;
+	uint32_t memo_cap, memo_used;
+};
+
+#define FP_MAX_DEPTH 24
+#define FP_UNCACHEABLE 1	/* memoized "cannot be fingerprinted" */
+
+static uint64_t fp_mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static uint64_t fp_str(uint64_t h, const char *str)
+{
+	uint64_t v = 0xcbf29ce484222325ULL;
+
+	for (; str && *str; str++)
+		v = (v ^ (unsigned char)*str) * 0x100000001b3ULL;
+	return fp_mix(h, v);
+}
+
+static int memo_grow(struct type_cache *c)
+{
+	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096, i;
+	const void **keys = calloc(cap, sizeof(*keys));
+	uint64_t *vals = malloc(cap * sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < old_cap; i++) {
+		uint32_t j;
+
+		if (!c->memo_keys[i])
+			continue;
+		for (j = die_hash(c->memo_keys[i]) & (cap - 1); keys[j];
+		     j = (j + 1) & (cap - 1))
+			;
+		keys[j] = c->memo_keys[i];
+		vals[j] = c->memo[i];
+	}
+	free(c->memo_keys);
+	free(c->memo);
+	c->memo_keys = keys;
+	c->memo = vals;
+	c->memo_cap = cap;
+	return 0;
+}
+
+static uint32_t memo_slot(const struct type_cache *c, const void *key)
+{
+	uint32_t j;
+
+	for (j = die_hash(key) & (c->memo_cap - 1);
+	     c->memo_keys[j] && c->memo_keys[j] != key;
+	     j = (j + 1) & (c->memo_cap - 1))
+		;
+	return j;
+}
+
+/* Mixes in an attribute's constant value (or its absence). */
+static bool fp_const(uint64_t *h, struct die_attrs *da, int slot,
+		     unsigned int name)
+{
+	Dwarf_Attribute *a = da_get(da, slot, name);
+	Dwarf_Word v;
+
+	if (!a) {
+		*h = fp_mix(*h, 0xa0 + slot);
+		return true;
+	}
+	if (dwarf_formudata(a, &v)) {
+		Dwarf_Op *ops;
+		size_t nops;
+
+		/* member locations may be DW_OP_plus_uconst expressions */
+		if (dwarf_getlocation(a, &ops, &nops) || nops != 1 ||
+		    ops[0].atom != DW_OP_plus_uconst)
+			return false;
+		v = ops[0].number;
+	}
+	*h = fp_mix(fp_mix(*h, 0xb0 + slot), v);
+	return true;
+}
+
+/*
+ * The encoded size of a DIE's subtree, up to its DW_AT_sibling (GCC emits
+ * it on DIEs with children; clang does not: then the size is left out).
+ */
+static void fp_subtree(struct die_attrs *da, uint64_t *h)
+{
+	Dwarf_Attribute *a = da_get(da, DA_SIBLING, DW_AT_sibling);
+	Dwarf_Die sib;
+
+	if (a && dwarf_formref_die(a, &sib))
+		*h = fp_mix(fp_mix(*h, 0x5349424c),
+			    dwarf_dieoffset(&sib) - dwarf_dieoffset(da->die));
+}
+
+static bool header_definition(struct die_attrs *da);
+
+/*
+ * A named type as others see it: which one, not what is in it. Only a
+ * declaration or a header's definition can be named that way; a type
+ * that refers to a definition in the unit's own source file is not
+ * cached (it is that unit's alone, as a rule; see header_definition).
+ */
+static bool fp_named(struct die_attrs *da, uint64_t *h)
+{
+	*h = fp_str(*h, da_name(da));
+	if (da_flag(da, DA_DECLARATION, DW_AT_declaration)) {
+		*h = fp_mix(*h, 0xdec1);
+		return true;
+	}
+	if (!header_definition(da))
+		return false;
+	fp_subtree(da, h);
+	return fp_const(h, da, DA_BYTE_SIZE, DW_AT_byte_size) &&
+	       fp_const(h, da, DA_DECL_LINE, DW_AT_decl_line) &&
+	       fp_const(h, da, DA_DECL_COLUMN, DW_AT_decl_column);
+}
+
+static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
+		    uint64_t *h);
+static uint32_t subrange_count(Dwarf_Die *sub);
+
+static bool fp_ref(struct cu_encoder *e, struct die_attrs *da, int depth,
+		   uint64_t *h)
+{
+	Dwarf_Attribute *a = da_get(da, DA_TYPE, DW_AT_type);
+	Dwarf_Die target;
+
+	if (!a) {
+		*h = fp_mix(*h, 0x766f6964);	/* void */
+		return true;
+	}
+	if (!dwarf_formref_die(a, &target))
+		return false;
+	return fp_type(e, &target, depth + 1, h);
+}
+
+/* The members (or enumerators, parameters, subranges) of die. */
+static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
+			uint64_t *h)
+{
+	struct die_attrs da;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child))
+		return true;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Attribute *a;
+		Dwarf_Word v;
+
+		*h = fp_mix(*h, tag);
+		switch (tag) {
+		case DW_TAG_member:
+		case DW_TAG_formal_parameter:
+			if (dwarf_haschildren(&child))
+				return false;	/* annotations */
+			da_read(&da, &child);
+			*h = fp_str(*h, da_name(&da));
+			if (!fp_const(h, &da, DA_MEMBER_LOCATION,
+				      DW_AT_data_member_location) ||
+			    !fp_const(h, &da, DA_DATA_BIT_OFFSET,
+				      DW_AT_data_bit_offset) ||
+			    !fp_const(h, &da, DA_BIT_SIZE, DW_AT_bit_size) ||
+			    !fp_const(h, &da, DA_BIT_OFFSET, DW_AT_bit_offset) ||
+			    !fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size) ||
+			    !fp_const(h, &da, DA_EXTERNAL, DW_AT_external) ||
+			    !fp_const(h, &da, DA_DECLARATION, DW_AT_declaration) ||
+			    !fp_ref(e, &da, depth, h))
+				return false;
+			break;
+		case DW_TAG_enumerator:
+			da_read(&da, &child);
+			*h = fp_str(*h, da_name(&da));
+			a = da_get(&da, DA_CONST_VALUE, DW_AT_const_value);
+			if (!a || dwarf_formudata(a, &v))
+				return false;
+			*h = fp_mix(fp_mix(*h, dwarf_whatform(a)), v);
+			break;
+		case DW_TAG_subrange_type:
+			*h = fp_mix(*h, subrange_count(&child));
+			break;
+		case DW_TAG_unspecified_parameters:
+			break;
+		case DW_TAG_LLVM_annotation:
+			return false;
+		default:
+			/* nested definitions and the like: reached by reference */
+			break;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return true;
+}
+
+/* A type as a member (or pointer, typedef...) sees it; uncached. */
+static bool fp_type_compute(struct cu_encoder *e, Dwarf_Die *die, int depth,
+			    uint64_t *h)
+{
+	int tag = dwarf_tag(die);
+	struct die_attrs da;
+
+	if (depth > FP_MAX_DEPTH)
+		return false;
+	da_read(&da, die);
+	*h = fp_mix(*h, tag);
+	switch (tag) {
+	case DW_TAG_base_type:
+		*h = fp_str(*h, da_name(&da));
+		return fp_const(h, &da, DA_ENCODING, DW_AT_encoding) &&
+		       fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size);
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+	case DW_TAG_immutable_type:
+		if (dwarf_haschildren(die))
+			return false;	/* type tags */
+		return fp_ref(e, &da, depth, h);
+	case DW_TAG_unspecified_type:
+		return true;
+	case DW_TAG_typedef:
+		if (dwarf_haschildren(die))
+			return false;
+		return fp_named(&da, h) && fp_ref(e, &da, depth, h);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		if (da_get(&da, DA_NAME, DW_AT_name))
+			return fp_named(&da, h);
+		/* anonymous: in full (it cannot refer to itself) */
+		return fp_const(h, &da, DA_DECLARATION, DW_AT_declaration) &&
+		       fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size) &&
+		       (tag != DW_TAG_enumeration_type ||
+			fp_ref(e, &da, depth, h)) &&
+		       fp_children(e, die, depth, h);
+	case DW_TAG_array_type:
+	case DW_TAG_subroutine_type:
+		return fp_ref(e, &da, depth, h) &&
+		       fp_children(e, die, depth, h);
+	default:
+		return false;
+	}
+}
+
+static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
+		    uint64_t *h)
+{
+	struct type_cache *c = e->cache;
+	uint64_t v = 0x74797065;
+	uint32_t slot;
+
+	if ((c->memo_used + 1) * 2 > c->memo_cap && memo_grow(c))
+		return false;
+	slot = memo_slot(c, die->addr);
+	if (c->memo_keys[slot]) {
+		v = c->memo[slot];
+	} else {
+		if (!fp_type_compute(e, die, depth, &v) || v == 0)
+			v = FP_UNCACHEABLE;
+		/* the computation may have grown the table */
+		slot = memo_slot(c, die->addr);
+		c->memo_keys[slot] = die->addr;
+		c->memo[slot] = v;
+		c->memo_used++;
+	}
+	if (v == FP_UNCACHEABLE)
+		return false;
+	*h = fp_mix(*h, v);
+	return true;
+}
+
+/*
+ * Is this a definition outside the unit's own source file (file 0 or 1 of
+ * the line table: GCC numbers the primary file 1, DWARF 5 also 0)? Then
+ * its name, place and subtree size identify it, and with GCC (which gives
+ * the subtree size through DW_AT_sibling) its members need not be read.
+ * Definitions in the unit's source file are never cached: that is where
+ * "the same source text under other macros" lives, as when
+ * fs/compat_binfmt_elf.c includes fs/binfmt_elf.c, and such types belong
+ * to one unit anyway.
+ */
+static bool header_definition(struct die_attrs *da)
+{
+	Dwarf_Word file;
+
+	return !da_udata(da, DA_DECL_FILE, DW_AT_decl_file, &file) && file > 1;
+}
+
+/*
+ * Fingerprint of a type DIE to look up in the cache, or 0 when it is not
+ * to be cached (declarations and base types: cheap to encode again).
+ */
+static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
+{
+	struct die_attrs da;
+	uint64_t h = 0x62746663616e6f6eULL;
+
+	switch (tag) {
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		da_read(&da, die);
+		if ((da.have & (1u << DA_INDIRECT)) ||
+		    da_flag(&da, DA_DECLARATION, DW_AT_declaration))
+			return 0;
+		if (!da_get(&da, DA_NAME, DW_AT_name))
+			break;	/* anonymous: as a member sees it, in full */
+		/* named: which one, and what is in it */
+		h = fp_mix(h, tag);
+		if (!fp_named(&da, &h) ||
+		    (tag == DW_TAG_enumeration_type && !fp_ref(e, &da, 0, &h)))
+			return 0;
+		/* no subtree size (clang): the members, one by one */
+		if (!da_get(&da, DA_SIBLING, DW_AT_sibling) &&
+		    !fp_children(e, die, 0, &h))
+			return 0;
+		return h ? h : 2;
+	case DW_TAG_typedef:
+	case DW_TAG_pointer_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_array_type:
+	case DW_TAG_subroutine_type:
+		break;
+	default:
+		return 0;
+	}
+	if (!fp_type(e, die, 0, &h))
+		return 0;
+	return h ? h : 2;
+}
+
+static int type_cache_grow(struct type_cache *c)
+{
+	uint32_t old_cap = c->cap, cap = old_cap ? old_cap * 2 : 4096, i;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *ids = malloc(cap * sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (i = 0; i < old_cap; i++) {
+		uint32_t j;
+
+		if (!c->keys[i])
+			continue;
+		for (j = c->keys[i] & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = c->keys[i];
+		ids[j] = c->ids[i];
+	}
+	free(c->keys);
+	free(c->ids);
+	c->keys = keys;
+	c->ids = ids;
+	c->cap = cap;
+	return 0;
+}
+
+/* Slot of key, or the empty slot where it goes. */
+static uint32_t type_cache_slot(const struct type_cache *c, uint64_t key)
+{
+	uint32_t j;
+
+	for (j = key & (c->cap - 1); c->keys[j] && c->keys[j] != key;
+	     j = (j + 1) & (c->cap - 1))
+		;
+	return j;
+}
+
 /* Id of the type the DIE's DW_AT_type names; void (0) when there is none. */
 static int da_type_id(struct cu_encoder *e, struct die_attrs *da, uint32_t *id)
 {
@@ -415,9 +833,19 @@ static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 /* Id of a type DIE, reserving it (and queueing it) on first use. */
 static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 {
-	int tag = dwarf_tag(die), err;
-	uint32_t slot, count;
+	uint32_t slot, count, fp_slot = 0;
+	uint64_t fp;
+	int tag, err;
 
+	/* before dwarf_tag: a fresh DIE's abbrev lookup takes a lock */
+	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
+		return -ENOMEM;
+	slot = die_map_slot(e->map, die->addr);
+	if (e->map->keys[slot]) {
+		*id = e->map->ids[slot];
+		return 0;
+	}
+	tag = dwarf_tag(die);
 	switch (tag) {
 	case DW_TAG_atomic_type:
 	case DW_TAG_immutable_type:
@@ -436,18 +864,32 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 			return die_error(e, die, -EINVAL, what);
 		}
 	}
-	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
-		return -ENOMEM;
-	slot = die_map_slot(e->map, die->addr);
-	if (e->map->keys[slot]) {
-		*id = e->map->ids[slot];
-		return 0;
+	fp = e->use_cache ? fingerprint(e, die, tag) : 0;
+	if (fp) {
+		if ((e->cache->used + 1) * 2 > e->cache->cap &&
+		    type_cache_grow(e->cache))
+			return -ENOMEM;
+		fp_slot = type_cache_slot(e->cache, fp);
+		if (e->cache->keys[fp_slot]) {
+			/* a copy of a type an earlier unit encoded */
+			*id = e->cache->ids[fp_slot];
+			e->map->keys[slot] = die->addr;
+			e->map->ids[slot] = *id;
+			e->map->used++;
+			e->cache_hits++;
+			return 0;
+		}
 	}
 	count = die_type_count(e, die);
 	*id = count ? e->next_id : 0;
 	e->map->keys[slot] = die->addr;
 	e->map->ids[slot] = *id;
 	e->map->used++;
+	if (fp && count) {
+		e->cache->keys[fp_slot] = fp;
+		e->cache->ids[fp_slot] = *id;
+		e->cache->used++;
+	}
 	if (!count)
 		return 0;
 	err = queue_push(e, QUEUE_DIE, e->next_id, die);
@@ -986,6 +1428,15 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	e->array_index_id = 0;
 	e->q_head = e->q_len = 0;
 	e->next_id = btf__type_cnt(e->btf);
+	/*
+	 * The DIE maps live for one unit (small, so they stay in cache);
+	 * copies across units are found by the type cache, and the rare
+	 * reference into another unit is encoded again, for dedup to merge.
+	 */
+	die_map_clear(e->map);
+	memset(e->cache->memo_keys, 0,
+	       e->cache->memo_cap * sizeof(*e->cache->memo_keys));
+	e->cache->memo_used = 0;
 
 	/* iterative pre-order walk: stack[depth] is the current sibling */
 	if (dwarf_child(cu_die, &stack[0]))
@@ -1026,7 +1477,10 @@ done:
 void cu_encoder_start(struct cu_encoder *e, struct btf *btf)
 {
 	e->btf = btf;
-	die_map_clear(e->map);
+	if (e->cache->keys)
+		memset(e->cache->keys, 0, e->cache->cap * sizeof(*e->cache->keys));
+	e->cache->used = 0;
+
 	e->next_id = btf__type_cnt(btf);
 }
 
@@ -1039,7 +1493,9 @@ int cu_encoder_init(struct cu_encoder *e, const char *path,
 	e->features = features;
 	e->log = log;
 	e->map = calloc(1, sizeof(*e->map));
-	if (!e->map || die_map_grow(e->map)) {
+	e->cache = calloc(1, sizeof(*e->cache));
+	if (!e->map || !e->cache || die_map_grow(e->map) ||
+	    type_cache_grow(e->cache) || memo_grow(e->cache)) {
 		cu_encoder_deinit(e);
 		return -ENOMEM;
 	}
@@ -1054,6 +1510,13 @@ void cu_encoder_deinit(struct cu_encoder *e)
 		free(e->map->keys);
 		free(e->map->ids);
 		free(e->map);
+	}
+	if (e->cache) {
+		free(e->cache->keys);
+		free(e->cache->ids);
+		free(e->cache->memo_keys);
+		free(e->cache->memo);
+		free(e->cache);
 	}
 	free(e->queue);
 	for (i = 0; i < e->nr_tags; i++)

@@ -7,12 +7,14 @@
 #define BTFCANON_CU_ENCODER_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "encoder.h"
 
 struct btf;
 struct die_map;
+struct type_cache;
 struct cu_queue_entry;
 struct pending_decl_tag;
 
@@ -22,6 +24,9 @@ struct cu_encoder {
 	const struct bc_log *log;
 	const char *path;			/* the input, for messages */
 	struct die_map *map;			/* DIE -> type id, within one chunk */
+	struct type_cache *cache;		/* fingerprint -> type id, same */
+	bool use_cache;				/* set by the driver */
+	uint64_t cache_hits;			/* definitions taken from it */
 	struct cu_queue_entry *queue;		/* reserved, not yet emitted */
 	uint32_t q_head, q_len, q_cap;
 	struct pending_decl_tag *tags;		/* emitted after the queue drains */

@@ -455,6 +455,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		err = cu_encoder_init(&workers[i].cu, path, &opts->features, NULL);
 		if (err)
 			goto join;
+		workers[i].cu.use_cache = !opts->no_type_cache;
 		/*
 		 * One Dwarf per worker, all over the one Elf (one mapping of the
 		 * file, relocated once for ET_REL). dwarf_begin_elf reads and
@@ -494,6 +495,7 @@ join:
 		stats->dies += workers[i].cu.dies;
 		stats->types_encoded += workers[i].cu.types;
 		stats->types_chunked += workers[i].types_chunked;
+		stats->cache_hits += workers[i].cu.cache_hits;
 	}
 	err = atomic_load(&enc.first_error);
 	if (err) {

@@ -40,6 +40,7 @@ struct encode_opts {
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk; part of the output's definition */
+	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
 };
 
@@ -50,6 +51,7 @@ struct encode_stats {
 	uint64_t types_encoded;		/* types emitted before any dedup */
 	uint32_t chunks;		/* chunks of units, each deduplicated alone */
 	uint64_t types_chunked;		/* sum of the chunks' types after their dedup */
+	uint64_t cache_hits;		/* type DIEs taken from the chunk's type cache */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
 	double merge_sec, dedup_sec;
