@@ -11,12 +11,14 @@
  * 1. Entities. Every named struct, union, enum, typedef, int and float,
  *    every function (FUNC), variable (VAR) and data section is an entity,
  *    keyed by class, name and C keyword: "struct sk_buff", "func kfree".
- *    Anonymous enums and structs that no other type refers to are entities
- *    too (the kernel's "enum { FOO = 1 };" constants), keyed by keyword
- *    alone. A forward declaration counts only where its side has no
- *    definition of that name. Decl tags belong to the entity they tag.
- *    Anonymous types that do have a referrer are no entities: they are
- *    compared inside their named parent (below).
+ *    Anonymous enums that no other type refers to are entities too (the
+ *    kernel's "enum { FOO = 1 };" constants), keyed by keyword alone. A
+ *    forward declaration counts only where its side has no definition of
+ *    that name. Decl tags belong to the entity they tag. Other anonymous
+ *    types are compared inside their named parent (below); anonymous
+ *    structs and unions that nothing refers to (types of variables BTF
+ *    does not describe) are reachable by no name and left out, as C
+ *    headers leave them out.
  *
  * 2. Fingerprints. Each entity gets a 64-bit hash of its complete C text:
  *    the body with named types by name and anonymous types expanded in
@@ -422,6 +424,10 @@ static bool make_entity(const struct side *s, const bool *referenced,
 	switch (kind) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
+		if (!*name)
+			return false;
+		e->keyword = bc_tag_keyword(t);
+		return true;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		if (!*name && referenced[id])

@@ -16,8 +16,7 @@
  *   rank 1  named enums by name, then enums nobody refers to (anonymous,
  *	     so their enumerators are the point) by their first enumerator;
  *   rank 2  typedefs of scalars, pointers and function prototypes, by name;
- *   rank 3  structs, unions and the other typedefs, by name, then the
- *	     anonymous structs and unions nobody refers to.
+ *   rank 3  structs, unions and the other typedefs, by name.
  *
  * btf_dump still pulls in what a definition needs by value just before it
  * (C needs that), so a type sits either at its own place by name or right
@@ -47,7 +46,6 @@ enum root_rank {
 	RANK_ANON_ENUM,
 	RANK_SIMPLE_TYPEDEF,
 	RANK_AGGREGATE,
-	RANK_ANON_AGGREGATE,
 };
 
 struct root {
@@ -110,7 +108,7 @@ static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t
 	}
 }
 
-/* The name an anonymous enum or aggregate sorts by: its first entry's. */
+/* The name an anonymous enum sorts by: its first enumerator's. */
 static const char *first_entry_name(const struct bc_btf *btf,
 				    const struct btf_type *t)
 {
@@ -162,14 +160,10 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 		switch (bc_type_kind(t)) {
 		case BTF_KIND_STRUCT:
 		case BTF_KIND_UNION:
-			if (*name) {
-				rank = RANK_AGGREGATE;
-			} else if (!referenced[id]) {
-				rank = RANK_ANON_AGGREGATE;
-				name = first_entry_name(btf, t);
-			} else {
+			/* btf_dump writes anonymous ones only inside others */
+			if (!*name)
 				continue;
-			}
+			rank = RANK_AGGREGATE;
 			break;
 		case BTF_KIND_FWD:
 			rank = 0;
@@ -206,6 +200,16 @@ static int cmp_str_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int cmp_fwd_root(const void *pa, const void *pb)
+{
+	const struct root *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
 /*
  * Rank 0: "struct foo;" for every named struct, union and forward
  * declaration, by name, spelled as btf_dump names them (which also fixes
@@ -215,39 +219,47 @@ static int emit_fwd_decls(struct c_dump *c, const struct root *roots,
 			  uint32_t nr_roots)
 {
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	struct root *decls;
 	uint32_t i, nr = 0;
-	int err;
+	int err = 0;
 
+	decls = calloc(nr_roots + 1, sizeof(*decls));
 	c->fwd_lines = calloc(nr_roots + 1, sizeof(*c->fwd_lines));
-	if (!c->fwd_lines)
+	if (!decls || !c->fwd_lines) {
+		free(decls);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nr_roots; i++) {
 		const struct btf_type *t = bc_btf_type(c->btf, roots[i].id);
 		uint32_t kind = bc_type_kind(t);
+
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
+		     kind == BTF_KIND_FWD) && t->name_off)
+			decls[nr++] = roots[i];
+	}
+	qsort(decls, nr, sizeof(*decls), cmp_fwd_root);
+	for (i = 0; i < nr && !err; i++) {
 		size_t mark = c->out->len;
 
-		if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
-		    kind != BTF_KIND_FWD)
-			continue;
-		if (!t->name_off)
-			continue;
-		err = btf_dump__emit_type_decl(c->d, roots[i].id, &opts);
+		err = btf_dump__emit_type_decl(c->d, decls[i].id, &opts);
 		if (err)
-			return err;
+			break;
 		bc_text_puts(c->out, ";");
-		if (c->out->err)
-			return c->out->err;
-		c->fwd_lines[nr] = strdup(c->out->buf + mark);
-		if (!c->fwd_lines[nr])
-			return -ENOMEM;
-		nr++;
+		err = c->out->err;
+		if (err)
+			break;
+		c->fwd_lines[c->nr_fwds] = strdup(c->out->buf + mark);
+		if (!c->fwd_lines[c->nr_fwds])
+			err = -ENOMEM;
+		else
+			c->nr_fwds++;
 		bc_text_puts(c->out, "\n");
 	}
+	free(decls);
 	if (nr)
 		bc_text_puts(c->out, "\n");
-	c->nr_fwds = nr;
-	qsort(c->fwd_lines, nr, sizeof(*c->fwd_lines), cmp_str_ptr);
-	return c->out->err;
+	qsort(c->fwd_lines, c->nr_fwds, sizeof(*c->fwd_lines), cmp_str_ptr);
+	return err ? err : c->out->err;
 }
 
 /* A block "struct foo;" that rank 0 already declared. */

@@ -8,5 +8,6 @@ Suite *kinds_suite(void);	/* test_kinds.c: golden listings per kind */
 Suite *props_suite(void);	/* test_props.c: random graphs, permutations */
 Suite *badinput_suite(void);	/* test_badinput.c: malformed BTF */
 Suite *real_suite(void);	/* test_real.c: vmlinux BTFs, kernel verifier */
+Suite *encode_real_suite(void);	/* test_encode_real.c: kernels through the encoder */
 
 #endif

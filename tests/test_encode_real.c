@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The encoder on real kernels: Debian's debug vmlinux images (DWARF 5,
+ * GCC), as DESIGN.md lists them.
+ *
+ *	determinism	the same bytes at -j1, -j2, -j4, -j8 and under five
+ *			--shuffle-cus seeds, and with the type cache off
+ *	peer		the part of the type graph reachable from named
+ *			structs, unions, enums and typedefs equals, after
+ *			canonicalization of both, that of Debian's pahole
+ *			1.24 on the same file
+ *	consumers	libbpf parses the output, the running kernel's
+ *			verifier accepts it (bpf(BPF_BTF_LOAD)), bpftool dumps
+ *			it as C and that header compiles with clang -target bpf
+ *
+ * A missing image or tool is a failure with the package to install: CI
+ * installs them all (tools/setup-debian.sh).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/btf.h>
+#include <check.h>
+
+#include "../canon/btf_kinds.h"
+#include "../encode/encoder.h"
+#include "suites.h"
+#include "testutil.h"
+
+#define VMLINUX_612	"/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64"
+#define PKG_612		"linux-image-6.12.117+deb12-cloud-amd64-dbg"
+#define VMLINUX_61	"/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64"
+#define PKG_61		"linux-image-6.1.0-56-cloud-amd64-dbg"
+
+static void require_file(const char *path, const char *package)
+{
+	ck_assert_msg(access(path, R_OK) == 0,
+		      "%s is missing: apt-get install %s (tools/setup-debian.sh)",
+		      path, package);
+}
+
+static void quiet_log(void *ctx, enum bc_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	fprintf(stderr, "%s\n", msg);
+}
+
+static const struct bc_log test_log = { .fn = quiet_log };
+
+/* encode + canon, as `btfcanon encode` does. */
+static struct blob encode_blob(const char *path, unsigned int jobs,
+			       int shuffle_seed, bool no_cache)
+{
+	struct encode_opts eo;
+	struct encode_stats es;
+	struct canon_opts co = { .order = BC_ORDER_KIND, .resolve_fwds = true };
+	struct canon_result res = { 0 };
+	struct bc_btf *parsed = NULL;
+	struct btf *btf = NULL;
+	struct blob out = { 0 };
+	const void *raw;
+	__u32 raw_size;
+	int err;
+
+	encode_opts_init(&eo);
+	eo.jobs = jobs;
+	eo.no_type_cache = no_cache;
+	if (shuffle_seed >= 0) {
+		eo.shuffle = true;
+		eo.shuffle_seed = shuffle_seed;
+	}
+	err = encode_file(path, &eo, &btf, &es, &test_log);
+	ck_assert_msg(!err, "%s: encode -j%u failed: %s", path, jobs,
+		      strerror(-err));
+	raw = btf__raw_data(btf, &raw_size);
+	ck_assert_ptr_nonnull(raw);
+	err = bc_btf_parse(raw, raw_size, NULL, path, &test_log, &parsed);
+	ck_assert_msg(!err, "%s: encoder output does not parse", path);
+	err = canon_run(parsed, &co, &res, &test_log);
+	ck_assert_msg(!err, "%s: canon failed", path);
+	out.data = res.raw;
+	out.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	bc_btf_free(parsed);
+	btf__free(btf);
+	return out;
+}
+
+static void check_determinism(const char *path, const char *package)
+{
+	static const unsigned int jobs[] = { 2, 4, 8 };
+	struct blob ref, other;
+	unsigned int i;
+
+	require_file(path, package);
+	ref = encode_blob(path, 1, -1, false);
+	ck_assert_uint_gt(ref.size, 1000000);
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		other = encode_blob(path, jobs[i], -1, false);
+		ck_assert_msg(blob_eq(&ref, &other),
+			      "%s: -j%u differs from -j1 (%zu vs %zu bytes)",
+			      path, jobs[i], other.size, ref.size);
+		blob_free(&other);
+	}
+	for (i = 1; i <= 5; i++) {
+		other = encode_blob(path, 1 + i % 4, i * 7919, false);
+		ck_assert_msg(blob_eq(&ref, &other),
+			      "%s: --shuffle-cus=%u -j%u differs from -j1",
+			      path, i * 7919, 1 + i % 4);
+		blob_free(&other);
+	}
+	/* the type cache changes nothing but the time */
+	other = encode_blob(path, 2, -1, true);
+	ck_assert_msg(blob_eq(&ref, &other),
+		      "%s: --no-type-cache differs from the cached encoding", path);
+	blob_free(&other);
+	blob_free(&ref);
+}
+
+START_TEST(test_determinism_612)
+{
+	check_determinism(VMLINUX_612, PKG_612);
+}
+END_TEST
+
+START_TEST(test_determinism_61)
+{
+	check_determinism(VMLINUX_61, PKG_61);
+}
+END_TEST
+
+/* ---- the peer: Debian's pahole 1.24 ---- */
+
+static int run(const char *cmd)
+{
+	int status = system(cmd);
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * The subgraph reachable from named STRUCT, UNION, ENUM, ENUM64 and
+ * TYPEDEF types, as a raw BTF of its own (ids renumbered in the original
+ * order, the string section kept whole: canon lays strings out anew).
+ */
+static struct blob closure_blob(const struct bc_btf *b)
+{
+	uint32_t n = b->nr_types, i, k, top = 0, *stack, *new_id;
+	const struct btf_header *hdr = b->hdr;
+	struct btf_header out_hdr;
+	size_t types_size = 0, pos;
+	bool *keep;
+	uint8_t *data;
+	struct blob out;
+
+	keep = calloc(n + 1, sizeof(*keep));
+	stack = malloc((n + 1) * sizeof(*stack));
+	new_id = calloc(n + 1, sizeof(*new_id));
+	ck_assert(keep && stack && new_id);
+	for (i = 1; i <= n; i++) {
+		const struct btf_type *t = bc_btf_type(b, i);
+		uint32_t kind = bc_type_kind(t);
+
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
+		     kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64 ||
+		     kind == BTF_KIND_TYPEDEF) && t->name_off &&
+		    *bc_btf_str(b, t->name_off)) {
+			keep[i] = true;
+			stack[top++] = i;
+		}
+	}
+	while (top) {
+		i = stack[--top];
+		for (k = b->ref_start[i - 1]; k < b->ref_start[i]; k++) {
+			uint32_t r = b->refs[k];
+
+			if (r && !keep[r]) {
+				keep[r] = true;
+				stack[top++] = r;
+			}
+		}
+	}
+	for (i = 1, k = 0; i <= n; i++) {
+		if (keep[i]) {
+			new_id[i] = ++k;
+			types_size += 4 * bc_type_words(bc_btf_type(b, i));
+		}
+	}
+	out_hdr = *hdr;
+	out_hdr.hdr_len = sizeof(out_hdr);
+	out_hdr.type_off = 0;
+	out_hdr.type_len = types_size;
+	out_hdr.str_off = types_size;
+	data = malloc(sizeof(out_hdr) + types_size + hdr->str_len);
+	ck_assert_ptr_nonnull(data);
+	memcpy(data, &out_hdr, sizeof(out_hdr));
+	pos = sizeof(out_hdr);
+	for (i = 1; i <= n; i++) {
+		const struct btf_type *t = bc_btf_type(b, i);
+		const struct bc_kind_layout *lay = &bc_kinds[bc_type_kind(t)];
+		uint32_t words = bc_type_words(t), w, *dst;
+
+		if (!keep[i])
+			continue;
+		dst = (uint32_t *)(data + pos);
+		memcpy(dst, t, 4 * words);
+		if (lay->head_ref)
+			dst[2] = new_id[dst[2]];
+		for (w = 0; w < lay->fixed_words; w++)
+			if (lay->fixed_ref_mask & (1u << w))
+				dst[3 + w] = new_id[dst[3 + w]];
+		for (k = 0; lay->entry_words && k < bc_type_entries(t); k++)
+			for (w = 0; w < lay->entry_words; w++)
+				if (lay->entry_ref_mask & (1u << w)) {
+					uint32_t *p = &dst[3 + lay->fixed_words +
+							   k * lay->entry_words + w];
+					*p = new_id[*p];
+				}
+		pos += 4 * words;
+	}
+	memcpy(data + pos, b->strs, hdr->str_len);
+	out.data = data;
+	out.size = pos + hdr->str_len;
+	free(keep);
+	free(stack);
+	free(new_id);
+	return out;
+}
+
+/* Lines of a that b lacks, at most max of them, to stderr; their count. */
+static unsigned int report_missing(const char *a, const char *b,
+				   const char *what, unsigned int max)
+{
+	const char *line = a;
+	unsigned int missing = 0;
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *needle = strndup(line, len);
+
+		if (!strstr(b, needle)) {
+			if (missing < max)
+				fprintf(stderr, "  only in %s: %s\n", what, needle);
+			missing++;
+		}
+		free(needle);
+		line += len + (end ? 1 : 0);
+	}
+	return missing;
+}
+
+START_TEST(test_peer_pahole)
+{
+	char tmpl[] = "/tmp/btfcanon-peer-XXXXXX", cmd[512];
+	struct blob ours, theirs, c_ours, c_theirs, t;
+	struct bc_btf *p_ours, *p_theirs;
+	char *l_ours, *l_theirs;
+	int fd;
+
+	require_file(VMLINUX_612, PKG_612);
+	ck_assert_msg(access("/usr/bin/pahole", X_OK) == 0,
+		      "pahole is missing: apt-get install dwarves");
+	fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "pahole -J --btf_gen_floats -j1 --btf_encode_detached=%s %s",
+		 tmpl, VMLINUX_612);
+	ck_assert_msg(run(cmd) == 0, "%s failed", cmd);
+	t = read_file(tmpl);
+	unlink(tmpl);
+	theirs = canon_blob(&t, NULL, BC_ORDER_KIND, NULL);
+	blob_free(&t);
+	ours = encode_blob(VMLINUX_612, 2, -1, false);
+
+	p_ours = parse_or_fail(&ours, NULL);
+	p_theirs = parse_or_fail(&theirs, NULL);
+	t = closure_blob(p_ours);
+	c_ours = canon_blob(&t, NULL, BC_ORDER_KIND, NULL);
+	blob_free(&t);
+	t = closure_blob(p_theirs);
+	c_theirs = canon_blob(&t, NULL, BC_ORDER_KIND, NULL);
+	blob_free(&t);
+	if (!blob_eq(&c_ours, &c_theirs)) {
+		unsigned int a, b;
+
+		l_ours = listing_blob(&c_ours, NULL);
+		l_theirs = listing_blob(&c_theirs, NULL);
+		a = report_missing(l_ours, l_theirs, "btfcanon", 30);
+		b = report_missing(l_theirs, l_ours, "pahole", 30);
+		ck_abort_msg("named-type closure differs from pahole 1.24's: "
+			     "%u listing lines only in ours, %u only in pahole's "
+			     "(%zu vs %zu bytes)", a, b, c_ours.size, c_theirs.size);
+	}
+	bc_btf_free(p_ours);
+	bc_btf_free(p_theirs);
+	blob_free(&ours);
+	blob_free(&theirs);
+	blob_free(&c_ours);
+	blob_free(&c_theirs);
+}
+END_TEST
+
+/* ---- consumers ---- */
+
+START_TEST(test_consumers)
+{
+	char dir[] = "/tmp/btfcanon-consumers-XXXXXX", cmd[1024], path[256];
+	char log_buf[4096];
+	struct blob raw;
+	struct btf *btf;
+	FILE *f;
+	int err;
+
+	require_file(VMLINUX_612, PKG_612);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	raw = encode_blob(VMLINUX_612, 2, -1, false);
+
+	btf = btf__new(raw.data, raw.size);
+	ck_assert_msg(btf, "libbpf rejects the encoded vmlinux BTF");
+	ck_assert_int_gt(btf__find_by_name_kind(btf, "task_struct",
+						BTF_KIND_STRUCT), 0);
+	btf__free(btf);
+
+	err = kernel_load_btf(&raw, log_buf, sizeof(log_buf));
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "consumers: bpf(BPF_BTF_LOAD) not permitted "
+			"here (%s): kernel check skipped\n", strerror(-err));
+	else
+		ck_assert_msg(!err, "the kernel rejects the encoded BTF: %s\n%s",
+			      strerror(-err), log_buf);
+
+	snprintf(path, sizeof(path), "%s/vmlinux.btf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool btf dump file %s/vmlinux.btf format c > %s/vmlinux.h && "
+		 "printf '#include \"vmlinux.h\"\\nint sz = sizeof(struct task_struct);\\n' "
+		 "> %s/prog.c && "
+		 "clang -target bpf -O2 -g -c -o %s/prog.o %s/prog.c",
+		 dir, dir, dir, dir, dir);
+	ck_assert_msg(run(cmd) == 0,
+		      "bpftool's C dump of the encoded BTF does not compile "
+		      "with clang -target bpf (kept in %s)", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	run(cmd);
+	blob_free(&raw);
+}
+END_TEST
+
+Suite *encode_real_suite(void)
+{
+	Suite *s = suite_create("encode_real");
+	TCase *tc;
+
+	tc = tcase_create("determinism_612");
+	tcase_add_test(tc, test_determinism_612);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("determinism_61");
+	tcase_add_test(tc, test_determinism_61);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("peer_pahole");
+	tcase_add_test(tc, test_peer_pahole);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("consumers");
+	tcase_add_test(tc, test_consumers);
+	suite_add_tcase(s, tc);
+	return s;
+}
