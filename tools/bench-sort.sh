@@ -1,6 +1,6 @@
 #!/bin/sh
-# Benchmarks `btfcanon sort` on real BTF: wall, CPU and peak RSS of whole
-# runs (GNU time), and the per-phase times btfcanon --stats reports.
+# Benchmarks `btfcanon sort` on real BTF: wall and CPU of whole runs and
+# the per-phase times (btfcanon --stats), peak RSS (GNU time).
 # Prints medians over RUNS runs per input and order, as BENCH.md quotes them.
 #
 #   tools/bench-sort.sh [RUNS]        (default 11)
@@ -22,12 +22,15 @@ bench() {
 	: > "$TMP/runs"
 	i=0
 	while [ "$i" -lt "$RUNS" ]; do
-		/usr/bin/time -f '%e %U %S %M' -o "$TMP/time" \
+		/usr/bin/time -f '%M' -o "$TMP/time" \
 			"$BIN" sort --stats --order="$order" "$input" -o "$TMP/out.btf" 2> "$TMP/stats"
-		read -r wall user sys rss < "$TMP/time"
+		read -r rss < "$TMP/time"
 		rounds=$(awk '/refinement rounds/ { print $3 }' "$TMP/stats")
 		ph() { awk -v k="$1" 'index($0, k) { print $(NF - 1) }' "$TMP/stats"; }
-		echo "$wall $(awk "BEGIN { print $user + $sys }") $rss $(ph read+validate) $(ph 'rank (local') $(ph 'refine ') $(ph rebuild) $(ph write) $rounds" >> "$TMP/runs"
+		# wall and CPU from --stats (ms resolution; GNU time's is 10 ms)
+		wall=$(awk '/  total/ { print $2 }' "$TMP/stats")
+		cpu=$(awk '/  total/ { print $5 }' "$TMP/stats")
+		echo "$wall $cpu $rss $(ph read+validate) $(ph 'rank (local') $(ph 'refine ') $(ph rebuild) $(ph write) $rounds" >> "$TMP/runs"
 		i=$((i + 1))
 	done
 	col() { awk -v c="$1" '{ print $c }' "$TMP/runs" | median; }

@@ -8,11 +8,13 @@
  * built from what is read. The encoder does this much work and more, so the
  * time this takes is what `btfcanon encode` is compared to (BENCH.md).
  *
- * Threads work the way the encoder's do: the unit list is read once, each
- * worker owns its own Dwarf handle (libdw 0.188 is not built thread-safe)
- * and its own counters, and the only shared state is an atomic unit cursor
- * and the first-error slot. Cost: one pass over .debug_info and the string,
- * address and abbreviation sections per thread's share of the units.
+ * Threads work the way the encoder's do: the file is mapped once (one Elf)
+ * and the unit list read once; each worker owns its own Dwarf handle over
+ * that Elf (libdw 0.188 is not built thread-safe), made before the threads
+ * start, and its own counters; the only shared state is an atomic unit
+ * cursor and the first-error slot. Cost: one pass over .debug_info and the
+ * string, address and abbreviation sections, split between the threads;
+ * each handle keeps its own abbreviation and unit caches.
  *
  *   dwarf-walk [-j N] [-l] FILE
  *
@@ -20,6 +22,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <libelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -64,6 +67,7 @@ struct walk {
 
 struct walker {
 	struct walk *walk;
+	Dwarf *dbg;		/* this worker's own handle */
 	pthread_t thread;
 	struct walk_counts counts;
 };
@@ -226,36 +230,14 @@ fail:
 	return -EINVAL;
 }
 
-static Dwarf *open_dwarf(const char *path, int *fd_out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Dwarf *dbg;
-
-	if (fd < 0)
-		return NULL;
-	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (!dbg) {
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	*fd_out = fd;
-	return dbg;
-}
-
 static void *walker_main(void *arg)
 {
 	struct walker *w = arg;
 	struct walk *walk = w->walk;
-	Dwarf *dbg;
+	Dwarf *dbg = w->dbg;
 	size_t i;
-	int fd, err;
+	int err;
 
-	dbg = open_dwarf(walk->path, &fd);
-	if (!dbg) {
-		walk_set_error(walk, -errno);
-		return NULL;
-	}
 	while ((i = atomic_fetch_add(&walk->unit_cursor, 1)) < walk->nr_units) {
 		const struct unit_ref *u = &walk->units[i];
 		Dwarf_Die unit_die, *die;
@@ -282,8 +264,6 @@ static void *walker_main(void *arg)
 		}
 		w->counts.units++;
 	}
-	dwarf_end(dbg);
-	close(fd);
 	return NULL;
 }
 
@@ -393,9 +373,9 @@ int main(int argc, char **argv)
 	long nr_threads = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nr_units = 0;
 	double t0, t_list, t_walk;
-	Dwarf *dbg;
+	Elf *elf = NULL;
 	long i, started = 0;
-	int opt, fd, err;
+	int opt, fd, err = 0;
 	char *end;
 
 	while ((opt = getopt(argc, argv, "j:lh")) != -1) {
@@ -429,31 +409,44 @@ int main(int argc, char **argv)
 	walk.path = argv[optind];
 
 	t0 = now_sec();
-	dbg = open_dwarf(walk.path, &fd);
-	if (!dbg) {
+	fd = open(walk.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		fprintf(stderr, "dwarf-walk: %s: %s\n", walk.path,
-			errno == EINVAL ? dwarf_errmsg(-1) : strerror(errno));
+			strerror(errno));
 		return 1;
 	}
-	err = list_units(dbg, &units, &nr_units);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	walkers = calloc(nr_threads, sizeof(*walkers));
+	if (!elf || !walkers) {
+		fprintf(stderr, "dwarf-walk: %s: %s\n", walk.path,
+			elf ? "out of memory" : elf_errmsg(-1));
+		err = -EINVAL;
+		goto out;
+	}
+	/* one handle per worker, all made here: libdw is not thread-safe */
+	for (i = 0; i < nr_threads; i++) {
+		walkers[i].walk = &walk;
+		walkers[i].dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		if (!walkers[i].dbg) {
+			fprintf(stderr, "dwarf-walk: %s: %s\n", walk.path,
+				dwarf_errmsg(-1));
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	err = list_units(walkers[0].dbg, &units, &nr_units);
 	if (err) {
 		fprintf(stderr, "dwarf-walk: %s: out of memory\n", walk.path);
 		goto out;
 	}
 	if (list)
-		print_unit_list(dbg, units, nr_units);
+		print_unit_list(walkers[0].dbg, units, nr_units);
 	t_list = now_sec();
 
 	walk.units = units;
 	walk.nr_units = nr_units;
-	walkers = calloc(nr_threads, sizeof(*walkers));
-	if (!walkers) {
-		err = -ENOMEM;
-		fprintf(stderr, "dwarf-walk: out of memory\n");
-		goto out;
-	}
 	for (i = 0; i < nr_threads; i++) {
-		walkers[i].walk = &walk;
 		err = -pthread_create(&walkers[i].thread, NULL, walker_main,
 				      &walkers[i]);
 		if (err) {
@@ -487,9 +480,11 @@ int main(int argc, char **argv)
 	printf("time:       list %.3f s, walk %.3f s\n", t_list - t0,
 	       t_walk - t_list);
 out:
+	for (i = 0; walkers && i < nr_threads; i++)
+		dwarf_end(walkers[i].dbg);
 	free(walkers);
 	free(units);
-	dwarf_end(dbg);
+	elf_end(elf);
 	close(fd);
 	return err ? 1 : 0;
 }
