@@ -1,0 +1,1161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DWARF -> BTF encoder on C fixtures compiled at test time.
+ *
+ * Each fixture in tests/fixtures/ is compiled with gcc and with clang in
+ * every variant below (-O0/-O2, DWARF 4/5, compressed sections), encoded
+ * the way `btfcanon encode` does it (encode_file, then canon_run with FWD
+ * resolution), and the listing of the result is compared with its golden
+ * in tests/golden/encode/. Every variant of a compiler must give the same
+ * listing: optimization level, DWARF version and compression change the
+ * DWARF, never the C types. The two compilers share one golden
+ * (NAME.txt) where their DWARF describes the same types with the same
+ * names; NAME.gcc.txt and NAME.clang.txt exist where they legitimately
+ * differ, with the reason in the golden's '#' comment lines.
+ *
+ *	golden		every fixture x compiler x variant against its golden
+ *	accept		libbpf's btf__parse and the kernel's BPF_BTF_LOAD
+ *			take each output
+ *	type_units	-fdebug-types-section gives the same listing
+ *	determinism	a many-unit object: identical bytes for -j1/2/4/8 and
+ *			shuffled unit orders, in-process and through the CLI
+ *	bad_input	not ELF, no DWARF, truncated DWARF, unknown form and
+ *			tag, a reference out of its unit: the CLI exits 1 with
+ *			a message naming the file (and CU and DIE), no crash,
+ *			no output file
+ *
+ * A missing compiler is a failure, not a skip (CI installs both). The CLI
+ * is the one `make check` names in $BTFCANON. Run from the top of the
+ * tree. BTFCANON_UPDATE_GOLDEN=1 rewrites the goldens (keeping their
+ * comments) from the first variant; check every change by eye against the
+ * fixture's C source before committing it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* `make asan` drops the Makefile's -D */
+#endif
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <bpf/btf.h>
+
+#include "suites.h"
+#include "testutil.h"
+#include "../encode/encoder.h"
+
+extern char **environ;
+
+#define FIXTURE_DIR	"tests/fixtures"
+#define GOLDEN_DIR	"tests/golden/encode"
+#define ENCODE_TIMEOUT	120
+#define MAX_SOURCES	4
+#define MAX_ARGS	32
+
+enum fixture_link {
+	LINK_NONE,		/* one source, an object file (-c) */
+	LINK_EXEC,		/* sources linked into an executable */
+	LINK_RELOC,		/* sources linked into one relocatable (-r) */
+};
+
+struct fixture {
+	const char *golden;	/* golden file stem */
+	const char *sources[MAX_SOURCES];
+	enum fixture_link link;
+};
+
+static const struct fixture fixtures[] = {
+	{ "bitfields", { "bitfields.c" }, LINK_NONE },
+	{ "packed_aligned", { "packed_aligned.c" }, LINK_NONE },
+	{ "arrays", { "arrays.c" }, LINK_NONE },
+	{ "anon_members", { "anon_members.c" }, LINK_NONE },
+	{ "enums", { "enums.c" }, LINK_NONE },
+	{ "forward_decls", { "forward_decls.c" }, LINK_NONE },
+	{ "base_types", { "base_types.c" }, LINK_NONE },
+	{ "qualifiers", { "qualifiers.c" }, LINK_NONE },
+	{ "func_types", { "func_types.c" }, LINK_NONE },
+	{ "btf_tags", { "btf_tags.c" }, LINK_NONE },
+	{ "local_types", { "local_types.c" }, LINK_NONE },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_RELOC },
+};
+
+#define NR_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
+
+static const char *const compilers[] = { "gcc", "clang" };
+
+#define NR_COMPILERS 2
+
+/* Compiler flags of a variant; all must give the same listing. */
+struct variant {
+	const char *flags[4];
+	bool compressed;	/* expect SHF_COMPRESSED debug sections */
+};
+
+static const struct variant variants[] = {
+	{ { "-O0", "-gdwarf-5" }, false },
+	{ { "-O2", "-gdwarf-5" }, false },
+	{ { "-O0", "-gdwarf-4" }, false },
+	{ { "-O2", "-gdwarf-4" }, false },
+	{ { "-O2", "-gdwarf-5", "-gz" }, true },
+	{ { "-O0", "-gdwarf-4", "-gz" }, true },
+};
+
+#define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
+
+/* Type units: the types move out of the compile units. */
+static const struct variant type_unit_variants[] = {
+	{ { "-O2", "-gdwarf-5", "-fdebug-types-section" }, false },
+	{ { "-O0", "-gdwarf-4", "-fdebug-types-section" }, false },
+};
+
+#define NR_TYPE_UNIT_VARIANTS \
+	(sizeof(type_unit_variants) / sizeof(type_unit_variants[0]))
+
+/* ---- scratch directories and commands ------------------------------------ */
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static char *scratch_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	ck_assert_int_ge(asprintf(&dir, "%s/btfcanon-encode-XXXXXX",
+				  tmp && *tmp ? tmp : "/tmp"), 0);
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir,
+		      strerror(errno));
+	return dir;
+}
+
+static void scratch_free(char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	char *path;
+
+	ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+	return path;
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* A command's outcome: how it ended, and what it wrote to stderr. */
+struct cmd_result {
+	int status;		/* as waitpid() reports it */
+	char *err_text;		/* malloc'd, NUL-terminated */
+};
+
+static void cmd_result_deinit(struct cmd_result *r)
+{
+	free(r->err_text);
+	r->err_text = NULL;
+}
+
+/*
+ * Runs argv (looked up in PATH) with stdout discarded and stderr captured
+ * in err_file. A program that cannot be started fails the test: a missing
+ * compiler is an error of the machine, not a reason to skip.
+ */
+static struct cmd_result run_cmd(char *const argv[], const char *err_file)
+{
+	posix_spawn_file_actions_t fa;
+	struct cmd_result r = { 0 };
+	struct blob err_blob;
+	pid_t pid;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, err_file,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(!rc, "cannot run %s: %s (gcc and clang are required)",
+		      argv[0], strerror(rc));
+	ck_assert_int_eq(waitpid(pid, &r.status, 0), pid);
+
+	err_blob = read_file(err_file);
+	r.err_text = malloc(err_blob.size + 1);
+	ck_assert_ptr_nonnull(r.err_text);
+	if (err_blob.size)
+		memcpy(r.err_text, err_blob.data, err_blob.size);
+	r.err_text[err_blob.size] = '\0';
+	blob_free(&err_blob);
+	return r;
+}
+
+/* One line of argv, for messages. */
+static char *argv_text(char *const argv[])
+{
+	size_t len = 1, i;
+	char *text;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	text = calloc(1, len);
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	return text;
+}
+
+/* Runs argv and fails the test, with its stderr, unless it exits 0. */
+static void run_ok(char *const argv[], const char *dir)
+{
+	char *err_file = path_join(dir, "cmd.err");
+	struct cmd_result r = run_cmd(argv, err_file);
+
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status)) {
+		char *cmd = argv_text(argv);
+
+		ck_abort_msg("`%s` failed (status 0x%x):\n%s", cmd, r.status,
+			     r.err_text);
+	}
+	cmd_result_deinit(&r);
+	free(err_file);
+}
+
+/* ---- compiling fixtures -------------------------------------------------- */
+
+/* Appends a variant's flags to argv at *n. */
+static void add_flags(char **argv, int *n, const struct variant *v)
+{
+	int i;
+
+	for (i = 0; i < 4 && v->flags[i]; i++)
+		argv[(*n)++] = (char *)v->flags[i];
+}
+
+/*
+ * Compiles (and links) fixture f with cc and variant v into dir. Returns
+ * the path of the result (malloc'd).
+ */
+static char *build_fixture(const struct fixture *f, const char *cc,
+			   const struct variant *v, const char *dir)
+{
+	char *objs[MAX_SOURCES] = { 0 }, *out, *argv[MAX_ARGS];
+	int i, n;
+
+	for (i = 0; i < MAX_SOURCES && f->sources[i]; i++) {
+		char *src, name[64];
+
+		ck_assert_int_ge(asprintf(&src, "%s/%s", FIXTURE_DIR,
+					  f->sources[i]), 0);
+		ck_assert_msg(file_exists(src),
+			      "%s not found: run the tests from the top of the tree",
+			      src);
+		snprintf(name, sizeof(name), "%s.%d.o", cc, i);
+		objs[i] = path_join(dir, name);
+		n = 0;
+		argv[n++] = (char *)cc;
+		add_flags(argv, &n, v);
+		argv[n++] = "-c";
+		argv[n++] = src;
+		argv[n++] = "-o";
+		argv[n++] = objs[i];
+		argv[n] = NULL;
+		run_ok(argv, dir);
+		free(src);
+	}
+	if (f->link == LINK_NONE)
+		return objs[0];
+
+	out = path_join(dir, f->link == LINK_EXEC ? "linked" : "linked.o");
+	n = 0;
+	argv[n++] = (char *)cc;
+	add_flags(argv, &n, v);
+	if (f->link == LINK_RELOC)
+		argv[n++] = "-r";
+	for (i = 0; i < MAX_SOURCES && objs[i]; i++)
+		argv[n++] = objs[i];
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n] = NULL;
+	run_ok(argv, dir);
+	for (i = 0; i < MAX_SOURCES; i++)
+		free(objs[i]);
+	return out;
+}
+
+/* ---- ELF sections, read and patched by hand ------------------------------ */
+
+struct elf_section {
+	uint64_t offset;	/* in the file */
+	uint64_t size;
+	uint64_t flags;
+	uint64_t hdr_offset;	/* of its Elf64_Shdr, for patching */
+};
+
+/* Finds section name in an ELF64 file's bytes; false when absent. */
+static bool find_section(const struct blob *file, const char *name,
+			 struct elf_section *sec)
+{
+	const Elf64_Ehdr *eh = file->data;
+	const Elf64_Shdr *sh, *strtab;
+	uint32_t i;
+
+	ck_assert_uint_ge(file->size, sizeof(*eh));
+	ck_assert_msg(!memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+		      eh->e_ident[EI_CLASS] == ELFCLASS64, "not an ELF64 file");
+	ck_assert_uint_le(eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh),
+			  file->size);
+	sh = (const Elf64_Shdr *)((const char *)file->data + eh->e_shoff);
+	strtab = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *s = (const char *)file->data + strtab->sh_offset +
+				sh[i].sh_name;
+
+		if (strcmp(s, name))
+			continue;
+		sec->offset = sh[i].sh_offset;
+		sec->size = sh[i].sh_size;
+		sec->flags = sh[i].sh_flags;
+		sec->hdr_offset = eh->e_shoff + (uint64_t)i * sizeof(*sh);
+		return true;
+	}
+	return false;
+}
+
+static void write_blob(const char *path, const struct blob *b)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fwrite(b->data, 1, b->size, f), b->size);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* ---- encoding, as cmd_encode does it ------------------------------------- */
+
+/* The encoder's messages, kept for the failure report. */
+struct log_text {
+	char buf[4096];
+	size_t len;
+};
+
+static void log_collect(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct log_text *t = ctx;
+	int n;
+
+	if (level > BC_LOG_WARN || t->len >= sizeof(t->buf) - 1)
+		return;
+	n = snprintf(t->buf + t->len, sizeof(t->buf) - t->len, "%s\n", msg);
+	if (n > 0)
+		t->len += (size_t)n < sizeof(t->buf) - t->len ?
+			  (size_t)n : sizeof(t->buf) - t->len - 1;
+}
+
+struct encode_run {
+	unsigned int jobs;
+	bool shuffle;
+	uint64_t seed;
+	uint32_t chunk_cus;	/* 0: the default */
+};
+
+/* encode_file() + canon_run() with FWD resolution: cmd_encode's bytes. */
+static struct blob encode_canon(const char *path, const struct encode_run *run)
+{
+	struct log_text text = { .len = 0 };
+	struct bc_log log = { .fn = log_collect, .ctx = &text };
+	struct canon_opts copts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
+	struct canon_result res = { 0 };
+	struct encode_stats stats;
+	struct encode_opts opts;
+	struct bc_btf *parsed;
+	struct btf *btf = NULL;
+	struct blob out;
+	const void *raw;
+	__u32 raw_size;
+	int err;
+
+	text.buf[0] = '\0';
+	encode_opts_init(&opts);
+	opts.jobs = run->jobs;
+	opts.shuffle = run->shuffle;
+	opts.shuffle_seed = run->seed;
+	if (run->chunk_cus)
+		opts.chunk_cus = run->chunk_cus;
+	err = encode_file(path, &opts, &btf, &stats, &log);
+	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
+	raw = btf__raw_data(btf, &raw_size);
+	ck_assert_ptr_nonnull(raw);
+	err = bc_btf_parse(raw, raw_size, NULL, path, &log, &parsed);
+	ck_assert_msg(!err, "%s: encoder output does not parse: %d\n%s", path,
+		      err, text.buf);
+	err = canon_run(parsed, &copts, &res, &log);
+	ck_assert_msg(!err, "%s: canon_run failed: %d\n%s", path, err, text.buf);
+	out.data = res.raw;
+	out.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	bc_btf_free(parsed);
+	btf__free(btf);
+	return out;
+}
+
+static const struct encode_run default_run = { .jobs = 2 };
+
+/* ---- goldens ------------------------------------------------------------- */
+
+static bool update_goldens(void)
+{
+	const char *v = getenv("BTFCANON_UPDATE_GOLDEN");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/*
+ * The golden for fixture f and compiler cc: per-compiler, else shared.
+ * When neither exists, update mode starts per-compiler ones (merge them
+ * into one by hand when they agree).
+ */
+static char *golden_path(const struct fixture *f, const char *cc)
+{
+	char *own, *shared;
+
+	ck_assert_int_ge(asprintf(&own, "%s/%s.%s.txt", GOLDEN_DIR, f->golden,
+				  cc), 0);
+	ck_assert_int_ge(asprintf(&shared, "%s/%s.txt", GOLDEN_DIR, f->golden), 0);
+	if (file_exists(own) || (!file_exists(shared) && update_goldens())) {
+		free(shared);
+		return own;
+	}
+	free(own);
+	return shared;
+}
+
+/* Splits a golden into its '#' comment lines and the listing proper. */
+static void golden_split(const struct blob *file, char **comments,
+			 char **body)
+{
+	const char *p = file->data, *end = p + file->size;
+	size_t clen = 0, blen = 0;
+
+	*comments = calloc(1, file->size + 1);
+	*body = calloc(1, file->size + 1);
+	ck_assert(*comments && *body);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t len = (nl ? nl + 1 : end) - p;
+
+		if (*p == '#') {
+			memcpy(*comments + clen, p, len);
+			clen += len;
+		} else {
+			memcpy(*body + blen, p, len);
+			blen += len;
+		}
+		p += len;
+	}
+}
+
+static void golden_write(const char *path, const char *comments,
+			 const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fputs(comments, f);
+	fputs(body, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * Checks got (a listing) against the golden of f for cc; what names the
+ * variant in the message. In update mode writes the golden instead.
+ */
+static void check_golden(const struct fixture *f, const char *cc,
+			 const char *got, const char *what)
+{
+	/* in update mode, the first variant writes and the others compare */
+	static char written[256];
+	char *path = golden_path(f, cc), *comments, *want;
+	struct blob file = read_file(path);
+
+	golden_split(&file, &comments, &want);
+	if (update_goldens() && strcmp(got, want) && strcmp(written, path)) {
+		golden_write(path, comments, got);
+		snprintf(written, sizeof(written), "%s", path);
+		fprintf(stderr, "encode: wrote %s (%s): review it by eye\n",
+			path, what);
+	} else {
+		ck_assert_msg(file.data != NULL,
+			      "%s missing (BTFCANON_UPDATE_GOLDEN=1 writes it)",
+			      path);
+		if (strcmp(got, want))
+			fprintf(stderr, "--- %s, %s:\n--- got:\n%s--- want:\n%s---\n",
+				path, what, got, want);
+		ck_assert_msg(!strcmp(got, want), "%s: listing differs (%s)",
+			      path, what);
+	}
+	free(comments);
+	free(want);
+	blob_free(&file);
+	free(path);
+}
+
+/* Human-readable variant, for messages. */
+static void variant_text(const char *cc, const struct variant *v, char *buf,
+			 size_t size)
+{
+	int i, n = snprintf(buf, size, "%s", cc);
+
+	for (i = 0; i < 4 && v->flags[i] && n > 0 && (size_t)n < size; i++)
+		n += snprintf(buf + n, size - n, " %s", v->flags[i]);
+}
+
+/* Every debug section of path is SHF_COMPRESSED (-gz did its work). */
+static void assert_compressed(const char *path)
+{
+	struct blob file = read_file(path);
+	struct elf_section sec;
+
+	ck_assert_msg(find_section(&file, ".debug_info", &sec),
+		      "%s: no .debug_info", path);
+	ck_assert_msg(sec.flags & SHF_COMPRESSED,
+		      "%s: -gz left .debug_info uncompressed", path);
+	blob_free(&file);
+}
+
+/* Builds and encodes f with cc in every variant of vs; all must match. */
+static void check_variants(const struct fixture *f, const char *cc,
+			   const struct variant *vs, size_t nr)
+{
+	char *dir = scratch_dir(), what[128];
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char *bin = build_fixture(f, cc, &vs[i], dir), *got;
+		struct blob out;
+
+		variant_text(cc, &vs[i], what, sizeof(what));
+		if (vs[i].compressed)
+			assert_compressed(bin);
+		out = encode_canon(bin, &default_run);
+		got = listing_blob(&out, NULL);
+		check_golden(f, cc, got, what);
+		free(got);
+		blob_free(&out);
+		remove(bin);
+		free(bin);
+	}
+	scratch_free(dir);
+}
+
+/* _i: fixture * NR_COMPILERS + compiler */
+START_TEST(test_golden)
+{
+	const struct fixture *f = &fixtures[_i / NR_COMPILERS];
+
+	check_variants(f, compilers[_i % NR_COMPILERS], variants, NR_VARIANTS);
+}
+END_TEST
+
+/*
+ * Type units (-fdebug-types-section): the types live in units of their
+ * own, referred to by signature, and must still all be encoded.
+ */
+START_TEST(test_type_units)
+{
+	const struct fixture *f = &fixtures[_i / NR_COMPILERS];
+
+	check_variants(f, compilers[_i % NR_COMPILERS], type_unit_variants,
+		       NR_TYPE_UNIT_VARIANTS);
+}
+END_TEST
+
+/* ---- acceptance by libbpf and the kernel --------------------------------- */
+
+START_TEST(test_accept)
+{
+	const struct fixture *f = &fixtures[_i / NR_COMPILERS];
+	const char *cc = compilers[_i % NR_COMPILERS];
+	static const size_t log_size = 1 << 16;
+	char *dir = scratch_dir(), *bin, *raw_path, *log;
+	struct blob out;
+	struct btf *btf;
+	int err;
+
+	bin = build_fixture(f, cc, &variants[1], dir);
+	out = encode_canon(bin, &default_run);
+	raw_path = path_join(dir, "out.btf");
+	write_blob(raw_path, &out);
+
+	btf = btf__parse(raw_path, NULL);
+	err = btf ? 0 : -errno;
+	ck_assert_msg(btf != NULL, "%s (%s): libbpf btf__parse rejected it: %d",
+		      f->golden, cc, err);
+	btf__free(btf);
+
+	log = malloc(log_size);
+	ck_assert_ptr_nonnull(log);
+	err = kernel_load_btf(&out, log, log_size);
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "encode: SKIP kernel BTF load of %s (%s): "
+			"bpf(BPF_BTF_LOAD) not allowed here (%s)\n",
+			f->golden, cc, strerror(-err));
+	else
+		ck_assert_msg(!err, "%s (%s): the kernel rejected it: %s\n%s",
+			      f->golden, cc, strerror(-err), log);
+	free(log);
+	free(raw_path);
+	free(bin);
+	blob_free(&out);
+	scratch_free(dir);
+}
+END_TEST
+
+/* ---- determinism --------------------------------------------------------- */
+
+/*
+ * Many units in one file: every fixture, plus a third definition of
+ * mc_declared (multi_cu_3.c) that makes the FWD in multi_cu_1.c
+ * ambiguous, the case where dedup's result depends on its input order.
+ */
+static const struct fixture many_units = {
+	"many_units",
+	{ "multi_cu_1.c", "multi_cu_2.c", "multi_cu_3.c", "bitfields.c" },
+	LINK_RELOC,
+};
+
+static const char *const more_units[] = {
+	"packed_aligned.c", "arrays.c", "anon_members.c", "enums.c",
+	"forward_decls.c", "base_types.c", "qualifiers.c", "func_types.c",
+	"btf_tags.c", "local_types.c",
+};
+
+/* Links many_units and more_units into one relocatable object. */
+static char *build_many_units(const char *cc, const char *dir)
+{
+	char *first = build_fixture(&many_units, cc, &variants[1], dir);
+	char *objs[16], *out = path_join(dir, "many.o"), *argv[MAX_ARGS];
+	size_t i, nr = sizeof(more_units) / sizeof(more_units[0]);
+	int n = 0;
+
+	argv[n++] = (char *)cc;
+	argv[n++] = "-r";
+	argv[n++] = first;
+	for (i = 0; i < nr; i++) {
+		struct fixture one = { "one", { more_units[i] }, LINK_NONE };
+		char sub[32], *subdir;
+
+		snprintf(sub, sizeof(sub), "u%zu", i);
+		subdir = path_join(dir, sub);
+		ck_assert_int_eq(mkdir(subdir, 0755), 0);
+		objs[i] = build_fixture(&one, cc, &variants[1], subdir);
+		argv[n++] = objs[i];
+		free(subdir);
+	}
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n] = NULL;
+	run_ok(argv, dir);
+	for (i = 0; i < nr; i++)
+		free(objs[i]);
+	free(first);
+	return out;
+}
+
+/* Runs the CLI: btfcanon encode ARGS... INPUT -o OUT. */
+static struct cmd_result run_cli(const char *const *args, const char *input,
+				 const char *out, const char *dir)
+{
+	const char *cli = getenv("BTFCANON");
+	char *argv[MAX_ARGS], *err_file = path_join(dir, "cli.err");
+	struct cmd_result r;
+	int n = 0;
+
+	ck_assert_msg(cli && *cli,
+		      "BTFCANON is not set: point it at the built btfcanon (make check does)");
+	argv[n++] = (char *)cli;
+	argv[n++] = "encode";
+	while (args && *args)
+		argv[n++] = (char *)*args++;
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = (char *)input;
+	argv[n] = NULL;
+	r = run_cmd(argv, err_file);
+	free(err_file);
+	return r;
+}
+
+static const unsigned int job_counts[] = { 1, 2, 4, 8 };
+static const uint64_t seeds[] = { 1, 2, 3, 42, 0xdeadbeef };
+
+/*
+ * _i: compiler * 2 + (chunk of one unit?). With one unit per chunk the
+ * shuffle really changes which unit each worker sees first; the default
+ * chunk holds the whole file. Each setting must be stable on its own.
+ */
+START_TEST(test_determinism)
+{
+	const char *cc = compilers[_i / 2];
+	uint32_t chunk_cus = _i % 2 ? 1 : 0;
+	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct blob ref = encode_canon(bin, &run), cli_out;
+	char *out_path = path_join(dir, "cli.btf"), chunk_arg[32];
+	const char *args[4] = { "-j2", NULL, NULL, NULL };
+	struct cmd_result r;
+	size_t i;
+
+	for (i = 0; i < sizeof(job_counts) / sizeof(job_counts[0]); i++) {
+		struct blob out;
+
+		run.jobs = job_counts[i];
+		out = encode_canon(bin, &run);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: -j%u differs from -j1", cc,
+			      chunk_cus, job_counts[i]);
+		blob_free(&out);
+	}
+	run.shuffle = true;
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct blob out;
+
+		run.jobs = 1 + i % 4;
+		run.seed = seeds[i];
+		out = encode_canon(bin, &run);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: --shuffle-cus=%llu -j%u differs",
+			      cc, chunk_cus, (unsigned long long)seeds[i], run.jobs);
+		blob_free(&out);
+	}
+
+	/* the CLI writes the same bytes as encode_file + canon_run here */
+	if (chunk_cus) {
+		snprintf(chunk_arg, sizeof(chunk_arg), "--chunk-cus=%u", chunk_cus);
+		args[1] = chunk_arg;
+	}
+	args[args[1] ? 2 : 1] = "--shuffle-cus=7";
+	r = run_cli(args, bin, out_path, dir);
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "btfcanon encode failed (0x%x):\n%s", r.status, r.err_text);
+	cli_out = read_file(out_path);
+	ck_assert_msg(blob_eq(&cli_out, &ref),
+		      "%s, chunk %u: the CLI's output differs from encode_file's",
+		      cc, chunk_cus);
+	blob_free(&cli_out);
+	cmd_result_deinit(&r);
+	blob_free(&ref);
+	free(out_path);
+	free(bin);
+	scratch_free(dir);
+}
+END_TEST
+
+/* ---- bad input ----------------------------------------------------------- */
+
+/*
+ * Runs the CLI on input and checks it failed cleanly: exit status 1 (not a
+ * signal), no output file, and a message containing input and each of
+ * the strings in want, and none of those in unwanted (NULL-terminated
+ * lists, or NULL). BTFCANON_TEST_VERBOSE=1 shows the messages.
+ */
+static void assert_rejected(const char *input, const char *dir,
+			    const char *const *want,
+			    const char *const *unwanted)
+{
+	char *out_path = path_join(dir, "out.btf");
+	struct cmd_result r = run_cli(NULL, input, out_path, dir);
+	const char *verbose = getenv("BTFCANON_TEST_VERBOSE");
+
+	if (verbose && *verbose)
+		fprintf(stderr, "encode: %s: exit 0x%x: %s", input, r.status,
+			r.err_text);
+
+	ck_assert_msg(!WIFSIGNALED(r.status),
+		      "%s: btfcanon encode died of signal %d:\n%s", input,
+		      WTERMSIG(r.status), r.err_text);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1,
+		      "%s: btfcanon encode exited 0x%x, want 1:\n%s", input,
+		      r.status, r.err_text);
+	ck_assert_msg(!file_exists(out_path),
+		      "%s: a failed encode left %s behind", input, out_path);
+	ck_assert_msg(strstr(r.err_text, input) != NULL,
+		      "%s: the message does not name the file:\n%s", input,
+		      r.err_text);
+	while (want && *want) {
+		ck_assert_msg(strstr(r.err_text, *want) != NULL,
+			      "%s: the message lacks \"%s\":\n%s", input, *want,
+			      r.err_text);
+		want++;
+	}
+	while (unwanted && *unwanted) {
+		ck_assert_msg(strstr(r.err_text, *unwanted) == NULL,
+			      "%s: the message should not say \"%s\":\n%s",
+			      input, *unwanted, r.err_text);
+		unwanted++;
+	}
+	cmd_result_deinit(&r);
+	free(out_path);
+}
+
+/* An object with plain (uncompressed) DWARF 5 from gcc, to be damaged. */
+static char *build_plain(const char *source, const char *dir)
+{
+	struct fixture f = { "bad", { source }, LINK_NONE };
+
+	return build_fixture(&f, "gcc", &variants[0], dir);
+}
+
+START_TEST(test_not_elf)
+{
+	char *dir = scratch_dir(), *path = path_join(dir, "text.o");
+	struct blob text = { .data = "this is not an ELF file\n", .size = 24 };
+	struct blob empty = { .data = "", .size = 0 };
+
+	write_blob(path, &text);
+	assert_rejected(path, dir, NULL, NULL);
+	write_blob(path, &empty);
+	assert_rejected(path, dir, NULL, NULL);
+	free(path);
+	scratch_free(dir);
+}
+END_TEST
+
+START_TEST(test_stripped)
+{
+	char *dir = scratch_dir(), *obj = build_plain("bitfields.c", dir);
+	char *stripped = path_join(dir, "stripped.o");
+	char *argv[] = { "strip", "--strip-debug", obj, "-o", stripped, NULL };
+	const char *const want[] = { "DWARF", NULL };
+
+	run_ok(argv, dir);
+	assert_rejected(stripped, dir, want, NULL);
+	free(stripped);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* Reads obj, lets patch() change its bytes, writes the result to name. */
+static char *patched_copy(const char *obj, const char *dir, const char *name,
+			  void (*patch)(struct blob *file, void *arg), void *arg)
+{
+	struct blob file = read_file(obj);
+	char *path = path_join(dir, name);
+
+	ck_assert_msg(file.data != NULL, "cannot read %s", obj);
+	patch(&file, arg);
+	write_blob(path, &file);
+	blob_free(&file);
+	return path;
+}
+
+/* The first CU claims to be longer than .debug_info. */
+static void patch_unit_length(struct blob *file, void *arg)
+{
+	struct elf_section info;
+	uint32_t len;
+
+	(void)arg;
+	ck_assert(find_section(file, ".debug_info", &info));
+	len = info.size + 64;
+	memcpy((char *)file->data + info.offset, &len, sizeof(len));
+}
+
+/* .debug_info's section header says half its real size. */
+static void patch_section_size(struct blob *file, void *arg)
+{
+	struct elf_section info;
+	Elf64_Shdr *sh;
+
+	(void)arg;
+	ck_assert(find_section(file, ".debug_info", &info));
+	sh = (Elf64_Shdr *)((char *)file->data + info.hdr_offset);
+	sh->sh_size = info.size / 2;
+}
+
+/* A unit whose length runs past the end of .debug_info. */
+START_TEST(test_truncated_unit)
+{
+	char *dir = scratch_dir(), *obj = build_plain("packed_aligned.c", dir);
+	char *bad = patched_copy(obj, dir, "unit_length.o", patch_unit_length,
+				 NULL);
+
+	assert_rejected(bad, dir, NULL, NULL);
+	free(bad);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* .debug_info cut in half: corrupt, not stripped; no advice to use -g. */
+START_TEST(test_truncated_section)
+{
+	static const char *const not_stripped[] = { "stripped", NULL };
+	char *dir = scratch_dir(), *obj = build_plain("packed_aligned.c", dir);
+	char *bad = patched_copy(obj, dir, "section_size.o", patch_section_size,
+				 NULL);
+
+	assert_rejected(bad, dir, NULL, not_stripped);
+	free(bad);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* Reads a ULEB128 at *p, advancing it; 1-byte values are all these need. */
+static uint64_t read_uleb(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* What to change in .debug_abbrev. */
+struct abbrev_patch {
+	unsigned int tag;	/* the first abbrev with this tag */
+	unsigned int attr;	/* 0: change the tag; else this attribute's form */
+	uint8_t new_value;	/* a one-byte tag or form no DWARF version defines */
+};
+
+/* Applies an abbrev_patch; the patched code must be one byte long. */
+static void patch_abbrev(struct blob *file, void *arg)
+{
+	const struct abbrev_patch *ap = arg;
+	const uint8_t *p, *end;
+	struct elf_section sec;
+	uint8_t *base;
+
+	ck_assert(find_section(file, ".debug_abbrev", &sec));
+	base = (uint8_t *)file->data + sec.offset;
+	p = base;
+	end = base + sec.size;
+	while (p < end) {
+		const uint8_t *tag_at;
+		uint64_t tag;
+
+		if (!read_uleb(&p, end))	/* end of a unit's abbrevs */
+			continue;
+		tag_at = p;
+		tag = read_uleb(&p, end);
+		p++;				/* DW_CHILDREN_* */
+		if (tag == ap->tag && !ap->attr) {
+			ck_assert_int_eq(p - tag_at, 2);
+			base[tag_at - base] = ap->new_value;
+			return;
+		}
+		for (;;) {
+			const uint8_t *form_at;
+			uint64_t attr = read_uleb(&p, end), form;
+
+			form_at = p;
+			form = read_uleb(&p, end);
+			if (!attr && !form)
+				break;
+			if (form == DW_FORM_implicit_const)
+				read_uleb(&p, end);	/* an SLEB: same length rule */
+			if (tag == ap->tag && attr == ap->attr) {
+				ck_assert_int_eq(p - form_at, 1);
+				base[form_at - base] = ap->new_value;
+				return;
+			}
+		}
+	}
+	ck_abort_msg("no abbrev with tag 0x%x%s", ap->tag,
+		     ap->attr ? " and that attribute" : "");
+}
+
+/*
+ * An attribute form no DWARF version defines (0x7e), on _i 0: the members'
+ * DW_AT_type, 1: the base types' DW_AT_name. The message must be about
+ * the DWARF, not a libbpf failure downstream of a silently lost attribute.
+ */
+START_TEST(test_unknown_form)
+{
+	static const struct abbrev_patch patches[] = {
+		{ DW_TAG_member, DW_AT_type, 0x7e },
+		{ DW_TAG_base_type, DW_AT_name, 0x7e },
+	};
+	static const char *const want[] = { "CU at 0x", "DIE at 0x", NULL };
+	static const char *const unwanted[] = { "cannot add BTF type", NULL };
+	char *dir = scratch_dir(), *obj = build_plain("bitfields.c", dir), *bad;
+	struct abbrev_patch ap = patches[_i];
+
+	bad = patched_copy(obj, dir, "form.o", patch_abbrev, &ap);
+	assert_rejected(bad, dir, want, unwanted);
+	free(bad);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+START_TEST(test_unknown_tag)
+{
+	char *dir = scratch_dir(), *obj = build_plain("bitfields.c", dir), *bad;
+	/* base types get a tag DWARF lacks; members still refer to them */
+	struct abbrev_patch ap = { DW_TAG_base_type, 0, 0x7e };
+	const char *const want[] = { "CU at 0x", "DIE at 0x", "0x7e", NULL };
+
+	bad = patched_copy(obj, dir, "tag.o", patch_abbrev, &ap);
+	assert_rejected(bad, dir, want, NULL);
+	free(bad);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* Where to aim the first member's DW_AT_type, and what was found. */
+struct ref_patch {
+	uint32_t new_ref;	/* unit-relative; UINT32_MAX: just past the unit */
+	uint64_t die_off;	/* out: the member DIE's offset */
+	uint64_t ref_off;	/* out: the ref4's offset in .debug_info */
+	uint64_t unit_end;	/* out: the first unit's end, unit-relative */
+};
+
+/* Finds the first member DIE with a DW_FORM_ref4 type, through libdw. */
+static void find_member_ref(const char *obj, struct ref_patch *rp)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int fd = open(obj, O_RDONLY);
+	Dwarf *dw;
+
+	ck_assert_int_ge(fd, 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	ck_assert_ptr_nonnull(dw);
+	ck_assert_int_eq(dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL), 0);
+	rp->unit_end = next - off;
+	{
+		Dwarf_Die cu, die, child;
+		Dwarf_Attribute attr;
+
+		ck_assert_ptr_nonnull(dwarf_offdie(dw, off + hsize, &cu));
+		ck_assert_int_eq(dwarf_child(&cu, &die), 0);
+		do {
+			if (dwarf_tag(&die) != DW_TAG_structure_type ||
+			    dwarf_child(&die, &child))
+				continue;
+			ck_assert_int_eq(dwarf_tag(&child), DW_TAG_member);
+			ck_assert_ptr_nonnull(dwarf_attr(&child, DW_AT_type, &attr));
+			ck_assert_int_eq(dwarf_whatform(&attr), DW_FORM_ref4);
+			rp->die_off = dwarf_dieoffset(&child);
+			rp->ref_off = rp->die_off +
+				      ((const char *)attr.valp - (const char *)child.addr);
+			break;
+		} while (!dwarf_siblingof(&die, &die));
+	}
+	ck_assert_msg(rp->ref_off, "%s: no struct member found", obj);
+	dwarf_end(dw);
+	close(fd);
+}
+
+static void patch_member_ref(struct blob *file, void *arg)
+{
+	struct ref_patch *rp = arg;
+	struct elf_section info;
+	uint32_t ref = rp->new_ref == UINT32_MAX ? rp->unit_end : rp->new_ref;
+
+	ck_assert(find_section(file, ".debug_info", &info));
+	ck_assert_uint_lt(rp->ref_off + 4, info.size);
+	memcpy((char *)file->data + info.offset + rp->ref_off, &ref, 4);
+}
+
+START_TEST(test_ref_outside_unit)
+{
+	/* _i 0: far past the section; 1: just past the unit, into the next */
+	char *dir = scratch_dir(), *obj, *bad, die_at[64];
+	struct ref_patch rp = { .new_ref = _i ? UINT32_MAX : 0x7ffffff0 };
+	const char *const want[] = { "CU at 0x", die_at, NULL };
+
+	if (_i) {
+		/* two units in one relocatable object */
+		obj = build_fixture(&fixtures[NR_FIXTURES - 1], "gcc",
+				    &variants[0], dir);
+	} else {
+		obj = build_plain("packed_aligned.c", dir);
+	}
+	find_member_ref(obj, &rp);
+	snprintf(die_at, sizeof(die_at), "DIE at 0x%llx",
+		 (unsigned long long)rp.die_off);
+	bad = patched_copy(obj, dir, "ref.o", patch_member_ref, &rp);
+	assert_rejected(bad, dir, want, NULL);
+	free(bad);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* ---- the suite ----------------------------------------------------------- */
+
+static TCase *encode_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, ENCODE_TIMEOUT);
+	return tc;
+}
+
+Suite *encode_suite(void)
+{
+	Suite *s = suite_create("encode");
+	TCase *tc;
+
+	tc = encode_tcase("golden");
+	tcase_add_loop_test(tc, test_golden, 0, NR_FIXTURES * NR_COMPILERS);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("accept");
+	tcase_add_loop_test(tc, test_accept, 0, NR_FIXTURES * NR_COMPILERS);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("type_units");
+	tcase_add_loop_test(tc, test_type_units, 0, NR_FIXTURES * NR_COMPILERS);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("determinism");
+	tcase_add_loop_test(tc, test_determinism, 0, NR_COMPILERS * 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("bad_input");
+	tcase_add_test(tc, test_not_elf);
+	tcase_add_test(tc, test_stripped);
+	tcase_add_test(tc, test_truncated_unit);
+	tcase_add_test(tc, test_truncated_section);
+	tcase_add_loop_test(tc, test_unknown_form, 0, 2);
+	tcase_add_test(tc, test_unknown_tag);
+	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
