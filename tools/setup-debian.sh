@@ -11,6 +11,10 @@ set -eu
 DEBUG_IMAGES="linux-image-6.12.117+deb12-cloud-amd64-dbg linux-image-6.1.0-56-cloud-amd64-dbg linux-image-6.12.115+deb12-cloud-amd64-dbg"
 
 if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo > /dev/null || {
+		echo "setup-debian: run this as root (sudo is not installed)" >&2
+		exit 1
+	}
 	exec sudo "$0" "$@"
 fi
 
