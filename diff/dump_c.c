@@ -62,9 +62,30 @@ struct c_dump {
 	uint32_t nr_fwds;
 };
 
+/*
+ * btf_dump's output sink. libbpf 1.1.2 writes a prototype without
+ * parameters (vlen 0, C's "(void)") as "()", which in C means "unknown
+ * parameters"; bpftool's libbpf writes "(void)", and so does this.
+ */
 static void append_printf(void *ctx, const char *fmt, va_list args)
 {
-	bc_text_vprintf(ctx, fmt, args);
+	struct bc_text *out = ctx;
+	size_t mark = out->len;
+
+	bc_text_vprintf(out, fmt, args);
+	if (mark && out->len > mark && out->buf[mark - 1] == '(' &&
+	    out->buf[mark] == ')') {
+		char *rest = strdup(out->buf + mark);
+
+		if (!rest) {
+			out->err = -ENOMEM;
+			return;
+		}
+		bc_text_truncate(out, mark);
+		bc_text_puts(out, "void");
+		bc_text_puts(out, rest);
+		free(rest);
+	}
 }
 
 /* Strips modifiers and typedefs; 0 stays 0 (void). */
