@@ -123,7 +123,7 @@ static void die_map_clear(struct die_map *m)
 
 enum queue_what {
 	QUEUE_DIE,		/* a type DIE */
-	QUEUE_ARRAY_INDEX,	/* the __ARRAY_SIZE_TYPE__ int */
+	QUEUE_ARRAY_INDEX,	/* the arrays' index type, an int */
 };
 
 struct cu_queue_entry {
@@ -1058,8 +1058,23 @@ static uint32_t subrange_count(Dwarf_Die *sub)
 		return count;
 	a = da_get(&da, DA_UPPER_BOUND, DW_AT_upper_bound);
 	if (!a || dwarf_whatform(a) == DW_FORM_exprloc ||
-	    dwarf_whatform(a) == DW_FORM_ref4 || dwarf_formsdata(a, &upper))
+	    dwarf_whatform(a) == DW_FORM_ref4)
 		return 0;
+	/*
+	 * data1/2/4 carry no sign and libdw's formsdata sign-extends them:
+	 * char[256] has upper bound 0xff in data1, which is not -1.
+	 */
+	if (dwarf_whatform(a) == DW_FORM_sdata ||
+	    dwarf_whatform(a) == DW_FORM_implicit_const) {
+		if (dwarf_formsdata(a, &upper))
+			return 0;
+	} else {
+		Dwarf_Word u;
+
+		if (dwarf_formudata(a, &u))
+			return 0;
+		upper = u;
+	}
 	a = da_get(&da, DA_LOWER_BOUND, DW_AT_lower_bound);
 	if (a)
 		dwarf_formsdata(a, &lower);
@@ -1329,7 +1344,12 @@ static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 static int emit_array_index(struct cu_encoder *e, uint32_t id)
 {
-	return expect_id(e, NULL, btf__add_int(e->btf, "__ARRAY_SIZE_TYPE__", 4, 0), id);
+	/*
+	 * pahole indexes arrays with the unit's own "int" (and makes up an
+	 * __ARRAY_SIZE_TYPE__ only for a unit that has none): the same INT
+	 * as C's int, which dedup merges with the unit's.
+	 */
+	return expect_id(e, NULL, btf__add_int(e->btf, "int", 4, BTF_INT_SIGNED), id);
 }
 
 static int emit(struct cu_encoder *e, struct cu_queue_entry *q)
@@ -1360,6 +1380,7 @@ static int emit(struct cu_encoder *e, struct cu_queue_entry *q)
 	case DW_TAG_enumeration_type:
 		return emit_enum(e, die, q->id);
 	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram:		/* a function candidate's prototype */
 		return emit_func_proto(e, die, q->id);
 	default:
 		return die_error(e, die, -EINVAL, "internal error: queued a non-type");
@@ -1523,4 +1544,43 @@ void cu_encoder_deinit(struct cu_encoder *e)
 		free(e->tags[i].value);
 	free(e->tags);
 	memset(e, 0, sizeof(*e));
+}
+
+/* Emits what the queue holds and the pending decl tags. */
+static int settle(struct cu_encoder *e)
+{
+	int err = drain(e);
+
+	if (!err)
+		err = flush_decl_tags(e);
+	else
+		flush_decl_tags(e);
+	return err;
+}
+
+int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
+{
+	int err = type_id_of(e, die, id);
+
+	return err ? err : settle(e);
+}
+
+int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
+{
+	uint32_t slot;
+	int err;
+
+	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
+		return -ENOMEM;
+	slot = die_map_slot(e->map, fn->addr);
+	if (e->map->keys[slot]) {
+		*id = e->map->ids[slot];
+		return 0;
+	}
+	*id = e->next_id++;
+	e->map->keys[slot] = fn->addr;
+	e->map->ids[slot] = *id;
+	e->map->used++;
+	err = queue_push(e, QUEUE_DIE, *id, fn);
+	return err ? err : settle(e);
 }

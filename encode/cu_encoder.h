@@ -32,7 +32,7 @@ struct cu_encoder {
 	struct pending_decl_tag *tags;		/* emitted after the queue drains */
 	uint32_t nr_tags, tags_cap;
 	uint32_t next_id;			/* next id to reserve */
-	uint32_t array_index_id;		/* __ARRAY_SIZE_TYPE__, 0 until needed */
+	uint32_t array_index_id;		/* arrays' index int, 0 until needed */
 	Dwarf_Off cu_off;			/* the CU being encoded */
 	uint64_t dies;				/* DIEs visited */
 	uint64_t types;				/* types emitted */
@@ -53,6 +53,15 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die);
  * Makes btf (owned by the caller) the BTF the next units are appended to,
  * and forgets the DIE map, whose ids belonged to the previous BTF.
  */
+/*
+ * After cu_encoder_encode() of a unit, for the function and variable
+ * candidates (funcs.c): the id of a type DIE, or of a subprogram's
+ * prototype as a FUNC_PROTO, in the current BTF, encoding it and whatever
+ * it needs now. Returns 0 or a negative errno after a message.
+ */
+int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
+int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id);
+
 void cu_encoder_start(struct cu_encoder *e, struct btf *btf);
 
 #endif

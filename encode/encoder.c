@@ -40,6 +40,9 @@
 #include <bpf/btf.h>
 
 #include "cu_encoder.h"
+#include "elf_syms.h"
+#include "funcs.h"
+#include "select.h"
 #include "encoder.h"
 
 #ifndef DW_LANG_Rust
@@ -56,6 +59,10 @@ struct encoder {
 	uint32_t nr_chunks;
 	uint32_t *take_order;		/* [nr_chunks] chunk numbers */
 	struct btf **results;		/* [nr_chunks] deduplicated chunk BTFs */
+	struct cand_list *cands;	/* [nr_chunks] function/variable candidates */
+	struct elf_syms syms;		/* the ELF's functions, objects, kfuncs */
+	struct cand_ctx cand_ctx;
+	bool want_cands;
 	const struct dwarf_handle *h;	/* the file, for drop_range() */
 	atomic_uint cursor;		/* next position in take_order */
 	atomic_int first_error;		/* 0, or the error that stops everyone */
@@ -94,6 +101,11 @@ void encode_opts_init(struct encode_opts *opts)
 	opts->features.decl_tags = true;
 	opts->features.type_tags = true;
 	opts->features.enum64 = true;
+	opts->features.funcs = true;
+	opts->features.vars = true;
+	opts->features.kfunc_tags = true;
+	opts->features.optimized_funcs = true;
+	opts->features.consistent_funcs = true;
 }
 
 /* A worker's log: keeps its first message, to be reported by the main thread. */
@@ -301,6 +313,9 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 			continue;
 		}
 		err = cu_encoder_encode(&w->cu, &cu_die);
+		if (!err && enc->want_cands)
+			err = cand_collect_unit(&enc->cand_ctx, &w->cu, &cu_die,
+						&enc->cands[k]);
 		w->cus++;
 	}
 	if (!err) {
@@ -393,8 +408,11 @@ static int plan_chunks(struct encoder *enc)
 	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
 	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
 	enc->results = calloc(enc->nr_chunks, sizeof(*enc->results));
-	if (!enc->take_order || !enc->results)
+	enc->cands = calloc(enc->nr_chunks, sizeof(*enc->cands));
+	if (!enc->take_order || !enc->results || !enc->cands)
 		return -ENOMEM;
+	for (i = 0; i < enc->nr_chunks; i++)
+		cand_list_init(&enc->cands[i], i);
 	for (i = 0; i < enc->nr_chunks; i++)
 		enc->take_order[i] = i;
 	if (!enc->opts->shuffle)
@@ -440,6 +458,16 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		err = list_cus(&enc, h.dwarf);
 	if (!err)
 		err = plan_chunks(&enc);
+	enc.want_cands = opts->features.funcs || opts->features.vars ||
+			 opts->features.global_vars;
+	if (!err && enc.want_cands) {
+		/* libelf is not thread-safe: the symbol table is read before the workers run */
+		err = elf_syms_read(dwarf_getelf(h.dwarf), path, &enc.syms, log);
+		enc.cand_ctx.syms = &enc.syms;
+		enc.cand_ctx.features = &opts->features;
+		enc.cand_ctx.nr_regs = elf_syms_param_regs(&enc.syms,
+							   &enc.cand_ctx.regs);
+	}
 	if (err)
 		goto out;
 	if (jobs > enc.nr_chunks)
@@ -536,6 +564,18 @@ join:
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	if (enc.want_cands) {
+		struct btf *selected;
+
+		t0 = now_sec(CLOCK_MONOTONIC);
+		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
+				  &opts->features, &selected, &stats->select, log);
+		if (err)
+			goto out;
+		btf__free(merged);
+		merged = selected;
+		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	}
 	*out = merged;
 	merged = NULL;
 out:
@@ -548,6 +588,10 @@ out:
 			dwarf_end(workers[i].dwarf);
 	}
 	close_dwarf(&h);
+	elf_syms_free(&enc.syms);
+	for (i = 0; enc.cands && i < enc.nr_chunks; i++)
+		cand_list_deinit(&enc.cands[i]);
+	free(enc.cands);
 	free(workers);
 	free(enc.results);
 	free(enc.cu_offs);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../canon/log.h"
+#include "select.h"
 
 struct btf;
 
@@ -26,6 +27,12 @@ struct encode_features {
 	bool decl_tags;		/* DECL_TAG from btf_decl_tag annotations [decl_tag] */
 	bool type_tags;		/* TYPE_TAG from btf_type_tag annotations [type_tag] */
 	bool enum64;		/* ENUM64 for 64-bit enums [enum64]; else ENUM */
+	bool funcs;		/* FUNCs for the ELF's functions (pahole -J always) */
+	bool vars;		/* per-CPU VARs and their DATASEC [var] */
+	bool global_vars;	/* VARs for every global variable [global_var] */
+	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
+	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
+	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
 };
 
 /*
@@ -55,6 +62,8 @@ struct encode_stats {
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
 	double merge_sec, dedup_sec;
+	struct select_stats select;	/* functions and variables */
+	double select_sec;
 };
 
 /* Sets the defaults: jobs = online CPUs, every feature on. */

@@ -7,11 +7,11 @@
 #include "features.h"
 
 /*
- * Every name pahole knows. The type-level ones map onto a field of
- * struct encode_features; the others (functions, variables, kfuncs,
- * reproducibility) are accepted so kernel build command lines parse.
- * reproducible_build needs nothing: btfcanon's output is always
- * reproducible.
+ * Every name pahole knows, each mapped onto a field of struct
+ * encode_features. reproducible_build needs nothing: btfcanon's output is
+ * always reproducible. encode_force (skip bad symbols instead of failing)
+ * is what btfcanon always does. distilled_base is accepted and ignored:
+ * libbpf 1.1.2 cannot distill a base.
  */
 struct feature {
 	const char *name;
@@ -24,16 +24,16 @@ struct feature {
 
 static const struct feature features[] = {
 	{ "encode_force", NO_FIELD, false },
-	{ "var", NO_FIELD, true },
+	{ "var", FIELD(vars), true },
 	{ "float", FIELD(floats), true },
 	{ "decl_tag", FIELD(decl_tags), true },
 	{ "type_tag", FIELD(type_tags), true },
 	{ "enum64", FIELD(enum64), true },
-	{ "optimized_func", NO_FIELD, true },
-	{ "consistent_func", NO_FIELD, true },
-	{ "decl_tag_kfuncs", NO_FIELD, true },
+	{ "optimized_func", FIELD(optimized_funcs), true },
+	{ "consistent_func", FIELD(consistent_funcs), true },
+	{ "decl_tag_kfuncs", FIELD(kfunc_tags), true },
 	{ "reproducible_build", NO_FIELD, false },
-	{ "global_var", NO_FIELD, false },
+	{ "global_var", FIELD(global_vars), false },
 	{ "distilled_base", NO_FIELD, false },
 };
 
@@ -53,6 +53,7 @@ int encode_features_parse(const char *list, bool strict,
 	if (!copy)
 		return -ENOMEM;
 	memset(f, 0, sizeof(*f));
+	f->funcs = true;	/* pahole -J always encodes functions */
 	for (name = strtok_r(copy, ",", &save); name;
 	     name = strtok_r(NULL, ",", &save)) {
 		bool known = false;

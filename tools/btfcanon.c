@@ -247,6 +247,7 @@ struct encode_args {
 	const char *output;
 	bool elf;
 	bool stats;
+	bool verbose;
 	struct encode_opts encode;
 	struct canon_opts canon;
 };
@@ -255,7 +256,8 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			     const struct bc_log *log)
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
-	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE };
+	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
+	       OPT_VERBOSE };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
@@ -268,6 +270,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "chunk-cus", required_argument, NULL, OPT_CHUNK },
 		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -315,6 +318,9 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			break;
 		case OPT_STATS:
 			args->stats = true;
+			break;
+		case OPT_VERBOSE:
+			args->verbose = true;
 			break;
 		case OPT_SHUFFLE:
 			args->encode.shuffle = true;
@@ -366,6 +372,21 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	return 0;
 }
 
+static void print_select_stats(const struct encode_stats *es)
+{
+	const struct select_stats *s = &es->select;
+	int why;
+
+	fprintf(stderr,
+		"  functions, variables %6.3f s: %u FUNCs of %u candidates, %u VARs of %u, %u DATASECs, %u decl tags, %u kfunc tags\n",
+		es->select_sec, s->funcs, s->func_cands, s->vars, s->var_cands,
+		s->datasecs, s->decl_tags, s->kfunc_tags);
+	for (why = 0; why < SKIP_NR; why++)
+		if (s->skipped[why])
+			fprintf(stderr, "    skipped: %u, %s\n", s->skipped[why],
+				select_skip_reason(why));
+}
+
 static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 {
 	struct encode_stats es;
@@ -380,6 +401,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 
 	if (parse_encode_args(argc, argv, &args, log))
 		return 2;
+	if (args.verbose && log->ctx)	/* skipped functions, one line each */
+		*(int *)log->ctx = 1;
 	t0 = now_sec();
 	cpu0 = cpu_sec();
 	err = encode_file(args.input, &args.encode, &btf, &es, log);
@@ -429,6 +452,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
 			peak_rss_kb() / 1024);
+		print_select_stats(&es);
 	}
 out:
 	canon_result_deinit(&res);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Function and variable candidates: what the workers collect from the
+ * DWARF of one chunk of units, to be decided on after every unit is loaded
+ * (select.h). See funcs.c.
+ */
+#ifndef BTFCANON_FUNCS_H
+#define BTFCANON_FUNCS_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct btf;
+struct elf_syms;
+struct cu_encoder;
+struct encode_features;
+
+/* What the DWARF says about one definition of a function. */
+enum cand_flag {
+	CAND_HAS_CODE		= 1 << 0,	/* an out-of-line copy: has an address */
+	CAND_UNNAMED_PARAM	= 1 << 1,	/* a parameter without a name */
+	CAND_OPTIMIZED_PARAM	= 1 << 2,	/* a parameter optimized out */
+	CAND_UNEXPECTED_REG	= 1 << 3,	/* a parameter outside its register */
+	CAND_UNCERTAIN_LOC	= 1 << 4,	/* packed struct by value on the stack */
+	CAND_EXTERNAL		= 1 << 5,	/* DW_AT_external */
+};
+
+/* A btf_decl_tag annotation of a candidate: value, and -1 or a parameter. */
+struct cand_tag {
+	uint32_t value;			/* offset in the list's string pool */
+	int32_t component;
+};
+
+struct cand {
+	uint32_t name;			/* offset in the list's string pool */
+	uint32_t index;			/* in its list; part of its marker's name */
+	uint32_t flags;			/* enum cand_flag */
+	uint64_t addr;			/* low_pc / DW_OP_addr, with CAND_HAS_CODE */
+	uint32_t first_tag, nr_tags;	/* in the list's tags */
+	uint32_t type;			/* FUNC_PROTO (function) or variable type;
+					 * a chunk id until the final dedup */
+};
+
+/*
+ * The candidates of one chunk, in the order the walk met them (file
+ * order), functions and variables apart.
+ */
+struct cand_list {
+	uint32_t chunk;
+	struct cand *funcs;
+	uint32_t nr_funcs, funcs_cap;
+	struct cand *vars;
+	uint32_t nr_vars, vars_cap;
+	struct cand_tag *tags;
+	uint32_t nr_tags, tags_cap;
+	char *strs;
+	uint32_t strs_len, strs_cap;
+	uint32_t funcs_marked, vars_marked;	/* candidates with markers */
+};
+
+void cand_list_init(struct cand_list *l, uint32_t chunk);
+void cand_list_deinit(struct cand_list *l);
+
+static inline const char *cand_str(const struct cand_list *l, uint32_t off)
+{
+	return l->strs + off;
+}
+
+/* Appends a candidate named name; returns it, or NULL without memory. */
+struct cand *cand_list_add(struct cand_list *l, bool is_var, const char *name);
+
+/* Adds a decl tag to c (the list's last candidate). Returns 0 or -ENOMEM. */
+int cand_list_add_tag(struct cand_list *l, struct cand *c, const char *value,
+		      int component);
+
+/*
+ * The marker of a candidate: the name of a TYPEDEF the chunk BTF carries
+ * to the final dedup, pointing at the candidate's type (funcs.c says why).
+ * A marker name starts with CAND_MARKER_PREFIX, which no C name does.
+ */
+#define CAND_MARKER_PREFIX "\x01" "btfcanon."
+void cand_marker_name(char *buf, size_t size, uint32_t chunk, bool is_var,
+		      uint32_t index);
+/* Parses a marker name; false when name is not one. */
+bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
+		       uint32_t *index);
+
+/*
+ * Inspects a subprogram DIE: its address, whether every parameter has a
+ * name, and where the parameters live (regs: the calling convention's
+ * DWARF register numbers for the first nr_regs parameters). Sets *flags
+ * (enum cand_flag) and *addr. Never fails: what cannot be read is not
+ * flagged.
+ */
+void func_inspect(Dwarf_Die *fn, const uint8_t *regs, unsigned int nr_regs,
+		  uint32_t *flags, uint64_t *addr);
+
+/*
+ * The address of a variable DIE with a static location (DW_OP_addr or
+ * DW_OP_addrx as its whole location). Returns false for every other kind
+ * of location (registers, stack, TLS, none).
+ */
+bool var_static_addr(Dwarf_Die *var, uint64_t *addr);
+
+/* What the collection needs to know, shared read-only by the workers. */
+struct cand_ctx {
+	const struct elf_syms *syms;
+	const struct encode_features *features;
+	const uint8_t *regs;		/* calling convention, elf_syms_param_regs() */
+	unsigned int nr_regs;
+};
+
+/*
+ * Collects the candidates among the unit's top-level DIEs into l, after
+ * cu_encoder_encode() of that unit (e encodes their types into the chunk
+ * BTF), and adds their markers. Returns 0 or a negative errno.
+ */
+int cand_collect_unit(const struct cand_ctx *ctx, struct cu_encoder *e,
+		      Dwarf_Die *cu_die, struct cand_list *l);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Function and variable selection: after the final dedup, decide which
+ * candidates (funcs.h) become FUNCs and VARs, and build the BTF that has
+ * them. See select.c.
+ */
+#ifndef BTFCANON_SELECT_H
+#define BTFCANON_SELECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../canon/log.h"
+
+struct btf;
+struct cand_list;
+struct elf_syms;
+struct encode_features;
+
+/* Why a function (or variable) was left out, for --verbose and the stats. */
+enum select_skip {
+	SKIP_AMBIGUOUS_ADDR,	/* its name has symbols at several addresses */
+	SKIP_INCONSISTENT,	/* definitions with different prototypes */
+	SKIP_UNEXPECTED_REG,	/* a parameter outside its calling-convention register */
+	SKIP_UNCERTAIN_LOC,	/* packed struct passed by value on the stack */
+	SKIP_UNNAMED_PARAM,	/* every definition has an unnamed parameter */
+	SKIP_VAR_NO_SYMBOL,	/* variable: no ELF symbol where it lives */
+	SKIP_VAR_NAME,		/* variable: filtered or invalid name */
+	SKIP_VAR_SIZE,		/* variable: type of size 0 */
+	SKIP_VAR_OVERLAP,	/* variable: overlaps another in its section */
+	SKIP_NR,
+};
+
+const char *select_skip_reason(enum select_skip why);
+
+struct select_stats {
+	uint32_t func_cands, var_cands;	/* candidates collected */
+	uint32_t funcs;			/* FUNCs emitted */
+	uint32_t vars;			/* VARs emitted */
+	uint32_t datasecs;
+	uint32_t decl_tags;		/* from DWARF annotations */
+	uint32_t kfunc_tags;		/* bpf_kfunc and bpf_fastcall */
+	uint32_t skipped[SKIP_NR];	/* by reason: functions, then variables */
+};
+
+/*
+ * The rules a variable at addr must pass, whatever its type: a section
+ * holding addr (the per-CPU one unless global_vars), a name BTF can hold
+ * and nobody filters, an ELF symbol where the section needs one. Sets its
+ * section and offset, or *why. Called by the workers too (read-only).
+ */
+bool select_var_wanted(const struct elf_syms *syms, bool global_vars,
+		       const char *name, uint64_t addr, uint32_t *shndx,
+		       uint64_t *offset, enum select_skip *why);
+
+/*
+ * Decides over every candidate of lists[0 .. nr_lists) (list k is chunk k)
+ * and returns in *out a new BTF: merged without the candidates' markers,
+ * plus the chosen FUNCs with their DECL_TAGs, the VARs and the DATASECs.
+ * merged is split over base when base is not NULL. Skipped functions are
+ * logged at BC_LOG_INFO, one line each, by name. Returns 0 or a negative
+ * errno after a message.
+ */
+int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
+		uint32_t nr_lists, const struct elf_syms *syms,
+		const struct encode_features *features, struct btf **out,
+		struct select_stats *stats, const struct bc_log *log);
+
+#endif
