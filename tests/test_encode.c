@@ -23,6 +23,8 @@
  *			tag, a reference out of its unit: the CLI exits 1 with
  *			a message naming the file (and CU and DIE), no crash,
  *			no output file
+ *	unsupported	C types BTF cannot hold (_Complex long double): a
+ *			clean refusal or an output the kernel takes
  *
  * A missing compiler is a failure, not a skip (CI installs both). The CLI
  * is the one `make check` names in $BTFCANON. Run from the top of the
@@ -1117,6 +1119,46 @@ START_TEST(test_ref_outside_unit)
 }
 END_TEST
 
+/*
+ * _Complex long double (tests/fixtures/complex.c), _i: compiler. Either the
+ * encoder takes the file and the kernel takes the output, or it refuses
+ * cleanly with a message about the complex type (gcc names it "complex
+ * long double", clang "complex") and where it is, not a bare libbpf error.
+ */
+START_TEST(test_complex)
+{
+	static const struct fixture f = { "complex", { "complex.c" }, LINK_NONE };
+	static const char *const want[] = { "DIE at 0x", "complex", NULL };
+	static const char *const unwanted[] = { "cannot add BTF type", NULL };
+	const char *cc = compilers[_i];
+	char *dir = scratch_dir(), *bin = build_fixture(&f, cc, &variants[0], dir);
+	char *out_path = path_join(dir, "probe.btf");
+	struct cmd_result r = run_cli(NULL, bin, out_path, dir);
+
+	if (WIFEXITED(r.status) && !WEXITSTATUS(r.status)) {
+		struct blob out = read_file(out_path);
+		struct btf *btf = btf__parse(out_path, NULL);
+		int err;
+
+		ck_assert_msg(btf != NULL, "%s: libbpf rejected the output", cc);
+		btf__free(btf);
+		err = kernel_load_btf(&out, NULL, 0);
+		ck_assert_msg(!err || err == -EPERM || err == -ENOSYS,
+			      "%s: the kernel rejected the output: %s", cc,
+			      strerror(-err));
+		blob_free(&out);
+	} else {
+		ck_assert_msg(!file_exists(out_path), "%s: a failed encode left %s",
+			      cc, out_path);
+		assert_rejected(bin, dir, want, unwanted);
+	}
+	cmd_result_deinit(&r);
+	free(out_path);
+	free(bin);
+	scratch_free(dir);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------- */
 
 static TCase *encode_tcase(const char *name)
@@ -1156,6 +1198,10 @@ Suite *encode_suite(void)
 	tcase_add_loop_test(tc, test_unknown_form, 0, 2);
 	tcase_add_test(tc, test_unknown_tag);
 	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("unsupported");
+	tcase_add_loop_test(tc, test_complex, 0, NR_COMPILERS);
 	suite_add_tcase(s, tc);
 	return s;
 }
