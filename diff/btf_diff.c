@@ -502,7 +502,14 @@ static int collect_entities(struct differ *d, struct side *s)
 	}
 	free(referenced);
 	qsort(s->ents, s->nr_ents, sizeof(*s->ents), cmp_entity);
-	/* a forward declaration means nothing next to a definition */
+	/*
+	 * Equal key and text: the same C type twice (a duplicate dedup left);
+	 * count it once. A forward declaration means nothing next to a
+	 * definition.
+	 */
+	for (i = 1; i < s->nr_ents; i++)
+		s->ents[i].skip = same_key(&s->ents[i - 1], &s->ents[i]) &&
+				  s->ents[i - 1].hash == s->ents[i].hash;
 	for (i = 0; i < s->nr_ents; i = j) {
 		bool defined = false;
 
@@ -510,7 +517,7 @@ static int collect_entities(struct differ *d, struct side *s)
 			defined |= !s->ents[j].is_fwd;
 		if (defined)
 			for (j = i; j < s->nr_ents && same_key(&s->ents[i], &s->ents[j]); j++)
-				s->ents[j].skip = s->ents[j].is_fwd;
+				s->ents[j].skip |= s->ents[j].is_fwd;
 	}
 	return 0;
 }
