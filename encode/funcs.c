@@ -326,13 +326,36 @@ static bool die_flag(Dwarf_Die *die, unsigned int name)
 	       !dwarf_formflag(&mem, &flag) && flag;
 }
 
-void func_inspect(Dwarf_Die *fn, const uint8_t *regs, unsigned int nr_regs,
-		  uint32_t *flags, uint64_t *addr)
+#define MAX_INSPECT_PARAMS 64
+
+/* Which of proto's parameters a concrete instance's parameter stands for. */
+static int param_index(Dwarf_Die *param, const Dwarf_Off *proto_params,
+		       unsigned int nr, unsigned int ordinal, bool concrete)
 {
+	Dwarf_Attribute mem;
+	Dwarf_Die origin;
+	unsigned int i;
+
+	if (!concrete)
+		return ordinal;
+	if (!dwarf_attr(param, DW_AT_abstract_origin, &mem) ||
+	    !dwarf_formref_die(&mem, &origin))
+		return -1;
+	for (i = 0; i < nr; i++)
+		if (proto_params[i] == dwarf_dieoffset(&origin))
+			return i;
+	return -1;
+}
+
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
+		  unsigned int nr_regs, uint32_t *flags, uint64_t *addr)
+{
+	Dwarf_Off params[MAX_INSPECT_PARAMS];
+	uint64_t seen = 0;
+	unsigned int nr = 0, ordinal = 0;
+	bool uncertain = false, concrete = proto != fn;
 	Dwarf_Addr pc;
 	Dwarf_Die child;
-	unsigned int idx = 0, nr_params = 0;
-	bool uncertain = false;
 
 	*flags = 0;
 	*addr = 0;
@@ -342,37 +365,53 @@ void func_inspect(Dwarf_Die *fn, const uint8_t *regs, unsigned int nr_regs,
 	}
 	if (die_flag(fn, DW_AT_external))
 		*flags |= CAND_EXTERNAL;
-	if (dwarf_child(fn, &child))
+	/* the declared parameters: names, and types past the registers */
+	if (!dwarf_child(proto, &child)) {
+		do {
+			Dwarf_Attribute mem;
+
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			if (!dwarf_attr_integrate(&child, DW_AT_name, &mem))
+				*flags |= CAND_UNNAMED_PARAM;
+			if (nr >= nr_regs)
+				uncertain |= param_uncertain(&child);
+			if (nr < MAX_INSPECT_PARAMS)
+				params[nr] = dwarf_dieoffset(&child);
+			nr++;
+		} while (!dwarf_siblingof(&child, &child));
+	}
+	if (uncertain && nr_regs && nr >= nr_regs)
+		*flags |= CAND_UNCERTAIN_LOC;
+	if (nr > MAX_INSPECT_PARAMS)
+		nr = MAX_INSPECT_PARAMS;
+	if (!(*flags & CAND_HAS_CODE) || dwarf_child(fn, &child))
 		return;
+	/*
+	 * Where the code keeps them. A concrete instance names its parameters
+	 * by abstract origin, and GCC sometimes lists one twice: the first
+	 * counts.
+	 */
 	do {
-		Dwarf_Attribute loc, mem;
+		Dwarf_Attribute loc;
+		int idx, reg;
 
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
-		nr_params++;
-		if (!dwarf_attr_integrate(&child, DW_AT_name, &mem))
-			*flags |= CAND_UNNAMED_PARAM;
-		if (idx >= nr_regs) {
-			uncertain |= param_uncertain(&child);
-			idx++;
+		idx = param_index(&child, params, nr, ordinal++, concrete);
+		if (idx < 0 || idx >= (int)nr_regs || (seen >> idx) & 1)
+			continue;
+		seen |= 1ULL << idx;
+		if (!dwarf_attr(&child, DW_AT_location, &loc)) {
+			*flags |= CAND_OPTIMIZED_PARAM;
 			continue;
 		}
-		if ((*flags & CAND_HAS_CODE)) {
-			if (!dwarf_attr(&child, DW_AT_location, &loc)) {
-				*flags |= CAND_OPTIMIZED_PARAM;
-			} else {
-				int reg = param_reg(&loc, regs[idx]);
-
-				if (reg < 0)
-					*flags |= CAND_OPTIMIZED_PARAM;
-				else if (reg != regs[idx])
-					*flags |= CAND_UNEXPECTED_REG;
-			}
-		}
-		idx++;
+		reg = param_reg(&loc, regs[idx]);
+		if (reg < 0)
+			*flags |= CAND_OPTIMIZED_PARAM;
+		else if (reg != regs[idx])
+			*flags |= CAND_UNEXPECTED_REG;
 	} while (!dwarf_siblingof(&child, &child));
-	if (uncertain && nr_regs && nr_params >= nr_regs)
-		*flags |= CAND_UNCERTAIN_LOC;
 }
 
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
@@ -469,6 +508,8 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 			    Dwarf_Die *fn, struct cand_list *l)
 {
 	const struct elf_func *sym;
+	Dwarf_Attribute mem;
+	Dwarf_Die origin;
 	const char *name;
 	struct cand *c;
 	uint32_t flags, proto;
@@ -482,8 +523,13 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 		return 0;
 	if (!sym->exact && !ctx->features->optimized_funcs)
 		return 0;
-	func_inspect(fn, ctx->regs, ctx->nr_regs, &flags, &addr);
-	err = cu_encoder_proto_id(e, fn, &proto);
+	/* the prototype as declared: a concrete instance's parameter list
+	 * can hold repeats and leave out what was optimized away */
+	if (!dwarf_attr(fn, DW_AT_abstract_origin, &mem) ||
+	    !dwarf_formref_die(&mem, &origin))
+		origin = *fn;
+	func_inspect(fn, &origin, ctx->regs, ctx->nr_regs, &flags, &addr);
+	err = cu_encoder_proto_id(e, &origin, &proto);
 	if (err)
 		return err;
 	c = cand_list_add(l, false, name);

@@ -87,14 +87,15 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
 		       uint32_t *index);
 
 /*
- * Inspects a subprogram DIE: its address, whether every parameter has a
- * name, and where the parameters live (regs: the calling convention's
- * DWARF register numbers for the first nr_regs parameters). Sets *flags
- * (enum cand_flag) and *addr. Never fails: what cannot be read is not
- * flagged.
+ * Inspects a subprogram DIE fn whose declared prototype is proto (fn
+ * itself, or its abstract origin): its address, whether every parameter
+ * has a name, and where the parameters live (regs: the calling
+ * convention's DWARF register numbers for the first nr_regs parameters).
+ * Sets *flags (enum cand_flag) and *addr. Never fails: what cannot be
+ * read is not flagged.
  */
-void func_inspect(Dwarf_Die *fn, const uint8_t *regs, unsigned int nr_regs,
-		  uint32_t *flags, uint64_t *addr);
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
+		  unsigned int nr_regs, uint32_t *flags, uint64_t *addr);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or

@@ -290,7 +290,13 @@ struct selection {
 	const struct bc_log *log;
 	struct select_stats *stats;
 	uint32_t start_id;		/* first id of merged's own types */
-	uint32_t *new_id;		/* [own types]: output id, 0 for markers */
+	uint32_t end_id;		/* one past its last */
+	uint8_t *drop;			/* [own types]: a marker, or a proto nobody uses */
+	uint32_t *new_id;		/* [own types]: output id */
+	struct cand_ref *funcs;		/* chosen: one definition per function */
+	uint32_t nr_funcs;
+	struct cand_ref *vars;		/* chosen: by section and offset */
+	uint32_t nr_vars;
 	struct out_btf out;
 };
 
@@ -299,11 +305,10 @@ static bool usable(const struct cand *c)
 	return !(c->flags & CAND_UNNAMED_PARAM);
 }
 
-static void log_skip(struct selection *s, const char *what, const char *name,
-		     enum select_skip why)
+static void log_skip(struct selection *s, const char *name, enum select_skip why)
 {
 	s->stats->skipped[why]++;
-	bc_log_printf(s->log, BC_LOG_INFO, "%s %s skipped: %s", what, name,
+	bc_log_printf(s->log, BC_LOG_INFO, "function %s skipped: %s", name,
 		      select_skip_reason(why));
 }
 
@@ -312,19 +317,22 @@ static uint32_t map_id(const struct selection *s, uint32_t id)
 	return id < s->start_id ? id : s->new_id[id - s->start_id];
 }
 
-/* Decides one function: refs[0 .. n) are its candidates, in order. */
-static int select_function(struct selection *s, struct cand_ref *refs,
-			   uint32_t n)
+/*
+ * Decides one function: refs[0 .. n) are its candidates, in order.
+ * Returns the definition whose prototype the FUNC takes, or NULL.
+ */
+static struct cand_ref *decide_function(struct selection *s,
+					struct cand_ref *refs, uint32_t n)
 {
 	const char *name = ref_name(&refs[0]);
 	const struct elf_func *sym = elf_syms_find_func(s->syms, name);
 	bool strict = s->features->consistent_funcs;
 	struct cand_ref *win = NULL, *first = NULL;
-	uint32_t flags = 0, i, id;
+	uint32_t flags = 0, i;
 	struct cand *c;
 
 	if (!sym)
-		return 0;
+		return NULL;
 	for (i = 0; i < n; i++) {
 		c = refs[i].cand;
 		if (!usable(c))
@@ -334,73 +342,49 @@ static int select_function(struct selection *s, struct cand_ref *refs,
 			first = &refs[i];
 		else if (strict && !types_match(s->merged, first->cand->type,
 						c->type, 0)) {
-			log_skip(s, "function", name, SKIP_INCONSISTENT);
-			return 0;
+			log_skip(s, name, SKIP_INCONSISTENT);
+			return NULL;
 		}
 		if (!win && (c->flags & CAND_HAS_CODE) && c->addr == sym->addr)
 			win = &refs[i];
 	}
 	if (!first) {
-		log_skip(s, "function", name, SKIP_UNNAMED_PARAM);
-		return 0;
+		log_skip(s, name, SKIP_UNNAMED_PARAM);
+		return NULL;
 	}
 	if (strict && sym->ambiguous) {
-		log_skip(s, "function", name, SKIP_AMBIGUOUS_ADDR);
-		return 0;
+		log_skip(s, name, SKIP_AMBIGUOUS_ADDR);
+		return NULL;
 	}
 	if (strict && (flags & CAND_UNEXPECTED_REG)) {
-		log_skip(s, "function", name, SKIP_UNEXPECTED_REG);
-		return 0;
+		log_skip(s, name, SKIP_UNEXPECTED_REG);
+		return NULL;
 	}
 	if (strict && (flags & CAND_UNCERTAIN_LOC)) {
-		log_skip(s, "function", name, SKIP_UNCERTAIN_LOC);
-		return 0;
+		log_skip(s, name, SKIP_UNCERTAIN_LOC);
+		return NULL;
 	}
 	for (i = 0; !win && i < n; i++)
 		if (usable(refs[i].cand) && (refs[i].cand->flags & CAND_HAS_CODE))
 			win = &refs[i];
-	if (!win)
-		win = first;
-	c = win->cand;
-	id = out_type(&s->out, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC,
-		      map_id(s, c->type), NULL, 0);
-	if (!id)
-		return -ENOMEM;
-	s->stats->funcs++;
-	for (i = 0; i < c->nr_tags; i++) {
-		const struct cand_tag *t = &win->list->tags[c->first_tag + i];
-
-		if (!out_decl_tag(&s->out, cand_str(win->list, t->value), id,
-				  t->component))
-			return -ENOMEM;
-		s->stats->decl_tags++;
-	}
-	if (sym->kfunc && s->features->kfunc_tags && s->features->decl_tags) {
-		if (!out_decl_tag(&s->out, "bpf_kfunc", id, -1))
-			return -ENOMEM;
-		s->stats->kfunc_tags++;
-		if (sym->kfunc_flags & ELF_KF_FASTCALL) {
-			if (!out_decl_tag(&s->out, "bpf_fastcall", id, -1))
-				return -ENOMEM;
-			s->stats->kfunc_tags++;
-		}
-	}
-	return 0;
+	return win ? win : first;
 }
 
-static int select_functions(struct selection *s, struct cand_list *lists,
+static int decide_functions(struct selection *s, struct cand_list *lists,
 			    uint32_t nr_lists)
 {
 	struct cand_ref *refs;
 	uint32_t n = 0, k, i, j;
-	int err = 0;
 
 	for (k = 0; k < nr_lists; k++)
 		n += lists[k].nr_funcs;
 	s->stats->func_cands = n;
 	refs = calloc(n ? n : 1, sizeof(*refs));
-	if (!refs)
+	s->funcs = calloc(n ? n : 1, sizeof(*s->funcs));
+	if (!refs || !s->funcs) {
+		free(refs);
 		return -ENOMEM;
+	}
 	n = 0;
 	for (k = 0; k < nr_lists; k++)
 		for (i = 0; i < lists[k].nr_funcs; i++) {
@@ -408,13 +392,17 @@ static int select_functions(struct selection *s, struct cand_list *lists,
 			refs[n++].cand = &lists[k].funcs[i];
 		}
 	qsort(refs, n, sizeof(*refs), cmp_by_name);
-	for (i = 0; i < n && !err; i = j) {
+	for (i = 0; i < n; i = j) {
+		struct cand_ref *win;
+
 		for (j = i + 1; j < n && !strcmp(ref_name(&refs[i]), ref_name(&refs[j])); j++)
 			;
-		err = select_function(s, refs + i, j - i);
+		win = decide_function(s, refs + i, j - i);
+		if (win)
+			s->funcs[s->nr_funcs++] = *win;
 	}
 	free(refs);
-	return err;
+	return 0;
 }
 
 static bool btf_name_valid(const char *p)
@@ -481,39 +469,23 @@ static bool place_variable(struct selection *s, struct cand_ref *r,
 	return true;
 }
 
-static int emit_datasec(struct selection *s, uint32_t shndx,
-			const uint32_t *entries, uint32_t nr)
-{
-	const uint32_t *last = entries + 3 * (nr - 1);
-
-	if (!out_type(&s->out, s->syms->sections[shndx].name,
-		      BTF_KIND_DATASEC << 24 | nr, last[1] + last[2], entries,
-		      3 * nr))
-		return -ENOMEM;
-	s->stats->datasecs++;
-	return 0;
-}
-
-static int select_variables(struct selection *s, struct cand_list *lists,
+/*
+ * Places every variable candidate and keeps, per section and offset, the
+ * first of each name; a variable overlapping the one before is dropped.
+ */
+static int decide_variables(struct selection *s, struct cand_list *lists,
 			    uint32_t nr_lists)
 {
-	uint32_t n = 0, k, i, nr_entries = 0, cur_shndx = 0;
-	uint32_t *entries = NULL;
-	uint64_t end = 0;
+	uint32_t n = 0, k, i, kept = 0;
 	struct cand_ref *refs;
-	int err = 0;
+	uint64_t end = 0;
 
 	for (k = 0; k < nr_lists; k++)
 		n += lists[k].nr_vars;
 	s->stats->var_cands = n;
-	if (!n)
-		return 0;
-	refs = calloc(n, sizeof(*refs));
-	entries = calloc(3 * (size_t)n, sizeof(*entries));
-	if (!refs || !entries) {
-		err = -ENOMEM;
-		goto out;
-	}
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
 	n = 0;
 	for (k = 0; k < nr_lists; k++)
 		for (i = 0; i < lists[k].nr_vars; i++) {
@@ -529,92 +501,99 @@ static int select_variables(struct selection *s, struct cand_list *lists,
 	qsort(refs, n, sizeof(*refs), cmp_by_place);
 	for (i = 0; i < n; i++) {
 		struct cand_ref *r = &refs[i];
-		struct cand *c = r->cand;
-		uint32_t linkage = c->flags & CAND_EXTERNAL ?
-				   BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
-		uint32_t id, t;
 
-		if (r->shndx != cur_shndx) {
-			if (nr_entries && (err = emit_datasec(s, cur_shndx, entries,
-							      nr_entries)))
-				goto out;
-			cur_shndx = r->shndx;
-			nr_entries = 0;
+		if (!kept || refs[kept - 1].shndx != r->shndx)
 			end = 0;
-		}
-		/* the same variable from another unit */
-		if (i && refs[i - 1].shndx == r->shndx &&
-		    refs[i - 1].offset == r->offset &&
-		    !strcmp(ref_name(&refs[i - 1]), ref_name(r)))
-			continue;
+		else if (refs[kept - 1].offset == r->offset &&
+			 !strcmp(ref_name(&refs[kept - 1]), ref_name(r)))
+			continue;	/* the same variable, from another unit */
 		if (r->offset < end) {
-			log_skip(s, "variable", ref_name(r), SKIP_VAR_OVERLAP);
+			s->stats->skipped[SKIP_VAR_OVERLAP]++;
 			continue;
 		}
-		id = out_type(&s->out, ref_name(r), BTF_KIND_VAR << 24,
-			      map_id(s, c->type), &linkage, 1);
-		if (!id) {
-			err = -ENOMEM;
-			goto out;
-		}
-		s->stats->vars++;
-		for (t = 0; t < c->nr_tags; t++) {
-			const struct cand_tag *tag = &r->list->tags[c->first_tag + t];
-
-			if (!out_decl_tag(&s->out, cand_str(r->list, tag->value), id,
-					  tag->component)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			s->stats->decl_tags++;
-		}
-		entries[3 * nr_entries] = id;
-		entries[3 * nr_entries + 1] = r->offset;
-		entries[3 * nr_entries + 2] = r->size;
-		nr_entries++;
 		end = r->offset + r->size;
+		refs[kept++] = *r;
 	}
-	if (nr_entries)
-		err = emit_datasec(s, cur_shndx, entries, nr_entries);
-out:
-	free(entries);
-	free(refs);
-	return err;
+	s->vars = refs;
+	s->nr_vars = kept;
+	return 0;
 }
 
 /*
- * Finds the markers among merged's types, gives each candidate its type's
- * id, and numbers every other type in the output.
+ * Finds the markers among merged's types and gives each candidate its
+ * type's id. Markers are dropped from the output; so are the prototypes
+ * of candidates that got no FUNC, when nothing else refers to them.
  */
 static int resolve_markers(struct selection *s, struct cand_list *lists,
 			   uint32_t nr_lists)
 {
-	uint32_t end = btf__type_cnt(s->merged), id, next = s->start_id;
+	uint32_t id;
 
-	s->new_id = calloc(end - s->start_id + 1, sizeof(*s->new_id));
-	if (!s->new_id)
+	s->drop = calloc(s->end_id - s->start_id + 1, 1);
+	s->new_id = calloc(s->end_id - s->start_id + 1, sizeof(*s->new_id));
+	if (!s->drop || !s->new_id)
 		return -ENOMEM;
-	for (id = s->start_id; id < end; id++) {
+	for (id = s->start_id; id < s->end_id; id++) {
 		const struct btf_type *t = btf__type_by_id(s->merged, id);
 		uint32_t chunk, index;
 		bool is_var;
 
-		if (btf_kind(t) == BTF_KIND_TYPEDEF &&
-		    cand_marker_parse(btf__name_by_offset(s->merged, t->name_off),
-				      &chunk, &is_var, &index) &&
-		    chunk < nr_lists &&
-		    index < (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs)) {
-			(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type =
-				t->type;
+		if (btf_kind(t) != BTF_KIND_TYPEDEF ||
+		    !cand_marker_parse(btf__name_by_offset(s->merged, t->name_off),
+				       &chunk, &is_var, &index) ||
+		    chunk >= nr_lists ||
+		    index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
 			continue;
-		}
-		s->new_id[id - s->start_id] = next++;
+		(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type = t->type;
+		s->drop[id - s->start_id] = 1;
 	}
-	s->out.next_id = next;
 	return 0;
 }
 
-/* Copies merged's types but the markers into the output, ids remapped. */
+/* Drops unused candidate prototypes; numbers the types that stay. */
+static int number_types(struct selection *s, const uint8_t *types, uint32_t len)
+{
+	uint32_t off = 0, id = s->start_id, next = s->start_id, i;
+	uint8_t *used = calloc(s->end_id - s->start_id + 1, 1);
+
+	if (!used)
+		return -ENOMEM;
+	/* referred to by a type that stays, or by a chosen FUNC or VAR */
+	while (off < len) {
+		const struct btf_type *t = (const void *)(types + off);
+		uint32_t kind = bc_type_kind(t), words = bc_type_words(t), j;
+
+		if (!s->drop[id - s->start_id])
+			for (j = 2; j < words; j++) {
+				uint32_t ref = ((const uint32_t *)t)[j];
+
+				if (bc_word_class(kind, j) == BC_WORD_REF &&
+				    ref >= s->start_id && ref < s->end_id)
+					used[ref - s->start_id] = 1;
+			}
+		off += words * 4;
+		id++;
+	}
+	for (i = 0; i < s->nr_funcs; i++)
+		if (s->funcs[i].cand->type >= s->start_id)
+			used[s->funcs[i].cand->type - s->start_id] = 1;
+	for (i = 0; i < s->nr_vars; i++)
+		if (s->vars[i].cand->type >= s->start_id)
+			used[s->vars[i].cand->type - s->start_id] = 1;
+	for (id = s->start_id; id < s->end_id; id++) {
+		const struct btf_type *t = btf__type_by_id(s->merged, id);
+
+		if (btf_kind(t) == BTF_KIND_FUNC_PROTO && !used[id - s->start_id])
+			s->drop[id - s->start_id] = 1;
+		if (!s->drop[id - s->start_id])
+			s->new_id[id - s->start_id] = next++;
+	}
+	s->out.next_id = next;
+	free(used);
+	return 0;
+}
+
+/* Copies merged's types but the dropped ones, ids remapped. */
 static int copy_types(struct selection *s, const uint8_t *types, uint32_t len)
 {
 	uint32_t off = 0, id = s->start_id;
@@ -626,7 +605,7 @@ static int copy_types(struct selection *s, const uint8_t *types, uint32_t len)
 		if (!bc_kind_valid(kind))
 			return -EINVAL;
 		words = bc_type_words(t);
-		if (s->new_id[id - s->start_id]) {
+		if (!s->drop[id - s->start_id]) {
 			base = s->out.nr_words;
 			if (out_words(&s->out, (const uint32_t *)t, words))
 				return -ENOMEM;
@@ -639,6 +618,90 @@ static int copy_types(struct selection *s, const uint8_t *types, uint32_t len)
 		id++;
 	}
 	return 0;
+}
+
+/* A candidate's decl tags, on the output type id. */
+static int emit_tags(struct selection *s, const struct cand_ref *r, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->cand->nr_tags; i++) {
+		const struct cand_tag *t = &r->list->tags[r->cand->first_tag + i];
+
+		if (!out_decl_tag(&s->out, cand_str(r->list, t->value), id,
+				  t->component))
+			return -ENOMEM;
+		s->stats->decl_tags++;
+	}
+	return 0;
+}
+
+static int emit_functions(struct selection *s)
+{
+	bool kfunc_tags = s->features->kfunc_tags && s->features->decl_tags;
+	uint32_t i, id;
+
+	for (i = 0; i < s->nr_funcs; i++) {
+		const struct cand_ref *r = &s->funcs[i];
+		const char *name = ref_name(r);
+		const struct elf_func *sym = elf_syms_find_func(s->syms, name);
+
+		id = out_type(&s->out, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC,
+			      map_id(s, r->cand->type), NULL, 0);
+		if (!id || emit_tags(s, r, id))
+			return -ENOMEM;
+		s->stats->funcs++;
+		if (!kfunc_tags || !sym->kfunc)
+			continue;
+		if (!out_decl_tag(&s->out, "bpf_kfunc", id, -1))
+			return -ENOMEM;
+		s->stats->kfunc_tags++;
+		if (!(sym->kfunc_flags & ELF_KF_FASTCALL))
+			continue;
+		if (!out_decl_tag(&s->out, "bpf_fastcall", id, -1))
+			return -ENOMEM;
+		s->stats->kfunc_tags++;
+	}
+	return 0;
+}
+
+/* VARs, and a DATASEC for each section's run of them. */
+static int emit_variables(struct selection *s)
+{
+	uint32_t i, first = 0, *entries;
+
+	entries = calloc(3 * (size_t)s->nr_vars + 1, sizeof(*entries));
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_vars; i++) {
+		const struct cand_ref *r = &s->vars[i];
+		uint32_t linkage = r->cand->flags & CAND_EXTERNAL ?
+				   BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
+		uint32_t id = out_type(&s->out, ref_name(r), BTF_KIND_VAR << 24,
+				       map_id(s, r->cand->type), &linkage, 1);
+
+		if (!id || emit_tags(s, r, id))
+			goto nomem;
+		s->stats->vars++;
+		entries[3 * i] = id;
+		entries[3 * i + 1] = r->offset;
+		entries[3 * i + 2] = r->size;
+		if (i + 1 < s->nr_vars && s->vars[i + 1].shndx == r->shndx)
+			continue;
+		/* the section's last variable: its DATASEC */
+		if (!out_type(&s->out, s->syms->sections[r->shndx].name,
+			      BTF_KIND_DATASEC << 24 | (i + 1 - first),
+			      r->offset + r->size, entries + 3 * first,
+			      3 * (i + 1 - first)))
+			goto nomem;
+		s->stats->datasecs++;
+		first = i + 1;
+	}
+	free(entries);
+	return 0;
+nomem:
+	free(entries);
+	return -ENOMEM;
 }
 
 /*
@@ -698,7 +761,7 @@ int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 		.log = log, .stats = stats,
 	};
 	const struct btf_header *hdr;
-	const uint8_t *raw;
+	const uint8_t *raw, *types;
 	uint32_t raw_size, base_str_len = 0;
 	int err;
 
@@ -708,6 +771,7 @@ int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 	if (!raw)
 		return bc_log_error(log, -ENOMEM, "out of memory");
 	hdr = (const void *)raw;
+	types = raw + hdr->hdr_len + hdr->type_off;
 	if (base) {
 		const struct btf_header *bhdr;
 		uint32_t bsize;
@@ -718,23 +782,30 @@ int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 		base_str_len = bhdr->str_len;
 	}
 	s.start_id = base ? btf__type_cnt(base) : 1;
+	s.end_id = btf__type_cnt(merged);
 	/* the output's strings: merged's own, then what the new types add */
-	s.out.strs = malloc(hdr->str_len + 4096);
+	s.out.str_base = base_str_len;
+	s.out.str_cap = hdr->str_len + 4096;
+	s.out.strs = malloc(s.out.str_cap);
 	if (!s.out.strs) {
 		err = -ENOMEM;
 		goto out;
 	}
 	memcpy(s.out.strs, raw + hdr->hdr_len + hdr->str_off, hdr->str_len);
-	s.out.str_cap = hdr->str_len + 4096;
 	s.out.str_len = hdr->str_len;
-	s.out.str_base = base_str_len;
 	err = resolve_markers(&s, lists, nr_lists);
-	if (!err)
-		err = copy_types(&s, raw + hdr->hdr_len + hdr->type_off, hdr->type_len);
 	if (!err && features->funcs)
-		err = select_functions(&s, lists, nr_lists);
+		err = decide_functions(&s, lists, nr_lists);
 	if (!err && (features->vars || features->global_vars))
-		err = select_variables(&s, lists, nr_lists);
+		err = decide_variables(&s, lists, nr_lists);
+	if (!err)
+		err = number_types(&s, types, hdr->type_len);
+	if (!err)
+		err = copy_types(&s, types, hdr->type_len);
+	if (!err)
+		err = emit_functions(&s);
+	if (!err)
+		err = emit_variables(&s);
 	if (err) {
 		bc_log_error(log, err, "function and variable selection failed: %s",
 			     strerror(-err));
@@ -745,7 +816,10 @@ int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 		err = bc_log_error(log, -EINVAL,
 			"internal error: the BTF with functions and variables does not parse");
 out:
+	free(s.drop);
 	free(s.new_id);
+	free(s.funcs);
+	free(s.vars);
 	free(s.out.types);
 	free(s.out.strs);
 	return err;
