@@ -486,5 +486,118 @@ check_orders_differ() {
 }
 run_case "the two orders differ; kind is the default" check_orders_differ
 
+# --- dump and diff ---
+
+# dump -f raw lists canonical BTF as bpftool lists it; -f json parses.
+check_dump_raw() {
+	run 0 "$BTFCANON" dump -f raw "$IN/clang.o"
+	mv stdout ours.txt
+	run 0 bpftool btf dump file "$IN/good.btf"
+	same ours.txt stdout "dump -f raw and bpftool's listing of the sorted BTF"
+	run 0 "$BTFCANON" dump -f json "$IN/clang.o" -o ours.json
+	run 0 python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["types"]; assert t[0]["id"] == 1' ours.json
+}
+run_case "dump -f raw matches bpftool; -f json is JSON" check_dump_raw
+
+# dump -f c compiles for BPF and has bpftool's declarations.
+check_dump_c() {
+	run 0 "$BTFCANON" dump -f c "$IN/clang.o" -o prog.h
+	printf '#include "prog.h"\nint use(struct pair *p) { return p->b[0]; }\n' > use.c
+	run 0 clang -target bpf -O2 -c use.c -o use.o
+	grep -qF 'preserve_access_index' prog.h || die "no preserve_access_index pragma"
+	for decl in 'struct pair {' 'typedef struct pair pair_t;' 'enum color {' 'union u {'; do
+		grep -qF "$decl" prog.h || die "prog.h lacks '$decl'"
+	done
+	if [ -r "$VMLINUX" ]; then
+		run 0 "$BTFCANON" dump -f c "$VMLINUX" -o vmlinux.h
+		printf '#include "vmlinux.h"\nint f(struct task_struct *t) { return t->pid; }\n' > v.c
+		run 0 clang -target bpf -O2 -c v.c -o v.o
+	fi
+}
+run_case "dump -f c compiles with clang -target bpf" check_dump_c
+
+# --check: 0 when up to date, 1 and a diff when stale, 2 when unreadable.
+check_dump_check() {
+	run 0 "$BTFCANON" dump -f c "$IN/clang.o" -o prog.h
+	run 0 "$BTFCANON" dump -f c --check prog.h "$IN/clang.o"
+	[ ! -s stdout ] || die "--check printed something for a fresh header"
+	sed -i 's/long a;/long a_renamed;/' prog.h
+	run 1 "$BTFCANON" dump -f c --check prog.h "$IN/clang.o"
+	stdout_has "prog.h is stale"
+	stdout_has "+	long a;"
+	run 2 "$BTFCANON" dump -f c --check missing.h "$IN/clang.o"
+	stderr_has "missing.h"
+}
+run_case "dump -f c --check" check_dump_check
+
+# diff: 0 equal, 1 different, 2 bad input (with the file named, no report).
+check_diff_status() {
+	run 0 "$BTFCANON" diff "$IN/clang.o" "$IN/good.btf"
+	[ ! -s stdout ] || die "diff of equal BTFs printed a report"
+	run 1 "$BTFCANON" diff "$IN/clang.o" "$IN/tiny.o"
+	stdout_has "- struct pair  (size 16, 2 members)"
+	stdout_has "+ func tiny"
+	run 1 "$BTFCANON" diff --stat "$IN/clang.o" "$IN/tiny.o"
+	stdout_has "removed  struct"
+	run 1 "$BTFCANON" diff --json "$IN/clang.o" "$IN/tiny.o"
+	mv stdout report.json
+	run 0 python3 -c 'import json; json.load(open("report.json"))'
+	for bad in truncated.btf text.btf does-not-exist.btf; do
+		run 2 "$BTFCANON" diff "$IN/clang.o" "$IN/$bad"
+		stderr_has "$bad"
+		[ ! -s stdout ] || die "a report was printed for bad input $bad"
+	done
+	run 2 "$BTFCANON" diff "$IN/clang.o"
+	run 2 "$BTFCANON" dump -f pdf "$IN/clang.o"
+	run 2 "$BTFCANON" dump -f c "$IN/truncated.btf" -o out.h
+	[ ! -e out.h ] || die "dump of bad input wrote its output"
+	run 0 "$BTFCANON" diff --base "$IN/base.o" "$IN/mod.o" "$IN/mod.btf"
+}
+run_case "diff exit status, --stat, --json, bad input" check_diff_status
+
+# An ELF file with DWARF and no .BTF is encoded on the fly.
+check_diff_dwarf() {
+	run 0 gcc -g -O2 -c "$work/in/prog.c" -o dwarf.o
+	readelf -S dwarf.o | grep -q '\.BTF' && die "gcc object has .BTF"
+	run 0 "$BTFCANON" diff dwarf.o dwarf.o
+	run 0 "$BTFCANON" dump -f c dwarf.o -o dwarf.h
+	grep -qF 'struct pair {' dwarf.h || die "no struct pair in the encoded header"
+}
+run_case "diff and dump of DWARF-only objects" check_diff_dwarf
+
+# The git recipe of btfcanon(1): textconv shows .btf changes as C.
+check_git_textconv() {
+	command -v git > /dev/null || die "git not found"
+	git init -q repo && cd repo
+	git config user.email t@example.org
+	git config user.name test
+	git config diff.btf.textconv "$BTFCANON dump -f c"
+	echo '*.btf diff=btf' > .gitattributes
+	cp "$IN/good.btf" types.btf
+	git add .gitattributes types.btf && git commit -qm one
+	"$BTFCANON" sort "$IN/tiny.o" -o types.btf
+	run 0 git diff
+	stdout_has "-struct pair {"
+	stdout_has "-typedef struct pair pair_t;"
+}
+run_case "git diff with the btf textconv driver" check_git_textconv
+
+# Real kernels: the diff lists every change the headers show, nothing more
+# (tools/diff-vs-headers.py); the Debian debug images, where installed.
+check_kernel_diff() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	old=/usr/lib/debug/boot/vmlinux-$1-cloud-amd64
+	new=/usr/lib/debug/boot/vmlinux-$2-cloud-amd64
+	[ -r "$old" ] && [ -r "$new" ] || skip_case "$old or $new not installed"
+	run 0 "$src/tools/diff-vs-headers.py" --btfcanon "$BTFCANON" "$old" "$new"
+	stdout_has "missed 0, spurious 0"
+	run 1 "$BTFCANON" diff --stat "$old" "$new"
+	stdout_has " changed, "
+}
+run_case "diff 6.12.115 -> 6.12.117 against the headers" \
+	check_kernel_diff 6.12.115+deb12 6.12.117+deb12
+run_case "diff 6.1.192 -> 6.12.117 against the headers" \
+	check_kernel_diff 6.1.0-56 6.12.117+deb12
+
 echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
 [ "$nr_failed" -eq 0 ]
