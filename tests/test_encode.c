@@ -899,29 +899,21 @@ static void patch_section_size(struct blob *file, void *arg)
 	sh->sh_size = info.size / 2;
 }
 
-/* A unit whose length runs past the end of .debug_info. */
-START_TEST(test_truncated_unit)
-{
-	char *dir = scratch_dir(), *obj = build_plain("packed_aligned.c", dir);
-	char *bad = patched_copy(obj, dir, "unit_length.o", patch_unit_length,
-				 NULL);
-
-	assert_rejected(bad, dir, NULL, NULL);
-	free(bad);
-	free(obj);
-	scratch_free(dir);
-}
-END_TEST
-
-/* .debug_info cut in half: corrupt, not stripped; no advice to use -g. */
-START_TEST(test_truncated_section)
+/*
+ * Truncated DWARF, _i 0: a unit whose length runs past the end of
+ * .debug_info; 1: .debug_info cut in half, which is corrupt, not stripped
+ * (no advice to build with -g).
+ */
+START_TEST(test_truncated)
 {
 	static const char *const not_stripped[] = { "stripped", NULL };
+	static void (*const patches[])(struct blob *, void *) = {
+		patch_unit_length, patch_section_size,
+	};
 	char *dir = scratch_dir(), *obj = build_plain("packed_aligned.c", dir);
-	char *bad = patched_copy(obj, dir, "section_size.o", patch_section_size,
-				 NULL);
+	char *bad = patched_copy(obj, dir, "truncated.o", patches[_i], NULL);
 
-	assert_rejected(bad, dir, NULL, not_stripped);
+	assert_rejected(bad, dir, NULL, _i ? not_stripped : NULL);
 	free(bad);
 	free(obj);
 	scratch_free(dir);
@@ -1193,8 +1185,7 @@ Suite *encode_suite(void)
 	tc = encode_tcase("bad_input");
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_stripped);
-	tcase_add_test(tc, test_truncated_unit);
-	tcase_add_test(tc, test_truncated_section);
+	tcase_add_loop_test(tc, test_truncated, 0, 2);
 	tcase_add_loop_test(tc, test_unknown_form, 0, 2);
 	tcase_add_test(tc, test_unknown_tag);
 	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
