@@ -1252,13 +1252,18 @@ static int enumerator_value(struct die_attrs *en, bool is_unsigned,
 	}
 	if (dwarf_formudata(a, &u))
 		return -EINVAL;
-	/* data1/2/4/8 carry no sign: extend by the enum's own signedness */
+	/*
+	 * data1/2/4/8 carry no sign. GCC writes negative enumerators as sdata
+	 * and picks the smallest dataN for the others, so a data1 0x80 in an
+	 * int-sized enum is 128 (CPUHP_AP_RISCV_TIMER_STARTING), not -128.
+	 * Only a constant as wide as a signed enum itself can be negative.
+	 */
 	if (!is_unsigned && form != DW_FORM_udata) {
 		unsigned int bits = form == DW_FORM_data1 ? 8 :
 				    form == DW_FORM_data2 ? 16 :
 				    form == DW_FORM_data4 ? 32 : 64;
 
-		if (bits < 64 && bits < size * 8 + 1 && (u >> (bits - 1)) & 1)
+		if (bits < 64 && bits >= size * 8 && (u >> (bits - 1)) & 1)
 			u |= ~0ULL << bits;
 	}
 	*value = (int64_t)u;
