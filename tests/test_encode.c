@@ -992,38 +992,33 @@ static void patch_abbrev(struct blob *file, void *arg)
 }
 
 /*
- * An attribute form no DWARF version defines (0x7e), on _i 0: the members'
- * DW_AT_type, 1: the base types' DW_AT_name. The message must be about
- * the DWARF, not a libbpf failure downstream of a silently lost attribute.
+ * .debug_abbrev patched to a tag or form no DWARF version defines (0x7e).
+ * The message must be about the DWARF (the CU, the DIE), not a libbpf
+ * failure downstream of a silently lost attribute.
  */
-START_TEST(test_unknown_form)
-{
-	static const struct abbrev_patch patches[] = {
-		{ DW_TAG_member, DW_AT_type, 0x7e },
-		{ DW_TAG_base_type, DW_AT_name, 0x7e },
-	};
-	static const char *const want[] = { "CU at 0x", "DIE at 0x", NULL };
-	static const char *const unwanted[] = { "cannot add BTF type", NULL };
-	char *dir = scratch_dir(), *obj = build_plain("bitfields.c", dir), *bad;
-	struct abbrev_patch ap = patches[_i];
+static const char *const dwarf_error[] = { "CU at 0x", "DIE at 0x", NULL };
+static const char *const tag_error[] = { "CU at 0x", "DIE at 0x", "0x7e", NULL };
+static const char *const libbpf_error[] = { "cannot add BTF type", NULL };
 
-	bad = patched_copy(obj, dir, "form.o", patch_abbrev, &ap);
-	assert_rejected(bad, dir, want, unwanted);
-	free(bad);
-	free(obj);
-	scratch_free(dir);
-}
-END_TEST
+static const struct {
+	struct abbrev_patch patch;
+	const char *const *want, *const *unwanted;
+} bad_abbrevs[] = {
+	/* the members' DW_AT_type form */
+	{ { DW_TAG_member, DW_AT_type, 0x7e }, dwarf_error, libbpf_error },
+	/* the base types' DW_AT_name form */
+	{ { DW_TAG_base_type, DW_AT_name, 0x7e }, dwarf_error, libbpf_error },
+	/* the base types' tag; members still refer to them */
+	{ { DW_TAG_base_type, 0, 0x7e }, tag_error, libbpf_error },
+};
 
-START_TEST(test_unknown_tag)
+START_TEST(test_bad_abbrev)
 {
 	char *dir = scratch_dir(), *obj = build_plain("bitfields.c", dir), *bad;
-	/* base types get a tag DWARF lacks; members still refer to them */
-	struct abbrev_patch ap = { DW_TAG_base_type, 0, 0x7e };
-	const char *const want[] = { "CU at 0x", "DIE at 0x", "0x7e", NULL };
+	struct abbrev_patch ap = bad_abbrevs[_i].patch;
 
-	bad = patched_copy(obj, dir, "tag.o", patch_abbrev, &ap);
-	assert_rejected(bad, dir, want, NULL);
+	bad = patched_copy(obj, dir, "abbrev.o", patch_abbrev, &ap);
+	assert_rejected(bad, dir, bad_abbrevs[_i].want, bad_abbrevs[_i].unwanted);
 	free(bad);
 	free(obj);
 	scratch_free(dir);
@@ -1186,8 +1181,8 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_stripped);
 	tcase_add_loop_test(tc, test_truncated, 0, 2);
-	tcase_add_loop_test(tc, test_unknown_form, 0, 2);
-	tcase_add_test(tc, test_unknown_tag);
+	tcase_add_loop_test(tc, test_bad_abbrev, 0,
+			    sizeof(bad_abbrevs) / sizeof(bad_abbrevs[0]));
 	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
 	suite_add_tcase(s, tc);
 
