@@ -55,6 +55,7 @@
 #include "../canon/btf_kinds.h"
 #include "btf_diff.h"
 #include "cdecl.h"
+#include "types.h"
 
 enum entity_class {
 	CLASS_TYPE,
@@ -467,24 +468,18 @@ static bool make_entity(const struct side *s, const bool *referenced,
 static int collect_entities(struct differ *d, struct side *s)
 {
 	const struct bc_btf *btf = s->btf;
-	uint32_t i, j, end = bc_btf_end_id(btf);
+	uint32_t i, j;
 	bool *referenced;
 	int err;
 
 	err = collect_tags(s);
 	if (err)
 		return err;
-	referenced = calloc(end, sizeof(*referenced));
+	referenced = bc_referenced_types(btf, true);
 	s->ents = calloc(btf->nr_types + 1, sizeof(*s->ents));
 	if (!referenced || !s->ents) {
 		free(referenced);
 		return -ENOMEM;
-	}
-	for (i = 0; i < btf->nr_types; i++) {
-		if (bc_type_kind(bc_btf_local(btf, i)) == BTF_KIND_DECL_TAG)
-			continue;	/* a tag is part of its target */
-		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++)
-			referenced[btf->refs[j]] = true;
 	}
 	for (i = 0; i < btf->nr_types; i++) {
 		struct entity *e = &s->ents[s->nr_ents];
@@ -524,12 +519,6 @@ static int collect_entities(struct differ *d, struct side *s)
 
 /* --- entry names ------------------------------------------------------ */
 
-static const char *first_entry_name(const struct bc_btf *btf,
-				    const struct btf_type *t)
-{
-	return bc_type_vlen(t) ? bc_btf_str(btf, *(const uint32_t *)(t + 1)) : "";
-}
-
 /* "struct foo", "enum <anon FOO_A>", "func bar". */
 static void entity_path(const struct side *s, const struct entity *e,
 			char *buf, size_t size)
@@ -538,7 +527,7 @@ static void entity_path(const struct side *s, const struct entity *e,
 		snprintf(buf, size, "%s %s", e->keyword, e->name);
 	else
 		snprintf(buf, size, "%s <anon %s>", e->keyword,
-			 first_entry_name(s->btf, bc_btf_type(s->btf, e->id)));
+			 bc_first_entry_name(s->btf, bc_btf_type(s->btf, e->id)));
 }
 
 static void entity_summary(struct differ *d, struct side *s,
@@ -791,7 +780,7 @@ static const struct btf_type *anon_target(const struct bc_btf *btf, uint32_t id)
 	const struct btf_type *t;
 
 	for (;;) {
-		t = bc_skip_mods(btf, &id);
+		t = bc_skip_mods(btf, &id, false);
 		if (!t)
 			return NULL;
 		switch (bc_type_kind(t)) {

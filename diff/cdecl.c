@@ -19,46 +19,9 @@
 
 #include "../canon/btf_kinds.h"
 #include "cdecl.h"
+#include "types.h"
 
 #define MAX_EXPAND_DEPTH 32
-
-const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id)
-{
-	const struct btf_type *t;
-
-	for (;;) {
-		t = bc_btf_type(btf, *id);
-		if (!t)
-			return NULL;
-		switch (bc_type_kind(t)) {
-		case BTF_KIND_CONST:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_RESTRICT:
-		case BTF_KIND_TYPE_TAG:
-			*id = t->type;
-			break;
-		default:
-			return t;
-		}
-	}
-}
-
-const char *bc_tag_keyword(const struct btf_type *t)
-{
-	switch (bc_type_kind(t)) {
-	case BTF_KIND_STRUCT:
-		return "struct";
-	case BTF_KIND_UNION:
-		return "union";
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		return "enum";
-	case BTF_KIND_FWD:
-		return bc_info_kflag(t->info) ? "union" : "struct";
-	default:
-		return NULL;
-	}
-}
 
 static bool last_char_is(const struct bc_text *out, const char *set)
 {
@@ -75,7 +38,7 @@ static void spaced(struct bc_text *out, const char *s)
 
 static bool needs_parens(const struct bc_btf *btf, uint32_t pointee)
 {
-	const struct btf_type *t = bc_skip_mods(btf, &pointee);
+	const struct btf_type *t = bc_skip_mods(btf, &pointee, false);
 	uint32_t kind = t ? bc_type_kind(t) : 0;
 
 	return kind == BTF_KIND_ARRAY || kind == BTF_KIND_FUNC_PROTO;
@@ -148,7 +111,7 @@ static void prefix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
 		target = t->type;
-		bc_skip_mods(c->btf, &target);
+		bc_skip_mods(c->btf, &target, false);
 		if (bc_btf_type(c->btf, target) &&
 		    bc_type_kind(bc_btf_type(c->btf, target)) == BTF_KIND_PTR) {
 			/* a qualified pointer: "char *const" */

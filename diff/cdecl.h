@@ -45,10 +45,4 @@ void bc_cdecl_func(struct bc_cdecl *c, uint32_t proto_id, const char *name,
 void bc_cdecl_body(struct bc_cdecl *c, const struct btf_type *t,
 		   struct bc_text *out);
 
-/* Skips CONST, VOLATILE, RESTRICT and TYPE_TAG (not TYPEDEF); NULL for void. */
-const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id);
-
-/* "struct", "union", "enum" for those kinds and FWD; NULL for others. */
-const char *bc_tag_keyword(const struct btf_type *t);
-
 #endif

@@ -40,6 +40,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "dump.h"
+#include "types.h"
 
 enum root_rank {
 	RANK_ENUM = 1,
@@ -88,34 +89,11 @@ static void append_printf(void *ctx, const char *fmt, va_list args)
 	}
 }
 
-/* Strips modifiers and typedefs; 0 stays 0 (void). */
-static const struct btf_type *skip_qualifiers(const struct bc_btf *btf,
-					      uint32_t id)
-{
-	const struct btf_type *t;
-
-	for (;;) {
-		t = bc_btf_type(btf, id);
-		if (!t)
-			return NULL;
-		switch (bc_type_kind(t)) {
-		case BTF_KIND_TYPEDEF:
-		case BTF_KIND_CONST:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_RESTRICT:
-		case BTF_KIND_TYPE_TAG:
-			id = t->type;
-			break;
-		default:
-			return t;
-		}
-	}
-}
-
 /* A typedef that needs no struct or union definition before it. */
 static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t)
 {
-	const struct btf_type *target = skip_qualifiers(btf, t->type);
+	uint32_t id = t->type;
+	const struct btf_type *target = bc_skip_mods(btf, &id, true);
 
 	if (!target)
 		return true;
@@ -127,16 +105,6 @@ static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t
 	default:
 		return true;
 	}
-}
-
-/* The name an anonymous enum sorts by: its first enumerator's. */
-static const char *first_entry_name(const struct bc_btf *btf,
-				    const struct btf_type *t)
-{
-	if (!bc_type_vlen(t))
-		return "";
-	/* members and enumerators both start with name_off */
-	return bc_btf_str(btf, *(const uint32_t *)(t + 1));
 }
 
 static int cmp_root(const void *pa, const void *pb)
@@ -159,20 +127,17 @@ static int cmp_root(const void *pa, const void *pb)
 static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			 uint32_t *nr_out)
 {
-	uint32_t i, j, nr = 0, end = bc_btf_end_id(btf);
+	uint32_t i, nr = 0;
 	struct root *roots;
 	bool *referenced;
 
-	referenced = calloc(end, sizeof(*referenced));
+	referenced = bc_referenced_types(btf, false);
 	roots = calloc(btf->nr_types + 1, sizeof(*roots));
 	if (!referenced || !roots) {
 		free(referenced);
 		free(roots);
 		return -ENOMEM;
 	}
-	for (i = 0; i < btf->nr_types; i++)
-		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++)
-			referenced[btf->refs[j]] = true;
 	for (i = 0; i < btf->nr_types; i++) {
 		const struct btf_type *t = bc_btf_local(btf, i);
 		const char *name = bc_btf_str(btf, t->name_off);
@@ -195,7 +160,7 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 				rank = RANK_ENUM;
 			} else if (!referenced[id]) {
 				rank = RANK_ANON_ENUM;
-				name = first_entry_name(btf, t);
+				name = bc_first_entry_name(btf, t);
 			} else {
 				continue;
 			}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+
+#include "../canon/btf_kinds.h"
+#include "types.h"
+
+const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
+				    bool typedefs)
+{
+	const struct btf_type *t;
+
+	for (;;) {
+		t = bc_btf_type(btf, *id);
+		if (!t)
+			return NULL;
+		switch (bc_type_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+			if (!typedefs)
+				return t;
+			/* fall through */
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			*id = t->type;
+			break;
+		default:
+			return t;
+		}
+	}
+}
+
+const char *bc_tag_keyword(const struct btf_type *t)
+{
+	switch (bc_type_kind(t)) {
+	case BTF_KIND_STRUCT:
+		return "struct";
+	case BTF_KIND_UNION:
+		return "union";
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return "enum";
+	case BTF_KIND_FWD:
+		return bc_info_kflag(t->info) ? "union" : "struct";
+	default:
+		return NULL;
+	}
+}
+
+const char *bc_first_entry_name(const struct bc_btf *btf,
+				const struct btf_type *t)
+{
+	/* members and enumerators both start with name_off */
+	return bc_type_vlen(t) ? bc_btf_str(btf, *(const uint32_t *)(t + 1)) : "";
+}
+
+bool *bc_referenced_types(const struct bc_btf *btf, bool skip_decl_tags)
+{
+	bool *referenced = calloc(bc_btf_end_id(btf), sizeof(*referenced));
+	uint32_t i, j;
+
+	if (!referenced)
+		return NULL;
+	for (i = 0; i < btf->nr_types; i++) {
+		if (skip_decl_tags &&
+		    bc_type_kind(bc_btf_local(btf, i)) == BTF_KIND_DECL_TAG)
+			continue;
+		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++)
+			referenced[btf->refs[j]] = true;
+	}
+	return referenced;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small questions about types that dump, diff and the C spellings all
+ * ask: what a chain of qualifiers ends in, which keyword a tagged type
+ * has, what an anonymous type is called after, who is referred to.
+ */
+#ifndef BTFCANON_DIFF_TYPES_H
+#define BTFCANON_DIFF_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../canon/btf_data.h"
+
+/*
+ * Skips CONST, VOLATILE, RESTRICT and TYPE_TAG, and TYPEDEF too when
+ * typedefs is set; *id becomes the id reached. NULL for void.
+ */
+const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
+				    bool typedefs);
+
+/* "struct", "union", "enum" for those kinds and FWD; NULL for others. */
+const char *bc_tag_keyword(const struct btf_type *t);
+
+/* Name of the first member or enumerator of t ("" when it has none). */
+const char *bc_first_entry_name(const struct bc_btf *btf,
+				const struct btf_type *t);
+
+/*
+ * A malloc'd array over ids 0 .. end-1: true for every id some local type
+ * of btf refers to (DECL_TAGs not counted when skip_decl_tags). NULL when
+ * out of memory.
+ */
+bool *bc_referenced_types(const struct bc_btf *btf, bool skip_decl_tags);
+
+#endif
