@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Functions, variables and kfunc tags (encode/funcs.c, select.c,
+ * elf_syms.c) on fixtures compiled at test time.
+ *
+ * The C files of tests/fixtures/funcs are linked into one relocatable object (a
+ * module is one too, and only ld -r keeps .data..percpu a section of its
+ * own) with gcc at -O0, -O1, -O2 and clang at -O0, -O2. Each rule of
+ * DESIGN.md's "What the encoder emits" has a case:
+ *	inconsistent	dup_fn, two static prototypes: no FUNC
+ *	ambiguous	same_fn, one prototype at two addresses: no FUNC
+ *	weak		pick: the strong definition's prototype
+ *	clone		clone_me.constprop/.isra: matched to clone_me
+ *	percpu		VARs and one DATASEC by offset; global_var adds .data
+ *	decl_tags	clang's btf_decl_tag on a function, parameter, variable
+ *	kfuncs		.BTF_ids set8 ranges: bpf_kfunc, bpf_fastcall
+ *	determinism	one unit per chunk, any -j and order: the same bytes
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <check.h>
+
+#include "../encode/encoder.h"
+#include "../encode/features.h"
+#include "suites.h"
+#include "testutil.h"
+
+#define FIXTURES "tests/fixtures/funcs"
+
+struct variant {
+	const char *cc;
+	const char *opt;
+};
+
+static const struct variant variants[] = {
+	{ "gcc", "-O0" }, { "gcc", "-O1" }, { "gcc", "-O2" },
+	{ "clang", "-O0" }, { "clang", "-O2" },
+};
+#define NR_VARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+/* The INFO lines of one encode (skipped functions), concatenated. */
+struct captured {
+	char text[1 << 16];
+	size_t len;
+};
+
+static void capture(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct captured *c = ctx;
+	int n;
+
+	if (level > BC_LOG_INFO || c->len >= sizeof(c->text))
+		return;
+	n = snprintf(c->text + c->len, sizeof(c->text) - c->len, "%s%s\n",
+		     level == BC_LOG_ERROR ? "error: " : "", msg);
+	if (n > 0)
+		c->len += n;
+}
+
+static char tmpdir[64];
+
+static void remove_tmpdir(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		return;
+}
+
+/* Builds the fixture object for a variant; returns its path (static). */
+static const char *build(const struct variant *v)
+{
+	static char path[128];
+	char cmd[1024];
+	int rc;
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/btfcanon-funcs-XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+		atexit(remove_tmpdir);
+	}
+	snprintf(path, sizeof(path), "%s/%s%s.o", tmpdir, v->cc, v->opt);
+	if (!access(path, R_OK))
+		return path;
+	snprintf(cmd, sizeof(cmd),
+		 "%s -g %s -r -nostdlib -w -o %s " FIXTURES "/*.c", v->cc, v->opt,
+		 path);
+	rc = system(cmd);
+	ck_assert_msg(!rc, "cannot build the fixtures: %s", cmd);
+	return path;
+}
+
+/* Encodes path, canonical; the skipped functions' lines in *log_text. */
+static struct btf *encode(const char *path, const char *features,
+			  unsigned int jobs, uint32_t chunk_cus, uint64_t seed,
+			  struct captured *cap, struct blob *canonical)
+{
+	struct bc_log log = { .fn = capture, .ctx = cap };
+	struct encode_opts opts;
+	struct encode_stats stats;
+	struct btf *btf = NULL;
+	struct blob raw;
+	int err;
+
+	encode_opts_init(&opts);
+	opts.jobs = jobs;
+	if (chunk_cus)
+		opts.chunk_cus = chunk_cus;
+	opts.shuffle = seed != 0;
+	opts.shuffle_seed = seed;
+	if (features)
+		ck_assert_int_eq(encode_features_parse(features, true,
+						       &opts.features, &log), 0);
+	cap->len = 0;
+	err = encode_file(path, &opts, &btf, &stats, &log);
+	ck_assert_msg(!err, "%s: encode failed: %s", path, cap->text);
+	raw = blob_from_libbpf(btf);
+	*canonical = canon_blob(&raw, NULL, BC_ORDER_KIND, NULL);
+	blob_free(&raw);
+	btf__free(btf);
+	btf = btf__new(canonical->data, canonical->size);
+	ck_assert_ptr_nonnull(btf);
+	return btf;
+}
+
+static struct btf *encode_variant(int i, const char *features,
+				  struct captured *cap)
+{
+	struct blob canonical;
+	struct btf *btf = encode(build(&variants[i]), features, 2, 0, 0, cap,
+				 &canonical);
+
+	blob_free(&canonical);
+	return btf;
+}
+
+static int find(const struct btf *btf, const char *name, int kind)
+{
+	return btf__find_by_name_kind(btf, name, kind);
+}
+
+/* The decl tags with this value on target (component -2: any). */
+static int count_tags(const struct btf *btf, const char *value, int target,
+		      int component)
+{
+	int id, n = 0, end = btf__type_cnt(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_decl_tag(t) && (int)t->type == target &&
+		    !strcmp(btf__name_by_offset(btf, t->name_off), value) &&
+		    (component == -2 || btf_decl_tag(t)->component_idx == component))
+			n++;
+	}
+	return n;
+}
+
+static const char *param_name(const struct btf *btf, int func, int i)
+{
+	const struct btf_type *proto =
+		btf__type_by_id(btf, btf__type_by_id(btf, func)->type);
+
+	ck_assert_int_gt(btf_vlen(proto), i);
+	return btf__name_by_offset(btf, btf_params(proto)[i].name_off);
+}
+
+START_TEST(inconsistent)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+
+	ck_assert_int_lt(find(btf, "dup_fn", BTF_KIND_FUNC), 0);
+	ck_assert_msg(strstr(cap->text, "function dup_fn skipped: inconsistent prototypes"),
+		      "%s %s: %s", variants[_i].cc, variants[_i].opt, cap->text);
+	/* without consistent_func it is kept, as pahole does */
+	btf__free(btf);
+	btf = encode_variant(_i, "var,float,decl_tag,type_tag,enum64,optimized_func",
+			     cap);
+	ck_assert_int_gt(find(btf, "dup_fn", BTF_KIND_FUNC), 0);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+START_TEST(ambiguous)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+
+	ck_assert_int_lt(find(btf, "same_fn", BTF_KIND_FUNC), 0);
+	ck_assert_msg(strstr(cap->text, "function same_fn skipped: symbols at several addresses"),
+		      "%s", cap->text);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+START_TEST(weak_strong)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	int pick = find(btf, "pick", BTF_KIND_FUNC);
+
+	ck_assert_int_gt(pick, 0);
+	ck_assert_str_eq(param_name(btf, pick, 0), "strong_arg");
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+/* Does the object's symbol table have clone_me only as a clone? */
+static bool only_clones(const char *obj)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "nm %s | grep -q ' clone_me\\.' && ! nm %s | grep -q ' clone_me$'",
+		 obj, obj);
+	return !system(cmd);
+}
+
+START_TEST(clone)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	bool clones = only_clones(build(&variants[_i]));
+
+	/* matched to clone_me: a FUNC, or left out by a rule, with its reason */
+	ck_assert_msg(find(btf, "clone_me", BTF_KIND_FUNC) > 0 ||
+		      strstr(cap->text, "function clone_me skipped"),
+		      "%s %s: clone_me neither encoded nor skipped by a rule",
+		      variants[_i].cc, variants[_i].opt);
+	btf__free(btf);
+	/* without optimized_func a clone-only symbol is not matched */
+	btf = encode_variant(_i, "var,float,decl_tag,type_tag,enum64,consistent_func",
+			     cap);
+	if (clones)
+		ck_assert_int_lt(find(btf, "clone_me", BTF_KIND_FUNC), 0);
+	else
+		ck_assert_int_gt(find(btf, "clone_me", BTF_KIND_FUNC), 0);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+/* The DATASEC named name: entries by offset, no overlap, sizes right. */
+static const struct btf_type *check_datasec(const struct btf *btf,
+					    const char *name, int *id)
+{
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	uint32_t i, end = 0;
+
+	*id = find(btf, name, BTF_KIND_DATASEC);
+	ck_assert_msg(*id > 0, "no DATASEC %s", name);
+	sec = btf__type_by_id(btf, *id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs[i].type);
+
+		ck_assert(btf_is_var(var));
+		ck_assert_uint_ge(vs[i].offset, end);
+		ck_assert_int_eq(vs[i].size, btf__resolve_size(btf, var->type));
+		end = vs[i].offset + vs[i].size;
+	}
+	ck_assert_uint_eq(sec->size, end);
+	return sec;
+}
+
+static bool in_datasec(const struct btf *btf, const struct btf_type *sec,
+		       const char *var)
+{
+	const struct btf_var_secinfo *vs = btf_var_secinfos(sec);
+	uint32_t i;
+
+	for (i = 0; i < btf_vlen(sec); i++)
+		if (!strcmp(btf__name_by_offset(btf,
+				btf__type_by_id(btf, vs[i].type)->name_off), var))
+			return true;
+	return false;
+}
+
+START_TEST(percpu)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	const struct btf_type *sec;
+	int id, hits, local;
+
+	sec = check_datasec(btf, ".data..percpu", &id);
+	hits = find(btf, "pcpu_hits", BTF_KIND_VAR);
+	local = find(btf, "pcpu_local", BTF_KIND_VAR);
+	ck_assert_int_gt(hits, 0);
+	ck_assert_int_gt(local, 0);
+	ck_assert_int_eq(btf_var(btf__type_by_id(btf, hits))->linkage,
+			 BTF_VAR_GLOBAL_ALLOCATED);
+	ck_assert_int_eq(btf_var(btf__type_by_id(btf, local))->linkage,
+			 BTF_VAR_STATIC);
+	ck_assert(in_datasec(btf, sec, "pcpu_hits"));
+	ck_assert(in_datasec(btf, sec, "pcpu_pair"));
+	ck_assert(in_datasec(btf, sec, "pcpu_tagged"));
+	ck_assert_int_lt(find(btf, "not_percpu", BTF_KIND_VAR), 0);
+	ck_assert_int_lt(find(btf, ".data", BTF_KIND_DATASEC), 0);
+	btf__free(btf);
+	/* global_var: every global, each section its DATASEC */
+	btf = encode_variant(_i, "default,global_var", cap);
+	check_datasec(btf, ".data..percpu", &id);
+	sec = check_datasec(btf, ".data", &id);
+	ck_assert(in_datasec(btf, sec, "not_percpu"));
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+START_TEST(decl_tags)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	bool clang = !strcmp(variants[_i].cc, "clang");
+	int fn = find(btf, "tagged_fn", BTF_KIND_FUNC);
+	int var = find(btf, "pcpu_tagged", BTF_KIND_VAR);
+
+	ck_assert_int_gt(fn, 0);
+	ck_assert_int_gt(var, 0);
+	/* gcc 12 has no btf_decl_tag: nothing, rather than anything wrong */
+	ck_assert_int_eq(count_tags(btf, "on_func", fn, -1), clang);
+	ck_assert_int_eq(count_tags(btf, "on_param", fn, 1), clang);
+	ck_assert_int_eq(count_tags(btf, "on_param", fn, -2), clang);
+	ck_assert_int_eq(count_tags(btf, "on_var", var, -1), clang);
+	btf__free(btf);
+	/* decl_tag off: none at all */
+	btf = encode_variant(_i, "var,float,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs",
+			     cap);
+	fn = find(btf, "tagged_fn", BTF_KIND_FUNC);
+	ck_assert_int_eq(count_tags(btf, "on_func", fn, -2), 0);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+START_TEST(kfuncs)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	int plain = find(btf, "kf_plain", BTF_KIND_FUNC);
+	int fast = find(btf, "kf_fast", BTF_KIND_FUNC);
+	int other = find(btf, "not_kfunc", BTF_KIND_FUNC);
+
+	ck_assert_int_gt(plain, 0);
+	ck_assert_int_gt(fast, 0);
+	ck_assert_int_gt(other, 0);
+	ck_assert_int_eq(count_tags(btf, "bpf_kfunc", plain, -1), 1);
+	ck_assert_int_eq(count_tags(btf, "bpf_fastcall", plain, -2), 0);
+	ck_assert_int_eq(count_tags(btf, "bpf_kfunc", fast, -1), 1);
+	ck_assert_int_eq(count_tags(btf, "bpf_fastcall", fast, -1), 1);
+	ck_assert_int_eq(count_tags(btf, "bpf_kfunc", other, -2), 0);
+	btf__free(btf);
+	/* without decl_tag_kfuncs: no kfunc tags */
+	btf = encode_variant(_i, "var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func",
+			     cap);
+	ck_assert_int_eq(count_tags(btf, "bpf_kfunc", find(btf, "kf_plain", BTF_KIND_FUNC), -2), 0);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+START_TEST(determinism)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	const char *obj = build(&variants[_i]);
+	struct blob first, other;
+	static const struct { unsigned int jobs; uint64_t seed; } runs[] = {
+		{ 3, 0 }, { 4, 7 }, { 2, 12345 }, { 5, 99 },
+	};
+	size_t r;
+
+	btf__free(encode(obj, "default,global_var", 1, 1, 0, cap, &first));
+	for (r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		btf__free(encode(obj, "default,global_var", runs[r].jobs, 1,
+				 runs[r].seed, cap, &other));
+		ck_assert_msg(blob_eq(&first, &other), "-j%u seed %llu differs",
+			      runs[r].jobs, (unsigned long long)runs[r].seed);
+		blob_free(&other);
+	}
+	blob_free(&first);
+	free(cap);
+}
+END_TEST
+
+Suite *funcs_suite(void)
+{
+	Suite *s = suite_create("funcs");
+	struct { const char *name; const TTest *test; } cases[] = {
+		{ "inconsistent", inconsistent },
+		{ "ambiguous", ambiguous },
+		{ "weak_strong", weak_strong },
+		{ "clone", clone },
+		{ "percpu", percpu },
+		{ "decl_tags", decl_tags },
+		{ "kfuncs", kfuncs },
+		{ "determinism", determinism },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+
+		tcase_set_timeout(tc, 120);
+		tcase_add_loop_test(tc, cases[i].test, 0, NR_VARIANTS);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
