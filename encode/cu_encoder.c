@@ -240,11 +240,20 @@ static int da_collect(Dwarf_Attribute *attr, void *arg)
 	return DWARF_CB_OK;
 }
 
-static void da_read(struct die_attrs *da, Dwarf_Die *die)
+/* Returns 0, or -EINVAL when libdw cannot decode the attributes. */
+static int da_read(struct die_attrs *da, Dwarf_Die *die)
 {
 	da->die = die;
 	da->have = 0;
-	dwarf_getattrs(die, da_collect, da, 0);
+	return dwarf_getattrs(die, da_collect, da, 0) == 1 ? 0 : -EINVAL;
+}
+
+/* da_read, with a message naming the DIE when it fails. */
+static int da_load(struct cu_encoder *e, struct die_attrs *da, Dwarf_Die *die)
+{
+	if (!da_read(da, die))
+		return 0;
+	return die_error(e, die, -EINVAL, "cannot decode its attributes");
 }
 
 /* The attribute in slot (name), following specification/abstract origin. */
@@ -587,7 +596,8 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		case DW_TAG_formal_parameter:
 			if (dwarf_haschildren(&child))
 				return false;	/* annotations */
-			da_read(&da, &child);
+			if (da_read(&da, &child))
+				return false;
 			*h = fp_str(*h, da_name(&da));
 			if (!fp_const(h, &da, DA_MEMBER_LOCATION,
 				      DW_AT_data_member_location) ||
@@ -602,7 +612,8 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 				return false;
 			break;
 		case DW_TAG_enumerator:
-			da_read(&da, &child);
+			if (da_read(&da, &child))
+				return false;
 			*h = fp_str(*h, da_name(&da));
 			a = da_get(&da, DA_CONST_VALUE, DW_AT_const_value);
 			if (!a || dwarf_formudata(a, &v))
@@ -633,7 +644,8 @@ static bool fp_type_compute(struct cu_encoder *e, Dwarf_Die *die, int depth,
 
 	if (depth > FP_MAX_DEPTH)
 		return false;
-	da_read(&da, die);
+	if (da_read(&da, die))
+		return false;
 	*h = fp_mix(*h, tag);
 	switch (tag) {
 	case DW_TAG_base_type:
@@ -736,7 +748,8 @@ static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
-		da_read(&da, die);
+		if (da_read(&da, die))
+			return 0;
 		if ((da.have & (1u << DA_INDIRECT)) ||
 		    da_flag(&da, DA_DECLARATION, DW_AT_declaration))
 			return 0;
@@ -826,7 +839,8 @@ static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 {
 	struct die_attrs da;
 
-	da_read(&da, die);
+	if (da_load(e, &da, die))
+		return -EINVAL;
 	return da_type_id(e, &da, id);
 }
 
@@ -966,12 +980,26 @@ static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	struct die_attrs da;
 	int encoding = 0;
 
-	da_read(&da, die);
+	if (da_load(e, &da, die))
+		return -EINVAL;
 	da_udata(&da, DA_ENCODING, DW_AT_encoding, &enc);
 	if (da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size))
 		return die_error(e, die, -EINVAL, "base type without DW_AT_byte_size");
-	if (is_float_encoding(enc))
+	if (is_float_encoding(enc)) {
+		/* BTF FLOAT: 2, 4, 8, 12 or 16 bytes; nothing for the rest */
+		if (size != 2 && size != 4 && size != 8 && size != 12 && size != 16) {
+			char what[160];
+
+			snprintf(what, sizeof(what),
+				 "%s type '%s' of %llu bytes has no BTF encoding "
+				 "(FLOAT takes 2, 4, 8, 12 or 16 bytes)",
+				 enc == DW_ATE_complex_float ? "complex floating-point" :
+				 "floating-point", da_name(&da),
+				 (unsigned long long)size);
+			return die_error(e, die, -EINVAL, what);
+		}
 		return expect_id(e, die, btf__add_float(e->btf, da_name(&da), size), id);
+	}
 	if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
 		encoding = BTF_INT_SIGNED;
 	else if (enc == DW_ATE_boolean)
@@ -979,9 +1007,16 @@ static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	return expect_id(e, die, btf__add_int(e->btf, da_name(&da), size, encoding), id);
 }
 
+/*
+ * A pointer with btf_type_tag annotations: PTR -> TYPE_TAG ... -> pointee.
+ * The tag written last in the source (last in DWARF) comes right after
+ * the PTR, as clang's own BPF output and pahole have it:
+ * `int __tag("a") __tag("b") *p` is PTR -> "b" -> "a" -> int.
+ */
 static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
-	uint32_t n_tags = die_type_count(e, die) - 1, pointee, i = 0;
+	uint32_t n_tags = die_type_count(e, die) - 1, pointee, n = 0, i;
+	const char **values;
 	Dwarf_Die child;
 	int err;
 
@@ -991,19 +1026,25 @@ static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	err = expect_id(e, die, btf__add_ptr(e->btf, n_tags ? id + 1 : pointee), id);
 	if (err || !n_tags || dwarf_child(die, &child))
 		return err;
+	values = calloc(n_tags, sizeof(*values));
+	if (!values)
+		return -ENOMEM;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation ||
-		    strcmp(die_name(&child), "btf_type_tag"))
-			continue;
-		i++;
-		err = expect_id(e, die,
-			btf__add_type_tag(e->btf, annotation_value(&child) ?: "",
-					  i < n_tags ? id + 1 + i : pointee),
-			id + i);
-		if (err)
-			return err;
+		if (dwarf_tag(&child) == DW_TAG_LLVM_annotation &&
+		    !strcmp(die_name(&child), "btf_type_tag") && n < n_tags)
+			values[n++] = annotation_value(&child);
 	} while (!dwarf_siblingof(&child, &child));
-	return 0;
+	/* ids id+1 .. id+n_tags, from the last annotation to the first */
+	for (i = 0; i < n_tags && !err; i++) {
+		const char *value = i < n ? values[n - 1 - i] : NULL;
+
+		err = expect_id(e, die,
+			btf__add_type_tag(e->btf, value ? value : "",
+					  i + 1 < n_tags ? id + 2 + i : pointee),
+			id + 1 + i);
+	}
+	free(values);
+	return err;
 }
 
 static int emit_modifier(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
@@ -1036,7 +1077,8 @@ static int emit_typedef(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	uint32_t target;
 	int err;
 
-	da_read(&da, die);
+	if (da_load(e, &da, die))
+		return -EINVAL;
 	err = da_type_id(e, &da, &target);
 	if (!err)
 		err = expect_id(e, die, btf__add_typedef(e->btf, da_name(&da), target), id);
@@ -1177,7 +1219,8 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	Dwarf_Die child;
 	int err, member = 0;
 
-	da_read(&da, die);
+	if (da_load(e, &da, die))
+		return -EINVAL;
 	if (da_flag(&da, DA_DECLARATION, DW_AT_declaration))
 		return emit_fwd(e, &da, id, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
 	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
@@ -1194,7 +1237,8 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 		if (dwarf_tag(&child) != DW_TAG_member)
 			continue;
-		da_read(&mda, &child);
+		if (da_load(e, &mda, &child))
+			return -EINVAL;
 		if (da_flag(&mda, DA_EXTERNAL, DW_AT_external) ||
 		    da_flag(&mda, DA_DECLARATION, DW_AT_declaration))
 			continue;
@@ -1278,7 +1322,8 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	Dwarf_Die child;
 	int err, got;
 
-	da_read(&da, die);
+	if (da_load(e, &da, die))
+		return -EINVAL;
 	is_unsigned = enum_is_unsigned(&da);
 	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
 	wide = size > 4 && e->features->enum64;
@@ -1298,7 +1343,8 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 		if (dwarf_tag(&child) != DW_TAG_enumerator)
 			continue;
-		da_read(&en, &child);
+		if (da_load(e, &en, &child))
+			return -EINVAL;
 		if (enumerator_value(&en, is_unsigned, size, &value))
 			return die_error(e, &child, -EINVAL,
 					 "enumerator without a constant value");
@@ -1329,7 +1375,8 @@ static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	do {
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_formal_parameter:
-			da_read(&pda, &child);
+			if (da_load(e, &pda, &child))
+				return -EINVAL;
 			err = da_type_id(e, &pda, &type);
 			if (!err)
 				err = btf__add_func_param(e->btf, da_name(&pda), type);

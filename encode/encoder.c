@@ -43,6 +43,7 @@
 #include "elf_syms.h"
 #include "funcs.h"
 #include "select.h"
+#include "split.h"
 #include "encoder.h"
 
 #ifndef DW_LANG_Rust
@@ -75,6 +76,12 @@ struct worker {
 	pthread_t thread;
 	struct cu_encoder cu;
 	Dwarf *dwarf;			/* its own handle over the shared Elf */
+	/*
+	 * Its own copy of the base BTF, for split encoding: libbpf looks
+	 * strings up in a base by writing scratch bytes into it, so one base
+	 * cannot serve two threads.
+	 */
+	struct btf *base;
 	char message[1024];		/* this worker's first error message */
 	uint32_t cus, cus_skipped, chunks;
 	uint64_t types_chunked;		/* types in its chunks after their dedup */
@@ -224,6 +231,92 @@ static void drop_range(const struct dwarf_handle *h, size_t lo, size_t hi)
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/* A unit's offset with this bit set lives in .debug_types (DWARF 4). */
+#define UNIT_IN_TYPES (1ULL << 63)
+
+static Dwarf_Die *unit_die(Dwarf *dwarf, Dwarf_Off off, Dwarf_Die *die)
+{
+	if (off & UNIT_IN_TYPES)
+		return dwarf_offdie_types(dwarf, off & ~UNIT_IN_TYPES, die);
+	return dwarf_offdie(dwarf, off, die);
+}
+
+/* Size of the (decompressed) section name, 0 when there is none. */
+static size_t section_size(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *sname;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		sname = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!sname || strcmp(sname, name))
+			continue;
+		data = elf_getdata(scn, NULL);
+		return data ? data->d_size : 0;
+	}
+	return 0;
+}
+
+static unsigned int count_sections(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	unsigned int n = 0;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *sname;
+
+		if (gelf_getshdr(scn, &shdr) &&
+		    (sname = elf_strptr(elf, shstrndx, shdr.sh_name)) &&
+		    !strcmp(sname, name))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * GCC puts each type unit of a relocatable object in a COMDAT group of
+ * its own: several sections called .debug_info (or .debug_types). libdw
+ * reads one of them, so the types would be lost without a word.
+ */
+static int check_grouped_units(struct encoder *enc, Elf *elf)
+{
+	if (count_sections(elf, ".debug_info") <= 1 &&
+	    count_sections(elf, ".debug_types") <= 1)
+		return 0;
+	return bc_log_error(enc->log, -ENOTSUP,
+		"%s: type units in section groups (-fdebug-types-section in a "
+		"relocatable object) are not supported: link the object first",
+		enc->path);
+}
+
+/* Does the file have a section called name? (For messages.) */
+static bool file_has_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	bool has;
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	has = elf && count_sections(elf, name) > 0;
+	elf_end(elf);
+	close(fd);
+	return has;
+}
+
 static int open_dwarf(const char *path, struct dwarf_handle *h,
 		      const struct bc_log *log)
 {
@@ -266,6 +359,11 @@ static int open_dwarf(const char *path, struct dwarf_handle *h,
 
 		dwfl_end(h->dwfl);
 		h->dwfl = NULL;
+		if (file_has_section(path, ".debug_info"))
+			return bc_log_error(log, -EINVAL,
+				"%s: cannot read its DWARF (%s): .debug_info is "
+				"there but truncated or corrupt", path,
+				dwfl_errmsg(derr));
 		return bc_log_error(log, -ENODATA,
 			"%s: no DWARF to encode (%s); is it stripped? build with -g",
 			path, dwfl_errmsg(derr));
@@ -283,12 +381,22 @@ static void close_dwarf(struct dwarf_handle *h)
 	drop_mapped(h);
 }
 
+static int copy_base(const struct btf *base, struct btf **copy)
+{
+	const void *raw;
+	__u32 size;
+
+	raw = btf__raw_data(base, &size);
+	*copy = raw ? btf__new(raw, size) : NULL;
+	return *copy ? 0 : -ENOMEM;
+}
+
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
 	uint32_t first = k * enc->chunk_cus, end = first + enc->chunk_cus, i;
-	struct btf *btf = btf__new_empty();
+	struct btf *btf = w->base ? btf__new_empty_split(w->base) : btf__new_empty();
 	int err = 0;
 
 	if (!btf)
@@ -301,10 +409,11 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 
 		if (atomic_load(&enc->first_error))
 			break;
-		if (!dwarf_offdie(dwarf, enc->cu_offs[i], &cu_die)) {
+		if (!unit_die(dwarf, enc->cu_offs[i], &cu_die)) {
 			err = bc_log_error(w->cu.log, -EINVAL,
-				"%s: CU at 0x%llx: cannot read its DIE: %s",
-				enc->path, (unsigned long long)enc->cu_offs[i],
+				"%s: unit at 0x%llx: cannot read its DIE: %s",
+				enc->path,
+				(unsigned long long)(enc->cu_offs[i] & ~UNIT_IN_TYPES),
 				dwarf_errmsg(-1));
 			break;
 		}
@@ -313,7 +422,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 			continue;
 		}
 		err = cu_encoder_encode(&w->cu, &cu_die);
-		if (!err && enc->want_cands)
+		if (!err && enc->want_cands && dwarf_tag(&cu_die) != DW_TAG_type_unit)
 			err = cand_collect_unit(&enc->cand_ctx, &w->cu, &cu_die,
 						&enc->cands[k]);
 		w->cus++;
@@ -331,8 +440,10 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		return err;
 	}
 	/* the chunk's units are done: let the kernel have their pages back */
-	drop_range(enc->h, enc->cu_offs[first],
-		   end < enc->nr_cus ? enc->cu_offs[end] - 64 : enc->h->info_size);
+	if (!(enc->cu_offs[first] & UNIT_IN_TYPES))
+		drop_range(enc->h, enc->cu_offs[first],
+			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
+			   enc->cu_offs[end] - 64 : enc->h->info_size);
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
 	enc->results[k] = btf;
@@ -363,6 +474,34 @@ static void *worker_main(void *arg)
 }
 
 /* Lists the compile units; type units and partial units are reached by reference. */
+/*
+ * Checks that the units of .debug_info tile the section: a unit whose
+ * length runs past the end is otherwise dropped without a word by libdw.
+ */
+static int check_unit_chain(struct encoder *enc, Dwarf *dwarf)
+{
+	size_t size = section_size(dwarf_getelf(dwarf), ".debug_info");
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int ret;
+
+	while ((ret = dwarf_next_unit(dwarf, off, &next, &hsize, NULL, NULL,
+				      NULL, NULL, NULL, NULL)) == 0 &&
+	       next <= size)
+		off = next;
+	if (ret < 0 || (ret == 0 && next > size))
+		return bc_log_error(enc->log, -EINVAL,
+			"%s: .debug_info: the unit at 0x%llx runs past the end of "
+			"the section (%zu bytes): truncated or corrupt DWARF",
+			enc->path, (unsigned long long)off, size);
+	return 0;
+}
+
+/*
+ * Lists the compile units and the type units (-fdebug-types-section; in
+ * .debug_types for DWARF 4, flagged UNIT_IN_TYPES). Partial units are
+ * reached by reference.
+ */
 static int list_cus(struct encoder *enc, Dwarf *dwarf)
 {
 	Dwarf_CU *cu = NULL, *next;
@@ -370,12 +509,17 @@ static int list_cus(struct encoder *enc, Dwarf *dwarf)
 	uint8_t unit_type;
 	Dwarf_Die cu_die;
 	uint32_t cap = 0;
-	int err = 0, ret;
+	int err, ret;
 
+	err = check_grouped_units(enc, dwarf_getelf(dwarf));
+	if (!err)
+		err = check_unit_chain(enc, dwarf);
+	if (err)
+		return err;
 	while ((ret = dwarf_get_units(dwarf, cu, &next, &version, &unit_type,
 				      &cu_die, NULL)) == 0) {
 		cu = next;
-		if (unit_type != DW_UT_compile)
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_type)
 			continue;
 		if (enc->nr_cus == cap) {
 			Dwarf_Off *grown;
@@ -386,7 +530,8 @@ static int list_cus(struct encoder *enc, Dwarf *dwarf)
 				return -ENOMEM;
 			enc->cu_offs = grown;
 		}
-		enc->cu_offs[enc->nr_cus++] = dwarf_dieoffset(&cu_die);
+		enc->cu_offs[enc->nr_cus++] = dwarf_dieoffset(&cu_die) |
+			(unit_type == DW_UT_type && version < 5 ? UNIT_IN_TYPES : 0);
 	}
 	if (ret < 0)
 		err = bc_log_error(enc->log, -EINVAL,
@@ -481,6 +626,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		workers[i].enc = &enc;
 		workers[i].index = i;
 		err = cu_encoder_init(&workers[i].cu, path, &opts->features, NULL);
+		if (!err && opts->base)
+			err = copy_base(opts->base, &workers[i].base);
 		if (err)
 			goto join;
 		workers[i].cu.use_cache = !opts->no_type_cache;
@@ -539,10 +686,17 @@ join:
 
 	/* merge, in chunk order: the order is part of dedup's input */
 	t0 = now_sec(CLOCK_MONOTONIC);
-	merged = enc.results[0];
-	enc.results[0] = NULL;
-	for (i = 1; i < enc.nr_chunks && !err; i++) {
-		int ret = btf__add_btf(merged, enc.results[i]);
+	/* split: into a BTF over the caller's base, not a worker's copy */
+	merged = opts->base ? btf__new_empty_split(opts->base) : enc.results[0];
+	if (!merged) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (!opts->base)
+		enc.results[0] = NULL;
+	for (i = opts->base ? 0 : 1; i < enc.nr_chunks && !err; i++) {
+		int ret = opts->base ? split_btf_append(merged, enc.results[i]) :
+				       btf__add_btf(merged, enc.results[i]);
 
 		err = ret < 0 ? ret : 0;
 		btf__free(enc.results[i]);
@@ -568,7 +722,7 @@ join:
 		struct btf *selected;
 
 		t0 = now_sec(CLOCK_MONOTONIC);
-		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
+		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
 				  &opts->features, &selected, &stats->select, log);
 		if (err)
 			goto out;
@@ -584,6 +738,7 @@ out:
 		btf__free(enc.results[i]);
 	for (i = 0; workers && i < jobs; i++) {
 		cu_encoder_deinit(&workers[i].cu);
+		btf__free(workers[i].base);
 		if (i && workers[i].dwarf)
 			dwarf_end(workers[i].dwarf);
 	}

@@ -49,6 +49,7 @@ struct encode_opts {
 	uint32_t chunk_cus;		/* units per chunk; part of the output's definition */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
+	struct btf *base;		/* split BTF over this (a module over vmlinux) */
 };
 
 struct encode_stats {

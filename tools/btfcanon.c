@@ -94,6 +94,8 @@ static void usage(FILE *out)
 "  --features L    pahole --btf_features names (default: all type kinds)\n"
 "  --features-strict  unknown feature names are an error\n"
 "  --lang_exclude=rust  skip Rust compile units\n"
+"  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
+"  --verbose       list the functions left out, with the rule, one a line\n"
 "  --order=kind|name, --stats  as for sort\n"
 "\n"
 "  -h, --help      this text\n"
@@ -248,6 +250,7 @@ struct encode_args {
 	bool elf;
 	bool stats;
 	bool verbose;
+	const char *base;		/* --btf_base: split BTF over it */
 	struct encode_opts encode;
 	struct canon_opts canon;
 };
@@ -257,7 +260,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
 	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
-	       OPT_VERBOSE };
+	       OPT_VERBOSE, OPT_BASE };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
@@ -271,6 +274,8 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "btf_base", required_argument, NULL, OPT_BASE },
+		{ "base", required_argument, NULL, OPT_BASE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -321,6 +326,9 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			break;
 		case OPT_VERBOSE:
 			args->verbose = true;
+			break;
+		case OPT_BASE:
+			args->base = optarg;
 			break;
 		case OPT_SHUFFLE:
 			args->encode.shuffle = true;
@@ -392,8 +400,9 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	struct encode_stats es;
 	struct canon_result res = { 0 };
 	struct encode_args args;
-	struct bc_btf *parsed = NULL;
-	struct btf *btf = NULL;
+	struct bc_btf *parsed = NULL, *base = NULL;
+	struct btf *btf = NULL, *base_btf = NULL;
+	enum bc_file_format base_format;
 	double t0, cpu0, t_canon0, t_canon, t_write;
 	const void *raw;
 	__u32 raw_size;
@@ -405,6 +414,20 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		*(int *)log->ctx = 1;
 	t0 = now_sec();
 	cpu0 = cpu_sec();
+	if (args.base) {
+		/* the base twice: libbpf's for the encoder, ours for canon */
+		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
+		if (err)
+			goto out;
+		base_btf = btf__parse(args.base, NULL);
+		if (!base_btf) {
+			err = bc_log_error(log, -errno ? -errno : -EINVAL,
+					   "%s: libbpf cannot read the base BTF",
+					   args.base);
+			goto out;
+		}
+		args.encode.base = base_btf;
+	}
 	err = encode_file(args.input, &args.encode, &btf, &es, log);
 	if (err)
 		goto out;
@@ -414,7 +437,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
 		goto out;
 	}
-	err = bc_btf_parse(raw, raw_size, NULL, args.input, log, &parsed);
+	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
 	if (!err)
 		err = canon_run(parsed, &args.canon, &res, log);
 	if (err)
@@ -458,6 +481,8 @@ out:
 	canon_result_deinit(&res);
 	bc_btf_free(parsed);
 	btf__free(btf);
+	bc_btf_free(base);
+	btf__free(base_btf);
 	return err ? 1 : 0;
 }
 
