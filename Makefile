@@ -4,6 +4,7 @@
 #   make check      build and run every test (unit, property, real inputs)
 #   make asan       the tests under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the tests and tools under ThreadSanitizer (build-tsan/)
+#   make fuzz       build and run the fuzz targets (tests/fuzz/fuzz.mk)
 #   make install    install into $(DESTDIR)$(PREFIX)
 
 PREFIX   ?= /usr/local
@@ -28,10 +29,10 @@ CHECK_LIBS   := $(shell pkg-config --libs check)
 LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_SRCS := tools/btfcanon.c
-TEST_SRCS := $(wildcard tests/*.c)
+TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-all: $(BUILD)/btfcanon $(BUILD)/dwarf-walk
+all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -50,6 +51,10 @@ $(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(BUILD)/libbtfcanon.a
 # The baseline the encoder is measured against: a bare libdw walk.
 $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The drop-in for pahole -J in the kernel build; runs the btfcanon beside it.
+$(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
@@ -76,11 +81,14 @@ tsan:
 	$(MAKE) BUILD=build-tsan CFLAGS="$(SAN_CFLAGS) -fsanitize=thread" \
 		build-tsan/btfcanon build-tsan/btfcanon-tests build-tsan/dwarf-walk
 
-install: $(BUILD)/btfcanon $(BUILD)/dwarf-walk
+install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
 	install -D -m 0755 $(BUILD)/btfcanon $(DESTDIR)$(PREFIX)/bin/btfcanon
+	install -D -m 0755 $(BUILD)/btfcanon-pahole $(DESTDIR)$(PREFIX)/bin/btfcanon-pahole
 	install -D -m 0644 tools/btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon.1
 
+include tests/fuzz/fuzz.mk
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 .PHONY: all check asan tsan install clean

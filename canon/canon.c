@@ -628,7 +628,7 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 				full_family(t), bc_btf_str(btf, t->name_off),
 				c->start_id + c->rank[idx], c->start_id + idx });
 	}
-	if (err)
+	if (err || !nr)		/* no candidates: nothing to resolve, cand is NULL */
 		goto out;
 	qsort(cand, nr, sizeof(*cand), cmp_candidate);
 

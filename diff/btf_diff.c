@@ -1245,7 +1245,8 @@ static void pair_by_names(struct differ *d, struct entity *o, uint32_t on,
 			continue;
 		nc[j] = entry_name_hashes(d->new.btf, bc_btf_type(d->new.btf, n[j].id),
 					  &nh[j]);
-		qsort(nh[j], nc[j], sizeof(uint64_t), cmp_u64);
+		if (nc[j])	/* nh[j] is NULL for no entries */
+			qsort(nh[j], nc[j], sizeof(uint64_t), cmp_u64);
 	}
 	for (i = 0; i < on; i++) {
 		uint32_t best = UINT32_MAX, best_score = 0, oc;
@@ -1254,7 +1255,8 @@ static void pair_by_names(struct differ *d, struct entity *o, uint32_t on,
 		if (o[i].paired || o[i].skip)
 			continue;
 		oc = entry_name_hashes(d->old.btf, bc_btf_type(d->old.btf, o[i].id), &oh);
-		qsort(oh, oc, sizeof(uint64_t), cmp_u64);
+		if (oc)
+			qsort(oh, oc, sizeof(uint64_t), cmp_u64);
 		for (j = 0; j < nn; j++) {
 			uint32_t score;
 

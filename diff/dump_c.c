@@ -308,6 +308,35 @@ static const char c_epilogue[] =
 	"\n"
 	"#endif /* __VMLINUX_H__ */\n";
 
+/*
+ * libbpf's btf_dump divides by a struct's alignment, which btf__align_of()
+ * gives as 0 when a member has no alignment (type void, an INT or ENUM of
+ * size 0): valid BTF to the parser, no C type, and a SIGFPE inside libbpf
+ * 1.1 (found by tests/fuzz/fuzz_dump). Such a struct or union is refused
+ * before btf_dump sees it. Returns 0 or -EINVAL after a message.
+ */
+static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
+			const struct bc_log *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+		uint32_t id = btf->start_id + i;
+
+		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
+			continue;
+		if (btf__align_of(lbtf, id) > 0)
+			continue;
+		return bc_log_error(log, -EINVAL,
+				    "%s: type [%u] %s '%s' has a member without size or alignment; no C declaration for it",
+				    btf->path, id,
+				    btf_kind(t) == BTF_KIND_STRUCT ? "struct" : "union",
+				    bc_btf_str(btf, t->name_off));
+	}
+	return 0;
+}
+
 int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log)
 {
@@ -316,6 +345,9 @@ int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	uint32_t i, nr_roots = 0;
 	int err;
 
+	err = check_layout(btf, lbtf, log);
+	if (err)
+		return err;
 	err = collect_roots(btf, &roots, &nr_roots);
 	if (err)
 		goto out;

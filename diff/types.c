@@ -50,8 +50,16 @@ const char *bc_tag_keyword(const struct btf_type *t)
 const char *bc_first_entry_name(const struct bc_btf *btf,
 				const struct btf_type *t)
 {
-	/* members and enumerators both start with name_off */
-	return bc_type_vlen(t) ? bc_btf_str(btf, *(const uint32_t *)(t + 1)) : "";
+	const struct bc_kind_layout *k = &bc_kinds[bc_type_kind(t)];
+
+	/*
+	 * Members and enumerators start with name_off. Kinds without named
+	 * entries have none, whatever their vlen says (an INT may carry a
+	 * vlen the parser leaves alone: found by fuzz_diff).
+	 */
+	if (!bc_type_entries(t) || !(k->entry_name_mask & 1))
+		return "";
+	return bc_btf_str(btf, ((const uint32_t *)t)[3 + k->fixed_words]);
 }
 
 bool *bc_referenced_types(const struct bc_btf *btf, bool skip_decl_tags)

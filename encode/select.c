@@ -232,7 +232,8 @@ static int out_words(struct out_btf *o, const uint32_t *w, size_t n)
 		o->types = grown;
 		o->cap_words = cap;
 	}
-	memcpy(o->types + o->nr_words, w, n * sizeof(*w));
+	if (n)	/* w may be NULL for no words */
+		memcpy(o->types + o->nr_words, w, n * sizeof(*w));
 	o->nr_words += n;
 	return 0;
 }
@@ -744,8 +745,10 @@ static struct btf *out_finish(struct selection *s, struct btf *base,
 	if (!raw)
 		return NULL;
 	memcpy(raw, &hdr, sizeof(hdr));
-	memcpy(raw + sizeof(hdr), s->out.types, types_len);
-	memcpy(raw + sizeof(hdr) + types_len, s->out.strs, s->out.str_len);
+	if (types_len)	/* no types: s->out.types is NULL */
+		memcpy(raw + sizeof(hdr), s->out.types, types_len);
+	if (s->out.str_len)
+		memcpy(raw + sizeof(hdr) + types_len, s->out.strs, s->out.str_len);
 	btf = btf_from_raw(raw, sizeof(hdr) + types_len + s->out.str_len, base);
 	free(raw);
 	return btf;	/* libbpf 1.x: NULL on error */

@@ -120,7 +120,8 @@ static int read_elf_btf(const char *path, int fd, void **data, size_t *size,
 		err = -ENOMEM;
 		goto out;
 	}
-	memcpy(*data, d->d_buf, d->d_size);
+	if (d->d_size)	/* an empty section has no buffer */
+		memcpy(*data, d->d_buf, d->d_size);
 	*size = d->d_size;
 out:
 	elf_end(elf);

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fuzz targets' bodies, one function per input format. Each fuzz_*.c
+ * is a libFuzzer entry point calling one of them; the check suite
+ * tests/test_fuzzfound.c replays every input the fuzzers found through the
+ * same functions, so a crash found once stays a regression test.
+ *
+ * What they share: a log that swallows messages (a rejection is a normal
+ * outcome; only sanitizer reports and aborts are findings) and a way to hand
+ * bytes to readers that take a path: an anonymous memory file, named
+ * through /proc/self/fd.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "../../canon/canon.h"
+#include "../../diff/btf_diff.h"
+#include "../../diff/dump.h"
+#include "../../encode/encoder.h"
+#include "../../sort/btf_file.h"
+#include "targets.h"
+
+static void swallow_message(void *ctx, enum bc_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+static const struct bc_log fuzz_log = { .fn = swallow_message };
+
+/* A memory file holding data; *path names it. Returns its fd. */
+static int memory_file(const uint8_t *data, size_t size, char *path,
+			size_t path_size)
+{
+	int fd = memfd_create("btfcanon-fuzz", MFD_CLOEXEC);
+	size_t done = 0;
+
+	if (fd < 0)
+		abort();
+	while (done < size) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n <= 0)
+			abort();
+		done += (size_t)n;
+	}
+	snprintf(path, path_size, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/* A finding the sanitizers cannot see: a broken property. */
+#define FUZZ_ASSERT(cond)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: property failed: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			abort();					\
+		}							\
+	} while (0)
+
+/*
+ * Raw BTF into sort: bc_btf_parse() then canon_run() in both orders.
+ *
+ * Besides "no crash, no leak", whatever the parser accepts must come out as
+ * canonical BTF that the parser and libbpf accept again, and sorting that
+ * output once more must give the same bytes (sort(sort(x)) == sort(x)).
+ */
+static void sort_once(const struct bc_btf *in, const struct canon_opts *opts)
+{
+	struct canon_result res = { 0 }, again = { 0 };
+	struct bc_btf *out = NULL;
+	struct btf *lbtf;
+
+	if (canon_run(in, opts, &res, &fuzz_log)) {
+		canon_result_deinit(&res);
+		return;
+	}
+	FUZZ_ASSERT(bc_btf_parse(res.raw, res.raw_size, NULL, "sorted",
+				 &fuzz_log, &out) == 0);
+	lbtf = btf__new(res.raw, res.raw_size);
+	FUZZ_ASSERT(lbtf != NULL);
+	btf__free(lbtf);
+	FUZZ_ASSERT(canon_run(out, opts, &again, &fuzz_log) == 0);
+	FUZZ_ASSERT(again.raw_size == res.raw_size &&
+		    !memcmp(again.raw, res.raw, res.raw_size));
+	canon_result_deinit(&again);
+	canon_result_deinit(&res);
+	bc_btf_free(out);
+}
+
+int fuzz_sort_one(const uint8_t *data, size_t size)
+{
+	static const struct canon_opts kind = { .order = BC_ORDER_KIND };
+	static const struct canon_opts name = {
+		.order = BC_ORDER_NAME, .resolve_fwds = true,
+	};
+	struct bc_btf *btf = NULL;
+
+	libbpf_set_print(NULL);
+	if (bc_btf_parse(data, size, NULL, "fuzz", &fuzz_log, &btf))
+		return 0;
+	sort_once(btf, &kind);
+	sort_once(btf, &name);
+	bc_btf_free(btf);
+	return 0;
+}
+
+/*
+ * Raw BTF into dump: the raw and JSON listings of whatever the parser
+ * accepts, and the C header when libbpf takes the blob too.
+ */
+int fuzz_dump_one(const uint8_t *data, size_t size)
+{
+	struct bc_btf *btf = NULL;
+	struct bc_text text;
+	struct btf *lbtf;
+
+	libbpf_set_print(NULL);
+	if (bc_btf_parse(data, size, NULL, "fuzz", &fuzz_log, &btf))
+		return 0;
+	bc_text_init(&text);
+	bc_dump_raw(btf, &text);
+	bc_dump_json(btf, &text);
+	lbtf = btf__new(btf->data, btf->size);
+	if (lbtf) {
+		bc_dump_c(btf, lbtf, &text, &fuzz_log);
+		btf__free(lbtf);
+	}
+	bc_text_deinit(&text);
+	bc_btf_free(btf);
+	return 0;
+}
+
+/*
+ * Two raw BTFs into diff. The input is a 4-byte little-endian length, the
+ * old blob of that length, and the new blob (the rest). The three reports
+ * are rendered, and a BTF compared with itself must give no difference.
+ */
+static void diff_and_print(const struct bc_btf *a, const struct bc_btf *b)
+{
+	static const struct bc_diff_print_opts popts = {
+		.old_name = "old", .new_name = "new", .color = true,
+	};
+	struct bc_diff diff = { 0 };
+	struct bc_text text;
+
+	if (bc_diff_run(a, b, &diff, &fuzz_log)) {
+		bc_diff_deinit(&diff);
+		return;
+	}
+	if (a == b)
+		FUZZ_ASSERT(diff.nr_entries == 0);
+	bc_text_init(&text);
+	bc_diff_print_text(&diff, &popts, &text);
+	bc_diff_print_json(&diff, &popts, &text);
+	bc_diff_print_stat(&diff, &popts, &text);
+	bc_text_deinit(&text);
+	bc_diff_deinit(&diff);
+}
+
+int fuzz_diff_one(const uint8_t *data, size_t size)
+{
+	struct bc_btf *old_btf = NULL, *new_btf = NULL;
+	uint32_t old_size;
+
+	libbpf_set_print(NULL);
+	if (size < 4)
+		return 0;
+	old_size = data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24;
+	data += 4;
+	size -= 4;
+	if (old_size > size)
+		return 0;
+	if (bc_btf_parse(data, old_size, NULL, "old", &fuzz_log, &old_btf) ||
+	    bc_btf_parse(data + old_size, size - old_size, NULL, "new",
+			 &fuzz_log, &new_btf))
+		goto out;
+	diff_and_print(old_btf, new_btf);
+	diff_and_print(new_btf, new_btf);
+out:
+	bc_btf_free(old_btf);
+	bc_btf_free(new_btf);
+	return 0;
+}
+
+/*
+ * An ELF file into the .BTF reader (sort/btf_file.c), then the parser.
+ */
+int fuzz_btf_elf_one(const uint8_t *data, size_t size)
+{
+	enum bc_file_format format;
+	struct bc_btf *btf = NULL;
+	char path[64];
+	int fd = memory_file(data, size, path, sizeof(path));
+
+	if (!bc_file_load_btf(path, NULL, &btf, &format, &fuzz_log))
+		bc_btf_free(btf);
+	close(fd);
+	return 0;
+}
+
+/*
+ * An ELF file with DWARF into the encoder (one worker, every feature), and
+ * whatever it encodes into the canonicalization encode runs before writing.
+ */
+static void canonicalize(struct btf *btf)
+{
+	static const struct canon_opts opts = { .resolve_fwds = true };
+	struct canon_result res = { 0 };
+	struct bc_btf *parsed = NULL;
+	const void *raw;
+	uint32_t raw_size;
+
+	raw = btf__raw_data(btf, &raw_size);
+	FUZZ_ASSERT(raw != NULL);
+	/* the encoder's output must be valid BTF */
+	FUZZ_ASSERT(bc_btf_parse(raw, raw_size, NULL, "encoded", &fuzz_log,
+				 &parsed) == 0);
+	canon_run(parsed, &opts, &res, &fuzz_log);
+	canon_result_deinit(&res);
+	bc_btf_free(parsed);
+}
+
+int fuzz_encode_one(const uint8_t *data, size_t size)
+{
+	struct encode_opts opts;
+	struct encode_stats stats;
+	struct btf *btf = NULL;
+	char path[64];
+	int fd;
+
+	libbpf_set_print(NULL);
+	fd = memory_file(data, size, path, sizeof(path));
+	encode_opts_init(&opts);
+	opts.jobs = 1;
+	if (!encode_file(path, &opts, &btf, &stats, &fuzz_log)) {
+		canonicalize(btf);
+		btf__free(btf);
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One function per fuzz target (targets.c): takes any bytes, returns 0,
+ * and aborts only on a finding (a sanitizer report or a broken property).
+ */
+#ifndef BTFCANON_FUZZ_TARGETS_H
+#define BTFCANON_FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int fuzz_sort_one(const uint8_t *data, size_t size);	/* raw BTF into sort */
+int fuzz_dump_one(const uint8_t *data, size_t size);	/* raw BTF into dump */
+int fuzz_diff_one(const uint8_t *data, size_t size);	/* two raw BTFs into diff */
+int fuzz_btf_elf_one(const uint8_t *data, size_t size);	/* ELF into the .BTF reader */
+int fuzz_encode_one(const uint8_t *data, size_t size);	/* ELF+DWARF into encode */
+
+#endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every input the fuzzers found a bug with, replayed through the same code
+ * the fuzz target runs (tests/fuzz/targets.c). Under `make asan` these are
+ * the regression tests for the crashes in FUZZING.md; in the plain build
+ * they still catch aborts, broken properties and crashes.
+ *
+ * The inputs live in tests/fuzz/found/<target>/, named after the bug. A
+ * new finding: copy the crash file there, add a row below, fix the code.
+ */
+#include <stdio.h>
+
+#include <check.h>
+
+#include "fuzz/targets.h"
+#include "suites.h"
+#include "testutil.h"
+
+#define FOUND_DIR "tests/fuzz/found/"
+
+struct finding {
+	const char *file;	/* under FOUND_DIR */
+	int (*target)(const uint8_t *data, size_t size);
+	const char *bug;	/* what it was, as fixed */
+};
+
+static const struct finding findings[] = {
+	{ "sort/qsort-null-no-candidates", fuzz_sort_one,
+	  "canon: qsort(NULL, 0) when no FWD candidates exist" },
+	{ "sort/null-candidates-offset", fuzz_sort_one,
+	  "canon: binary search over a NULL candidate array" },
+	{ "dump/void-member-align-zero", fuzz_dump_one,
+	  "dump -f c: SIGFPE in libbpf btf_dump on a struct with a void member" },
+	{ "diff/qsort-null-no-entries", fuzz_diff_one,
+	  "diff: qsort(NULL, 0) for a type without entries" },
+	{ "diff/int-vlen-first-entry-name", fuzz_diff_one,
+	  "diff: an INT with vlen read as a struct's first member name" },
+	{ "btf_elf/empty-btf-section", fuzz_btf_elf_one,
+	  "reader: memcpy from the NULL buffer of an empty .BTF section" },
+	{ "encode/memcpy-null-no-extra", fuzz_encode_one,
+	  "encode: memcpy(NULL, 0) appending a type without extra words" },
+	{ "encode/memcpy-null-no-types", fuzz_encode_one,
+	  "encode: memcpy(NULL, 0) assembling an output without types" },
+};
+
+#define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
+
+START_TEST(test_replay)
+{
+	const struct finding *f = &findings[_i];
+	char path[256];
+	struct blob input;
+
+	snprintf(path, sizeof(path), FOUND_DIR "%s", f->file);
+	input = read_file(path);
+	ck_assert_msg(input.data != NULL, "%s: missing", path);
+	/* a crash or an abort fails the test in check's child process */
+	ck_assert_int_eq(f->target(input.data, input.size), 0);
+	blob_free(&input);
+}
+END_TEST
+
+Suite *fuzzfound_suite(void)
+{
+	Suite *s = suite_create("fuzzfound");
+	TCase *tc = tcase_create("replay");
+
+	tcase_add_loop_test(tc, test_replay, 0, NR_FINDINGS);
+	suite_add_tcase(s, tc);
+	return s;
+}
