@@ -239,6 +239,37 @@ static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
 	return err;
 }
 
+/*
+ * True when path names an existing file that is not a regular file: a
+ * device (/dev/null, /dev/full), a FIFO, a terminal. A temporary file and a
+ * rename would replace the device itself with a regular file (as root, in
+ * /dev); such outputs are written in place instead.
+ */
+static bool is_special_output(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Writes data to the device or FIFO path as it is, without a temporary. */
+static int write_special(const char *path, const void *data, size_t size,
+			 const struct bc_log *log)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
+				    strerror(errno));
+	err = write_all(fd, data, size);
+	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		bc_log_error(log, err, "%s: cannot write: %s", path,
+			     strerror(-err));
+	return err;
+}
+
 int bc_file_write_atomic(const char *path, const void *data, size_t size,
 			 const struct bc_log *log)
 {
@@ -252,6 +283,8 @@ int bc_file_write_atomic(const char *path, const void *data, size_t size,
 				     strerror(-err));
 		return err;
 	}
+	if (is_special_output(path))
+		return write_special(path, data, size, log);
 	fd = open_temp_beside(path, &tmp_path, log);
 	if (fd < 0)
 		return fd;
@@ -477,6 +510,10 @@ static int elf_copy_with_btf(const char *src, const char *dst, const void *data,
 	int fd, err;
 
 	elf_version(EV_CURRENT);
+	if (is_special_output(dst))	/* the ELF is edited in place: needs a file */
+		return bc_log_error(log, -EINVAL,
+				    "%s: not a regular file; an ELF output must be one",
+				    dst);
 	fd = open_temp_beside(dst, &tmp_path, log);
 	if (fd < 0)
 		return fd;

@@ -290,13 +290,19 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "j:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j':
-			args->encode.jobs = strtoul(optarg, &end, 10);
-			if (*end || !args->encode.jobs || args->encode.jobs > 1024) {
-				fprintf(stderr, "btfcanon encode: bad -j '%s'\n", optarg);
+		case 'j': {
+			/* strtol: strtoul would take "-1" as a huge number */
+			long jobs = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || jobs < 1 || jobs > 1024) {
+				fprintf(stderr,
+					"btfcanon encode: -j '%s': the number of worker threads must be from 1 to 1024\n",
+					optarg);
 				return -EINVAL;
 			}
+			args->encode.jobs = jobs;
 			break;
+		}
 		case 'o':
 			args->output = optarg;
 			break;
