@@ -317,6 +317,31 @@ static bool file_has_section(const char *path, const char *name)
 	return has;
 }
 
+/*
+ * For messages: the file is shorter than its ELF header says (the section
+ * header table ends past the end of the file). *need and *have in bytes.
+ */
+static bool file_truncated(const char *path, uint64_t *need, uint64_t *have)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	GElf_Ehdr ehdr;
+	bool cut = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !fstat(fd, &st) && gelf_getehdr(elf, &ehdr)) {
+		*need = ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize;
+		*have = st.st_size;
+		cut = *need > *have;
+	}
+	elf_end(elf);
+	close(fd);
+	return cut;
+}
+
 static int open_dwarf(const char *path, struct dwarf_handle *h,
 		      const struct bc_log *log)
 {
@@ -356,9 +381,15 @@ static int open_dwarf(const char *path, struct dwarf_handle *h,
 	h->dwarf = dwfl_module_getdwarf(mod, &bias);
 	if (!h->dwarf) {
 		int derr = dwfl_errno();
+		uint64_t need, have;
 
 		dwfl_end(h->dwfl);
 		h->dwfl = NULL;
+		if (file_truncated(path, &need, &have))
+			return bc_log_error(log, -EINVAL,
+				"%s: truncated: its section headers end at byte %llu, the file has %llu bytes",
+				path, (unsigned long long)need,
+				(unsigned long long)have);
 		if (file_has_section(path, ".debug_info"))
 			return bc_log_error(log, -EINVAL,
 				"%s: cannot read its DWARF (%s): .debug_info is "

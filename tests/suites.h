@@ -10,6 +10,7 @@ Suite *badinput_suite(void);	/* test_badinput.c: malformed BTF */
 Suite *real_suite(void);	/* test_real.c: vmlinux BTFs, kernel verifier */
 Suite *encode_real_suite(void);	/* test_encode_real.c: kernels through the encoder */
 Suite *encode_suite(void);	/* test_encode.c: C fixtures through the encoder */
+Suite *badtable_suite(void);	/* test_badtable.c: bad inputs and outputs via the CLI */
 Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */

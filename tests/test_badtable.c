@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Bad inputs and bad outputs as one table, through the command line
+ * ($BTFCANON): every row names an input, a command, the exit status and a
+ * phrase the message must hold. For every row:
+ *
+ *	- the status is the expected one (1 bad input or failed write, 2 usage)
+ *	  and not a crash;
+ *	- stderr names the file and holds the phrase;
+ *	- the output directory is left empty: no output, no partial file, no
+ *	  temporary file.
+ *
+ * The inputs are made once per run (an unchecked fixture) in a scratch
+ * directory: a small BTF built with libbpf whose byte layout is known
+ * (KNOWN_LAYOUT below), broken one field at a time; and a small C file
+ * compiled with gcc -g, truncated or with its DWARF broken. test_badinput.c
+ * holds the parser's own cases at the API level; test_encode.c the
+ * encoder's DWARF cases in depth; this table is what a user sees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static char scratch[] = "/tmp/btfcanon-badtable-XXXXXX";
+
+static const char source[] =
+	"struct node { int val; struct node *next; };\n"
+	"typedef struct node node_t;\n"
+	"enum color { RED, GREEN = 5 };\n"
+	"int node_sum(const node_t *n, enum color c) { return n ? n->val + c : 0; }\n";
+
+/*
+ * KNOWN_LAYOUT of good.btf: a 24-byte header, then the type section
+ *	[1] INT 'int' size=4		bytes 24..39
+ *	[2] PTR -> [3]			bytes 40..51 (type at 48)
+ *	[3] STRUCT 'node' vlen=2	bytes 52..63 (info at 56), members
+ *	    'val' -> [1]		bytes 64..75
+ *	    'next' -> [2]		bytes 76..87 (type at 80)
+ * and the strings after it.
+ */
+enum {
+	HDR_MAGIC = 0, HDR_VERSION = 2, HDR_FLAGS = 3, HDR_HDR_LEN = 4,
+	HDR_TYPE_OFF = 8, HDR_TYPE_LEN = 12, HDR_STR_OFF = 16, HDR_STR_LEN = 20,
+	INT_NAME = 24, PTR_TYPE = 48, STRUCT_INFO = 56, NEXT_TYPE = 80,
+};
+
+static char *in_scratch(const char *name)
+{
+	char *path;
+
+	ck_assert_int_gt(asprintf(&path, "%s/%s", scratch, name), 0);
+	return path;
+}
+
+static void write_whole(const char *name, const void *data, size_t size)
+{
+	char *path = in_scratch(name);
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+}
+
+/* A copy of the blob with 4 bytes at off replaced by value (little endian). */
+static void write_patched(const char *name, const struct blob *b, size_t off,
+			  uint32_t value, size_t width)
+{
+	uint8_t *copy = malloc(b->size);
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, b->data, b->size);
+	memcpy(copy + off, &value, width);
+	write_whole(name, copy, b->size);
+	free(copy);
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	status = system(cmd);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* File offset and size of section name of the ELF file path. */
+static void find_section(const char *path, const char *name, size_t *off,
+			 size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &shdr));
+		if (strcmp(elf_strptr(elf, shstrndx, shdr.sh_name), name))
+			continue;
+		*off = shdr.sh_offset;
+		*size = shdr.sh_size;
+		elf_end(elf);
+		close(fd);
+		return;
+	}
+	ck_abort_msg("%s: no section %s", path, name);
+}
+
+/*
+ * Offset in .debug_info of the first DW_FORM_ref4 attribute of the first
+ * unit's children: a reference to aim outside its unit.
+ */
+static size_t first_ref4(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Dwarf_Die cu, die;
+	Dwarf_Off next;
+	size_t hsize, found = 0;
+	Dwarf *dw;
+
+	ck_assert_int_ge(fd, 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	ck_assert_ptr_nonnull(dw);
+	ck_assert_int_eq(dwarf_nextcu(dw, 0, &next, &hsize, NULL, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(dwarf_offdie(dw, hsize, &cu));
+	ck_assert_int_eq(dwarf_child(&cu, &die), 0);
+	do {
+		Dwarf_Attribute attr;
+
+		if (dwarf_attr(&die, DW_AT_type, &attr) &&
+		    dwarf_whatform(&attr) == DW_FORM_ref4) {
+			found = (const char *)attr.valp - (const char *)cu.addr + hsize;
+			break;
+		}
+	} while (!dwarf_siblingof(&die, &die));
+	dwarf_end(dw);
+	close(fd);
+	ck_assert_msg(found, "%s: no DW_FORM_ref4 type reference", path);
+	return found;
+}
+
+static void make_btf_inputs(void)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob good;
+	uint32_t str_len;
+
+	ck_assert_ptr_nonnull(btf);
+	ck_assert_int_eq(btf__add_int(btf, "int", 4, BTF_INT_SIGNED), 1);	/* [1] */
+	ck_assert_int_eq(btf__add_ptr(btf, 3), 2);				/* [2] */
+	ck_assert_int_eq(btf__add_struct(btf, "node", 16), 3);		/* [3] */
+	ck_assert_int_eq(btf__add_field(btf, "val", 1, 0, 0), 0);
+	ck_assert_int_eq(btf__add_field(btf, "next", 2, 64, 0), 0);
+	good = blob_from_libbpf(btf);
+	btf__free(btf);
+	ck_assert_uint_eq(((uint32_t *)good.data)[HDR_TYPE_LEN / 4], 64);
+	str_len = ((uint32_t *)good.data)[HDR_STR_LEN / 4];
+
+	write_whole("good.btf", good.data, good.size);
+	write_whole("empty.btf", good.data, 0);
+	write_whole("cut4.btf", good.data, 4);
+	write_whole("cut23.btf", good.data, 23);
+	write_whole("cut40.btf", good.data, 40);
+	write_whole("cut70.btf", good.data, 70);
+	write_whole("cutlast.btf", good.data, good.size - 1);
+	write_patched("magic.btf", &good, HDR_MAGIC, 0x1234, 2);
+	write_patched("version.btf", &good, HDR_VERSION, 7, 1);
+	write_patched("flags.btf", &good, HDR_FLAGS, 1, 1);
+	write_patched("hdrlen-small.btf", &good, HDR_HDR_LEN, 8, 4);
+	write_patched("hdrlen-huge.btf", &good, HDR_HDR_LEN, 0x10000, 4);
+	write_patched("typeoff.btf", &good, HDR_TYPE_OFF, 2, 4);
+	write_patched("typelen.btf", &good, HDR_TYPE_LEN, 0x1000, 4);
+	write_patched("stroff.btf", &good, HDR_STR_OFF, 0x1000, 4);
+	write_patched("strlen.btf", &good, HDR_STR_LEN, str_len + 1, 4);
+	write_patched("strname.btf", &good, INT_NAME, 0xffff, 4);
+	write_patched("typeid.btf", &good, PTR_TYPE, 999, 4);
+	/* [2] PTR -> [2]: a loop that no struct breaks */
+	write_patched("loop.btf", &good, PTR_TYPE, 2, 4);
+	/* [3] with 100 members where 2 are */
+	write_patched("vlen.btf", &good, STRUCT_INFO,
+		      BTF_KIND_STRUCT << 24 | 100, 4);
+	/* a member's type id out of range */
+	write_patched("member.btf", &good, NEXT_TYPE, 0x7fffffff, 4);
+	blob_free(&good);
+}
+
+static void make_elf_inputs(void)
+{
+	char *obj = in_scratch("dwarf.o"), *src = in_scratch("s.c");
+	size_t off, size;
+	struct blob elf;
+	uint8_t *copy;
+
+	write_whole("s.c", source, sizeof(source) - 1);
+	write_whole("text.o", "this is not ELF\n", 16);
+	ck_assert_int_eq(sh("gcc -g -O0 -gdwarf-5 -c %s -o %s", src, obj), 0);
+	ck_assert_int_eq(sh("gcc -O0 -c %s -o %s/nodebug.o", src, scratch), 0);
+	elf = read_file(obj);
+	ck_assert_uint_gt(elf.size, 1024);
+	write_whole("elf-cut16.o", elf.data, 16);
+	write_whole("elf-cut64.o", elf.data, 64);
+	write_whole("elf-cuthalf.o", elf.data, elf.size / 2);
+	write_whole("elf-cutlast.o", elf.data, elf.size - 1);
+
+	copy = malloc(elf.size);
+	ck_assert_ptr_nonnull(copy);
+	/* .debug_abbrev all 0xff: abbrev codes and tags no unit can use */
+	find_section(obj, ".debug_abbrev", &off, &size);
+	memcpy(copy, elf.data, elf.size);
+	memset(copy + off, 0xff, size);
+	write_whole("abbrev.o", copy, elf.size);
+	/*
+	 * The first abbrev's first form (code, tag, children and attribute
+	 * are one byte each in gcc's first abbrev) set to 0x7e, no DWARF form.
+	 */
+	memcpy(copy, elf.data, elf.size);
+	ck_assert_uint_lt(copy[off + 3], 0x80);
+	copy[off + 4] = 0x7e;
+	write_whole("form.o", copy, elf.size);
+	/* a type reference 2 GB into a unit of a few hundred bytes */
+	find_section(obj, ".debug_info", &off, &size);
+	memcpy(copy, elf.data, elf.size);
+	memcpy(copy + off + first_ref4(obj), &(uint32_t){ 0x7ffffff0 }, 4);
+	write_whole("ref.o", copy, elf.size);
+	free(copy);
+	blob_free(&elf);
+
+	free(src);
+	free(obj);
+}
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	make_btf_inputs();
+	make_elf_inputs();
+}
+
+static void teardown(void)
+{
+	sh("rm -rf %s", scratch);
+}
+
+struct bad_row {
+	const char *what;
+	const char *command;	/* sort, encode, dump, encode -j1, ... */
+	const char *input;	/* in the scratch directory */
+	const char *output;	/* NULL: out/result.btf in the scratch directory */
+	int status;
+	const char *phrase;	/* in stderr, after the file's name */
+};
+
+static const struct bad_row rows[] = {
+	/* not BTF, not ELF */
+	{ "empty file", "sort", "empty.btf", NULL, 1, "empty" },
+	{ "text, sort", "sort", "text.o", NULL, 1, "bad magic" },
+	{ "text, encode", "encode", "text.o", NULL, 1, "not an ELF file" },
+	{ "text, dump", "dump", "text.o", NULL, 2, "bad magic" },
+	{ "ELF without .BTF", "sort", "nodebug.o", NULL, 1, "no .BTF section" },
+	{ "ELF without DWARF", "encode", "nodebug.o", NULL, 1, "no DWARF" },
+	/* BTF truncated */
+	{ "BTF cut at 4", "sort", "cut4.btf", NULL, 1, "truncated" },
+	{ "BTF cut at 23", "sort", "cut23.btf", NULL, 1, "truncated" },
+	{ "BTF cut at 40", "sort", "cut40.btf", NULL, 1, "the file is truncated" },
+	{ "BTF cut at 70", "sort", "cut70.btf", NULL, 1, "but only 46 follow" },
+	{ "BTF cut before the last byte", "sort", "cutlast.btf", NULL, 1, "but only 82 follow" },
+	/* every header field */
+	{ "magic", "sort", "magic.btf", NULL, 1, "bad magic" },
+	{ "version", "sort", "version.btf", NULL, 1, "version 7" },
+	{ "flags", "sort", "flags.btf", NULL, 1, "unsupported header flags 0x1" },
+	{ "hdr_len too small", "sort", "hdrlen-small.btf", NULL, 1, "header length 8 out of range" },
+	{ "hdr_len too large", "sort", "hdrlen-huge.btf", NULL, 1, "header length 65536 out of range" },
+	{ "type_off", "sort", "typeoff.btf", NULL, 1, "got types 2+64" },
+	{ "type_len", "sort", "typelen.btf", NULL, 1, "types 0+4096" },
+	{ "str_off", "sort", "stroff.btf", NULL, 1, "strings 4096+19" },
+	{ "str_len", "sort", "strlen.btf", NULL, 1, "strings 64+20 need 84 bytes" },
+	/* types */
+	{ "name offset out of range", "sort", "strname.btf", NULL, 1,
+	  "string offset 65535 out of range" },
+	{ "type id out of range", "sort", "typeid.btf", NULL, 1,
+	  "refers to type id 999, which does not exist" },
+	{ "member type id out of range", "dump", "member.btf", NULL, 2,
+	  "refers to type id 2147483647" },
+	{ "loop without a struct", "sort", "loop.btf", NULL, 1,
+	  "reference loop with no struct or union in it through type [2]" },
+	{ "vlen larger than the data", "sort", "vlen.btf", NULL, 1,
+	  "with vlen 100 needs" },
+	{ "bad BTF, diff", "diff", "vlen.btf", NULL, 2, "with vlen 100 needs" },
+	/* ELF and DWARF */
+	{ "ELF cut at 16", "encode", "elf-cut16.o", NULL, 1, "not an ELF file" },
+	{ "ELF cut at 64", "encode", "elf-cut64.o", NULL, 1,
+	  "truncated: its section headers end at byte" },
+	{ "ELF cut in half", "encode", "elf-cuthalf.o", NULL, 1, "truncated" },
+	{ "ELF cut before the last byte", "encode", "elf-cutlast.o", NULL, 1, "truncated" },
+	{ "unknown form", "encode", "form.o", NULL, 1,
+	  "cannot decode its attributes" },
+	{ "reference outside its unit", "encode", "ref.o", NULL, 1,
+	  "bad DW_AT_type reference" },
+	/* outputs */
+	{ "output in a missing directory", "sort", "good.btf",
+	  "no/such/dir/out.btf", 1, "No such file or directory" },
+	{ "encode output in a missing directory", "encode", "dwarf.o",
+	  "no/such/dir/out.btf", 1, "No such file or directory" },
+	{ "output on a full disk", "sort", "good.btf", "/dev/full", 1,
+	  "No space left on device" },
+	{ "encode output on a full disk", "encode", "dwarf.o", "/dev/full", 1,
+	  "No space left on device" },
+	{ "dump output on a full disk", "dump", "good.btf", "/dev/full", 2,
+	  "No space left on device" },
+};
+
+#define NR_ROWS (int)(sizeof(rows) / sizeof(rows[0]))
+
+/* Fails unless dir has no entries: no output, no temporary left. */
+static void assert_empty_dir(const char *dir, const char *what)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			ck_abort_msg("%s: %s/%s was left behind", what, dir,
+				     e->d_name);
+	}
+	closedir(d);
+}
+
+START_TEST(test_bad_row)
+{
+	const struct bad_row *row = &rows[_i];
+	const char *cli = getenv("BTFCANON");
+	char *input = in_scratch(row->input), *outdir, *err_path;
+	char *output, *named;
+	struct blob err;
+	int status;
+
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	/* a directory of its own: a row that fails leaves nothing for the next */
+	ck_assert_int_gt(asprintf(&outdir, "%s/out%d", scratch, _i), 0);
+	ck_assert_int_gt(asprintf(&err_path, "%s/stderr%d", scratch, _i), 0);
+	ck_assert_int_eq(mkdir(outdir, 0755), 0);
+	if (!row->output)
+		ck_assert_int_gt(asprintf(&output, "%s/result.btf", outdir), 0);
+	else if (row->output[0] == '/')
+		output = strdup(row->output);
+	else
+		ck_assert_int_gt(asprintf(&output, "%s/%s", outdir, row->output), 0);
+	if (!strcmp(row->command, "diff"))
+		status = sh("%s diff %s/good.btf %s > %s/diff.out 2> %s", cli,
+			    scratch, input, scratch, err_path);
+	else
+		status = sh("%s %s %s -o %s 2> %s", cli, row->command, input,
+			    output, err_path);
+	err = read_file(err_path);
+	ck_assert_ptr_nonnull(err.data);
+	((char *)err.data)[err.size < 4096 ? err.size : 4095] = '\0';
+	ck_assert_msg(status == row->status, "%s: exit status %d, want %d; stderr: %s",
+		      row->what, status, row->status, (char *)err.data);
+	named = row->output ? output : input;
+	ck_assert_msg(strstr(err.data, named), "%s: stderr does not name %s: %s",
+		      row->what, named, (char *)err.data);
+	ck_assert_msg(strstr(err.data, row->phrase), "%s: stderr lacks '%s': %s",
+		      row->what, row->phrase, (char *)err.data);
+	assert_empty_dir(outdir, row->what);
+	blob_free(&err);
+	free(output);
+	free(err_path);
+	free(outdir);
+	free(input);
+}
+END_TEST
+
+Suite *badtable_suite(void)
+{
+	Suite *s = suite_create("badtable");
+	TCase *tc = tcase_create("rows");
+
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_bad_row, 0, NR_ROWS);
+	suite_add_tcase(s, tc);
+	return s;
+}
