@@ -868,6 +868,25 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	case DW_TAG_unspecified_type:
 		*id = 0;
 		return 0;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		/*
+		 * With type units a unit holds only a stub of the type, with
+		 * DW_AT_signature naming the type unit's definition.
+		 */
+		if (dwarf_hasattr(die, DW_AT_signature)) {
+			Dwarf_Attribute sig;
+			Dwarf_Die def;
+
+			if (!dwarf_attr(die, DW_AT_signature, &sig) ||
+			    !dwarf_formref_die(&sig, &def))
+				return die_error(e, die, -EINVAL,
+					"type unit signature that names no type unit");
+			return type_id_of(e, &def, id);
+		}
+		break;
 	default:
 		if (!is_type_tag(tag)) {
 			char what[80];

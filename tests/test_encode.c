@@ -872,6 +872,26 @@ START_TEST(test_stripped)
 }
 END_TEST
 
+/*
+ * A relocatable object with type units: each sits in a COMDAT group of its
+ * own, one more section called .debug_info, which libdw does not read.
+ * Refused with a message rather than encoded without those types.
+ */
+START_TEST(test_grouped_type_units)
+{
+	static const struct variant tu = {
+		{ "-O2", "-gdwarf-5", "-fdebug-types-section" }, false, false
+	};
+	static const struct fixture f = { "bad", { "qualifiers.c" }, LINK_NONE };
+	const char *const want[] = { "type units", "link the object first", NULL };
+	char *dir = scratch_dir(), *obj = build_fixture(&f, "gcc", &tu, dir);
+
+	assert_rejected(obj, dir, want, NULL);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
 /* Reads obj, lets patch() change its bytes, writes the result to name. */
 static char *patched_copy(const char *obj, const char *dir, const char *name,
 			  void (*patch)(struct blob *file, void *arg), void *arg)
@@ -1191,6 +1211,7 @@ Suite *encode_suite(void)
 	tc = encode_tcase("bad_input");
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_stripped);
+	tcase_add_test(tc, test_grouped_type_units);
 	tcase_add_loop_test(tc, test_truncated, 0, 2);
 	tcase_add_loop_test(tc, test_bad_abbrev, 0,
 			    sizeof(bad_abbrevs) / sizeof(bad_abbrevs[0]));
