@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# btfcanon-pahole run with the exact command lines of the 6.1 and 6.12
+# kernels' build scripts, on copies of the real debug vmlinux and modules:
+#
+#   6.1  scripts/link-vmlinux.sh gen_btf, flags of scripts/pahole-flags.sh
+#        (pahole >= 1.25):
+#          LLVM_OBJCOPY=objcopy $PAHOLE -J $PAHOLE_FLAGS .tmp_vmlinux.btf
+#        scripts/Makefile.modfinal:
+#          LLVM_OBJCOPY=objcopy $PAHOLE -J $PAHOLE_FLAGS --btf_base vmlinux MOD.ko
+#   6.12 scripts/link-vmlinux.sh gen_btf, flags of scripts/Makefile.btf
+#        (pahole >= 1.26, JOBS=2):
+#          LLVM_OBJCOPY=objcopy $PAHOLE -J $PAHOLE_FLAGS .tmp_vmlinux1
+#        scripts/Makefile.modfinal:
+#          LLVM_OBJCOPY=objcopy $PAHOLE -J $PAHOLE_FLAGS $MODULE_PAHOLE_FLAGS \
+#                  --btf_base vmlinux MOD.ko
+#
+# Expected: each input gets a .BTF section that libbpf reads (bpftool, with
+# -B vmlinux for modules), whose bytes are what `btfcanon encode` gives for
+# the same features; link-vmlinux.sh's next step (objcopy --only-section=.BTF)
+# works on it; the version the scripts parse is >= 1.26 (6.12 takes its
+# --btf_features path); options not about BTF are refused.
+#
+#   BTFCANON=build/btfcanon tests/pahole-dropin.sh
+set -euo pipefail
+
+btfcanon=$(realpath "${BTFCANON:-build/btfcanon}")
+dropin=$(dirname "$btfcanon")/btfcanon-pahole
+debug=/usr/lib/debug
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# scripts/pahole-version.sh
+version=$("$dropin" --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
+[ "$version" -ge 126 ] || fail "--version gives $version, the scripts need >= 126"
+
+# The .BTF of ELF $1 equals the raw BTF $2.
+same_btf() {
+	objcopy --dump-section .BTF="$tmp/section" "$1" "$tmp/scratch" 2>/dev/null &&
+		cmp -s "$tmp/section" "$2"
+}
+
+# the kernel's next step on the vmlinux copy
+link_step() {
+	objcopy --only-section=.BTF --set-section-flags .BTF=alloc,readonly \
+		--strip-all "$1" "$1.btf.o" 2>/dev/null &&
+		bpftool btf dump file "$1.btf.o" >/dev/null
+}
+
+run_kernel() {	# NAME VMLINUX MODULE_DIR FLAGS... -- MODULE_FLAGS...
+	local name=$1 vmlinux=$2 moddir=$3 flags=() modflags=() m
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do flags+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	modflags=("$@")
+	mkdir -p "$tmp/$name"
+	cd "$tmp/$name"
+	# the debug vmlinux has Debian's .BTF in its image (symbols point into
+	# it, so it stays): ours replaces it and may have to grow
+	cp "$vmlinux" .tmp_vmlinux.btf
+	LLVM_OBJCOPY=objcopy "$dropin" -J "${flags[@]}" .tmp_vmlinux.btf ||
+		fail "$name: vmlinux: exit $?"
+	bpftool btf dump file .tmp_vmlinux.btf >/dev/null ||
+		fail "$name: vmlinux: bpftool cannot read .BTF"
+	link_step .tmp_vmlinux.btf || fail "$name: objcopy --only-section=.BTF"
+	# the same bytes as btfcanon encode with the features the flags mean
+	"$btfcanon" encode $expect_vmlinux "$vmlinux" -o expect.btf
+	same_btf .tmp_vmlinux.btf expect.btf ||
+		fail "$name: vmlinux .BTF differs from btfcanon encode $expect_vmlinux"
+	mv .tmp_vmlinux.btf vmlinux
+	for m in net/netfilter/nf_tables.ko net/netfilter/nf_conntrack.ko \
+		 net/netfilter/ipvs/ip_vs.ko; do
+		# without .BTF, as before the build's BTF step: it gets added
+		objcopy --remove-section=.BTF "$moddir/$m" mod.ko
+		LLVM_OBJCOPY=objcopy "$dropin" -J "${flags[@]}" "${modflags[@]}" \
+			--btf_base vmlinux mod.ko || fail "$name: $m: exit $?"
+		bpftool btf dump file mod.ko -B vmlinux >/dev/null ||
+			fail "$name: $m: bpftool cannot read .BTF over vmlinux"
+		"$btfcanon" encode $expect_vmlinux --btf_base vmlinux "$moddir/$m" \
+			-o expect.btf
+		same_btf mod.ko expect.btf ||
+			fail "$name: $m: .BTF differs from btfcanon encode"
+		echo "$name: $m ok"
+	done
+	rm -f vmlinux vmlinux.btf.o
+	cd - >/dev/null
+	echo "$name: vmlinux ok"
+}
+
+v61=$debug/boot/vmlinux-6.1.0-56-cloud-amd64
+v612=$debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
+features612=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
+
+# 6.1: --btf_gen_floats -j --lang_exclude=rust
+#      --skip_encoding_btf_inconsistent_proto --btf_gen_optimized
+expect_vmlinux="--features var,decl_tag,type_tag,enum64,float,optimized_func,consistent_func --lang_exclude=rust"
+run_kernel 6.1 "$v61" "$debug/lib/modules/6.1.0-56-cloud-amd64/kernel" \
+	--btf_gen_floats -j --lang_exclude=rust \
+	--skip_encoding_btf_inconsistent_proto --btf_gen_optimized
+
+# 6.12: -j$(JOBS) --btf_features=... --lang_exclude=rust
+expect_vmlinux="--features $features612 --lang_exclude=rust"
+run_kernel 6.12 "$v612" "$debug/lib/modules/6.12.117+deb12-cloud-amd64/kernel" \
+	-j2 --btf_features=$features612 --lang_exclude=rust
+
+# 6.12, an external module: MODULE_PAHOLE_FLAGS=--btf_features=distilled_base
+cd "$tmp"
+"$btfcanon" encode "$v612" -o base.btf
+objcopy --remove-section=.BTF \
+	"$debug/lib/modules/6.12.117+deb12-cloud-amd64/kernel/net/ipv4/tcp_bbr.ko" ext.ko
+LLVM_OBJCOPY=objcopy "$dropin" -J -j2 --btf_features=$features612 \
+	--lang_exclude=rust --btf_features=distilled_base --btf_base base.btf ext.ko ||
+	fail "external module: exit $?"
+bpftool btf dump file ext.ko -B base.btf >/dev/null ||
+	fail "external module: bpftool cannot read .BTF"
+cd - >/dev/null
+
+# --btf_encode_detached, as newer kernels' scripts/gen-btf.sh use it
+"$dropin" -J -j2 --btf_features=$features612 --lang_exclude=rust \
+	--btf_encode_detached="$tmp/detached.btf" "$v612" || fail "detached: exit $?"
+cmp -s "$tmp/detached.btf" "$tmp/base.btf" || fail "detached output differs"
+
+# not BTF: refused, with a message, non-zero
+if "$dropin" -C task_struct "$v612" 2>"$tmp/err"; then
+	fail "-C accepted"
+fi
+grep -q "not supported" "$tmp/err" || fail "-C: no 'not supported' message"
+
+[ $failures = 0 ] && echo "pahole drop-in: all kernel command lines ok"
+exit $((failures != 0))
