@@ -56,8 +56,10 @@ $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 $(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
+# --wrap: tests/test_faults.c fails the nth allocation of the code under test
 $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+		-o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # CK_DEFAULT_TIMEOUT: the real-kernel cases sort 127k-type graphs many times.
 check: $(BUILD)/btfcanon $(BUILD)/btfcanon-tests

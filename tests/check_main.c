@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, encode_suite());
 	srunner_add_suite(sr, diff_suite());
 	srunner_add_suite(sr, badtable_suite());
+	srunner_add_suite(sr, faults_suite());
 	srunner_add_suite(sr, fuzzfound_suite());
 	srunner_add_suite(sr, funcs_suite());
 	srunner_run_all(sr, CK_NORMAL);

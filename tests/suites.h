@@ -11,6 +11,7 @@ Suite *real_suite(void);	/* test_real.c: vmlinux BTFs, kernel verifier */
 Suite *encode_real_suite(void);	/* test_encode_real.c: kernels through the encoder */
 Suite *encode_suite(void);	/* test_encode.c: C fixtures through the encoder */
 Suite *badtable_suite(void);	/* test_badtable.c: bad inputs and outputs via the CLI */
+Suite *faults_suite(void);	/* test_faults.c: worker errors, allocation failures, -j, RSS */
 Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Faults and resources: what happens when a part of the work fails.
+ *
+ *	worker_error	a unit late in the file is corrupt and -j8 workers
+ *			run: the encode stops with that unit's error, one
+ *			message, no output, no thread left behind, no hang;
+ *	alloc_failure	the nth allocation fails, for every n, in the
+ *			parser, canon, the file reader, dump and diff: each
+ *			returns -ENOMEM or succeeds, never crashes, and under
+ *			`make asan` never leaks;
+ *	resources	-j above the number of units, -j0 and negative -j,
+ *			and the peak RSS of encoding the 6.12 vmlinux at -j8.
+ *
+ * Allocation failures are injected without LD_PRELOAD: the test binary is
+ * linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (Makefile),
+ * so every malloc call in the project's objects goes through
+ * __wrap_malloc() below. fail_at counts down the allocations of the code
+ * under test; 0 disarms. Calls inside libbpf, libdw and libc (strdup) are
+ * not counted.
+ */
+#include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../diff/btf_diff.h"
+#include "../diff/dump.h"
+#include "../encode/encoder.h"
+#include "../sort/btf_file.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* --- allocation failure injection --- */
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+/*
+ * Allocations left before the one that fails; 0: never fail. The only
+ * mutable file-scope state in the tests, and a test hook by nature: the
+ * wrappers cannot be handed a context.
+ */
+static atomic_long fail_countdown;
+static atomic_bool failed_one;
+
+static bool should_fail(void)
+{
+	long left = atomic_load(&fail_countdown);
+
+	while (left > 0) {
+		if (atomic_compare_exchange_weak(&fail_countdown, &left, left - 1)) {
+			if (left == 1) {
+				atomic_store(&failed_one, true);
+				return true;
+			}
+			return false;
+		}
+	}
+	return false;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return should_fail() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return should_fail() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	return should_fail() ? NULL : __real_realloc(p, size);
+}
+
+static void arm(long n)
+{
+	atomic_store(&failed_one, false);
+	atomic_store(&fail_countdown, n);
+}
+
+/* Disarms; true when the armed failure happened. */
+static bool disarm(void)
+{
+	atomic_store(&fail_countdown, 0);
+	return atomic_load(&failed_one);
+}
+
+static void quiet(void *ctx, enum bc_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+static const struct bc_log quiet_log = { .fn = quiet };
+
+/* One pass of the code under test on raw BTF. Returns 0 or negative errno. */
+static int parse_canon_dump_diff(const struct blob *raw)
+{
+	static const struct canon_opts opts = { .resolve_fwds = true };
+	struct canon_result res = { 0 };
+	struct bc_btf *btf = NULL, *sorted = NULL;
+	struct bc_diff diff = { 0 };
+	struct bc_text text;
+	int err;
+
+	bc_text_init(&text);
+	err = bc_btf_parse(raw->data, raw->size, NULL, "alloc.btf", &quiet_log, &btf);
+	if (!err)
+		err = canon_run(btf, &opts, &res, &quiet_log);
+	if (!err)
+		err = bc_btf_parse(res.raw, res.raw_size, NULL, "sorted.btf",
+				   &quiet_log, &sorted);
+	if (!err)
+		err = bc_dump_raw(sorted, &text);
+	if (!err)
+		err = bc_diff_run(btf, sorted, &diff, &quiet_log);
+	bc_diff_deinit(&diff);
+	bc_text_deinit(&text);
+	canon_result_deinit(&res);
+	bc_btf_free(sorted);
+	bc_btf_free(btf);
+	return err;
+}
+
+/* The reader: raw BTF from a file, through bc_file_load_btf(). */
+static int load_file(const char *path)
+{
+	enum bc_file_format format;
+	struct bc_btf *btf = NULL;
+	int err = bc_file_load_btf(path, NULL, &btf, &format, &quiet_log);
+
+	bc_btf_free(btf);
+	return err;
+}
+
+/*
+ * Fails allocation n = 1, 2, ... of fn(arg) until a run completes with no
+ * failure injected; every run must give 0 or -ENOMEM. Returns how many
+ * allocations a clean run makes.
+ */
+static long fail_each_allocation(int (*fn)(const void *arg), const void *arg,
+				 const char *what)
+{
+	long n;
+
+	for (n = 1; ; n++) {
+		int err;
+
+		arm(n);
+		err = fn(arg);
+		if (!disarm()) {
+			ck_assert_msg(err == 0, "%s: %d without a failure", what, err);
+			return n - 1;
+		}
+		ck_assert_msg(err == -ENOMEM || err == 0,
+			      "%s: allocation %ld failed, got %d, want -ENOMEM",
+			      what, n, err);
+	}
+}
+
+static int run_blob(const void *arg)
+{
+	return parse_canon_dump_diff(arg);
+}
+
+static int run_file(const void *arg)
+{
+	return load_file(arg);
+}
+
+#define SEED_DIR "tests/fuzz/corpus/sort/"
+
+/* _i: which seed BTF (the fixtures' encoder output, gcc and clang). */
+static const char *const alloc_inputs[] = {
+	"bitfields-gcc.btf", "func_types-clang.btf", "forward_decls-gcc.btf",
+	"btf_tags-clang.btf",
+};
+
+START_TEST(test_alloc_failure)
+{
+	char path[256];
+	struct blob raw;
+	long n;
+
+	snprintf(path, sizeof(path), SEED_DIR "%s", alloc_inputs[_i]);
+	raw = read_file(path);
+	ck_assert_msg(raw.data, "%s: missing", path);
+	n = fail_each_allocation(run_blob, &raw, path);
+	ck_assert_msg(n > 10, "%s: only %ld allocations: is the wrapper linked?",
+		      path, n);
+	fail_each_allocation(run_file, path, path);
+	blob_free(&raw);
+}
+END_TEST
+
+/* --- a corrupt unit late in the file, many workers --- */
+
+static char scratch[] = "/tmp/btfcanon-faults-XXXXXX";
+
+#define NR_UNITS 40
+
+static int sh(const char *cmd)
+{
+	int status = system(cmd);
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * scratch/units.o: NR_UNITS compile units (ld -r of as many objects),
+ * each with its own struct; scratch/late-bad.o the same with the type
+ * reference of unit NR_UNITS - 3 aimed 2 GB away. *bad_cu gets that unit's
+ * offset.
+ */
+static void make_units(uint64_t *bad_cu)
+{
+	char cmd[1024];
+	uint64_t off = 0, next, ref = 0;
+	size_t hsize;
+	struct blob obj;
+	int fd, i;
+	Dwarf *dw;
+
+	strcpy(scratch, "/tmp/btfcanon-faults-XXXXXX");	/* once per test case */
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	for (i = 0; i < NR_UNITS; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "printf 'struct s%d { int a; struct s%d *next; };\\n"
+			 "typedef struct s%d s%d_t;\\ns%d_t *use%d(s%d_t *p) { return p->next; }\\n'"
+			 " > %s/u%d.c && gcc -g -O0 -c %s/u%d.c -o %s/u%d.o",
+			 i, i, i, i, i, i, i, scratch, i, scratch, i, scratch, i);
+		ck_assert_int_eq(sh(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd), "ld -r -o %s/units.o %s/u*.o", scratch, scratch);
+	ck_assert_int_eq(sh(cmd), 0);
+
+	snprintf(cmd, sizeof(cmd), "%s/units.o", scratch);
+	fd = open(cmd, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	ck_assert_ptr_nonnull(dw);
+	for (i = 0; dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0;
+	     i++, off = next) {
+		Dwarf_Die cu, die;
+		Dwarf_Attribute attr;
+
+		if (i != NR_UNITS - 3)
+			continue;
+		*bad_cu = off + hsize;	/* the encoder names a unit by its DIE */
+		ck_assert_ptr_nonnull(dwarf_offdie(dw, off + hsize, &cu));
+		ck_assert_int_eq(dwarf_child(&cu, &die), 0);
+		do {
+			if (dwarf_attr(&die, DW_AT_type, &attr) &&
+			    dwarf_whatform(&attr) == DW_FORM_ref4) {
+				ref = off + hsize +
+				      ((const char *)attr.valp - (const char *)cu.addr);
+				break;
+			}
+		} while (!dwarf_siblingof(&die, &die));
+	}
+	ck_assert_int_eq(i, NR_UNITS);
+	ck_assert_msg(ref, "no ref4 type in unit %d", NR_UNITS - 3);
+	dwarf_end(dw);
+	close(fd);
+
+	/* patch the copy: .debug_info's file offset from readelf */
+	obj = read_file(cmd);
+	{
+		char line[256];
+		unsigned long long sec_off = 0;
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd),
+			 "readelf -W -S %s/units.o | sed -n 's/.*\\] \\.debug_info *[A-Z]* *[0-9a-f]* \\([0-9a-f]*\\).*/\\1/p'",
+			 scratch);
+		p = popen(cmd, "r");
+		ck_assert_ptr_nonnull(p);
+		ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+		pclose(p);
+		sec_off = strtoull(line, NULL, 16);
+		ck_assert_uint_gt(sec_off, 0);
+		memcpy((char *)obj.data + sec_off + ref, &(uint32_t){ 0x7ffffff0 }, 4);
+	}
+	snprintf(cmd, sizeof(cmd), "%s/late-bad.o", scratch);
+	fd = open(cmd, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, obj.data, obj.size), (ssize_t)obj.size);
+	close(fd);
+	blob_free(&obj);
+}
+
+static uint64_t bad_cu_off;
+
+static void units_setup(void)
+{
+	make_units(&bad_cu_off);
+}
+
+static void units_teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
+	sh(cmd);
+}
+
+static unsigned int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	unsigned int n = 0;
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+struct captured {
+	char first[1024];
+	unsigned int errors;
+};
+
+static void capture(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct captured *c = ctx;
+
+	if (level != BC_LOG_ERROR)
+		return;
+	if (!c->errors++)
+		snprintf(c->first, sizeof(c->first), "%s", msg);
+}
+
+/* _i: 0 file order, 1 and 2 shuffled unit orders; -j8, a unit per chunk. */
+START_TEST(test_worker_error)
+{
+	struct captured cap = { 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct encode_opts opts;
+	struct encode_stats stats;
+	struct btf *out = (struct btf *)1;
+	char path[128], cu_at[64];
+	unsigned int threads = count_threads();
+	int err;
+
+	snprintf(path, sizeof(path), "%s/late-bad.o", scratch);
+	snprintf(cu_at, sizeof(cu_at), "CU at 0x%llx", (unsigned long long)bad_cu_off);
+	encode_opts_init(&opts);
+	opts.jobs = 8;
+	opts.chunk_cus = 1;
+	opts.shuffle = _i > 0;
+	opts.shuffle_seed = _i;
+	err = encode_file(path, &opts, &out, &stats, &log);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_ptr_null(out);
+	ck_assert_uint_eq(cap.errors, 1);
+	ck_assert_msg(strstr(cap.first, path) && strstr(cap.first, cu_at),
+		      "message names neither the file nor %s: %s", cu_at, cap.first);
+	ck_assert_uint_eq(count_threads(), threads);
+}
+END_TEST
+
+/* Through the CLI: status 1, the unit named, nothing written. */
+START_TEST(test_worker_error_cli)
+{
+	const char *cli = getenv("BTFCANON");
+	char cmd[1024];
+	struct blob err;
+
+	ck_assert_ptr_nonnull(cli);
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 120 %s encode -j8 --chunk-cus 1 %s/late-bad.o -o %s/out.btf 2> %s/stderr",
+		 cli, scratch, scratch, scratch);
+	ck_assert_int_eq(sh(cmd), 1);
+	snprintf(cmd, sizeof(cmd), "%s/stderr", scratch);
+	err = read_file(cmd);
+	ck_assert_ptr_nonnull(err.data);
+	ck_assert_msg(memmem(err.data, err.size, "bad DW_AT_type reference", 24),
+		      "%.*s", (int)err.size, (char *)err.data);
+	blob_free(&err);
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q out.btf", scratch);
+	ck_assert_int_ne(sh(cmd), 0);
+}
+END_TEST
+
+/* --- resources --- */
+
+/* -j far above the number of units gives the bytes -j1 gives. */
+START_TEST(test_jobs_above_units)
+{
+	const char *cli = getenv("BTFCANON");
+	char cmd[1024], a[128], b[128];
+	struct blob one, many;
+
+	ck_assert_ptr_nonnull(cli);
+	snprintf(cmd, sizeof(cmd),
+		 "%s encode -j1 %s/units.o -o %s/j1.btf && %s encode -j64 %s/u0.o -o %s/j64-one.btf && "
+		 "%s encode -j1 %s/u0.o -o %s/j1-one.btf && %s encode -j1000 %s/units.o -o %s/j1000.btf",
+		 cli, scratch, scratch, cli, scratch, scratch, cli, scratch,
+		 scratch, cli, scratch, scratch);
+	ck_assert_int_eq(sh(cmd), 0);
+	snprintf(a, sizeof(a), "%s/j1.btf", scratch);
+	snprintf(b, sizeof(b), "%s/j1000.btf", scratch);
+	one = read_file(a);
+	many = read_file(b);
+	ck_assert(one.size > 0 && blob_eq(&one, &many));
+	blob_free(&one);
+	blob_free(&many);
+	snprintf(a, sizeof(a), "%s/j1-one.btf", scratch);
+	snprintf(b, sizeof(b), "%s/j64-one.btf", scratch);
+	one = read_file(a);
+	many = read_file(b);
+	ck_assert(one.size > 0 && blob_eq(&one, &many));
+	blob_free(&one);
+	blob_free(&many);
+}
+END_TEST
+
+/* -j0, negative, huge and non-numbers: usage error, a message saying so. */
+static const char *const bad_jobs[] = { "0", "-1", "-8", "-4294967295", "1025", "x", "" };
+
+START_TEST(test_bad_jobs)
+{
+	const char *cli = getenv("BTFCANON");
+	char cmd[1024];
+	struct blob err;
+
+	ck_assert_ptr_nonnull(cli);
+	snprintf(cmd, sizeof(cmd), "%s encode -j '%s' %s/u0.o -o %s/bad-j.btf 2> %s/stderr",
+		 cli, bad_jobs[_i], scratch, scratch, scratch);
+	ck_assert_int_eq(sh(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/stderr", scratch);
+	err = read_file(cmd);
+	ck_assert_ptr_nonnull(err.data);
+	ck_assert_msg(memmem(err.data, err.size, "worker threads must be from 1 to", 32),
+		      "-j '%s': %.*s", bad_jobs[_i], (int)err.size, (char *)err.data);
+	blob_free(&err);
+	snprintf(cmd, sizeof(cmd), "%s/bad-j.btf", scratch);
+	ck_assert_int_ne(access(cmd, F_OK), 0);
+}
+END_TEST
+
+#define VMLINUX "/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64"
+#define RSS_LIMIT_MB 400
+
+/*
+ * The encoder's memory target: the 6.12 vmlinux at -j8 (2401 units) stays
+ * under RSS_LIMIT_MB of peak RSS, measured by wait4() on the CLI. Skipped
+ * under sanitizers (BTFCANON_SANITIZED), whose shadow memory is not ours.
+ */
+START_TEST(test_peak_rss)
+{
+	const char *cli = getenv("BTFCANON");
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(cli);
+	if (access(VMLINUX, R_OK) || getenv("BTFCANON_SANITIZED")) {
+		fprintf(stderr, "faults: peak RSS skipped: %s\n",
+			getenv("BTFCANON_SANITIZED") ? "sanitizer build" :
+			VMLINUX " not installed");
+		return;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execl(cli, cli, "encode", "-j8", VMLINUX, "-o", "/dev/null",
+		      (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(ru.ru_maxrss < RSS_LIMIT_MB * 1024,
+		      "peak RSS %ld MB at -j8, limit %d MB", ru.ru_maxrss / 1024,
+		      RSS_LIMIT_MB);
+	fprintf(stderr, "faults: vmlinux -j8 peak RSS %ld MB\n", ru.ru_maxrss / 1024);
+}
+END_TEST
+
+Suite *faults_suite(void)
+{
+	Suite *s = suite_create("faults");
+	TCase *tc = tcase_create("worker_error");
+
+	tcase_add_unchecked_fixture(tc, units_setup, units_teardown);
+	tcase_add_loop_test(tc, test_worker_error, 0, 3);
+	tcase_add_test(tc, test_worker_error_cli);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("alloc_failure");
+	tcase_add_loop_test(tc, test_alloc_failure, 0,
+			    sizeof(alloc_inputs) / sizeof(alloc_inputs[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("resources");
+	tcase_add_unchecked_fixture(tc, units_setup, units_teardown);
+	tcase_add_test(tc, test_jobs_above_units);
+	tcase_add_loop_test(tc, test_bad_jobs, 0,
+			    sizeof(bad_jobs) / sizeof(bad_jobs[0]));
+	tcase_add_test(tc, test_peak_rss);
+	suite_add_tcase(s, tc);
+	return s;
+}
