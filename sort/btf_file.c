@@ -359,74 +359,11 @@ static int copy_file(const char *path, int out_fd, mode_t *mode,
 	return err;
 }
 
-/*
- * Adds a .BTF section to the ELF open on fd: the section name goes into a
- * grown copy of the section-name table, which moves to the end of the
- * file, followed by the new section and then the section header table.
- * Nothing that is already in the file moves. name_buf receives the grown
- * table (it must outlive elf_update()).
- */
-static int add_btf_section(Elf *elf, GElf_Ehdr *ehdr, const char *path,
-			   const void *data, size_t size, char **name_buf,
-			   const struct bc_log *log)
-{
-	GElf_Shdr str_shdr, shdr;
-	Elf_Scn *str_scn, *scn;
-	Elf_Data *str_data, *d;
-	size_t shstrndx;
-	uint64_t end;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) ||
-	    !(str_scn = elf_getscn(elf, shstrndx)) ||
-	    !gelf_getshdr(str_scn, &str_shdr) ||
-	    !(str_data = elf_getdata(str_scn, NULL)) ||
-	    elf_content_end(elf, &end))
-		return bc_log_error(log, -EINVAL, "%s: bad ELF layout: %s", path,
-				    elf_errmsg(-1));
-	if (ehdr->e_shoff + (uint64_t)(ehdr->e_shnum + 1) * ehdr->e_shentsize > end)
-		end = ehdr->e_shoff + (uint64_t)(ehdr->e_shnum + 1) * ehdr->e_shentsize;
-
-	*name_buf = malloc(str_data->d_size + sizeof(".BTF"));
-	if (!*name_buf)
-		return -ENOMEM;
-	memcpy(*name_buf, str_data->d_buf, str_data->d_size);
-	memcpy(*name_buf + str_data->d_size, ".BTF", sizeof(".BTF"));
-	str_data->d_buf = *name_buf;
-	str_data->d_size += sizeof(".BTF");
-	str_shdr.sh_offset = end;
-	str_shdr.sh_size = str_data->d_size;
-	elf_flagdata(str_data, ELF_C_SET, ELF_F_DIRTY);
-
-	scn = elf_newscn(elf);
-	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &shdr))
-		return bc_log_error(log, -EINVAL, "%s: cannot add .BTF: %s",
-				    path, elf_errmsg(-1));
-	d->d_buf = (void *)data;
-	d->d_size = size;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = 4;
-	d->d_off = 0;
-	memset(&shdr, 0, sizeof(shdr));
-	shdr.sh_name = str_data->d_size - sizeof(".BTF");
-	shdr.sh_type = SHT_PROGBITS;
-	shdr.sh_offset = align_up(end + str_shdr.sh_size, 4);
-	shdr.sh_size = size;
-	shdr.sh_addralign = 4;
-	ehdr->e_shoff = align_up(shdr.sh_offset + size, 8);
-	if (!gelf_update_shdr(str_scn, &str_shdr) ||
-	    !gelf_update_shdr(scn, &shdr) || !gelf_update_ehdr(elf, ehdr))
-		return bc_log_error(log, -EINVAL, "%s: cannot add .BTF: %s",
-				    path, elf_errmsg(-1));
-	return 0;
-}
-
-/* Rewrites (or adds) the .BTF section of the ELF open on fd; layout stays ours. */
+/* Rewrites the .BTF section of the ELF open on fd; layout stays ours. */
 static int rewrite_btf_section(int fd, const char *path, const void *data,
-			       size_t size, bool may_add,
-			       const struct bc_log *log)
+			       size_t size, const struct bc_log *log)
 {
 	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
-	char *name_buf = NULL;
 	GElf_Shdr shdr;
 	GElf_Ehdr ehdr;
 	Elf_Data *d;
@@ -440,10 +377,6 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 	}
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
 	scn = find_section(elf, ".BTF", &shdr);
-	if (!scn && may_add) {
-		err = add_btf_section(elf, &ehdr, path, data, size, &name_buf, log);
-		goto update;
-	}
 	if (!scn) {
 		err = bc_log_error(log, -ENOENT,
 				   "%s: ELF file has no .BTF section to replace",
@@ -491,14 +424,154 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 	d->d_off = 0;
 	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
 	elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
-update:
 	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
 		err = bc_log_error(log, -EIO, "%s: cannot write ELF: %s", path,
 				   elf_errmsg(-1));
 out:
 	elf_end(elf);
-	free(name_buf);
 	return err;
+}
+
+/*
+ * Writes to out_fd a copy of the ELF file src with one more section, .BTF
+ * holding data, and the section name table extended by its name. Every
+ * other byte keeps its offset: the new name table, .BTF and the section
+ * headers go after the end of the old contents. (A new ELF is written
+ * rather than a copy edited with ELF_C_RDWR: libelf 0.188 gives a section
+ * added to a file it has read a header from past the end of its array.)
+ */
+static int write_elf_adding_btf(const char *src, int out_fd, mode_t *mode,
+				const void *data, size_t size,
+				const struct bc_log *log)
+{
+	Elf *in = NULL, *out = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	size_t shstrndx, phnum, i;
+	uint64_t end;
+	char *names = NULL;
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: cannot open: %s", src,
+				    strerror(errno));
+	if (!fstat(fd, &st))
+		*mode = st.st_mode & 07777;
+	in = elf_begin(fd, ELF_C_READ, NULL);
+	out = elf_begin(out_fd, ELF_C_WRITE, NULL);
+	if (!in || !out || elf_kind(in) != ELF_K_ELF || !gelf_getehdr(in, &ehdr) ||
+	    elf_getshdrstrndx(in, &shstrndx) || elf_getphdrnum(in, &phnum) ||
+	    elf_content_end(in, &end)) {
+		err = bc_log_error(log, -EINVAL, "%s: not a valid ELF file: %s",
+				   src, elf_errmsg(-1));
+		goto out;
+	}
+	elf_flagelf(out, ELF_C_SET, ELF_F_LAYOUT);
+	if (!gelf_newehdr(out, gelf_getclass(in)) ||
+	    (phnum && !gelf_newphdr(out, phnum)))
+		goto libelf_error;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(in, i, &phdr) || !gelf_update_phdr(out, i, &phdr))
+			goto libelf_error;
+	}
+	if (end < ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize)
+		end = ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize;
+	while ((scn = elf_nextscn(in, scn))) {
+		Elf_Scn *copy = elf_newscn(out);
+		Elf_Data *from = elf_rawdata(scn, NULL), *to;
+		GElf_Shdr shdr;
+
+		if (!copy || !gelf_getshdr(scn, &shdr) || !(to = elf_newdata(copy)))
+			goto libelf_error;
+		to->d_type = ELF_T_BYTE;
+		to->d_version = EV_CURRENT;
+		to->d_align = shdr.sh_addralign ? shdr.sh_addralign : 1;
+		to->d_size = shdr.sh_type == SHT_NOBITS ? shdr.sh_size :
+			     from ? from->d_size : 0;
+		to->d_buf = shdr.sh_type == SHT_NOBITS || !from ? NULL : from->d_buf;
+		if (elf_ndxscn(scn) == shstrndx) {
+			/* the names, and ".BTF" after them, in the new place */
+			names = malloc(to->d_size + sizeof(".BTF"));
+			if (!names) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(names, to->d_buf, to->d_size);
+			memcpy(names + to->d_size, ".BTF", sizeof(".BTF"));
+			to->d_buf = names;
+			to->d_size += sizeof(".BTF");
+			shdr.sh_offset = end;
+			shdr.sh_size = to->d_size;
+			end += to->d_size;
+		}
+		if (!gelf_update_shdr(copy, &shdr))
+			goto libelf_error;
+	}
+	{
+		Elf_Scn *btf = elf_newscn(out);
+		Elf_Data *d = btf ? elf_newdata(btf) : NULL;
+		GElf_Shdr shdr;
+
+		if (!d || !gelf_getshdr(btf, &shdr))
+			goto libelf_error;
+		d->d_buf = (void *)data;
+		d->d_size = size;
+		d->d_type = ELF_T_BYTE;
+		d->d_version = EV_CURRENT;
+		d->d_align = 4;
+		memset(&shdr, 0, sizeof(shdr));
+		shdr.sh_type = SHT_PROGBITS;
+		shdr.sh_offset = align_up(end, 4);
+		shdr.sh_size = size;
+		shdr.sh_addralign = 4;
+		if (!names) {
+			err = bc_log_error(log, -EINVAL,
+					   "%s: no section name table", src);
+			goto out;
+		}
+		{
+			GElf_Shdr str;
+
+			if (!gelf_getshdr(elf_getscn(out, shstrndx), &str))
+				goto libelf_error;
+			shdr.sh_name = str.sh_size - sizeof(".BTF");
+		}
+		if (!gelf_update_shdr(btf, &shdr))
+			goto libelf_error;
+		end = shdr.sh_offset + size;
+	}
+	ehdr.e_shoff = align_up(end, 8);
+	ehdr.e_shnum = 0;	/* libelf counts the sections */
+	if (!gelf_update_ehdr(out, &ehdr) || elf_update(out, ELF_C_WRITE) < 0)
+		goto libelf_error;
+	goto out;
+libelf_error:
+	err = bc_log_error(log, -EINVAL, "%s: cannot write a copy with .BTF: %s",
+			   src, elf_errmsg(-1));
+out:
+	elf_end(out);
+	elf_end(in);
+	free(names);
+	close(fd);
+	return err;
+}
+
+/* Does the ELF file path have a section called name? */
+static bool file_has_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	GElf_Shdr shdr;
+	bool has = elf && find_section(elf, name, &shdr);
+
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return has;
 }
 
 /* Copies src to a temporary file beside dst, puts data in its .BTF, renames. */
@@ -517,9 +590,13 @@ static int elf_copy_with_btf(const char *src, const char *dst, const void *data,
 	fd = open_temp_beside(dst, &tmp_path, log);
 	if (fd < 0)
 		return fd;
-	err = copy_file(src, fd, &mode, log);
-	if (!err)
-		err = rewrite_btf_section(fd, src, data, size, may_add, log);
+	if (may_add && !file_has_section(src, ".BTF")) {
+		err = write_elf_adding_btf(src, fd, &mode, data, size, log);
+	} else {
+		err = copy_file(src, fd, &mode, log);
+		if (!err)
+			err = rewrite_btf_section(fd, src, data, size, log);
+	}
 	return commit_temp(fd, tmp_path, dst, mode, err, log);
 }
 

@@ -48,6 +48,7 @@
 #include <sys/wait.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <bpf/btf.h>
 
 #include "suites.h"
@@ -1187,6 +1188,161 @@ static TCase *encode_tcase(const char *name)
 	return tc;
 }
 
+/* ---- options: --format elf, --lang_exclude=rust -------------------------- */
+
+static const struct fixture multi_exec = {
+	"multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC
+};
+
+/* Does the raw BTF in path have a type of this kind and name? */
+static bool has_type(const char *path, const char *name, int kind)
+{
+	struct btf *btf = btf__parse(path, NULL);
+	bool found;
+
+	ck_assert_msg(btf != NULL, "%s: libbpf cannot parse it", path);
+	found = btf__find_by_name_kind(btf, name, kind) > 0;
+	btf__free(btf);
+	return found;
+}
+
+/*
+ * --format elf: a copy of the input with the BTF in a .BTF section; the
+ * program still runs, and the section holds the same canonical bytes as
+ * the raw output (sort is idempotent on it).
+ */
+START_TEST(test_format_elf)
+{
+	const char *const elf_args[] = { "--format", "elf", NULL };
+	char *dir = scratch_dir(), *exe, *raw = NULL, *elf = NULL, *again = NULL;
+	char *run_argv[2], *sort_argv[6];
+	struct cmd_result r;
+	struct blob a, b;
+
+	exe = build_fixture(&multi_exec, "gcc", &variants[1], dir);
+	raw = path_join(dir, "out.btf");
+	elf = path_join(dir, "out.elf");
+	again = path_join(dir, "again.btf");
+	r = run_cli(NULL, exe, raw, dir);
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "encode failed: %s", r.err_text);
+	cmd_result_deinit(&r);
+	r = run_cli(elf_args, exe, elf, dir);
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "encode --format elf failed: %s", r.err_text);
+	cmd_result_deinit(&r);
+
+	run_argv[0] = elf;
+	run_argv[1] = NULL;
+	chmod(elf, 0755);
+	r = run_cmd(run_argv, path_join(dir, "run.err"));
+	ck_assert_msg(WIFEXITED(r.status),
+		      "the ELF written by --format elf does not run (status 0x%x)",
+		      r.status);
+	cmd_result_deinit(&r);
+
+	sort_argv[0] = getenv("BTFCANON");
+	sort_argv[1] = "sort";
+	sort_argv[2] = elf;
+	sort_argv[3] = "-o";
+	sort_argv[4] = again;
+	sort_argv[5] = NULL;
+	run_ok(sort_argv, dir);
+	a = read_file(raw);
+	b = read_file(again);
+	ck_assert_msg(blob_eq(&a, &b),
+		      "the .BTF of --format elf differs from the raw output");
+	blob_free(&a);
+	blob_free(&b);
+	free(exe);
+	free(raw);
+	free(elf);
+	free(again);
+	scratch_free(dir);
+}
+END_TEST
+
+/* Sets DW_AT_language of the unit named *unit_suffix in path to Rust. */
+static void make_unit_rust(const char *path, const char *unit_suffix)
+{
+	int fd = open(path, O_RDWR);
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die die;
+	bool done = false;
+
+	ck_assert_msg(dw != NULL, "%s: cannot read its DWARF", path);
+	while (!done && !dwarf_get_units(dw, cu, &next, NULL, NULL, &die, NULL)) {
+		const char *name = dwarf_diename(&die);
+		size_t n = name ? strlen(name) : 0, m = strlen(unit_suffix);
+		Elf *elf = dwarf_getelf(dw);
+		Elf_Scn *scn = NULL;
+		Dwarf_Attribute lang;
+		size_t shstrndx;
+
+		cu = next;
+		if (n < m || strcmp(name + n - m, unit_suffix))
+			continue;
+		ck_assert(dwarf_attr(&die, DW_AT_language, &lang));
+		ck_assert_int_eq(dwarf_whatform(&lang), DW_FORM_data1);
+		ck_assert(!elf_getshdrstrndx(elf, &shstrndx));
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr shdr;
+			Elf_Data *data;
+			unsigned char rust = 0x1c;	/* DW_LANG_Rust */
+			off_t at;
+
+			gelf_getshdr(scn, &shdr);
+			if (strcmp(elf_strptr(elf, shstrndx, shdr.sh_name),
+				   ".debug_info"))
+				continue;
+			data = elf_getdata(scn, NULL);
+			at = shdr.sh_offset +
+			     ((const unsigned char *)lang.valp -
+			      (const unsigned char *)data->d_buf);
+			ck_assert_int_eq(pwrite(fd, &rust, 1, at), 1);
+			done = true;
+			break;
+		}
+	}
+	ck_assert_msg(done, "%s: no unit named *%s", path, unit_suffix);
+	dwarf_end(dw);
+	close(fd);
+}
+
+/*
+ * --lang_exclude=rust leaves out the units whose DW_AT_language is Rust
+ * (here multi_cu_2.c, relabelled), and only with the option.
+ */
+START_TEST(test_lang_exclude)
+{
+	const char *const exclude[] = { "--lang_exclude=rust", NULL };
+	char *dir = scratch_dir(), *exe, *with, *without;
+	struct cmd_result r;
+
+	exe = build_fixture(&multi_exec, "gcc", &variants[1], dir);
+	make_unit_rust(exe, "multi_cu_2.c");
+	with = path_join(dir, "with.btf");
+	without = path_join(dir, "without.btf");
+	r = run_cli(NULL, exe, with, dir);
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "encode failed: %s", r.err_text);
+	cmd_result_deinit(&r);
+	r = run_cli(exclude, exe, without, dir);
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "encode --lang_exclude=rust failed: %s", r.err_text);
+	cmd_result_deinit(&r);
+	ck_assert(has_type(with, "mc_user2", BTF_KIND_STRUCT));
+	ck_assert_msg(!has_type(without, "mc_user2", BTF_KIND_STRUCT),
+		      "--lang_exclude=rust kept the Rust unit's struct mc_user2");
+	ck_assert(has_type(without, "mc_shared", BTF_KIND_STRUCT));
+	free(exe);
+	free(with);
+	free(without);
+	scratch_free(dir);
+}
+END_TEST
+
 Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -1220,6 +1376,11 @@ Suite *encode_suite(void)
 
 	tc = encode_tcase("unsupported");
 	tcase_add_loop_test(tc, test_complex, 0, NR_COMPILERS);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("options");
+	tcase_add_test(tc, test_format_elf);
+	tcase_add_test(tc, test_lang_exclude);
 	suite_add_tcase(s, tc);
 	return s;
 }
