@@ -1514,7 +1514,7 @@ static bool walk_into(int tag)
 int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
-	int depth = 0, err = 0;
+	int depth = 0, err = 0, ret;
 
 	e->cu_off = die_off(cu_die);
 	e->array_index_id = 0;
@@ -1530,8 +1530,16 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	       e->cache->memo_cap * sizeof(*e->cache->memo_keys));
 	e->cache->memo_used = 0;
 
-	/* iterative pre-order walk: stack[depth] is the current sibling */
-	if (dwarf_child(cu_die, &stack[0]))
+	/*
+	 * Iterative pre-order walk: stack[depth] is the current sibling.
+	 * dwarf_child and dwarf_siblingof return 1 for "none" and -1 when
+	 * the DIE cannot be read (a broken abbrev table): that is an error,
+	 * not the end of the unit.
+	 */
+	ret = dwarf_child(cu_die, &stack[0]);
+	if (ret < 0)
+		return die_error(e, cu_die, -EINVAL, "cannot read the unit's DIEs");
+	if (ret > 0)
 		return 0;
 	for (;;) {
 		Dwarf_Die *die = &stack[depth];
@@ -1546,12 +1554,23 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 			if (err)
 				break;
 		}
-		if (walk_into(tag) && depth + 1 < (int)(sizeof(stack) / sizeof(stack[0])) &&
-		    !dwarf_child(die, &stack[depth + 1])) {
-			depth++;
-			continue;
+		if (walk_into(tag) && depth + 1 < (int)(sizeof(stack) / sizeof(stack[0]))) {
+			ret = dwarf_child(die, &stack[depth + 1]);
+			if (ret < 0) {
+				err = die_error(e, die, -EINVAL, "cannot read its children");
+				break;
+			}
+			if (!ret) {
+				depth++;
+				continue;
+			}
 		}
-		while (dwarf_siblingof(&stack[depth], &stack[depth])) {
+		while ((ret = dwarf_siblingof(&stack[depth], &stack[depth]))) {
+			if (ret < 0) {
+				err = die_error(e, &stack[depth], -EINVAL,
+						"cannot read the DIE after it");
+				goto done;
+			}
 			if (depth-- == 0)
 				goto done;
 		}

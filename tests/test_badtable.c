@@ -321,6 +321,8 @@ static const struct bad_row rows[] = {
 	  "truncated: its section headers end at byte" },
 	{ "ELF cut in half", "encode", "elf-cuthalf.o", NULL, 1, "truncated" },
 	{ "ELF cut before the last byte", "encode", "elf-cutlast.o", NULL, 1, "truncated" },
+	{ "bad abbrev table", "encode", "abbrev.o", NULL, 1,
+	  "cannot read the unit's DIEs" },
 	{ "unknown form", "encode", "form.o", NULL, 1,
 	  "cannot decode its attributes" },
 	{ "reference outside its unit", "encode", "ref.o", NULL, 1,
