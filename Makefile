@@ -70,9 +70,11 @@ check: $(BUILD)/btfcanon $(BUILD)/btfcanon-tests
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
 # Any sanitizer report fails the run: UBSan does not recover.
+# BTFCANON_SANITIZED: the tests skip what measures memory (peak RSS).
 asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	BTFCANON_SANITIZED=1 \
 	$(MAKE) BUILD=build-asan \
 		CFLAGS="$(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		check
@@ -82,6 +84,28 @@ asan:
 tsan:
 	$(MAKE) BUILD=build-tsan CFLAGS="$(SAN_CFLAGS) -fsanitize=thread" \
 		build-tsan/btfcanon build-tsan/btfcanon-tests build-tsan/dwarf-walk
+
+# The parallel encoder under ThreadSanitizer (CI): the encode suite (the
+# fixtures at -j1..8, shuffled unit orders), the faults suite's worker
+# errors at -j8, and the 6.12 vmlinux at -j4 and -j8, which must give the
+# same bytes. Any report fails the run (exitcode 66). No suppressions.
+TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
+tsan-check: tsan
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
+	BTFCANON_SANITIZED=1 BTFCANON=build-tsan/btfcanon CK_RUN_SUITE=encode \
+		build-tsan/btfcanon-tests
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
+	BTFCANON_SANITIZED=1 BTFCANON=build-tsan/btfcanon CK_RUN_SUITE=faults \
+	CK_RUN_CASE=worker_error build-tsan/btfcanon-tests
+	if [ -r $(TSAN_VMLINUX) ]; then \
+		for j in 4 8; do \
+			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
+				encode -j$$j $(TSAN_VMLINUX) -o build-tsan/vmlinux-j$$j.btf || exit 1; \
+		done; \
+		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j8.btf; \
+	else \
+		echo "tsan-check: $(TSAN_VMLINUX) absent: kernel run skipped"; \
+	fi
 
 install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
 	install -D -m 0755 $(BUILD)/btfcanon $(DESTDIR)$(PREFIX)/bin/btfcanon
@@ -93,4 +117,4 @@ include tests/fuzz/fuzz.mk
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
 
-.PHONY: all check asan tsan install clean
+.PHONY: all check asan tsan tsan-check install clean
