@@ -25,6 +25,8 @@
  * (where local types live), not variables, parameters, call sites or
  * inlined instances. Types reached only through references are encoded on
  * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
+ * Top-level subprograms and variables also go to funcs.c
+ * (cand_collect_die), which keeps the function and variable candidates.
  *
  * Forward declarations keep their names: libbpf's dedup then treats a FWD
  * and a struct or union of the same name as equivalent, as pahole relies
@@ -40,6 +42,7 @@
 #include <bpf/btf.h>
 
 #include "cu_encoder.h"
+#include "funcs.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
@@ -1551,6 +1554,11 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 			err = type_id_of(e, die, &id);
 			if (!err)
 				err = drain(e);
+			if (err)
+				break;
+		} else if (depth == 0 && e->cand_ctx &&
+			   (tag == DW_TAG_subprogram || tag == DW_TAG_variable)) {
+			err = cand_collect_die(e->cand_ctx, e, die, tag, e->cands);
 			if (err)
 				break;
 		}

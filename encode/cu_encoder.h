@@ -17,6 +17,8 @@ struct die_map;
 struct type_cache;
 struct cu_queue_entry;
 struct pending_decl_tag;
+struct cand_ctx;
+struct cand_list;
 
 struct cu_encoder {
 	struct btf *btf;			/* the chunk's BTF (not owned) */
@@ -36,6 +38,9 @@ struct cu_encoder {
 	Dwarf_Off cu_off;			/* the CU being encoded */
 	uint64_t dies;				/* DIEs visited */
 	uint64_t types;				/* types emitted */
+	/* function/variable candidates of the unit's top level (funcs.h) */
+	const struct cand_ctx *cand_ctx;	/* NULL: none wanted */
+	struct cand_list *cands;		/* the chunk's, set by the driver */
 };
 
 int cu_encoder_init(struct cu_encoder *e, const char *path,

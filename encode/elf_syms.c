@@ -26,7 +26,8 @@
  * (bit 0; kernels from 6.9 set it); every FN inside such a set's range is
  * a kfunc, with the pair's flags (KF_FASTCALL gives bpf_fastcall).
  *
- * Cost: one pass over the symbol table, one sort of each table.
+ * Cost: one pass over the symbol table, a hash index of the function
+ * names, one sort of the objects.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -51,16 +52,6 @@ static bool is_function_piece(const char *name)
 	const char *suffix = strchr(name, '.');
 
 	return suffix && (strstr(suffix, ".cold") || strstr(suffix, ".part"));
-}
-
-static int cmp_func_name(const void *a, const void *b)
-{
-	const struct elf_func *fa = a, *fb = b;
-	int c = strcmp(fa->name, fb->name);
-
-	if (c)
-		return c;
-	return fa->addr < fb->addr ? -1 : fa->addr > fb->addr;
 }
 
 static int cmp_object(const void *a, const void *b)
@@ -126,27 +117,61 @@ static int read_sections(Elf *elf, struct elf_syms *syms, Elf_Scn **symtab,
 	return 0;
 }
 
-/* Merges sorted same-name entries into one per name. */
-static void group_funcs(struct elf_syms *syms)
+static uint32_t name_hash(const char *s)
 {
-	uint32_t i, out = 0;
+	uint32_t h = 2166136261u;
 
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/*
+ * Groups the function symbols by base name and indexes the names, in one
+ * pass over them in symbol-table order (no sort: the table's order is the
+ * file's): a symbol whose base name is already there joins that entry.
+ * The workers then look up every top-level subprogram's name, hundreds of
+ * thousands on a vmlinux.
+ */
+static int index_funcs(struct elf_syms *syms)
+{
+	uint32_t cap = 16, i, out = 0;
+
+	while (cap < syms->nr_funcs * 2)
+		cap *= 2;
+	syms->func_index = calloc(cap, sizeof(*syms->func_index));
+	syms->func_index_hash = calloc(cap, sizeof(*syms->func_index_hash));
+	if (!syms->func_index || !syms->func_index_hash)
+		return -ENOMEM;
+	syms->func_index_mask = cap - 1;
 	for (i = 0; i < syms->nr_funcs; i++) {
-		struct elf_func *f = &syms->funcs[i];
+		struct elf_func *f = &syms->funcs[i], *g = NULL;
+		uint32_t h = name_hash(f->name), j;
 
-		if (out && !strcmp(syms->funcs[out - 1].name, f->name)) {
-			struct elf_func *g = &syms->funcs[out - 1];
-
+		for (j = h & syms->func_index_mask; syms->func_index[j];
+		     j = (j + 1) & syms->func_index_mask) {
+			g = &syms->funcs[syms->func_index[j] - 1];
+			if (syms->func_index_hash[j] == h && !strcmp(g->name, f->name))
+				break;
+			g = NULL;
+		}
+		if (g) {
 			g->nr_syms++;
 			if (g->addr != f->addr)
 				g->ambiguous = true;
-			g->exact |= f->exact;
+			if (f->exact && !g->exact) {
+				g->exact = true;
+				g->addr = f->addr;	/* foo's own address over a clone's */
+			}
 			free(f->name);
 			continue;
 		}
-		syms->funcs[out++] = *f;
+		syms->funcs[out] = *f;
+		syms->func_index[j] = ++out;
+		syms->func_index_hash[j] = h;
 	}
 	syms->nr_funcs = out;
+	return 0;
 }
 
 struct kfunc_set {
@@ -305,7 +330,9 @@ int elf_syms_read(Elf *elf, const char *path, struct elf_syms *syms,
 			o->size = sym.st_size;
 			continue;
 		}
-		if (sym.st_shndx == SHN_UNDEF || is_function_piece(name))
+		/* __pfx_foo: the padding before foo (kernels from 6.2), not code */
+		if (sym.st_shndx == SHN_UNDEF || is_function_piece(name) ||
+		    starts_with(name, "__pfx_"))
 			continue;
 		dot = strchr(name, '.');
 		syms->funcs[syms->nr_funcs].name = dot ? strndup(name, dot - name) :
@@ -318,8 +345,9 @@ int elf_syms_read(Elf *elf, const char *path, struct elf_syms *syms,
 		syms->funcs[syms->nr_funcs].exact = !dot;
 		syms->funcs[syms->nr_funcs++].nr_syms = 1;
 	}
-	qsort(syms->funcs, syms->nr_funcs, sizeof(*syms->funcs), cmp_func_name);
-	group_funcs(syms);
+	err = index_funcs(syms);
+	if (err)
+		goto fail;
 	qsort(syms->objects, syms->nr_objects, sizeof(*syms->objects), cmp_object);
 	if (btf_ids) {
 		err = read_kfuncs(syms, elf, symdata, nr_syms, strtab, btf_ids,
@@ -341,6 +369,8 @@ void elf_syms_free(struct elf_syms *syms)
 	for (i = 0; syms->funcs && i < syms->nr_funcs; i++)
 		free(syms->funcs[i].name);
 	free(syms->funcs);
+	free(syms->func_index);
+	free(syms->func_index_hash);
 	free(syms->objects);
 	free(syms->sections);
 	memset(syms, 0, sizeof(*syms));
@@ -349,18 +379,17 @@ void elf_syms_free(struct elf_syms *syms)
 const struct elf_func *elf_syms_find_func(const struct elf_syms *syms,
 					  const char *name)
 {
-	uint32_t lo = 0, hi = syms->nr_funcs;
+	uint32_t h, j;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(syms->funcs[mid].name, name);
+	if (!syms->func_index)
+		return NULL;
+	h = name_hash(name);
+	for (j = h & syms->func_index_mask; syms->func_index[j];
+	     j = (j + 1) & syms->func_index_mask) {
+		const struct elf_func *f = &syms->funcs[syms->func_index[j] - 1];
 
-		if (!c)
-			return &syms->funcs[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (syms->func_index_hash[j] == h && !strcmp(f->name, name))
+			return f;
 	}
 	return NULL;
 }

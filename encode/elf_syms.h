@@ -26,7 +26,8 @@
  */
 struct elf_func {
 	char *name;			/* base name, without suffix */
-	uint64_t addr;			/* address of the first symbol */
+	uint64_t addr;			/* of the symbol named name itself, if any,
+					 * else of the first clone */
 	uint32_t nr_syms;
 	bool exact;			/* a symbol has the base name itself */
 	bool ambiguous;			/* symbols at different addresses */
@@ -55,8 +56,11 @@ struct elf_syms {
 	struct elf_section *sections;	/* [nr_sections], by index */
 	uint32_t nr_sections;
 	uint32_t percpu_shndx;		/* .data..percpu, or 0 */
-	struct elf_func *funcs;		/* sorted by name */
+	struct elf_func *funcs;		/* in symbol-table order */
 	uint32_t nr_funcs;
+	uint32_t *func_index;		/* hash of names: slot -> index + 1 */
+	uint32_t *func_index_hash;	/* slot -> the name's full hash */
+	uint32_t func_index_mask;
 	struct elf_object *objects;	/* sorted by (shndx, offset, name) */
 	uint32_t nr_objects;
 	uint32_t nr_kfuncs;

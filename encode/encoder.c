@@ -435,6 +435,8 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 	if (end > enc->nr_cus)
 		end = enc->nr_cus;
 	cu_encoder_start(&w->cu, btf);
+	w->cu.cand_ctx = enc->want_cands ? &enc->cand_ctx : NULL;
+	w->cu.cands = &enc->cands[k];
 	for (i = first; i < end && !err; i++) {
 		Dwarf_Die cu_die;
 
@@ -453,9 +455,9 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 			continue;
 		}
 		err = cu_encoder_encode(&w->cu, &cu_die);
-		if (!err && enc->want_cands && dwarf_tag(&cu_die) != DW_TAG_type_unit)
-			err = cand_collect_unit(&enc->cand_ctx, &w->cu, &cu_die,
-						&enc->cands[k]);
+		/* the unit's candidates were collected by its walk */
+		if (!err && enc->want_cands)
+			err = cand_add_markers(&enc->cands[k], btf);
 		w->cus++;
 	}
 	if (!err) {

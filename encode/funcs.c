@@ -593,8 +593,7 @@ static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
 	return err;
 }
 
-/* Adds the markers of the candidates collected since the last call. */
-static int add_markers(struct cand_list *l, struct btf *btf)
+int cand_add_markers(struct cand_list *l, struct btf *btf)
 {
 	char name[64];
 	int id;
@@ -614,29 +613,15 @@ static int add_markers(struct cand_list *l, struct btf *btf)
 	return 0;
 }
 
-int cand_collect_unit(const struct cand_ctx *ctx, struct cu_encoder *e,
-		      Dwarf_Die *cu_die, struct cand_list *l)
+int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
+		     Dwarf_Die *die, int tag, struct cand_list *l)
 {
-	bool want_funcs = ctx->features->funcs, want_vars =
-		ctx->features->vars || ctx->features->global_vars;
-	Dwarf_Die die;
-	int err = 0;
-
-	if ((!want_funcs && !want_vars) || dwarf_child(cu_die, &die))
+	/* most top-level DIEs are declarations: the abbreviation says so */
+	if (dwarf_hasattr(die, DW_AT_declaration))
 		return 0;
-	do {
-		switch (dwarf_tag(&die)) {
-		case DW_TAG_subprogram:
-			if (want_funcs)
-				err = collect_function(ctx, e, &die, l);
-			break;
-		case DW_TAG_variable:
-			if (want_vars)
-				err = collect_variable(ctx, e, &die, l);
-			break;
-		default:
-			break;
-		}
-	} while (!err && !dwarf_siblingof(&die, &die));
-	return err ? err : add_markers(l, e->btf);
+	if (tag == DW_TAG_subprogram)
+		return ctx->features->funcs ? collect_function(ctx, e, die, l) : 0;
+	if (!ctx->features->vars && !ctx->features->global_vars)
+		return 0;
+	return dwarf_hasattr(die, DW_AT_location) ? collect_variable(ctx, e, die, l) : 0;
 }

@@ -113,11 +113,18 @@ struct cand_ctx {
 };
 
 /*
- * Collects the candidates among the unit's top-level DIEs into l, after
- * cu_encoder_encode() of that unit (e encodes their types into the chunk
- * BTF), and adds their markers. Returns 0 or a negative errno.
+ * Called by the DIE walk (cu_encoder_encode) for each subprogram and
+ * variable at the unit's top level: adds it to l when it is a candidate,
+ * encoding its type into the chunk BTF through e. Returns 0 or a negative
+ * errno.
  */
-int cand_collect_unit(const struct cand_ctx *ctx, struct cu_encoder *e,
-		      Dwarf_Die *cu_die, struct cand_list *l);
+int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
+		     Dwarf_Die *die, int tag, struct cand_list *l);
+
+/*
+ * After a unit: adds the markers of the candidates collected since the
+ * last call to btf. Returns 0 or a negative errno.
+ */
+int cand_add_markers(struct cand_list *l, struct btf *btf);
 
 #endif
