@@ -62,10 +62,11 @@ $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a
 		-o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # CK_DEFAULT_TIMEOUT: the real-kernel cases sort 127k-type graphs many times.
-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-tests
+check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
 	CK_DEFAULT_TIMEOUT=600 BTFCANON=$(BUILD)/btfcanon \
 		$(BUILD)/btfcanon-tests
 	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
+	BTFCANON=$(BUILD)/btfcanon tests/pahole-dropin.sh
 
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
