@@ -309,11 +309,18 @@ static const char c_epilogue[] =
 	"#endif /* __VMLINUX_H__ */\n";
 
 /*
- * libbpf's btf_dump divides by a struct's alignment, which btf__align_of()
- * gives as 0 when a member has no alignment (type void, an INT or ENUM of
- * size 0): valid BTF to the parser, no C type, and a SIGFPE inside libbpf
- * 1.1 (found by tests/fuzz/fuzz_dump). Such a struct or union is refused
- * before btf_dump sees it. Returns 0 or -EINVAL after a message.
+ * Structs and unions btf_dump cannot write, refused before it sees them
+ * (both found by tests/fuzz/fuzz_dump):
+ *
+ *   - btf_dump divides by a struct's alignment, which btf__align_of()
+ *     gives as 0 when a member has no alignment (type void, an INT or ENUM
+ *     of size 0): valid BTF to the parser, no C type, and a SIGFPE inside
+ *     libbpf 1.1;
+ *   - a member that lies past the end of its struct (the kernel rejects
+ *     that too) makes btf_dump write one padding line per 64 bits of the
+ *     gap: an 800-byte input gave a 280 MB header.
+ *
+ * Returns 0 or -EINVAL after a message.
  */
 static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 			const struct bc_log *log)
@@ -324,15 +331,29 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 		const struct btf_type *t = bc_btf_local(btf, i);
 		uint32_t id = btf->start_id + i;
 
+		const char *kind = btf_kind(t) == BTF_KIND_STRUCT ? "struct" : "union";
+		uint32_t j;
+
 		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
 			continue;
-		if (btf__align_of(lbtf, id) > 0)
-			continue;
-		return bc_log_error(log, -EINVAL,
-				    "%s: type [%u] %s '%s' has a member without size or alignment; no C declaration for it",
-				    btf->path, id,
-				    btf_kind(t) == BTF_KIND_STRUCT ? "struct" : "union",
-				    bc_btf_str(btf, t->name_off));
+		if (btf__align_of(lbtf, id) <= 0)
+			return bc_log_error(log, -EINVAL,
+				"%s: type [%u] %s '%s' has a member without size or alignment; no C declaration for it",
+				btf->path, id, kind, bc_btf_str(btf, t->name_off));
+		for (j = 0; j < btf_vlen(t); j++) {
+			const struct btf_member *m = btf_members(t) + j;
+			uint64_t bits = btf_member_bitfield_size(t, j);
+
+			if (!bits)
+				bits = 8 * (uint64_t)btf__resolve_size(lbtf, m->type);
+			if (btf_member_bit_offset(t, j) + bits <= 8 * (uint64_t)t->size)
+				continue;
+			return bc_log_error(log, -EINVAL,
+				"%s: type [%u] %s '%s': member '%s' at bit %u lies past the end of its %u bytes",
+				btf->path, id, kind, bc_btf_str(btf, t->name_off),
+				bc_btf_str(btf, m->name_off),
+				btf_member_bit_offset(t, j), t->size);
+		}
 	}
 	return 0;
 }

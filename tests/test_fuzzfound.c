@@ -31,6 +31,8 @@ static const struct finding findings[] = {
 	  "canon: binary search over a NULL candidate array" },
 	{ "dump/void-member-align-zero", fuzz_dump_one,
 	  "dump -f c: SIGFPE in libbpf btf_dump on a struct with a void member" },
+	{ "dump/member-past-struct-end", fuzz_dump_one,
+	  "dump -f c: 280 MB of padding for a member 333 MB past its struct" },
 	{ "diff/qsort-null-no-entries", fuzz_diff_one,
 	  "diff: qsort(NULL, 0) for a type without entries" },
 	{ "diff/int-vlen-first-entry-name", fuzz_diff_one,
