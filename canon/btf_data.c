@@ -147,6 +147,19 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 			return bc_log_error(log, -EINVAL,
 				"%s: type [%u] has unknown kind %u", path,
 				btf->start_id + n, kind);
+		/*
+		 * vlen of a kind without entries must be 0 (a FUNC's is its
+		 * linkage, at most extern), as the kernel demands: downstream
+		 * code takes a nonzero vlen for entries (found by fuzz_diff).
+		 */
+		if (!bc_kinds[kind].vlen_entries &&
+		    bc_type_vlen(t) > (kind == BTF_KIND_FUNC ? BTF_FUNC_EXTERN : 0))
+			return bc_log_error(log, -EINVAL,
+				"%s: type [%u] %s has vlen %u; %s",
+				path, btf->start_id + n, bc_kinds[kind].name,
+				bc_type_vlen(t), kind == BTF_KIND_FUNC ?
+				"a FUNC's linkage is 0 (static), 1 (global) or 2 (extern)" :
+				"this kind has no entries and needs vlen 0");
 		words = bc_type_words(t);
 		if (words * 4 > len - off)
 			return bc_log_error(log, -EINVAL,

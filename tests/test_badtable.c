@@ -56,7 +56,7 @@ static const char source[] =
 enum {
 	HDR_MAGIC = 0, HDR_VERSION = 2, HDR_FLAGS = 3, HDR_HDR_LEN = 4,
 	HDR_TYPE_OFF = 8, HDR_TYPE_LEN = 12, HDR_STR_OFF = 16, HDR_STR_LEN = 20,
-	INT_NAME = 24, PTR_TYPE = 48, STRUCT_INFO = 56, NEXT_TYPE = 80,
+	INT_NAME = 24, INT_INFO = 28, PTR_TYPE = 48, STRUCT_INFO = 56, NEXT_TYPE = 80,
 };
 
 static char *in_scratch(const char *name)
@@ -208,6 +208,8 @@ static void make_btf_inputs(void)
 	/* [3] with 100 members where 2 are */
 	write_patched("vlen.btf", &good, STRUCT_INFO,
 		      BTF_KIND_STRUCT << 24 | 100, 4);
+	/* an INT with 3 entries: a kind that has none */
+	write_patched("int-vlen.btf", &good, INT_INFO, BTF_KIND_INT << 24 | 3, 4);
 	/* a member's type id out of range */
 	write_patched("member.btf", &good, NEXT_TYPE, 0x7fffffff, 4);
 	blob_free(&good);
@@ -314,6 +316,8 @@ static const struct bad_row rows[] = {
 	  "reference loop with no struct or union in it through type [2]" },
 	{ "vlen larger than the data", "sort", "vlen.btf", NULL, 1,
 	  "with vlen 100 needs" },
+	{ "vlen on a kind without entries", "sort", "int-vlen.btf", NULL, 1,
+	  "type [1] INT has vlen 3" },
 	{ "bad BTF, diff", "diff", "vlen.btf", NULL, 2, "with vlen 100 needs" },
 	/* ELF and DWARF */
 	{ "ELF cut at 16", "encode", "elf-cut16.o", NULL, 1, "not an ELF file" },
