@@ -205,7 +205,9 @@ START_TEST(test_alloc_failure)
 	n = fail_each_allocation(run_blob, &raw, path);
 	ck_assert_msg(n > 10, "%s: only %ld allocations: is the wrapper linked?",
 		      path, n);
-	fail_each_allocation(run_file, path, path);
+	fprintf(stderr, "faults: %s: each of %ld allocations failed in turn", path, n);
+	n = fail_each_allocation(run_file, path, path);
+	fprintf(stderr, ", and %ld of the reader\n", n);
 	blob_free(&raw);
 }
 END_TEST
