@@ -3,8 +3,9 @@
  * The parallel driver: CU list, chunks, workers, merge, dedup.
  *
  * The main thread lists the compile units (their DIE offsets) and cuts the
- * list into chunks of consecutive units, a fixed number per chunk (it does
- * not depend on -j). N workers then pull chunk numbers from one atomic
+ * list into chunks of consecutive units, their size a function of the
+ * number of units (ENCODE_CHUNKS; never of -j). N workers then pull chunk
+ * numbers from one atomic
  * cursor, in no particular order. Each worker owns its Dwarf handle (libdw
  * 0.188 is not built thread-safe) and its DIE map; for a chunk it makes a
  * fresh libbpf BTF, encodes the chunk's units into it in file order
@@ -103,7 +104,6 @@ void encode_opts_init(struct encode_opts *opts)
 
 	memset(opts, 0, sizeof(*opts));
 	opts->jobs = cpus > 0 ? cpus : 1;
-	opts->chunk_cus = ENCODE_CHUNK_CUS;
 	opts->features.floats = true;
 	opts->features.decl_tags = true;
 	opts->features.type_tags = true;
@@ -582,7 +582,14 @@ static int plan_chunks(struct encoder *enc)
 	uint64_t state = enc->opts->shuffle_seed * 0x9e3779b97f4a7c15ULL + 1;
 	uint32_t i;
 
-	enc->chunk_cus = enc->opts->chunk_cus ? enc->opts->chunk_cus : 1;
+	enc->chunk_cus = enc->opts->chunk_cus;
+	if (!enc->chunk_cus) {
+		enc->chunk_cus = (enc->nr_cus + ENCODE_CHUNKS - 1) / ENCODE_CHUNKS;
+		if (enc->chunk_cus > ENCODE_CHUNK_CUS_MAX)
+			enc->chunk_cus = ENCODE_CHUNK_CUS_MAX;
+		if (!enc->chunk_cus)
+			enc->chunk_cus = 1;
+	}
 	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
 	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
 	enc->results = calloc(enc->nr_chunks, sizeof(*enc->results));
