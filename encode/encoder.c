@@ -241,38 +241,13 @@ static Dwarf_Die *unit_die(Dwarf *dwarf, Dwarf_Off off, Dwarf_Die *die)
 	return dwarf_offdie(dwarf, off, die);
 }
 
-/* Size of the (decompressed) section name, 0 when there is none. */
-static size_t section_size(Elf *elf, const char *name)
+/* The next section after scn called name, or NULL. */
+static Elf_Scn *next_section_named(Elf *elf, Elf_Scn *scn, const char *name)
 {
-	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *sname;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		sname = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (!sname || strcmp(sname, name))
-			continue;
-		data = elf_getdata(scn, NULL);
-		return data ? data->d_size : 0;
-	}
-	return 0;
-}
-
-static unsigned int count_sections(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	unsigned int n = 0;
-	size_t shstrndx;
-
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		const char *sname;
@@ -280,8 +255,27 @@ static unsigned int count_sections(Elf *elf, const char *name)
 		if (gelf_getshdr(scn, &shdr) &&
 		    (sname = elf_strptr(elf, shstrndx, shdr.sh_name)) &&
 		    !strcmp(sname, name))
-			n++;
+			return scn;
 	}
+	return NULL;
+}
+
+/* Size of the (decompressed) section name, 0 when there is none. */
+static size_t section_size(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = next_section_named(elf, NULL, name);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+
+	return data ? data->d_size : 0;
+}
+
+static unsigned int count_sections(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	unsigned int n = 0;
+
+	while ((scn = next_section_named(elf, scn, name)))
+		n++;
 	return n;
 }
 
