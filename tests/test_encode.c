@@ -1215,7 +1215,7 @@ START_TEST(test_format_elf)
 {
 	const char *const elf_args[] = { "--format", "elf", NULL };
 	char *dir = scratch_dir(), *exe, *raw = NULL, *elf = NULL, *again = NULL;
-	char *run_argv[2], *sort_argv[6];
+	char *run_err, *run_argv[2], *sort_argv[6];
 	struct cmd_result r;
 	struct blob a, b;
 
@@ -1235,7 +1235,9 @@ START_TEST(test_format_elf)
 	run_argv[0] = elf;
 	run_argv[1] = NULL;
 	chmod(elf, 0755);
-	r = run_cmd(run_argv, path_join(dir, "run.err"));
+	run_err = path_join(dir, "run.err");
+	r = run_cmd(run_argv, run_err);
+	free(run_err);
 	ck_assert_msg(WIFEXITED(r.status),
 		      "the ELF written by --format elf does not run (status 0x%x)",
 		      r.status);
