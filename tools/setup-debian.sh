@@ -23,6 +23,6 @@ apt-get update
 apt-get install -y --no-install-recommends \
 	make gcc libc6-dev pkg-config \
 	libbpf-dev libelf-dev libdw-dev zlib1g-dev check \
-	bpftool clang llvm dwarves binutils elfutils python3 git \
+	bpftool clang llvm dwarves binutils elfutils python3 git time \
 	libclang-rt-14-dev \
 	$DEBUG_IMAGES
