@@ -21,7 +21,27 @@
 #include "cdecl.h"
 #include "types.h"
 
-#define MAX_EXPAND_DEPTH 32
+/*
+ * Whether to expand the anonymous body t here. Bounded three ways, since
+ * BTF from outside is not C (all found by tests/fuzz/fuzz_diff): no body
+ * inside itself (an anonymous struct reached again through a pointer), at
+ * most BC_CDECL_MAX_DEPTH levels, and at most BC_CDECL_MAX_BODIES bodies
+ * per declaration (32 levels of anonymous structs with two members of the
+ * next one each are 2^32 bodies, without a cycle).
+ */
+static bool may_expand(const struct bc_cdecl *c, const struct btf_type *t)
+{
+	uint32_t i;
+
+	if (!c->expand || bc_type_kind(t) == BTF_KIND_FWD ||
+	    c->depth >= BC_CDECL_MAX_DEPTH || c->bodies >= BC_CDECL_MAX_BODIES)
+		return false;
+	for (i = 0; i < c->depth; i++) {
+		if (c->expanding[i] == t)
+			return false;
+	}
+	return true;
+}
 
 static bool last_char_is(const struct bc_text *out, const char *set)
 {
@@ -57,8 +77,7 @@ static void base_name(struct bc_cdecl *c, const struct btf_type *t,
 	spaced(out, keyword);
 	if (*name) {
 		bc_text_printf(out, " %s", name);
-	} else if (c->expand && bc_type_kind(t) != BTF_KIND_FWD &&
-		   c->depth < MAX_EXPAND_DEPTH) {
+	} else if (may_expand(c, t)) {
 		bc_text_add(out, " ", 1);
 		bc_cdecl_body(c, t, out);
 	} else {
@@ -187,6 +206,8 @@ void bc_cdecl_type(struct bc_cdecl *c, uint32_t id, const char *name,
 {
 	size_t start = out->len;
 
+	if (!c->depth)
+		c->bodies = 0;	/* a new declaration */
 	prefix(c, id, out);
 	if (*name) {
 		if (out->len > start && !last_char_is(out, " *("))
@@ -202,6 +223,8 @@ void bc_cdecl_func(struct bc_cdecl *c, uint32_t proto_id, const char *name,
 	const struct btf_type *proto = bc_btf_type(c->btf, proto_id);
 	size_t start = out->len;
 
+	if (!c->depth)
+		c->bodies = 0;
 	if (!proto || bc_type_kind(proto) != BTF_KIND_FUNC_PROTO) {
 		bc_cdecl_type(c, proto_id, name, out);
 		return;
@@ -250,7 +273,14 @@ void bc_cdecl_body(struct bc_cdecl *c, const struct btf_type *t,
 		enum_body(c, t, out);
 		return;
 	}
-	c->depth++;
+	if (!c->depth)
+		c->bodies = 0;
+	if (c->depth >= BC_CDECL_MAX_DEPTH) {
+		bc_text_puts(out, "{...}");
+		return;
+	}
+	c->expanding[c->depth++] = t;
+	c->bodies++;
 	bc_text_printf(out, "/* size %u */ {", t->size);
 	for (i = 0; i < vlen; i++, m++) {
 		uint32_t bits = kflag ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;

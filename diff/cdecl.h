@@ -20,10 +20,16 @@
 #include "../canon/btf_data.h"
 #include "text.h"
 
+#define BC_CDECL_MAX_DEPTH 32	/* nesting of expanded bodies */
+#define BC_CDECL_MAX_BODIES 256	/* expanded bodies in one declaration */
+
 struct bc_cdecl {
 	const struct bc_btf *btf;
 	bool expand;		/* print anonymous bodies in full */
 	uint32_t depth;		/* nesting of expanded bodies (bounded) */
+	/* the bodies being expanded, outermost first: a cycle prints {...} */
+	const struct btf_type *expanding[BC_CDECL_MAX_DEPTH];
+	uint32_t bodies;	/* expanded so far in this declaration */
 };
 
 /* Appends the declaration of name (may be "") as type id. */
