@@ -415,12 +415,26 @@ END_TEST
 
 /* --- resources --- */
 
+/* Files a and b of the scratch directory are the same, and not empty. */
+static void assert_same_outputs(const char *a, const char *b)
+{
+	char path[256];
+	struct blob one, many;
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, a);
+	one = read_file(path);
+	snprintf(path, sizeof(path), "%s/%s", scratch, b);
+	many = read_file(path);
+	ck_assert_msg(one.size > 0 && blob_eq(&one, &many), "%s and %s differ", a, b);
+	blob_free(&one);
+	blob_free(&many);
+}
+
 /* -j far above the number of units gives the bytes -j1 gives. */
 START_TEST(test_jobs_above_units)
 {
 	const char *cli = getenv("BTFCANON");
-	char cmd[1024], a[128], b[128];
-	struct blob one, many;
+	char cmd[1024];
 
 	ck_assert_ptr_nonnull(cli);
 	snprintf(cmd, sizeof(cmd),
@@ -429,20 +443,8 @@ START_TEST(test_jobs_above_units)
 		 cli, scratch, scratch, cli, scratch, scratch, cli, scratch,
 		 scratch, cli, scratch, scratch);
 	ck_assert_int_eq(sh(cmd), 0);
-	snprintf(a, sizeof(a), "%s/j1.btf", scratch);
-	snprintf(b, sizeof(b), "%s/j1000.btf", scratch);
-	one = read_file(a);
-	many = read_file(b);
-	ck_assert(one.size > 0 && blob_eq(&one, &many));
-	blob_free(&one);
-	blob_free(&many);
-	snprintf(a, sizeof(a), "%s/j1-one.btf", scratch);
-	snprintf(b, sizeof(b), "%s/j64-one.btf", scratch);
-	one = read_file(a);
-	many = read_file(b);
-	ck_assert(one.size > 0 && blob_eq(&one, &many));
-	blob_free(&one);
-	blob_free(&many);
+	assert_same_outputs("j1.btf", "j1000.btf");
+	assert_same_outputs("j1-one.btf", "j64-one.btf");
 }
 END_TEST
 
