@@ -318,20 +318,116 @@ static const char c_epilogue[] =
  *     libbpf 1.1;
  *   - a member that lies past the end of its struct (the kernel rejects
  *     that too) makes btf_dump write one padding line per 64 bits of the
- *     gap: an 800-byte input gave a 280 MB header.
+ *     gap: an 800-byte input gave a 280 MB header. Holes between members
+ *     and at the end are padded the same way, so a hole is bounded by
+ *     MAX_HOLE_BYTES; real structs pad to a cache line or a page.
  *
  * Returns 0 or -EINVAL after a message.
  */
+/*
+ * The kth type t holds by value, or 0 when it has no more: members of
+ * structs and unions, array elements, what modifiers and typedefs name.
+ * Pointers and prototypes hold nothing by value.
+ */
+static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return k < btf_vlen(t) ? btf_members(t)[k].type : 0;
+	case BTF_KIND_ARRAY:
+		return k ? 0 : btf_array(t)->type;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return k ? 0 : t->type;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A struct that contains itself by value (through members, arrays,
+ * typedefs) has no size: libbpf's btf__align_of() recurses on it until the
+ * stack overflows (found by tests/fuzz/fuzz_dump). The parser lets loops
+ * through structs pass, as pointers make them legal; this finds the ones
+ * without a pointer, by a depth-first walk over by-value references with
+ * the types on the current path marked. Linear in types and members.
+ * Returns 0, -ENOMEM, or -EINVAL after a message.
+ */
+static int check_by_value_cycles(const struct bc_btf *btf,
+				 const struct bc_log *log)
+{
+	enum { UNSEEN, ON_PATH, DONE };
+	struct frame { uint32_t idx, next; } *path;
+	uint8_t *state = calloc(btf->nr_types ? btf->nr_types : 1, 1);
+	uint32_t root, depth;
+	int err = 0;
+
+	path = malloc((btf->nr_types ? btf->nr_types : 1) * sizeof(*path));
+	if (!state || !path) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (root = 0; root < btf->nr_types && !err; root++) {
+		if (state[root] != UNSEEN)
+			continue;
+		state[root] = ON_PATH;
+		path[0] = (struct frame){ root, 0 };
+		depth = 1;
+		while (depth && !err) {
+			struct frame *f = &path[depth - 1];
+			uint32_t id = by_value_ref(bc_btf_local(btf, f->idx), f->next++);
+			uint32_t idx = id - btf->start_id;
+
+			if (!id) {
+				/* 0: a void member, or past the last entry */
+				if (f->next <= btf_vlen(bc_btf_local(btf, f->idx)))
+					continue;
+				state[f->idx] = DONE;
+				depth--;
+				continue;
+			}
+			if (id < btf->start_id || state[idx] == DONE)
+				continue;
+			if (state[idx] == ON_PATH) {
+				const struct btf_type *t = bc_btf_local(btf, idx);
+
+				err = bc_log_error(log, -EINVAL,
+					"%s: type [%u] %s '%s' contains itself by value (no pointer on the way): it has no size and no C declaration",
+					btf->path, id, bc_kinds[btf_kind(t)].name,
+					bc_btf_str(btf, t->name_off));
+				break;
+			}
+			state[idx] = ON_PATH;
+			path[depth++] = (struct frame){ idx, 0 };
+		}
+	}
+out:
+	free(path);
+	free(state);
+	return err;
+}
+
+#define MAX_HOLE_BYTES (64 * 1024)
+
 static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 			const struct bc_log *log)
 {
 	uint32_t i;
+	int err = check_by_value_cycles(btf, log);
+
+	if (err)
+		return err;
 
 	for (i = 0; i < btf->nr_types; i++) {
 		const struct btf_type *t = bc_btf_local(btf, i);
 		uint32_t id = btf->start_id + i;
 
 		const char *kind = btf_kind(t) == BTF_KIND_STRUCT ? "struct" : "union";
+		uint64_t end = 0;	/* bits: the furthest member end so far */
 		uint32_t j;
 
 		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
@@ -344,16 +440,31 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 			const struct btf_member *m = btf_members(t) + j;
 			uint64_t bits = btf_member_bitfield_size(t, j);
 
+			uint64_t at = btf_member_bit_offset(t, j);
+
 			if (!bits)
 				bits = 8 * (uint64_t)btf__resolve_size(lbtf, m->type);
-			if (btf_member_bit_offset(t, j) + bits <= 8 * (uint64_t)t->size)
-				continue;
-			return bc_log_error(log, -EINVAL,
-				"%s: type [%u] %s '%s': member '%s' at bit %u lies past the end of its %u bytes",
-				btf->path, id, kind, bc_btf_str(btf, t->name_off),
-				bc_btf_str(btf, m->name_off),
-				btf_member_bit_offset(t, j), t->size);
+			if (at + bits > 8 * (uint64_t)t->size)
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] %s '%s': member '%s' at bit %llu lies past the end of its %u bytes",
+					btf->path, id, kind, bc_btf_str(btf, t->name_off),
+					bc_btf_str(btf, m->name_off),
+					(unsigned long long)at, t->size);
+			if (at > end + 8 * MAX_HOLE_BYTES)
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] %s '%s': a hole of %llu bytes before member '%s' (more than %u): the header would pad it line by line",
+					btf->path, id, kind, bc_btf_str(btf, t->name_off),
+					(unsigned long long)(at - end) / 8,
+					bc_btf_str(btf, m->name_off), MAX_HOLE_BYTES);
+			if (at + bits > end)
+				end = at + bits;
 		}
+		if (8 * (uint64_t)t->size > end + 8 * MAX_HOLE_BYTES)
+			return bc_log_error(log, -EINVAL,
+				"%s: type [%u] %s '%s': a hole of %llu bytes at its end (more than %u): the header would pad it line by line",
+				btf->path, id, kind, bc_btf_str(btf, t->name_off),
+				(unsigned long long)(8 * (uint64_t)t->size - end) / 8,
+				MAX_HOLE_BYTES);
 	}
 	return 0;
 }
