@@ -312,10 +312,10 @@ static const char c_epilogue[] =
  * Structs and unions btf_dump cannot write, refused before it sees them
  * (both found by tests/fuzz/fuzz_dump):
  *
- *   - btf_dump divides by a struct's alignment, which btf__align_of()
- *     gives as 0 when a member has no alignment (type void, an INT or ENUM
- *     of size 0): valid BTF to the parser, no C type, and a SIGFPE inside
- *     libbpf 1.1;
+ *   - btf_dump divides by the alignment of each member's type, which
+ *     btf__align_of() gives as 0 or less for void, an INT or ENUM of size
+ *     0, a FWD or a function: valid BTF to the parser, no C type, and a
+ *     SIGFPE inside libbpf 1.1;
  *   - a member that lies past the end of its struct (the kernel rejects
  *     that too) makes btf_dump write one padding line per 64 bits of the
  *     gap: an 800-byte input gave a 280 MB header. Holes between members
@@ -432,16 +432,22 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 
 		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
 			continue;
-		if (btf__align_of(lbtf, id) <= 0)
-			return bc_log_error(log, -EINVAL,
-				"%s: type [%u] %s '%s' has a member without size or alignment; no C declaration for it",
-				btf->path, id, kind, bc_btf_str(btf, t->name_off));
 		for (j = 0; j < btf_vlen(t); j++) {
 			const struct btf_member *m = btf_members(t) + j;
 			uint64_t bits = btf_member_bitfield_size(t, j);
 
 			uint64_t at = btf_member_bit_offset(t, j);
 
+			/*
+			 * Each member, not only the struct: btf__align_of()
+			 * calls a struct packed (1) at its first misaligned
+			 * member without looking at the rest.
+			 */
+			if (btf__align_of(lbtf, m->type) <= 0)
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] %s '%s': member '%s' has a type without size or alignment (void, a declaration, a function); no C declaration for it",
+					btf->path, id, kind, bc_btf_str(btf, t->name_off),
+					bc_btf_str(btf, m->name_off));
 			if (!bits)
 				bits = 8 * (uint64_t)btf__resolve_size(lbtf, m->type);
 			if (at + bits > 8 * (uint64_t)t->size)

@@ -33,6 +33,8 @@ static const struct finding findings[] = {
 	  "dump -f c: SIGFPE in libbpf btf_dump on a struct with a void member" },
 	{ "dump/member-past-struct-end", fuzz_dump_one,
 	  "dump -f c: 280 MB of padding for a member 333 MB past its struct" },
+	{ "dump/member-fwd-align-zero", fuzz_dump_one,
+	  "dump -f c: SIGFPE on a FWD member after a misaligned one" },
 	{ "dump/struct-contains-itself", fuzz_dump_one,
 	  "dump -f c: libbpf's btf__align_of recursed on a by-value cycle" },
 	{ "dump/huge-tail-hole", fuzz_dump_one,
