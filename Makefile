@@ -4,6 +4,7 @@
 #   make check      build and run every test (unit, property, real inputs)
 #   make asan       the tests under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the tests and tools under ThreadSanitizer (build-tsan/)
+#   make tsan-check the parallel encoder's tests under ThreadSanitizer
 #   make fuzz       build and run the fuzz targets (tests/fuzz/fuzz.mk)
 #   make install    install into $(DESTDIR)$(PREFIX)
 
