@@ -61,34 +61,44 @@ static int canonicalize(struct bc_btf **btf, const struct bc_btf *base,
 	return 0;
 }
 
+/*
+ * Encodes path's DWARF, over the base (in->base, already loaded) when
+ * there is one: a module's split BTF, as `btfcanon encode --btf_base`.
+ */
 static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 			struct bc_input *in, const struct bc_log *log)
 {
 	struct canon_opts copts = { .order = opts->order, .resolve_fwds = true };
 	struct encode_opts eopts;
 	struct encode_stats stats;
-	struct btf *encoded = NULL;
+	struct btf *encoded = NULL, *base = NULL;
 	const void *raw;
 	__u32 raw_size;
 	int err;
 
-	if (opts->base_path)
-		return bc_log_error(log, -EOPNOTSUPP,
-			"%s: has no .BTF section, and encoding split BTF from DWARF over --base is not supported; encode it first",
-			path);
 	encode_opts_init(&eopts);
+	if (in->base) {
+		base = btf__new(in->base->data, in->base->size);
+		if (!base)
+			return bc_log_error(log, -errno ? -errno : -EINVAL,
+					    "%s: libbpf rejects the base BTF",
+					    in->base->path);
+		eopts.base = base;
+	}
 	err = encode_file(path, &eopts, &encoded, &stats, log);
 	if (err)
-		return err;
+		goto out;
 	raw = btf__raw_data(encoded, &raw_size);
 	if (!raw)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	else
-		err = bc_btf_parse(raw, raw_size, NULL, path, log, &in->btf);
-	btf__free(encoded);
+		err = bc_btf_parse(raw, raw_size, in->base, path, log, &in->btf);
 	if (!err)
-		err = canonicalize(&in->btf, NULL, &copts, path, log);
+		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	in->encoded = true;
+out:
+	btf__free(encoded);
+	btf__free(base);
 	return err;
 }
 

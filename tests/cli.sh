@@ -565,6 +565,26 @@ check_diff_dwarf() {
 }
 run_case "diff and dump of DWARF-only objects" check_diff_dwarf
 
+# A module's DWARF with --base: encoded as split BTF over the base, so the
+# base's types are not repeated and ids go on from the base's.
+check_diff_dwarf_split() {
+	run 0 gcc -g -O2 -c "$work/in/base.c" -o base.o
+	run 0 gcc -g -O2 -c "$work/in/mod.c" -o mod.o
+	run 0 "$BTFCANON" encode base.o -o base.btf
+	run 0 "$BTFCANON" encode --btf_base base.btf mod.o -o mod.btf
+	run 0 "$BTFCANON" diff --base base.btf mod.o mod.o
+	run 0 "$BTFCANON" diff --base base.btf mod.o mod.btf
+	run 0 "$BTFCANON" dump -f raw --base base.btf mod.o -o mod.txt
+	grep -qF "STRUCT 'mod_dev'" mod.txt || die "no struct mod_dev in the split dump"
+	grep -qF "STRUCT 'device'" mod.txt && die "struct device repeated over the base"
+	run 0 "$BTFCANON" dump -f raw --base base.btf mod.btf -o want.txt
+	cmp -s mod.txt want.txt || die "on-the-fly split BTF differs from encode --btf_base"
+	# the other way round: a change the base does not have
+	run 1 "$BTFCANON" diff --base base.btf base.o mod.o
+	stdout_has "mod_dev"
+}
+run_case "diff and dump of a module's DWARF over --base" check_diff_dwarf_split
+
 # The git recipe of btfcanon(1): textconv shows .btf changes as C.
 check_git_textconv() {
 	command -v git > /dev/null || die "git not found"
