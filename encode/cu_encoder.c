@@ -344,6 +344,8 @@ static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 			return 0;
 		return 1;
 	case DW_TAG_array_type:
+		if (e->features->flat_arrays)
+			return 1;
 		if (!dwarf_child(die, &child)) {
 			do {
 				if (dwarf_tag(&child) == DW_TAG_subrange_type)
@@ -1145,6 +1147,23 @@ static uint32_t subrange_count(Dwarf_Die *sub)
 	return upper >= lower ? upper - lower + 1 : 0;
 }
 
+/* The elements of all of a multi-dimensional array's dimensions, for flat_arrays. */
+static uint32_t flat_count(Dwarf_Die *die)
+{
+	uint64_t n = 1;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child))
+		return 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_subrange_type)
+			n *= subrange_count(&child);
+		if (n > UINT32_MAX)
+			n = UINT32_MAX;
+	} while (!dwarf_siblingof(&child, &child));
+	return n;
+}
+
 static int emit_array(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
 	uint32_t dims = die_type_count(e, die), elem, index, i = 0;
@@ -1157,6 +1176,9 @@ static int emit_array(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 		err = array_index_id(e, &index);
 	if (err)
 		return err;
+	if (e->features->flat_arrays)
+		return expect_id(e, die, btf__add_array(e->btf, index, elem,
+							flat_count(die)), id);
 	has_child = !dwarf_child(die, &child);
 	if (has_child) {
 		do {

@@ -54,6 +54,7 @@
 struct encoder {
 	const char *path;
 	const struct encode_opts *opts;
+	struct encode_features features;	/* opts', and flat_arrays over a flat base */
 	const struct bc_log *log;
 	Dwarf_Off *cu_offs;		/* CU DIE offsets, in file order */
 	uint32_t nr_cus;
@@ -610,6 +611,29 @@ static int plan_chunks(struct encoder *enc)
 	return 0;
 }
 
+/*
+ * Whether base writes multi-dimensional arrays flat, as pahole does: it
+ * has arrays, and no ARRAY of an ARRAY. A vmlinux has multi-dimensional
+ * arrays (struct kvm_vcpu_arch, struct xa_node), so an answer of yes means
+ * pahole made it; a base with no arrays at all is not taken as flat.
+ */
+static bool base_arrays_flat(const struct btf *base)
+{
+	uint32_t n = btf__type_cnt(base), arrays = 0, id;
+	const struct btf_type *t, *elem;
+
+	for (id = 1; id < n; id++) {
+		t = btf__type_by_id(base, id);
+		if (!btf_is_array(t))
+			continue;
+		arrays++;
+		elem = btf__type_by_id(base, btf_array(t)->type);
+		if (elem && btf_is_array(elem))
+			return false;
+	}
+	return arrays > 0;
+}
+
 int encode_file(const char *path, const struct encode_opts *opts,
 		struct btf **out, struct encode_stats *stats,
 		const struct bc_log *log)
@@ -628,6 +652,9 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	atomic_init(&enc.first_error, 0);
 	atomic_init(&enc.error_owner, -1);
 	elf_version(EV_CURRENT);
+	enc.features = opts->features;
+	if (opts->base && base_arrays_flat(opts->base))
+		enc.features.flat_arrays = true;
 
 	t0 = now_sec(CLOCK_MONOTONIC);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
@@ -643,7 +670,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		/* libelf is not thread-safe: the symbol table is read before the workers run */
 		err = elf_syms_read(dwarf_getelf(h.dwarf), path, &enc.syms, log);
 		enc.cand_ctx.syms = &enc.syms;
-		enc.cand_ctx.features = &opts->features;
+		enc.cand_ctx.features = &enc.features;
 		enc.cand_ctx.nr_regs = elf_syms_param_regs(&enc.syms,
 							   &enc.cand_ctx.regs);
 	}
@@ -659,7 +686,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	for (i = 0; i < jobs; i++) {
 		workers[i].enc = &enc;
 		workers[i].index = i;
-		err = cu_encoder_init(&workers[i].cu, path, &opts->features, NULL);
+		err = cu_encoder_init(&workers[i].cu, path, &enc.features, NULL);
 		if (!err && opts->base)
 			err = copy_base(opts->base, &workers[i].base);
 		if (err)
@@ -757,7 +784,7 @@ join:
 
 		t0 = now_sec(CLOCK_MONOTONIC);
 		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
-				  &opts->features, &selected, &stats->select, log);
+				  &enc.features, &selected, &stats->select, log);
 		if (err)
 			goto out;
 		btf__free(merged);

@@ -33,6 +33,14 @@ struct encode_features {
 	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
+	/*
+	 * A multi-dimensional array as one ARRAY of all its elements, as
+	 * pahole writes it (int a[2][3] -> int[6]), instead of nested ARRAYs
+	 * as in C. Not a pahole feature name: --flat-arrays, and on by itself
+	 * for split BTF over a base whose arrays are all flat (pahole's), so
+	 * that the module's types match the base's and are not repeated.
+	 */
+	bool flat_arrays;
 };
 
 /*

@@ -95,6 +95,8 @@ static void usage(FILE *out)
 "  --features-strict  unknown feature names are an error\n"
 "  --lang_exclude=rust  skip Rust compile units\n"
 "  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
+"  --flat-arrays   int a[2][3] as one ARRAY of 6, as pahole writes it (on\n"
+"                  by itself over a --btf_base whose arrays are all flat)\n"
 "  --verbose       list the functions left out, with the rule, one a line\n"
 "  --order=kind|name, --stats  as for sort\n"
 "\n"
@@ -260,6 +262,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
 	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
+	       OPT_FLAT_ARRAYS,
 	       OPT_VERBOSE, OPT_BASE };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
@@ -272,6 +275,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "shuffle-cus", required_argument, NULL, OPT_SHUFFLE },
 		{ "chunk-cus", required_argument, NULL, OPT_CHUNK },
 		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "flat-arrays", no_argument, NULL, OPT_FLAT_ARRAYS },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "btf_base", required_argument, NULL, OPT_BASE },
@@ -280,7 +284,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL;
-	bool strict = false;
+	bool strict = false, flat = false;
 	char *end;
 	int c;
 
@@ -349,6 +353,9 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 				return -EINVAL;
 			}
 			break;
+		case OPT_FLAT_ARRAYS:
+			flat = true;
+			break;
 		case OPT_NO_CACHE:
 			args->encode.no_type_cache = true;
 			break;
@@ -383,6 +390,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	if (features &&
 	    encode_features_parse(features, strict, &args->encode.features, log))
 		return -EINVAL;
+	args->encode.features.flat_arrays = flat;
 	return 0;
 }
 
