@@ -435,6 +435,16 @@ const struct elf_object *elf_syms_find_object(const struct elf_syms *syms,
 	return NULL;
 }
 
+void elf_syms_call_abi(const struct elf_syms *syms, struct call_abi *abi)
+{
+	memset(abi, 0, sizeof(*abi));
+	abi->nr_regs = elf_syms_param_regs(syms, &abi->regs);
+	abi->sret_in_first_reg = syms->machine == EM_X86_64;
+	abi->big_by_reference = syms->machine == EM_AARCH64;
+	abi->pair_even = syms->machine == EM_AARCH64;
+	abi->pair_spill_ends = syms->machine == EM_AARCH64;
+}
+
 unsigned int elf_syms_param_regs(const struct elf_syms *syms,
 				 const uint8_t **regs)
 {

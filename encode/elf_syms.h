@@ -93,6 +93,26 @@ const struct elf_object *elf_syms_find_object(const struct elf_syms *syms,
 					      const char *name);
 
 /*
+ * How a machine passes integer arguments: the registers, in order, as
+ * DWARF register numbers (x86-64: rdi rsi rdx rcx r8 r9), and the rules
+ * for what does not fit one register (funcs.c param_slots).
+ */
+struct call_abi {
+	const uint8_t *regs;
+	unsigned int nr_regs;		/* 0: machine not known, no checks */
+	bool sret_in_first_reg;		/* a returned aggregate over 16 bytes: its
+					 * address in regs[0] (x86-64; AArch64 uses x8) */
+	bool big_by_reference;		/* an aggregate over 16 bytes goes by address,
+					 * in one register (AArch64); else in memory */
+	bool pair_even;			/* a 16-byte-aligned pair starts at an even
+					 * register (AArch64) */
+	bool pair_spill_ends;		/* a pair that does not fit ends the
+					 * registers (AArch64); else they stay usable */
+};
+
+void elf_syms_call_abi(const struct elf_syms *syms, struct call_abi *abi);
+
+/*
  * Calling-convention registers for the first parameters, as DWARF register
  * numbers (x86-64: rdi rsi rdx rcx r8 r9). Returns how many; 0 when the
  * machine is not known (no register checks then).

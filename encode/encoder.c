@@ -671,8 +671,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		err = elf_syms_read(dwarf_getelf(h.dwarf), path, &enc.syms, log);
 		enc.cand_ctx.syms = &enc.syms;
 		enc.cand_ctx.features = &enc.features;
-		enc.cand_ctx.nr_regs = elf_syms_param_regs(&enc.syms,
-							   &enc.cand_ctx.regs);
+		elf_syms_call_abi(&enc.syms, &enc.cand_ctx.abi);
 	}
 	if (err)
 		goto out;

@@ -330,14 +330,12 @@ static bool die_flag(Dwarf_Die *die, unsigned int name)
 
 /* Which of proto's parameters a concrete instance's parameter stands for. */
 static int param_index(Dwarf_Die *param, const Dwarf_Off *proto_params,
-		       unsigned int nr, unsigned int ordinal, bool concrete)
+		       unsigned int nr)
 {
 	Dwarf_Attribute mem;
 	Dwarf_Die origin;
 	unsigned int i;
 
-	if (!concrete)
-		return ordinal;
 	if (!dwarf_attr(param, DW_AT_abstract_origin, &mem) ||
 	    !dwarf_formref_die(&mem, &origin))
 		return -1;
@@ -347,13 +345,111 @@ static int param_index(Dwarf_Die *param, const Dwarf_Off *proto_params,
 	return -1;
 }
 
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
-		  unsigned int nr_regs, uint32_t *flags, uint64_t *addr)
+/*
+ * What the calling convention does with a value of type t (a parameter's,
+ * or the return type): the integer registers it takes (0: none, in memory
+ * or in floating-point registers), and whether it is an aggregate over 16
+ * bytes. Integers, pointers and enums up to 8 bytes take one register,
+ * 16-byte integers two; floats take none. Aggregates up to 8 bytes take
+ * one, up to 16 two; larger ones none, or one where they go by address
+ * (AArch64). Aggregates are not classified member by member: one that
+ * holds floats is counted as integers (the kernel has none).
+ */
+static unsigned int value_regs(Dwarf_Die *t, const struct call_abi *abi,
+			       bool *big, unsigned int *align)
+{
+	Dwarf_Word size, enc;
+	Dwarf_Attribute mem;
+	int depth;
+
+	*big = false;
+	*align = 1;
+	for (depth = 0; depth < 16; depth++) {
+		switch (dwarf_tag(t)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+			if (!die_type(t, t))
+				return 1;
+			continue;
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+			if (dwarf_aggregate_size(t, &size))
+				return 1;
+			*align = natural_align(t);
+			if (size > 16) {
+				*big = true;
+				return abi->big_by_reference ? 1 : 0;
+			}
+			return (size + 7) / 8;
+		case DW_TAG_base_type:
+			if (dwarf_attr(t, DW_AT_encoding, &mem) &&
+			    !dwarf_formudata(&mem, &enc) &&
+			    (enc == DW_ATE_float || enc == DW_ATE_complex_float))
+				return 0;
+			if (!dwarf_aggregate_size(t, &size) && size > 8) {
+				*align = 16;
+				return 2;
+			}
+			return 1;
+		default:
+			return 1;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The integer register each declared parameter starts in, by the calling
+ * convention: slot[i] is an index into abi->regs, or -1 for a parameter in
+ * memory or in floating-point registers; width[i] the registers it takes.
+ * A returned aggregate over 16 bytes takes the first register on x86-64
+ * (its address); a pair that does not fit goes to memory.
+ */
+static void param_slots(Dwarf_Die *proto, const struct call_abi *abi,
+			int *slot, uint8_t *width, unsigned int max)
+{
+	unsigned int next = 0, n = 0, regs, align;
+	Dwarf_Die child, type;
+	bool big;
+
+	if (abi->sret_in_first_reg && die_type(proto, &type) &&
+	    value_regs(&type, abi, &big, &align) == 0 && big)
+		next = 1;
+	if (dwarf_child(proto, &child))
+		return;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		if (n >= max)
+			break;
+		regs = die_type(&child, &type) ? value_regs(&type, abi, &big, &align) : 1;
+		slot[n] = -1;
+		width[n] = regs;
+		if (regs == 2 && abi->pair_even && align >= 16)
+			next += next & 1;
+		if (regs && next + regs <= abi->nr_regs) {
+			slot[n] = next;
+			next += regs;
+		} else if (regs && abi->pair_spill_ends) {
+			next = abi->nr_regs;
+		}
+		n++;
+	} while (!dwarf_siblingof(&child, &child));
+}
+
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		  uint32_t *flags, uint64_t *addr)
 {
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
+	int slot[MAX_INSPECT_PARAMS];
+	uint8_t width[MAX_INSPECT_PARAMS];
 	uint64_t seen = 0;
-	unsigned int nr = 0, ordinal = 0;
-	bool uncertain = false, concrete = proto != fn;
+	unsigned int nr = 0;
+	bool uncertain = false;
 	Dwarf_Addr pc;
 	Dwarf_Die child;
 
@@ -365,7 +461,12 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
 	}
 	if (die_flag(fn, DW_AT_external))
 		*flags |= CAND_EXTERNAL;
-	/* the declared parameters: names, and types past the registers */
+	for (nr = 0; nr < MAX_INSPECT_PARAMS; nr++)
+		slot[nr] = -1;
+	if (abi->nr_regs)
+		param_slots(proto, abi, slot, width, MAX_INSPECT_PARAMS);
+	/* the declared parameters: names, and packed structs on the stack */
+	nr = 0;
 	if (!dwarf_child(proto, &child)) {
 		do {
 			Dwarf_Attribute mem;
@@ -374,42 +475,50 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
 				continue;
 			if (!dwarf_attr_integrate(&child, DW_AT_name, &mem))
 				*flags |= CAND_UNNAMED_PARAM;
-			if (nr >= nr_regs)
+			/* pahole's rule: by position, past the registers */
+			if (abi->nr_regs && nr >= abi->nr_regs)
 				uncertain |= param_uncertain(&child);
 			if (nr < MAX_INSPECT_PARAMS)
 				params[nr] = dwarf_dieoffset(&child);
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
 	}
-	if (uncertain && nr_regs && nr >= nr_regs)
+	if (uncertain)
 		*flags |= CAND_UNCERTAIN_LOC;
 	if (nr > MAX_INSPECT_PARAMS)
 		nr = MAX_INSPECT_PARAMS;
-	if (!(*flags & CAND_HAS_CODE) || dwarf_child(fn, &child))
-		return;
 	/*
-	 * Where the code keeps them. A concrete instance names its parameters
-	 * by abstract origin, and GCC sometimes lists one twice: the first
-	 * counts.
+	 * Where the code keeps them, checked as pahole does only in a concrete
+	 * instance (an out-of-line copy of a function also inlined, or a
+	 * clone): its parameters name their declaration by abstract origin,
+	 * GCC sometimes lists one twice (the first counts), and what the
+	 * compiler changed shows. Only parameters in one register are checked:
+	 * a pair's location is made of pieces.
 	 */
+	if (!(*flags & CAND_HAS_CODE) ||
+	    dwarf_dieoffset(proto) == dwarf_dieoffset(fn) || dwarf_child(fn, &child))
+		return;
 	do {
 		Dwarf_Attribute loc;
-		int idx, reg;
+		int idx, reg, expected;
 
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
-		idx = param_index(&child, params, nr, ordinal++, concrete);
-		if (idx < 0 || idx >= (int)nr_regs || (seen >> idx) & 1)
+		idx = param_index(&child, params, nr);
+		if (idx < 0 || (seen >> idx) & 1)
 			continue;
 		seen |= 1ULL << idx;
 		if (!dwarf_attr(&child, DW_AT_location, &loc)) {
 			*flags |= CAND_OPTIMIZED_PARAM;
 			continue;
 		}
-		reg = param_reg(&loc, regs[idx]);
+		if (slot[idx] < 0 || width[idx] != 1)
+			continue;
+		expected = abi->regs[slot[idx]];
+		reg = param_reg(&loc, expected);
 		if (reg < 0)
 			*flags |= CAND_OPTIMIZED_PARAM;
-		else if (reg != regs[idx])
+		else if (reg != expected)
 			*flags |= CAND_UNEXPECTED_REG;
 	} while (!dwarf_siblingof(&child, &child));
 }
@@ -528,7 +637,7 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 	if (!dwarf_attr(fn, DW_AT_abstract_origin, &mem) ||
 	    !dwarf_formref_die(&mem, &origin))
 		origin = *fn;
-	func_inspect(fn, &origin, ctx->regs, ctx->nr_regs, &flags, &addr);
+	func_inspect(fn, &origin, &ctx->abi, &flags, &addr);
 	err = cu_encoder_proto_id(e, &origin, &proto);
 	if (err)
 		return err;

@@ -11,8 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf_syms.h"
+
 struct btf;
-struct elf_syms;
 struct cu_encoder;
 struct encode_features;
 
@@ -89,13 +90,12 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
 /*
  * Inspects a subprogram DIE fn whose declared prototype is proto (fn
  * itself, or its abstract origin): its address, whether every parameter
- * has a name, and where the parameters live (regs: the calling
- * convention's DWARF register numbers for the first nr_regs parameters).
- * Sets *flags (enum cand_flag) and *addr. Never fails: what cannot be
- * read is not flagged.
+ * has a name, and whether each parameter the calling convention abi puts
+ * in one integer register is in that register at entry. Sets *flags (enum
+ * cand_flag) and *addr. Never fails: what cannot be read is not flagged.
  */
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const uint8_t *regs,
-		  unsigned int nr_regs, uint32_t *flags, uint64_t *addr);
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		  uint32_t *flags, uint64_t *addr);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or
@@ -108,8 +108,7 @@ bool var_static_addr(Dwarf_Die *var, uint64_t *addr);
 struct cand_ctx {
 	const struct elf_syms *syms;
 	const struct encode_features *features;
-	const uint8_t *regs;		/* calling convention, elf_syms_param_regs() */
-	unsigned int nr_regs;
+	struct call_abi abi;		/* elf_syms_call_abi() */
 };
 
 /*

@@ -13,7 +13,9 @@
  * The function is left out when
  *  - its name has ELF symbols at different addresses (SKIP_AMBIGUOUS_ADDR);
  *  - a definition has a parameter outside its calling-convention register
- *    (SKIP_UNEXPECTED_REG): callers pass it elsewhere than BTF says;
+ *    (SKIP_UNEXPECTED_REG): callers pass it elsewhere than BTF says. The
+ *    registers are counted as the ABI does (funcs.c param_slots): a 16-byte
+ *    struct takes two, a bigger one none, a returned big struct the first;
  *  - a definition takes a packed struct by value past the register
  *    parameters (SKIP_UNCERTAIN_LOC): where it lies is not known;
  *  - two definitions' prototypes differ (SKIP_INCONSISTENT): parameter

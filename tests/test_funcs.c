@@ -11,6 +11,9 @@
  *	ambiguous	same_fn, one prototype at two addresses: no FUNC
  *	weak		pick: the strong definition's prototype
  *	clone		clone_me.constprop/.isra: matched to clone_me
+ *	abi		struct, __int128 and double parameters, a big struct
+ *			returned: the later parameters' registers as the
+ *			convention says, none "unexpected"
  *	percpu		VARs and one DATASEC by offset; global_var adds .data
  *	decl_tags	clang's btf_decl_tag on a function, parameter, variable
  *	kfuncs		.BTF_ids set8 ranges: bpf_kfunc, bpf_fastcall
@@ -214,6 +217,35 @@ START_TEST(weak_strong)
 }
 END_TEST
 
+/*
+ * abi.c's functions keep the calling convention (they are external), so
+ * every parameter is where x86-64 puts it: counting one register per
+ * parameter would call `after` misplaced in each of them.
+ */
+START_TEST(abi)
+{
+	static const char *const names[] = {
+		"abi_pair_arg", "abi_big_arg", "abi_int128_arg",
+		"abi_double_arg", "abi_big_ret",
+	};
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+	char skipped[64];
+	size_t k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		snprintf(skipped, sizeof(skipped), "function %s skipped", names[k]);
+		ck_assert_msg(!strstr(cap->text, skipped), "%s %s: %s",
+			      variants[_i].cc, variants[_i].opt, cap->text);
+		ck_assert_msg(find(btf, names[k], BTF_KIND_FUNC) > 0,
+			      "%s %s: no FUNC %s", variants[_i].cc,
+			      variants[_i].opt, names[k]);
+	}
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
 /* Does the object's symbol table have clone_me only as a clone? */
 static bool only_clones(const char *obj)
 {
@@ -401,6 +433,7 @@ Suite *funcs_suite(void)
 		{ "ambiguous", ambiguous },
 		{ "weak_strong", weak_strong },
 		{ "clone", clone },
+		{ "abi", abi },
 		{ "percpu", percpu },
 		{ "decl_tags", decl_tags },
 		{ "kfuncs", kfuncs },
