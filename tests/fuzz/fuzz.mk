@@ -21,7 +21,10 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/tests/fuzz/targets.o \
 		$(FUZZ_BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_BUILD)/tests/fuzz/targets.o $(FUZZ_BUILD)/libbtfcanon.a $(LDLIBS)
+		$(filter %.o,$^) $(FUZZ_BUILD)/libbtfcanon.a $(LDLIBS)
+
+# fuzz_encode mutates inside the DWARF sections, not the whole ELF file
+$(FUZZ_BUILD)/fuzz_encode: $(FUZZ_BUILD)/tests/fuzz/dwarf_mutator.o
 
 fuzz-build:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
