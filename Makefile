@@ -7,6 +7,8 @@
 #   make tsan-check the parallel encoder's tests under ThreadSanitizer
 #   make fuzz       build and run the fuzz targets (tests/fuzz/fuzz.mk)
 #   make install    install into $(DESTDIR)$(PREFIX)
+#   make kernel-build-check  Linux 6.12 built with btfcanon-pahole and checked
+#                   (docs/kernel-build.md; about 10-25 minutes, needs root)
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -114,9 +116,13 @@ install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
 	install -D -m 0755 $(BUILD)/btfcanon-pahole $(DESTDIR)$(PREFIX)/bin/btfcanon-pahole
 	install -D -m 0644 tools/btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon.1
 
+# Not in check nor CI: two kernel builds.
+kernel-build-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
+	BTFCANON_PAHOLE=$(abspath $(BUILD))/btfcanon-pahole tools/kernel-build/run.sh 6.12
+
 include tests/fuzz/fuzz.mk
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
 
-.PHONY: all check asan tsan tsan-check install clean
+.PHONY: all check asan tsan tsan-check install clean kernel-build-check
