@@ -125,8 +125,8 @@ if [ "${CHECK_ONLY:-0}" = 1 ]; then
 else
 	install_packages
 	mkdir -p "$work"
-	if [ -n "${BTFCANON_PAHOLE:-}" ]; then
-		say "btfcanon: $drop_in (BTFCANON_PAHOLE)"
+	if [ "${drop_in#"$repo"/}" = "$drop_in" ]; then
+		say "btfcanon: $drop_in (BTFCANON_PAHOLE, not built from this tree)"
 	else
 		say "btfcanon: $drop_in, $(git -C "$repo" describe --always --dirty 2>/dev/null)"
 		git -C "$repo" status --short --untracked-files=no 2>/dev/null | sed 's/^/  uncommitted: /'
