@@ -128,8 +128,11 @@ else
 	if [ "${drop_in#"$repo"/}" = "$drop_in" ]; then
 		say "btfcanon: $drop_in (BTFCANON_PAHOLE, not built from this tree)"
 	else
-		say "btfcanon: $drop_in, $(git -C "$repo" describe --always --dirty 2>/dev/null)"
-		git -C "$repo" status --short --untracked-files=no 2>/dev/null | sed 's/^/  uncommitted: /'
+		# a git checkout names its commit; an exported tree cannot
+		say "btfcanon: $drop_in," \
+			"$(git -C "$repo" describe --always --dirty 2>/dev/null || echo 'not a git checkout')"
+		{ git -C "$repo" status --short --untracked-files=no 2>/dev/null || true; } |
+			sed 's/^/  uncommitted: /'
 	fi
 	say "host $(uname -r), $(gcc --version | head -1), Debian pahole $(pahole --version)," \
 		"$(nproc) cpus"
