@@ -849,6 +849,32 @@ static int ref_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	return da_type_id(e, &da, id);
 }
 
+/*
+ * Atomic and immutable types (no BTF kind) and type-unit stubs (a
+ * DW_AT_signature) stand for another DIE, whose id type_id_of() finds by
+ * recursing into it (through ref_type_id() when target is NULL). Real
+ * DWARF chains these a few deep at most; a longer chain is a loop, as in
+ * an atomic type that is its own DW_AT_type, and is refused before it
+ * overflows the stack.
+ */
+#define MAX_STAND_IN_DEPTH 32
+
+static int stand_in_type_id(struct cu_encoder *e, Dwarf_Die *die,
+			    Dwarf_Die *target, uint32_t *id)
+{
+	int err;
+
+	if (e->stand_in_depth >= MAX_STAND_IN_DEPTH) {
+		dwarf_errno();	/* an earlier libdw error is not the cause */
+		return die_error(e, die, -ELOOP,
+			"atomic, immutable or type-unit stub types that refer to each other in a loop");
+	}
+	e->stand_in_depth++;
+	err = target ? type_id_of(e, target, id) : ref_type_id(e, die, id);
+	e->stand_in_depth--;
+	return err;
+}
+
 /* Id of a type DIE, reserving it (and queueing it) on first use. */
 static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 {
@@ -869,7 +895,7 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	case DW_TAG_atomic_type:
 	case DW_TAG_immutable_type:
 		/* no BTF kind: stands for its underlying type */
-		return ref_type_id(e, die, id);
+		return stand_in_type_id(e, die, NULL, id);
 	case DW_TAG_unspecified_type:
 		*id = 0;
 		return 0;
@@ -889,7 +915,7 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 			    !dwarf_formref_die(&sig, &def))
 				return die_error(e, die, -EINVAL,
 					"type unit signature that names no type unit");
-			return type_id_of(e, &def, id);
+			return stand_in_type_id(e, die, &def, id);
 		}
 		break;
 	default:

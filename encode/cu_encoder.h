@@ -35,6 +35,7 @@ struct cu_encoder {
 	uint32_t nr_tags, tags_cap;
 	uint32_t next_id;			/* next id to reserve */
 	uint32_t array_index_id;		/* arrays' index int, 0 until needed */
+	uint32_t stand_in_depth;		/* type_id_of()'s recursion, see there */
 	Dwarf_Off cu_off;			/* the CU being encoded */
 	uint64_t dies;				/* DIEs visited */
 	uint64_t types;				/* types emitted */

@@ -51,6 +51,10 @@ static const struct finding findings[] = {
 	  "encode: memcpy(NULL, 0) appending a type without extra words" },
 	{ "encode/memcpy-null-no-types", fuzz_encode_one,
 	  "encode: memcpy(NULL, 0) assembling an output without types" },
+	{ "encode/atomic-type-loop", fuzz_encode_one,
+	  "encode: stack overflow on atomic types that are their own DW_AT_type" },
+	{ "encode/type-signature-loop", fuzz_encode_one,
+	  "encode: stack overflow on a DW_AT_signature stub naming itself" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
