@@ -1327,24 +1327,39 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	return 0;
 }
 
-/* Is the enum's underlying type unsigned? (DWARF 3+ names it.) */
-static bool enum_is_unsigned(struct die_attrs *da)
+/*
+ * Is the enum's underlying type unsigned? (DWARF 3+ names it.) Follows
+ * typedefs and const types to the base type, at most MAX_STAND_IN_DEPTH
+ * of them: more is a loop (a typedef of itself). Returns 0 and sets
+ * *is_unsigned (false when nothing says so), or a negative errno after a
+ * message naming the enum.
+ */
+static int enum_is_unsigned(struct cu_encoder *e, struct die_attrs *da,
+			    bool *is_unsigned)
 {
 	Dwarf_Attribute mem, *a = da_get(da, DA_TYPE, DW_AT_type);
+	unsigned int hops = 0;
 	Dwarf_Die type;
 	Dwarf_Word enc;
 
+	*is_unsigned = false;
 	if (!a || !dwarf_formref_die(a, &type))
-		return false;
+		return 0;
 	while (dwarf_tag(&type) == DW_TAG_typedef ||
 	       dwarf_tag(&type) == DW_TAG_const_type) {
+		if (++hops > MAX_STAND_IN_DEPTH) {
+			dwarf_errno();	/* an earlier libdw error is not the cause */
+			return die_error(e, da->die, -ELOOP,
+				"its underlying type's typedefs or const types refer to each other in a loop");
+		}
 		if (!dwarf_attr(&type, DW_AT_type, &mem) ||
 		    !dwarf_formref_die(&mem, &type))
-			return false;
+			return 0;
 	}
-	return !die_udata(&type, DW_AT_encoding, &enc) &&
-	       (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char ||
-		enc == DW_ATE_boolean);
+	*is_unsigned = !die_udata(&type, DW_AT_encoding, &enc) &&
+		       (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char ||
+			enc == DW_ATE_boolean);
+	return 0;
 }
 
 static int enumerator_value(struct die_attrs *en, bool is_unsigned,
@@ -1394,7 +1409,9 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 	if (da_load(e, &da, die))
 		return -EINVAL;
-	is_unsigned = enum_is_unsigned(&da);
+	err = enum_is_unsigned(e, &da, &is_unsigned);
+	if (err)
+		return err;
 	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
 	wide = size > 4 && e->features->enum64;
 	if (da_flag(&da, DA_DECLARATION, DW_AT_declaration) ||

@@ -55,6 +55,8 @@ static const struct finding findings[] = {
 	  "encode: stack overflow on atomic types that are their own DW_AT_type" },
 	{ "encode/type-signature-loop", fuzz_encode_one,
 	  "encode: stack overflow on a DW_AT_signature stub naming itself" },
+	{ "encode/typedef-loop-enum-type", fuzz_encode_one,
+	  "encode: endless loop on an enum whose underlying typedef is its own" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
