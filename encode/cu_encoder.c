@@ -1731,8 +1731,18 @@ int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
 {
 	uint32_t slot;
-	int err;
+	int err, tag = dwarf_tag(fn);
 
+	/* funcs.c passes a function's DW_AT_abstract_origin, when it has one */
+	if (tag != DW_TAG_subprogram) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "named as a function's abstract origin, but its tag 0x%x is not a subprogram",
+			 tag);
+		dwarf_errno();	/* an earlier libdw error is not the cause */
+		return die_error(e, fn, -EINVAL, what);
+	}
 	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
 		return -ENOMEM;
 	slot = die_map_slot(e->map, fn->addr);

@@ -57,6 +57,8 @@ static const struct finding findings[] = {
 	  "encode: stack overflow on a DW_AT_signature stub naming itself" },
 	{ "encode/typedef-loop-enum-type", fuzz_encode_one,
 	  "encode: endless loop on an enum whose underlying typedef is its own" },
+	{ "encode/abstract-origin-not-subprogram", fuzz_encode_one,
+	  "encode: a FUNC whose abstract origin is a struct, invalid BTF out" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
