@@ -41,6 +41,12 @@ struct encode_features {
 	 * that the module's types match the base's and are not repeated.
 	 */
 	bool flat_arrays;
+	/*
+	 * Split BTF over a distilled base [distilled_base]: not the
+	 * encoder's business (it always encodes over the full base); the
+	 * writer distills the result (canon/distill.h) for an ELF output.
+	 */
+	bool distilled_base;
 };
 
 /*

@@ -10,8 +10,8 @@
  * Every name pahole knows, each mapped onto a field of struct
  * encode_features. reproducible_build needs nothing: btfcanon's output is
  * always reproducible. encode_force (skip bad symbols instead of failing)
- * is what btfcanon always does. distilled_base is accepted and ignored:
- * libbpf 1.1.2 cannot distill a base.
+ * is what btfcanon always does. distilled_base is for the writer of split
+ * BTF (canon/distill.c); like pahole, it applies to ELF output only.
  */
 struct feature {
 	const char *name;
@@ -34,7 +34,7 @@ static const struct feature features[] = {
 	{ "decl_tag_kfuncs", FIELD(kfunc_tags), true },
 	{ "reproducible_build", NO_FIELD, false },
 	{ "global_var", FIELD(global_vars), false },
-	{ "distilled_base", NO_FIELD, false },
+	{ "distilled_base", FIELD(distilled_base), false },
 };
 
 static void enable(struct encode_features *f, const struct feature *feat)

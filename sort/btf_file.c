@@ -359,9 +359,10 @@ static int copy_file(const char *path, int out_fd, mode_t *mode,
 	return err;
 }
 
-/* Rewrites the .BTF section of the ELF open on fd; layout stays ours. */
-static int rewrite_btf_section(int fd, const char *path, const void *data,
-			       size_t size, const struct bc_log *log)
+/* Rewrites the section (.BTF) of the ELF open on fd; layout stays ours. */
+static int rewrite_btf_section(int fd, const char *path, const char *section,
+			       const void *data, size_t size,
+			       const struct bc_log *log)
 {
 	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
 	GElf_Shdr shdr;
@@ -376,17 +377,17 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 		goto out;
 	}
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	scn = find_section(elf, ".BTF", &shdr);
+	scn = find_section(elf, section, &shdr);
 	if (!scn) {
 		err = bc_log_error(log, -ENOENT,
-				   "%s: ELF file has no .BTF section to replace",
-				   path);
+				   "%s: ELF file has no %s section to replace",
+				   path, section);
 		goto out;
 	}
 	if (shdr.sh_flags & SHF_COMPRESSED) {
 		err = bc_log_error(log, -EOPNOTSUPP,
-				   "%s: cannot rewrite a compressed .BTF section in place",
-				   path);
+				   "%s: cannot rewrite a compressed %s section in place",
+				   path, section);
 		goto out;
 	}
 	if (size > shdr.sh_size) {
@@ -394,8 +395,9 @@ static int rewrite_btf_section(int fd, const char *path, const void *data,
 
 		if (shdr.sh_flags & SHF_ALLOC) {
 			err = bc_log_error(log, -ENOSPC,
-				"%s: the canonical .BTF (%zu bytes) is larger than the loaded .BTF section (%llu bytes), which cannot grow in place; write it with -o instead",
-				path, size, (unsigned long long)shdr.sh_size);
+				"%s: the canonical %s (%zu bytes) is larger than the loaded %s section (%llu bytes), which cannot grow in place; write it with -o instead",
+				path, section, size, section,
+				(unsigned long long)shdr.sh_size);
 			goto out;
 		}
 		if (elf_content_end(elf, &end)) {
@@ -433,17 +435,19 @@ out:
 }
 
 /*
- * Writes to out_fd a copy of the ELF file src with one more section, .BTF
- * holding data, and the section name table extended by its name. Every
+ * Writes to out_fd a copy of the ELF file src with one more section (.BTF
+ * or .BTF.base) holding data, and the section name table extended by its
+ * name. Every
  * other byte keeps its offset: the new name table, .BTF and the section
  * headers go after the end of the old contents. (A new ELF is written
  * rather than a copy edited with ELF_C_RDWR: libelf 0.188 gives a section
  * added to a file it has read a header from past the end of its array.)
  */
 static int write_elf_adding_btf(const char *src, int out_fd, mode_t *mode,
-				const void *data, size_t size,
-				const struct bc_log *log)
+				const char *section, const void *data,
+				size_t size, const struct bc_log *log)
 {
+	size_t name_size = strlen(section) + 1;
 	Elf *in = NULL, *out = NULL;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
@@ -494,16 +498,16 @@ static int write_elf_adding_btf(const char *src, int out_fd, mode_t *mode,
 			     from ? from->d_size : 0;
 		to->d_buf = shdr.sh_type == SHT_NOBITS || !from ? NULL : from->d_buf;
 		if (elf_ndxscn(scn) == shstrndx) {
-			/* the names, and ".BTF" after them, in the new place */
-			names = malloc(to->d_size + sizeof(".BTF"));
+			/* the names, and the new one after them, in the new place */
+			names = malloc(to->d_size + name_size);
 			if (!names) {
 				err = -ENOMEM;
 				goto out;
 			}
 			memcpy(names, to->d_buf, to->d_size);
-			memcpy(names + to->d_size, ".BTF", sizeof(".BTF"));
+			memcpy(names + to->d_size, section, name_size);
 			to->d_buf = names;
-			to->d_size += sizeof(".BTF");
+			to->d_size += name_size;
 			shdr.sh_offset = end;
 			shdr.sh_size = to->d_size;
 			end += to->d_size;
@@ -538,7 +542,7 @@ static int write_elf_adding_btf(const char *src, int out_fd, mode_t *mode,
 
 			if (!gelf_getshdr(elf_getscn(out, shstrndx), &str))
 				goto libelf_error;
-			shdr.sh_name = str.sh_size - sizeof(".BTF");
+			shdr.sh_name = str.sh_size - name_size;
 		}
 		if (!gelf_update_shdr(btf, &shdr))
 			goto libelf_error;
@@ -550,8 +554,8 @@ static int write_elf_adding_btf(const char *src, int out_fd, mode_t *mode,
 		goto libelf_error;
 	goto out;
 libelf_error:
-	err = bc_log_error(log, -EINVAL, "%s: cannot write a copy with .BTF: %s",
-			   src, elf_errmsg(-1));
+	err = bc_log_error(log, -EINVAL, "%s: cannot write a copy with %s: %s",
+			   src, section, elf_errmsg(-1));
 out:
 	elf_end(out);
 	elf_end(in);
@@ -574,6 +578,26 @@ static bool file_has_section(const char *path, const char *name)
 	return has;
 }
 
+/*
+ * Writes to fd (a temporary file, mode into *mode) a copy of src whose
+ * section (.BTF, .BTF.base) holds data: replaced, or added when may_add.
+ */
+static int elf_write_with_section(const char *src, int fd, mode_t *mode,
+				  const char *section, const void *data,
+				  size_t size, bool may_add,
+				  const struct bc_log *log)
+{
+	int err;
+
+	if (may_add && !file_has_section(src, section))
+		return write_elf_adding_btf(src, fd, mode, section, data, size,
+					    log);
+	err = copy_file(src, fd, mode, log);
+	if (!err)
+		err = rewrite_btf_section(fd, src, section, data, size, log);
+	return err;
+}
+
 /* Copies src to a temporary file beside dst, puts data in its .BTF, renames. */
 static int elf_copy_with_btf(const char *src, const char *dst, const void *data,
 			     size_t size, bool may_add, const struct bc_log *log)
@@ -590,13 +614,8 @@ static int elf_copy_with_btf(const char *src, const char *dst, const void *data,
 	fd = open_temp_beside(dst, &tmp_path, log);
 	if (fd < 0)
 		return fd;
-	if (may_add && !file_has_section(src, ".BTF")) {
-		err = write_elf_adding_btf(src, fd, &mode, data, size, log);
-	} else {
-		err = copy_file(src, fd, &mode, log);
-		if (!err)
-			err = rewrite_btf_section(fd, src, data, size, log);
-	}
+	err = elf_write_with_section(src, fd, &mode, ".BTF", data, size, may_add,
+				     log);
 	return commit_temp(fd, tmp_path, dst, mode, err, log);
 }
 
@@ -611,4 +630,93 @@ int bc_file_write_elf_with_btf(const char *input, const char *output,
 			       const struct bc_log *log)
 {
 	return elf_copy_with_btf(input, output, data, size, true, log);
+}
+
+int bc_file_write_elf_with_btf_base(const char *input, const char *output,
+				    const void *btf, size_t btf_size,
+				    const void *base, size_t base_size,
+				    const struct bc_log *log)
+{
+	char *tmp_path, *mid_path;
+	mode_t mode = 0644, mid_mode = 0644;
+	int fd, mid_fd, err;
+
+	elf_version(EV_CURRENT);
+	if (is_special_output(output))
+		return bc_log_error(log, -EINVAL,
+				    "%s: not a regular file; an ELF output must be one",
+				    output);
+	/* input + .BTF into mid, mid + .BTF.base into tmp, tmp renamed to output */
+	mid_fd = open_temp_beside(output, &mid_path, log);
+	if (mid_fd < 0)
+		return mid_fd;
+	err = elf_write_with_section(input, mid_fd, &mid_mode, ".BTF", btf,
+				     btf_size, true, log);
+	if (close(mid_fd) && !err)
+		err = bc_log_error(log, -errno, "%s: cannot write: %s", mid_path,
+				   strerror(errno));
+	if (err)
+		goto out;
+	fd = open_temp_beside(output, &tmp_path, log);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	err = elf_write_with_section(mid_path, fd, &mode, ".BTF.base", base,
+				     base_size, true, log);
+	err = commit_temp(fd, tmp_path, output, mid_mode, err, log);
+out:
+	unlink(mid_path);
+	free(mid_path);
+	return err;
+}
+
+int bc_file_read_btf_base(const char *path, void **data, size_t *size,
+			  const struct bc_log *log)
+{
+	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
+	unsigned char magic[4];
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	Elf *elf = NULL;
+	int fd, err = 0;
+
+	*data = NULL;
+	*size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
+				    strerror(errno));
+	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, elf_magic, 4))
+		goto out;	/* raw BTF: no sections */
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = bc_log_error(log, -EINVAL, "%s: not a valid ELF file: %s",
+				   path, elf_errmsg(-1));
+		goto out;
+	}
+	scn = find_section(elf, ".BTF.base", &shdr);
+	if (!scn)
+		goto out;
+	if (shdr.sh_type == SHT_NOBITS ||
+	    ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) ||
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf || !d->d_size) {
+		err = bc_log_error(log, -EINVAL,
+				   "%s: cannot read its .BTF.base section: %s",
+				   path, elf_errmsg(-1));
+		goto out;
+	}
+	*data = malloc(d->d_size);
+	if (!*data) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(*data, d->d_buf, d->d_size);
+	*size = d->d_size;
+out:
+	elf_end(elf);
+	close(fd);
+	return err;
 }

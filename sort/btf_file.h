@@ -56,4 +56,22 @@ int bc_file_write_elf_with_btf(const char *input, const char *output,
 			       const void *data, size_t size,
 			       const struct bc_log *log);
 
+/*
+ * As bc_file_write_elf_with_btf(), with a second section: .BTF.base
+ * holding base (a distilled base; .BTF is split BTF over it). Both are
+ * replaced or added; output appears whole or not at all.
+ */
+int bc_file_write_elf_with_btf_base(const char *input, const char *output,
+				    const void *btf, size_t btf_size,
+				    const void *base, size_t base_size,
+				    const struct bc_log *log);
+
+/*
+ * Reads the .BTF.base section (a distilled base) of the ELF file path into
+ * *data (malloc'd). Returns 0 with *data NULL when path is raw BTF or has
+ * no such section, or a negative errno after a message naming the file.
+ */
+int bc_file_read_btf_base(const char *path, void **data, size_t *size,
+			  const struct bc_log *log);
+
 #endif

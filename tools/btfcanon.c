@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 
 #include "../canon/canon.h"
+#include "../canon/distill.h"
 #include "../diff/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
@@ -78,6 +79,9 @@ static void usage(FILE *out)
 "  diff [--json|--stat] [--base FILE] OLD NEW\n"
 "      Semantic diff of two BTFs: types, members, enumerators, functions,\n"
 "      variables. Exit 0 equal, 1 different, 2 error, like diff(1).\n"
+"  relocate --base NEWBASE [--distilled-base FILE] MODULE -o OUTPUT\n"
+"      Move MODULE's split BTF, made over a distilled base (.BTF.base),\n"
+"      onto NEWBASE as the kernel does at load time; raw split BTF out.\n"
 "\n"
 "Options of sort:\n"
 "  --order=kind    kind, vlen, name, members, then references (default)\n"
@@ -98,6 +102,9 @@ static void usage(FILE *out)
 "  --flat-arrays   int a[2][3] as one ARRAY of 6, as pahole writes it (on\n"
 "                  by itself over a --btf_base whose arrays are all flat)\n"
 "  --verbose       list the functions left out, with the rule, one a line\n"
+"  --distilled-base F  with --btf_base and raw output: write split BTF over a\n"
+"                  distilled base, and that base to F (as --features\n"
+"                  distilled_base does for --format elf: .BTF.base)\n"
 "  --order=kind|name, --stats  as for sort\n"
 "\n"
 "  -h, --help      this text\n"
@@ -253,6 +260,7 @@ struct encode_args {
 	bool stats;
 	bool verbose;
 	const char *base;		/* --btf_base: split BTF over it */
+	const char *distilled_out;	/* --distilled-base: its raw file */
 	struct encode_opts encode;
 	struct canon_opts canon;
 };
@@ -263,7 +271,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
 	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
 	       OPT_FLAT_ARRAYS,
-	       OPT_VERBOSE, OPT_BASE };
+	       OPT_VERBOSE, OPT_BASE, OPT_DISTILLED };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
@@ -280,6 +288,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "btf_base", required_argument, NULL, OPT_BASE },
 		{ "base", required_argument, NULL, OPT_BASE },
+		{ "distilled-base", required_argument, NULL, OPT_DISTILLED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -340,6 +349,9 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		case OPT_BASE:
 			args->base = optarg;
 			break;
+		case OPT_DISTILLED:
+			args->distilled_out = optarg;
+			break;
 		case OPT_SHUFFLE:
 			args->encode.shuffle = true;
 			args->encode.shuffle_seed = strtoull(optarg, NULL, 0);
@@ -391,6 +403,14 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	    encode_features_parse(features, strict, &args->encode.features, log))
 		return -EINVAL;
 	args->encode.features.flat_arrays = flat;
+	if (args->distilled_out) {
+		if (args->elf || !args->base || !args->output) {
+			fprintf(stderr,
+				"btfcanon encode: --distilled-base needs --btf_base, -o and raw output\n");
+			return -EINVAL;
+		}
+		args->encode.features.distilled_base = true;
+	}
 	return 0;
 }
 
@@ -407,6 +427,48 @@ static void print_select_stats(const struct encode_stats *es)
 		if (s->skipped[why])
 			fprintf(stderr, "    skipped: %u, %s\n", s->skipped[why],
 				select_skip_reason(why));
+}
+
+/*
+ * Split BTF over a distilled base: res (split over the full base of
+ * parsed) distilled, then written as .BTF and .BTF.base of an ELF copy,
+ * or as two raw files (-o and --distilled-base).
+ */
+static int write_distilled(const struct encode_args *args,
+			   const struct bc_btf *parsed,
+			   const struct canon_result *res,
+			   const struct bc_log *log)
+{
+	struct distill_result dr = { 0 };
+	struct bc_btf *split = NULL;
+	int err;
+
+	err = bc_btf_parse(res->raw, res->raw_size, parsed->base, args->input,
+			   log, &split);
+	if (!err)
+		err = bc_distill(split, args->canon.order, &dr, log);
+	if (err)
+		goto out;
+	if (args->elf)
+		err = bc_file_write_elf_with_btf_base(args->input, args->output,
+						      dr.split_raw, dr.split_size,
+						      dr.base_raw, dr.base_size,
+						      log);
+	else
+		err = bc_file_write_atomic(args->distilled_out, dr.base_raw,
+					   dr.base_size, log) ?:
+		      bc_file_write_atomic(args->output, dr.split_raw,
+					   dr.split_size, log);
+	if (!err && args->stats)
+		fprintf(stderr,
+			"  distilled base: %u of the base's types reached, %u kept "
+			"(%u as stubs), %u copied into the split part; %zu + %zu bytes\n",
+			dr.stats.base_types, dr.stats.kept, dr.stats.stubs,
+			dr.stats.moved, dr.base_size, dr.split_size);
+out:
+	bc_distill_result_deinit(&dr);
+	bc_btf_free(split);
+	return err;
 }
 
 static int cmd_encode(int argc, char **argv, const struct bc_log *log)
@@ -457,7 +519,11 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_canon = now_sec();
-	if (args.output && args.elf)
+	/* as pahole: distilled for an ELF output (or a named base file) only */
+	if (base && args.encode.features.distilled_base &&
+	    ((args.elf && args.output) || args.distilled_out))
+		err = write_distilled(&args, parsed, &res, log);
+	else if (args.output && args.elf)
 		err = bc_file_write_elf_with_btf(args.input, args.output, res.raw,
 						 res.raw_size, log);
 	else if (args.output)
@@ -500,6 +566,90 @@ out:
 	return err ? 1 : 0;
 }
 
+static int cmd_relocate(int argc, char **argv, const struct bc_log *log)
+{
+	enum { OPT_BASE = 256, OPT_DISTILLED, OPT_ORDER };
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "btf_base", required_argument, NULL, OPT_BASE },
+		{ "distilled-base", required_argument, NULL, OPT_DISTILLED },
+		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *base_path = NULL, *distilled_path = NULL, *output = NULL;
+	struct bc_btf *base = NULL, *dist = NULL, *split = NULL;
+	enum bc_order order = BC_ORDER_KIND;
+	enum bc_file_format format;
+	struct relocate_stats stats;
+	void *data = NULL, *raw = NULL;
+	size_t size, raw_size;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BASE:
+			base_path = optarg;
+			break;
+		case OPT_DISTILLED:
+			distilled_path = optarg;
+			break;
+		case OPT_ORDER:
+			if (bc_order_parse(optarg, &order)) {
+				fprintf(stderr,
+					"btfcanon relocate: unknown order '%s' (kind or name)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !base_path || !output) {
+		fprintf(stderr,
+			"btfcanon relocate: usage: relocate --base NEWBASE [--distilled-base FILE] MODULE -o OUTPUT\n");
+		return 2;
+	}
+	err = bc_file_load_btf(base_path, NULL, &base, &format, log);
+	if (err)
+		goto out;
+	if (distilled_path) {
+		err = bc_file_load_btf(distilled_path, NULL, &dist, &format, log);
+	} else {
+		err = bc_file_read_btf_base(argv[optind], &data, &size, log);
+		if (!err && !data)
+			err = bc_log_error(log, -ENOENT,
+				"%s: no .BTF.base section: its BTF is not split over a "
+				"distilled base (encode with --features ...,distilled_base "
+				"and --format elf), or give the base with --distilled-base",
+				argv[optind]);
+		if (!err)
+			err = bc_btf_parse(data, size, NULL, argv[optind], log, &dist);
+	}
+	if (!err)
+		err = bc_file_load_btf(argv[optind], dist, &split, &format, log);
+	if (!err)
+		err = bc_relocate(split, base, order, &raw, &raw_size, &stats, log);
+	if (!err)
+		err = bc_file_write_atomic(output, raw, raw_size, log);
+out:
+	free(raw);
+	free(data);
+	bc_btf_free(split);
+	bc_btf_free(dist);
+	bc_btf_free(base);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int verbosity = 0;
@@ -526,6 +676,8 @@ int main(int argc, char **argv)
 		return bc_cmd_dump(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "diff"))
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "relocate"))
+		return cmd_relocate(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",
 		argv[1]);
 	return 2;
