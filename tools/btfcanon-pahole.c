@@ -20,6 +20,8 @@
  *      type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
  *      --lang_exclude=rust      (MODULE_PAHOLE_FLAGS: distilled_base,
  *                                for external modules only)
+ *   (each --btf_features adds to the earlier ones, as in pahole; with
+ *   distilled_base a module gets .BTF.base and .BTF over it)
  *
  * Without --btf_encode_detached the BTF goes into the input's .BTF
  * section, replaced or added, as pahole does: through $LLVM_OBJCOPY (the
@@ -50,6 +52,7 @@ struct pahole_args {
 	bool encode;			/* -J */
 	const char *jobs;		/* -j[N]: "" for all CPUs */
 	const char *features;		/* --btf_features / _strict */
+	char features_buf[512];		/* several of them, joined */
 	bool strict;
 	const char *detached;		/* --btf_encode_detached=FILE */
 	const char *base;		/* --btf_base FILE */
@@ -118,7 +121,22 @@ static int parse(int argc, char **argv, struct pahole_args *a)
 			a->jobs = optarg ? optarg : "";
 			break;
 		case OPT_FEATURES:
-			a->features = optarg;
+			/* pahole enables every feature of every --btf_features */
+			if (a->features && strlen(a->features) + strlen(optarg) + 2 <=
+					   sizeof(a->features_buf)) {
+				if (a->features != a->features_buf)
+					snprintf(a->features_buf,
+						 sizeof(a->features_buf), "%s",
+						 a->features);
+				strcat(a->features_buf, ",");
+				strcat(a->features_buf, optarg);
+				a->features = a->features_buf;
+			} else if (!a->features) {
+				a->features = optarg;
+			} else {
+				fprintf(stderr, "btfcanon-pahole: --btf_features lists too long\n");
+				return -EINVAL;
+			}
 			break;
 		case OPT_STRICT:
 			a->strict = true;
@@ -266,29 +284,31 @@ static int run(const char *const *argv, bool quiet)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Puts the raw BTF in btf into elf's .BTF section, replacing or adding it. */
-static int write_section(const char *elf, const char *btf)
+/* Puts the raw BTF in btf into elf's section name, replacing or adding it. */
+static int write_section(const char *elf, const char *name, const char *btf)
 {
 	const char *objcopy = getenv("LLVM_OBJCOPY");
 	char section[PATH_MAX + 8];
 	const char *argv[] = { objcopy && *objcopy ? objcopy : "objcopy",
 			       "--update-section", section, elf, NULL };
 
-	snprintf(section, sizeof(section), ".BTF=%s", btf);
+	snprintf(section, sizeof(section), "%s=%s", name, btf);
 	/* objcopy warns when later sections' load addresses move: not ours */
 	if (!run(argv, true))
 		return 0;
 	argv[1] = "--add-section";
 	if (!run(argv, false))
 		return 0;
-	fprintf(stderr, "btfcanon-pahole: %s could not write .BTF into %s\n",
-		argv[0], elf);
+	fprintf(stderr, "btfcanon-pahole: %s could not write %s into %s\n",
+		argv[0], name, elf);
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	char features[512], jobs[32], self[PATH_MAX], tmp[PATH_MAX];
+	char tmp_base[PATH_MAX];
+	bool distill;
 	const char *args[MAX_ARGS];
 	struct pahole_args a;
 	int n = 0, status;
@@ -314,6 +334,13 @@ int main(int argc, char **argv)
 	}
 	if (a.verbose)
 		args[n++] = "--verbose";
+	/* as pahole: .BTF.base for a module's ELF, not for a detached file */
+	distill = a.base && !a.detached && strstr(features, "distilled_base");
+	if (distill) {
+		snprintf(tmp_base, sizeof(tmp_base), "%s.btfcanon.base.btf", a.input);
+		args[n++] = "--distilled-base";
+		args[n++] = tmp_base;
+	}
 	args[n++] = "-o";
 	if (a.detached) {
 		args[n++] = a.detached;
@@ -326,7 +353,11 @@ int main(int argc, char **argv)
 	status = run(args, false);
 	if (status || a.detached)
 		return status ? 1 : 0;
-	status = write_section(a.input, tmp);
+	status = write_section(a.input, ".BTF", tmp);
+	if (!status && distill)
+		status = write_section(a.input, ".BTF.base", tmp_base);
 	unlink(tmp);
+	if (distill)
+		unlink(tmp_base);
 	return status ? 1 : 0;
 }

@@ -10,7 +10,12 @@
 #      WORKDIR/VERSION/pahole and WORKDIR/VERSION/btfcanon;
 #   3. each tree built with `nice -n 10 make -j$(nproc)` (the btfcanon one
 #      with PAHOLE=...), logged in WORKDIR/VERSION/build-*.log;
-#   4. the checks of the doc's table run on both builds, and one table of
+#   4. an out-of-tree module (extmod/) built with the drop-in and
+#      --btf_features=distilled_base twice: against the btfcanon tree
+#      (ext_distilled_own) and against the Debian-pahole tree, whose vmlinux
+#      BTF has other ids (ext_distilled_cross); both are loaded into the
+#      btfcanon kernel, which must relocate their BTF (.BTF.base);
+#   5. the checks of the doc's table run on both builds, and one table of
 #      results printed; then types by kind and per module.
 #
 # Exits 1 if any check fails for the btfcanon build. BTFCANON_PAHOLE names
@@ -118,6 +123,23 @@ build_trees() {
 	done
 }
 
+# --- 4. the out-of-tree module ---------------------------------------------
+# NAME TREE: extmod/ext_distilled.c as module NAME, built against TREE with
+# the drop-in; distilled_base given as 6.12's Makefile.btf gives it to
+# external modules (MODULE_PAHOLE_FLAGS; only for pahole >= 1.28 there).
+build_extmod() {
+	local name=$1 tree=$2 dir=$work/ext/$1
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$here/extmod/ext_distilled.c" "$dir/$name.c"
+	echo "obj-m := $name.o" > "$dir/Kbuild"
+	say "building external module $name against the $tree tree (log $work/ext-$name.log)"
+	(cd "$work/$tree" && nice -n 10 make -j"$(nproc)" M="$dir" PAHOLE="$drop_in" \
+		MODULE_PAHOLE_FLAGS=--btf_features=distilled_base modules) \
+		> "$work/ext-$name.log" 2>&1 || say "external module $name: make failed"
+}
+ext_modules="ext_distilled_own:btfcanon ext_distilled_cross:pahole"
+
 if [ "${CHECK_ONLY:-0}" = 1 ]; then
 	for build in $builds; do
 		read -r "build_rc[$build]" "build_seconds[$build]" < "$work/build-$build.result"
@@ -139,6 +161,7 @@ else
 	drop_in_sum=$(cat "$drop_in" "$(dirname "$drop_in")/btfcanon" | sha256sum)
 	unpack_and_configure
 	build_trees
+	for ext in $ext_modules; do build_extmod "${ext%%:*}" "${ext#*:}"; done
 	[ "$(cat "$drop_in" "$(dirname "$drop_in")/btfcanon" | sha256sum)" = "$drop_in_sum" ] ||
 		say "WARNING: $drop_in or btfcanon changed during the build"
 fi
@@ -146,11 +169,11 @@ fi
 # The checks report failures; they must not stop the script.
 set +e
 
-# --- 4. checks ---------------------------------------------------------------
+# --- 5. checks ---------------------------------------------------------------
 gcc -O2 -Wall -o "$work/btfload" "$here/btfload.c"
 
 declare -A result passed module_types
-checks="build btf btfids dump modules load boot insmod dmesg"
+checks="build btf btfids dump modules load boot insmod extmod dmesg"
 declare -A check_title=(
 	[build]='build succeeds (`vmlinux`, `bzImage`, modules)'
 	[btf]='`vmlinux` has `.BTF` (`readelf -SW`)'
@@ -160,6 +183,7 @@ declare -A check_title=(
 	[load]='host kernel: `BPF_BTF_LOAD` of the vmlinux `.BTF`'
 	[boot]='boots in qemu; `/sys/kernel/btf/vmlinux` same size as `.BTF`'
 	[insmod]='`insmod` of each module; `/sys/kernel/btf/MOD` appears'
+	[extmod]='external modules with `.BTF.base` (own tree, other tree): `btfcanon relocate` onto this vmlinux; `insmod`, `/sys/kernel/btf/MOD`'
 	[dmesg]='`dmesg` lines about BTF'
 )
 record() { result[$1,$2]=$4; passed[$1,$2]=$3; }
@@ -224,11 +248,32 @@ check_build() {
 		record "$b" load no "rejected (see $out/btfload.txt)"
 	fi
 
-	"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" "${kos[@]}"
+	# the external modules, built against either tree, go into the btfcanon kernel
+	local ext_kos=() ext_names=() ext_notes=() ext_name ext_ok=0
+	if [ "$b" = btfcanon ]; then
+		for ext in $ext_modules; do
+			ext_name=${ext%%:*}
+			ext_names+=("$ext_name")
+			ko=$work/ext/$ext_name/$ext_name.ko
+			if [ ! -f "$ko" ]; then
+				ext_notes+=("$ext_name: not built (see $work/ext-$ext_name.log)")
+				continue
+			fi
+			ext_kos+=("$ko")
+			if [ -z "$(section_size "$ko" .BTF.base)" ]; then
+				ext_notes+=("$ext_name: no .BTF.base")
+			elif ! "$(dirname "$drop_in")/btfcanon" relocate --base "$tree/vmlinux" \
+				"$ko" -o "$out/$ext_name.relocated.btf" > "$out/$ext_name.relocate.txt" 2>&1; then
+				ext_notes+=("$ext_name: btfcanon relocate fails (see $out/$ext_name.relocate.txt)")
+			fi
+		done
+	fi
+	"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" "${kos[@]}" "${ext_kos[@]}"
 	local log=$out/boot.log
 	if ! "$here/boot.sh" "$tree/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" "$log"; then
 		record "$b" boot no "no (see $log)"
 		record "$b" insmod no -
+		record "$b" extmod no -
 		record "$b" dmesg no -
 		return
 	fi
@@ -246,6 +291,23 @@ check_build() {
 	done
 	record "$b" insmod "$([ $good = ${#names[@]} ] && [ $good -gt 0 ] && echo yes || echo no)" \
 		"$good/${#names[@]}"
+	if [ "$b" = btfcanon ]; then
+		for ext_name in "${ext_names[@]}"; do
+			if grep -qa "^BOOTCHECK insmod $ext_name ok" "$log" &&
+			   grep -qa "^BOOTCHECK btf $ext_name " "$log"; then
+				ext_ok=$((ext_ok + 1))
+			else
+				ext_notes+=("$ext_name: not loaded with its BTF ($(grep -a "^BOOTCHECK insmod $ext_name" "$log" | head -1 | tr -d '\r'))")
+			fi
+		done
+		if [ ${#ext_notes[@]} -eq 0 ] && [ $ext_ok -gt 0 ]; then
+			record "$b" extmod yes "$ext_ok/${#ext_names[@]}: relocated, loaded, /sys/kernel/btf/MOD"
+		else
+			record "$b" extmod no "$ext_ok/${#ext_names[@]} loaded; ${ext_notes[*]}"
+		fi
+	else
+		record "$b" extmod yes "n/a (pahole 1.24 has no distilled_base)"
+	fi
 	local btf_lines
 	btf_lines=$(grep -ac '^BOOTCHECK dmesg' "$log" || true)
 	if [ "$btf_lines" = 0 ]; then
