@@ -585,6 +585,42 @@ check_diff_dwarf_split() {
 }
 run_case "diff and dump of a module's DWARF over --base" check_diff_dwarf_split
 
+# distilled_base: a module's .BTF over its own .BTF.base (encode --format
+# elf, or two raw files with --distilled-base), moved onto a base by
+# relocate; a base whose struct device has another size is refused
+# (mod_dev holds one by value), as is a module with no .BTF.base.
+check_distilled() {
+	run 0 gcc -g -O2 -c "$work/in/base.c" -o base.o
+	run 0 gcc -g -O2 -c "$work/in/mod.c" -o mod.o
+	run 0 "$BTFCANON" encode base.o -o base.btf
+	run 0 "$BTFCANON" encode --btf_base base.btf --features default,distilled_base \
+		--format elf mod.o -o mod-dist.o
+	readelf -SW mod-dist.o | grep -q ' \.BTF\.base ' || die "no .BTF.base in mod-dist.o"
+	run 0 "$BTFCANON" encode --btf_base base.btf --distilled-base dist.btf mod.o -o split.btf
+	run 0 objcopy --dump-section .BTF.base=sec-base.btf \
+		--dump-section .BTF=sec-split.btf mod-dist.o scratch.o
+	same sec-base.btf dist.btf ".BTF.base and --distilled-base"
+	same sec-split.btf split.btf ".BTF and -o with --distilled-base"
+	run 0 bpftool btf dump file dist.btf
+	stdout_has "STRUCT 'device' size=32 vlen=0"
+	run 0 "$BTFCANON" relocate --base base.btf mod-dist.o -o rel.btf
+	run 0 "$BTFCANON" relocate --base base.btf --distilled-base dist.btf split.btf -o rel2.btf
+	same rel.btf rel2.btf "relocation of the ELF and of the raw files"
+	run 0 bpftool btf dump -B base.btf file rel.btf
+	stdout_has "STRUCT 'mod_dev'"
+	sed 's/int id; };/int id; long more; };/' "$work/in/base.c" > big.c
+	run 0 gcc -g -O2 -c big.c -o big.o
+	run 0 "$BTFCANON" encode big.o -o big.btf
+	run 1 "$BTFCANON" relocate --base big.btf mod-dist.o -o bad.btf
+	stderr_has "mod-dist.o: distilled base type [1] STRUCT 'device' (size 32, held by value, so the size must match) has no match in big.btf"
+	[ ! -e bad.btf ] || die "a failed relocation wrote bad.btf"
+	run 1 "$BTFCANON" relocate --base base.btf "$IN/mod.o" -o bad.btf
+	stderr_has "mod.o: no .BTF.base section"
+	[ ! -e bad.btf ] || die "a failed relocation wrote bad.btf"
+	no_temps .
+}
+run_case "distilled_base: encode with .BTF.base, relocate" check_distilled
+
 # --flat-arrays writes int a[2][3] as pahole does, one ARRAY of 6; over a
 # base made by pahole (flat arrays) split encoding turns it on by itself,
 # so the module's copies of the base's types match them and are not

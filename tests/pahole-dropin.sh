@@ -110,7 +110,10 @@ expect_vmlinux="--features $features612 --lang_exclude=rust"
 run_kernel 6.12 "$v612" "$debug/lib/modules/6.12.117+deb12-cloud-amd64/kernel" \
 	-j2 --btf_features=$features612 --lang_exclude=rust
 
-# 6.12, an external module: MODULE_PAHOLE_FLAGS=--btf_features=distilled_base
+# 6.12, an external module: MODULE_PAHOLE_FLAGS=--btf_features=distilled_base,
+# after PAHOLE_FLAGS' own --btf_features: both lists count, as in pahole
+# (tcp_bbr's kfuncs keep their decl_tag_kfuncs tags). The module gets
+# .BTF.base, .BTF is split over it, and it relocates onto the base.
 cd "$tmp"
 "$btfcanon" encode "$v612" -o base.btf
 objcopy --remove-section=.BTF \
@@ -118,8 +121,14 @@ objcopy --remove-section=.BTF \
 LLVM_OBJCOPY=objcopy "$dropin" -J -j2 --btf_features=$features612 \
 	--lang_exclude=rust --btf_features=distilled_base --btf_base base.btf ext.ko ||
 	fail "external module: exit $?"
-bpftool btf dump file ext.ko -B base.btf >/dev/null ||
-	fail "external module: bpftool cannot read .BTF"
+objcopy --dump-section .BTF.base=ext.base.btf --dump-section .BTF=ext.split.btf \
+	ext.ko scratch.o || fail "external module: no .BTF.base or no .BTF"
+bpftool btf dump file ext.split.btf -B ext.base.btf >/dev/null ||
+	fail "external module: bpftool cannot read .BTF over .BTF.base"
+"$btfcanon" relocate --base base.btf ext.ko -o ext.relocated.btf ||
+	fail "external module: btfcanon relocate failed"
+[ "$(bpftool btf dump file ext.relocated.btf -B base.btf | grep -c "DECL_TAG 'bpf_kfunc'")" -gt 0 ] ||
+	fail "external module: no bpf_kfunc tags: the first --btf_features list was lost"
 cd - >/dev/null
 
 # An external module built against the distribution's kernel: the base is
