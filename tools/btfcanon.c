@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 
@@ -454,11 +455,11 @@ static int write_distilled(const struct encode_args *args,
 						      dr.split_raw, dr.split_size,
 						      dr.base_raw, dr.base_size,
 						      log);
-	else
-		err = bc_file_write_atomic(args->distilled_out, dr.base_raw,
-					   dr.base_size, log) ?:
-		      bc_file_write_atomic(args->output, dr.split_raw,
-					   dr.split_size, log);
+	else if (!(err = bc_file_write_atomic(args->distilled_out, dr.base_raw,
+					      dr.base_size, log)) &&
+		 (err = bc_file_write_atomic(args->output, dr.split_raw,
+					     dr.split_size, log)))
+		unlink(args->distilled_out);	/* one without the other is no use */
 	if (!err && args->stats)
 		fprintf(stderr,
 			"  distilled base: %u of the base's types reached, %u kept "
