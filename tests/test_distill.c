@@ -345,6 +345,29 @@ START_TEST(test_golden)
 		ck_assert(blob_eq(&again, &split_raw));
 		blob_free(&again);
 	}
+	/* a function of the graph: the module's types in any order distill alike */
+	{
+		struct blob mod_raw = blob_from_libbpf(m);
+		unsigned int seed;
+
+		for (seed = 1; seed <= 4; seed++) {
+			struct blob perm = permute_blob(&mod_raw, base.btf, seed);
+			struct bc_btf *split = parse_or_fail(&perm, base.btf);
+			struct distill_result other;
+
+			ck_assert_int_eq(bc_distill(split, BC_ORDER_KIND, &other,
+						    &test_log), 0);
+			ck_assert_msg(other.base_size == dr.base_size &&
+				      !memcmp(other.base_raw, dr.base_raw, dr.base_size) &&
+				      other.split_size == dr.split_size &&
+				      !memcmp(other.split_raw, dr.split_raw, dr.split_size),
+				      "permutation %u distills differently", seed);
+			bc_distill_result_deinit(&other);
+			bc_btf_free(split);
+			blob_free(&perm);
+		}
+		blob_free(&mod_raw);
+	}
 	bc_btf_free(dist);
 	bc_distill_result_deinit(&dr);
 	free_base(&base);
