@@ -10,6 +10,7 @@
  * bytes to readers that take a path: an anonymous memory file, named
  * through /proc/self/fd.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "../../canon/canon.h"
+#include "../../canon/distill.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
 #include "../../encode/encoder.h"
@@ -247,5 +249,66 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 		btf__free(btf);
 	}
 	close(fd);
+	return 0;
+}
+
+/*
+ * Two raw BTFs into the distilled-base code (canon/distill.c): a u32
+ * length L (little-endian), L bytes of base BTF B, then split BTF S over
+ * B. S is relocated onto B, taking B as the distilled base of S (what a
+ * module's .BTF.base and .BTF are), and S over B is distilled (B as the
+ * full base). Properties: whatever either produces parses (over B for a
+ * relocation, over the distilled base for a distillation), and a
+ * distilled module relocates back onto B, or is refused with -ENOENT (B
+ * has two types relocation cannot tell apart) or -EINVAL (B has an
+ * anonymous INT, FLOAT or FWD, which libbpf's rules keep in the distilled
+ * base and the kernel's refuse there).
+ */
+int fuzz_relocate_one(const uint8_t *data, size_t size)
+{
+	struct bc_btf *base = NULL, *split = NULL, *out = NULL, *dist = NULL;
+	struct distill_result dr = { 0 };
+	struct relocate_stats stats;
+	uint32_t len;
+	void *raw = NULL;
+	size_t raw_size;
+	int err;
+
+	libbpf_set_print(NULL);
+	if (size < 4)
+		return 0;
+	memcpy(&len, data, 4);
+	if (len > size - 4)
+		return 0;
+	if (bc_btf_parse(data + 4, len, NULL, "fuzz-base", &fuzz_log, &base))
+		return 0;
+	if (bc_btf_parse(data + 4 + len, size - 4 - len, base, "fuzz-split",
+			 &fuzz_log, &split))
+		goto out;
+	if (!bc_relocate(split, base, BC_ORDER_KIND, &raw, &raw_size, &stats,
+			 &fuzz_log)) {
+		FUZZ_ASSERT(bc_btf_parse(raw, raw_size, base, "relocated",
+					 &fuzz_log, &out) == 0);
+		bc_btf_free(out);
+		out = NULL;
+	}
+	free(raw);
+	raw = NULL;
+	if (bc_distill(split, BC_ORDER_KIND, &dr, &fuzz_log))
+		goto out;
+	FUZZ_ASSERT(bc_btf_parse(dr.base_raw, dr.base_size, NULL, "distilled",
+				 &fuzz_log, &dist) == 0);
+	FUZZ_ASSERT(bc_btf_parse(dr.split_raw, dr.split_size, dist, "split",
+				 &fuzz_log, &out) == 0);
+	err = bc_relocate(out, base, BC_ORDER_KIND, &raw, &raw_size, &stats,
+			  &fuzz_log);
+	FUZZ_ASSERT(err == 0 || err == -ENOENT || err == -EINVAL);
+	free(raw);
+out:
+	bc_distill_result_deinit(&dr);
+	bc_btf_free(out);
+	bc_btf_free(dist);
+	bc_btf_free(split);
+	bc_btf_free(base);
 	return 0;
 }
