@@ -59,6 +59,8 @@ static const struct finding findings[] = {
 	  "encode: endless loop on an enum whose underlying typedef is its own" },
 	{ "encode/abstract-origin-not-subprogram", fuzz_encode_one,
 	  "encode: a FUNC whose abstract origin is a struct, invalid BTF out" },
+	{ "relocate/memcpy-null-empty-split", fuzz_relocate_one,
+	  "canon: memcpy(NULL, 0) for split BTF with no strings of its own" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))

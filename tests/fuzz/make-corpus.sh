@@ -2,7 +2,10 @@
 # Regenerates the seed corpora in tests/fuzz/corpus/ from the encoder
 # fixtures (tests/fixtures/*.c): small objects with DWARF (encode), the BTF
 # the encoder makes of them (sort, dump), pairs of those (diff) and
-# DWARF-less objects carrying that BTF in a .BTF section (btf_elf).
+# DWARF-less objects carrying that BTF in a .BTF section (btf_elf), and
+# one fixture's BTF as the base of the next one's split BTF, the full base
+# and a distilled one (relocate). The relocate seeds named kernel-* (real
+# modules' .BTF.base and .BTF, not made here) are kept.
 # Seeds larger than 8 KB are left out. Needs build/btfcanon and gcc, clang.
 #
 #   tests/fuzz/make-corpus.sh
@@ -11,8 +14,21 @@ cd "$(dirname "$0")/../.."
 out=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/kept"
+cp "$out"/relocate/kernel-* "$tmp/kept/" 2>/dev/null || true
 rm -rf "$out"
-mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode"
+mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
+	"$out/relocate"
+cp "$tmp"/kept/* "$out/relocate/" 2>/dev/null || true
+# a length-prefixed pair: 4-byte little-endian length of the first, both
+pair() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+a = open(sys.argv[1], 'rb').read()
+b = open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(struct.pack('<I', len(a)) + a + b)
+PY
+}
 max=8192
 small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
 prev=
@@ -32,12 +48,19 @@ for src in tests/fixtures/*.c; do
 		cp "$tmp/$name-$cc.btf" "$out/dump/$name-$cc.btf"
 		# diff: 4-byte little-endian length of the old blob, old, new
 		if [ -n "$prev" ]; then
-			python3 - "$prev" "$tmp/$name-$cc.btf" "$out/diff/$name-$cc.pair" <<'PY'
-import struct, sys
-a = open(sys.argv[1], 'rb').read()
-b = open(sys.argv[2], 'rb').read()
-open(sys.argv[3], 'wb').write(struct.pack('<I', len(a)) + a + b)
-PY
+			pair "$prev" "$tmp/$name-$cc.btf" "$out/diff/$name-$cc.pair"
+			# relocate: split BTF over the previous one, full and distilled
+			if build/btfcanon encode -j1 --btf_base "$prev" "$obj" \
+				-o "$tmp/split.btf" 2>/dev/null &&
+			   build/btfcanon encode -j1 --btf_base "$prev" \
+				--distilled-base "$tmp/dist.btf" "$obj" \
+				-o "$tmp/dsplit.btf" 2>/dev/null; then
+				pair "$prev" "$tmp/split.btf" "$tmp/full.pair"
+				small "$tmp/full.pair" &&
+					cp "$tmp/full.pair" "$out/relocate/$name-$cc-full.pair"
+				pair "$tmp/dist.btf" "$tmp/dsplit.btf" \
+					"$out/relocate/$name-$cc-distilled.pair"
+			fi
 		fi
 		prev=$tmp/$name-$cc.btf
 		"$cc" -O0 -c "$src" -o "$tmp/$name-$cc-nodebug.o" 2>/dev/null &&
