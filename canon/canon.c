@@ -806,6 +806,9 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	t0 = now_sec();
 
 	err = rebuild(&c, res);
+	if (!err && opts->layout)	/* the 2026 header, layout section */
+		err = bc_btf_blob_add_layout(&res->raw, &res->raw_size,
+					     opts->layout, opts->nr_layout);
 	res->stats.rebuild_sec = now_sec() - t0;
 	res->stats.merged = res->stats.types_in - res->stats.types_out;
 out:

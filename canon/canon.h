@@ -23,6 +23,13 @@ struct canon_opts {
 	 * dropped. Off for sort (content is kept as given); on for encode.
 	 */
 	bool resolve_fwds;
+	/*
+	 * Write the 2026 header (32 bytes) and this kind layout section of
+	 * nr_layout entries between the types and the strings, as pahole
+	 * does; NULL: the 24-byte header and no section.
+	 */
+	const struct bc_btf_layout *layout;
+	uint32_t nr_layout;
 };
 
 struct canon_stats {

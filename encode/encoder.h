@@ -33,6 +33,7 @@ struct encode_features {
 	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
+	bool layout;		/* the kind layout section, base BTF only [layout] */
 	/*
 	 * A multi-dimensional array as one ARRAY of all its elements, as
 	 * pahole writes it (int a[2][3] -> int[6]), instead of nested ARRAYs

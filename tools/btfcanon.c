@@ -206,6 +206,9 @@ static int cmd_sort(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	}
 	t_read = now_sec();
+	/* a layout-bearing input keeps its kind layout section */
+	args.canon.layout = btf->layout;
+	args.canon.nr_layout = btf->nr_layout;
 	err = canon_run(btf, &args.canon, &res, log);
 	if (err)
 		goto out;
@@ -416,6 +419,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	struct encode_args args;
 	struct bc_btf *parsed = NULL, *base = NULL;
 	struct btf *btf = NULL, *base_btf = NULL;
+	struct bc_btf_layout layout[BC_NR_KINDS];
+	uint32_t i;
 	enum bc_file_format base_format;
 	double t0, cpu0, t_canon0, t_canon, t_write;
 	const void *raw;
@@ -433,7 +438,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
 		if (err)
 			goto out;
-		base_btf = btf__parse(args.base, NULL);
+		/* bc_btf holds the plain form, which libbpf 1.1 reads */
+		base_btf = btf__new(base->data, base->size);
 		if (!base_btf) {
 			err = bc_log_error(log, -errno ? -errno : -EINVAL,
 					   "%s: libbpf cannot read the base BTF",
@@ -452,6 +458,13 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	}
 	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
+	if (args.encode.features.layout && !base) {
+		/* as pahole: a layout section for base BTF only */
+		for (i = 0; i < BC_NR_KINDS; i++)
+			layout[i] = bc_kind_btf_layout(i);
+		args.canon.layout = layout;
+		args.canon.nr_layout = BC_NR_KINDS;
+	}
 	if (!err)
 		err = canon_run(parsed, &args.canon, &res, log);
 	if (err)
