@@ -608,11 +608,20 @@ int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
 	struct bc_btf *btf = calloc(1, sizeof(*btf));
 	struct raw_view view = { 0 };
 	int64_t plain_type_len;
+	void *aligned = NULL;
 	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!btf)
 		return -ENOMEM;
+	/* records are read in place: 4-byte words need 4-byte alignment */
+	if ((uintptr_t)data % 4) {
+		aligned = malloc(size ? size : 1);
+		if (!aligned)
+			goto fail;
+		memcpy(aligned, data, size);
+		data = aligned;
+	}
 	if (!opts)
 		opts = &no_opts;
 	btf->path = strdup(path ? path : "<memory>");
@@ -644,11 +653,13 @@ int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
 		goto fail;
 	if (btf->nr_unknown)
 		warn_unknown_kinds(btf, view.types, log);
+	free(aligned);
 	*out = btf;
 	return 0;
 fail:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", btf->path ? btf->path : "");
+	free(aligned);
 	bc_btf_free(btf);
 	return err;
 }
