@@ -457,7 +457,6 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
 		goto out;
 	}
-	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
 	if (args.encode.features.layout && !base) {
 		/* as pahole: a layout section for base BTF only */
 		for (i = 0; i < BC_NR_KINDS; i++)
@@ -465,6 +464,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		args.canon.layout = layout;
 		args.canon.nr_layout = BC_NR_KINDS;
 	}
+	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
 	if (!err)
 		err = canon_run(parsed, &args.canon, &res, log);
 	if (err)
