@@ -9,6 +9,7 @@
  *			sort(permute(x)) == sort(x); with the section stripped
  *			the result is sort of the sample without it; libbpf and
  *			the running kernel take the 24-byte form
+ *			split BTF with a section of its own keeps it
  *	vmlinux		the same properties on the running kernel's BTF with
  *			pahole's vmlinux layout section added
  *	cli		sort, dump (-f c, raw, json) and diff of both samples;
@@ -363,6 +364,74 @@ START_TEST(test_vmlinux_sort)
 	blob_free(&plain);
 	blob_free(&vmsec);
 	blob_free(&raw);
+}
+END_TEST
+
+/* Split BTF with a section of its own keeps it through sort. */
+START_TEST(test_split_sort)
+{
+	struct btf *base = btf__new_empty(), *split;
+	struct bc_btf_layout known[BC_NR_KINDS];
+	struct blob base_raw, split_raw, split_lay, sorted, sec_in, sec_out, again;
+	struct captured_log cap = { .len = 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct canon_opts opts = { .order = BC_ORDER_KIND };
+	struct canon_result res;
+	struct bc_btf *bbtf, *sbtf, *out;
+	int err;
+
+	ck_assert_ptr_nonnull(base);
+	ck_assert_int_eq(btf__add_int(base, "int", 4, BTF_INT_SIGNED), 1);
+	ck_assert_int_eq(btf__add_struct(base, "s", 4), 2);
+	ck_assert_int_eq(btf__add_field(base, "a", 1, 0, 0), 0);
+	split = btf__new_empty_split(base);
+	ck_assert_ptr_nonnull(split);
+	ck_assert_int_eq(btf__add_ptr(split, 4), 3);		/* [3] -> [5] */
+	ck_assert_int_eq(btf__add_ptr(split, 2), 4);		/* [4] -> s */
+	ck_assert_int_eq(btf__add_typedef(split, "t", 3), 5);	/* [5] -> [3] */
+	base_raw = blob_from_libbpf(base);
+	split_raw = blob_from_libbpf(split);
+	known_layout(known);
+	split_lay = with_layout(&split_raw, known, BC_NR_KINDS);
+
+	bbtf = parse_or_fail(&base_raw, NULL);
+	sbtf = parse_quiet(&split_lay, bbtf, NULL, &cap, &err);
+	ck_assert_msg(!err, "%s", cap.text);
+	ck_assert_uint_eq(sbtf->nr_layout, BC_NR_KINDS);
+	opts.layout = sbtf->layout;
+	opts.nr_layout = sbtf->nr_layout;
+	ck_assert_int_eq(canon_run(sbtf, &opts, &res, &log), 0);
+	sorted.data = res.raw;
+	sorted.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	sec_in = section_of(&split_lay);
+	sec_out = section_of(&sorted);
+	ck_assert(blob_eq(&sec_in, &sec_out));
+	out = parse_quiet(&sorted, bbtf, NULL, &cap, &err);
+	ck_assert_msg(!err, "%s", cap.text);
+	ck_assert_uint_eq(out->start_id, 3);
+	/* and again: the same bytes */
+	opts.layout = out->layout;
+	ck_assert_int_eq(canon_run(out, &opts, &res, &log), 0);
+	again.data = res.raw;
+	again.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	ck_assert(blob_eq(&again, &sorted));
+
+	blob_free(&again);
+	bc_btf_free(out);
+	bc_btf_free(sbtf);
+	bc_btf_free(bbtf);
+	blob_free(&sec_in);
+	blob_free(&sec_out);
+	blob_free(&sorted);
+	blob_free(&split_lay);
+	blob_free(&split_raw);
+	blob_free(&base_raw);
+	btf__free(split);
+	btf__free(base);
 }
 END_TEST
 
@@ -915,6 +984,7 @@ Suite *layout_suite(void)
 	tc = tcase_create("samples");
 	tcase_add_test(tc, test_samples_parse);
 	tcase_add_loop_test(tc, test_sample_sort, 0, 2);
+	tcase_add_test(tc, test_split_sort);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("vmlinux");
