@@ -475,7 +475,9 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		goto out;
 	}
 	out = NULL;
-	memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf, strs.len);
+	if (strs.len)	/* split BTF may add no string: buf is NULL */
+		memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf,
+		       strs.len);
 	hdr = res->raw;
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->magic = 0xeB9F;
