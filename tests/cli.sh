@@ -585,11 +585,14 @@ check_diff_dwarf_split() {
 }
 run_case "diff and dump of a module's DWARF over --base" check_diff_dwarf_split
 
-# --flat-arrays writes int a[2][3] as pahole does, one ARRAY of 6; over a
-# base made by pahole (flat arrays) split encoding turns it on by itself,
-# so the module's copies of the base's types match them and are not
-# repeated.
-check_flat_arrays() {
+# Multi-dimensional arrays are flat by default, as pahole writes them:
+# int a[2][3] is one ARRAY of 6, and the result equals pahole's BTF;
+# --flat-arrays (the default, still accepted) changes nothing;
+# --nested-arrays gives C's shape. Split BTF over pahole's base reuses
+# the base's types; over a base made with --nested-arrays the module's
+# arrays are nested by themselves, to match it, unless --flat-arrays says
+# otherwise.
+check_array_shapes() {
 	cat > base.c << 'EOF'
 struct grid { int cells[2][3]; long cube[2][2][2]; };
 struct board { struct grid *g; int id; };
@@ -603,30 +606,39 @@ int piece_cell(struct piece *p) { return p->on->g->cells[0][1] + p->name[1][0]; 
 EOF
 	run 0 gcc -g -O2 -c base.c -o base.o
 	run 0 gcc -g -O2 -c mod.c -o mod.o
-	run 0 "$BTFCANON" encode --flat-arrays base.o -o flat.btf
+	run 0 "$BTFCANON" encode base.o -o flat.btf
 	run 0 pahole -J --btf_encode_detached=pahole.btf base.o
 	run 0 "$BTFCANON" diff flat.btf pahole.btf
 	run 0 bpftool btf dump file flat.btf
 	grep -q "ARRAY '(anon)' type_id=[0-9]* index_type_id=[0-9]* nr_elems=6" stdout ||
 		die "no flat ARRAY of 6 for int[2][3]"
 	run 0 "$BTFCANON" encode -j4 --flat-arrays base.o -o flat4.btf
-	cmp -s flat.btf flat4.btf || die "--flat-arrays output differs at -j4"
-	run 0 "$BTFCANON" encode base.o -o nested.btf
+	cmp -s flat.btf flat4.btf || die "--flat-arrays or -j4 changes the default output"
+	run 0 "$BTFCANON" encode --nested-arrays base.o -o nested.btf
 	run 1 "$BTFCANON" diff nested.btf pahole.btf
+	run 0 bpftool btf dump file nested.btf
+	grep -q "nr_elems=6" stdout && die "--nested-arrays: a flat ARRAY of 6"
+	grep -q "nr_elems=3" stdout || die "--nested-arrays: no ARRAY of 3 for int[2][3]"
+	run 2 "$BTFCANON" encode --nested-arrays --flat-arrays base.o -o both.btf
+	stderr_has "exclude each other"
 	# split over pahole's base: grid and board come from the base
 	run 0 "$BTFCANON" encode --btf_base pahole.btf mod.o -o mod.btf
 	run 0 bpftool btf dump file mod.btf -B pahole.btf
 	grep -qF "STRUCT 'piece'" stdout || die "no struct piece in the module"
 	grep -qE "STRUCT '(grid|board)'" stdout && die "base structs repeated in the module"
 	grep -q "nr_elems=8" stdout || die "char name[2][4] not flat in the module"
-	# over btfcanon's own (nested) base: nested
+	# over a nested base: nested by itself, the base's types reused
 	run 0 "$BTFCANON" encode --btf_base nested.btf mod.o -o mod2.btf
 	run 0 bpftool btf dump file mod2.btf -B nested.btf
 	grep -qE "STRUCT '(grid|board)'" stdout && die "base structs repeated over the nested base"
 	grep -q "nr_elems=8" stdout && die "char name[2][4] flat over a nested base"
+	# unless asked: flat, and the base's structs repeated to match
+	run 0 "$BTFCANON" encode --flat-arrays --btf_base nested.btf mod.o -o mod3.btf
+	run 0 bpftool btf dump file mod3.btf -B nested.btf
+	grep -q "nr_elems=8" stdout || die "--flat-arrays over a nested base: not flat"
 	true
 }
-run_case "encode --flat-arrays; split over a base with flat arrays" check_flat_arrays
+run_case "array shapes: flat by default, --nested-arrays, split over either base" check_array_shapes
 
 # The git recipe of btfcanon(1): textconv shows .btf changes as C.
 check_git_textconv() {
