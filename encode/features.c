@@ -16,7 +16,9 @@
  * TYPE_TAG with kflag 1: pahole writes one, TYPE_TAG "address_space(1)",
  * on the pointers of kfuncs flagged KF_ARENA_RET/ARG1/ARG2), layout (the
  * kind layout section) and true_signature (a clone's real signature).
- * Those without a field here have no effect yet.
+ * Those without a field here have no effect yet. (attributes changes
+ * nothing before the kernel had KF_ARENA flags: pahole's own 6.12.117
+ * BTF with it has no kflag tag.)
  */
 struct feature {
 	const char *name;
