@@ -31,12 +31,17 @@ static const char *annot_value(Dwarf_Die *annot)
 	return dwarf_formstring(&mem);
 }
 
-/* The next link of a GCC chain from die (the annotated DIE or a link). */
+/*
+ * The next link of a GCC chain from die (the annotated DIE or a link).
+ * dwarf_hasattr reads only the abbreviation: most DIEs say no there,
+ * without a scan of their attributes.
+ */
 static bool chain_next(Dwarf_Die *die, Dwarf_Die *next)
 {
 	Dwarf_Attribute mem;
 
-	return dwarf_attr(die, DW_AT_GNU_annotation, &mem) &&
+	return dwarf_hasattr(die, DW_AT_GNU_annotation) &&
+	       dwarf_attr(die, DW_AT_GNU_annotation, &mem) &&
 	       dwarf_formref_die(&mem, next) &&
 	       dwarf_tag(next) == DW_TAG_GNU_annotation;
 }
