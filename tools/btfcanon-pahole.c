@@ -82,7 +82,8 @@ static void usage(FILE *out)
 "                       [--btf_gen_all] [--skip_encoding_btf_*] FILE\n"
 "\n"
 "pahole's BTF encoding (-J) by btfcanon: the same content, canonical bytes.\n"
-"Writes FILE's .BTF section, or FILE of --btf_encode_detached.\n");
+"Writes FILE's .BTF section, or FILE of --btf_encode_detached. Several\n"
+"--btf_features lists add up. --version answers " PAHOLE_COMPAT_VERSION ".\n");
 }
 
 enum {
