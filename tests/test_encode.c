@@ -6,7 +6,8 @@
  * every variant below (-O0/-O2, DWARF 4/5, compressed sections), encoded
  * the way `btfcanon encode` does it (encode_file, then canon_run with FWD
  * resolution), and the listing of the result is compared with its golden
- * in tests/golden/encode/. Every variant of a compiler must give the same
+ * in tests/golden/encode/ (arrays flat, the default; arrays.nested.* with
+ * --nested-arrays). Every variant of a compiler must give the same
  * listing: optimization level, DWARF version and compression change the
  * DWARF, never the C types. The two compilers share one golden
  * (NAME.txt) where their DWARF describes the same types with the same
@@ -25,6 +26,10 @@
  *			no output file
  *	unsupported	C types BTF cannot hold (_Complex long double): a
  *			clean refusal or an output the kernel takes
+ *	gnu_annotations	GCC 16's DW_AT_GNU_annotation chains (hand-written
+ *			DWARF) give the golden listing and the bytes of
+ *			clang's DW_TAG_LLVM_annotation children for the
+ *			same source; a chain that loops is refused
  *
  * A missing compiler is a failure, not a skip (CI installs both). The CLI
  * is the one `make check` names in $BTFCANON. Run from the top of the
