@@ -54,7 +54,7 @@
 struct encoder {
 	const char *path;
 	const struct encode_opts *opts;
-	struct encode_features features;	/* opts', and flat_arrays over a flat base */
+	struct encode_features features;	/* opts', flat_arrays from opts->arrays */
 	const struct bc_log *log;
 	Dwarf_Off *cu_offs;		/* CU DIE offsets, in file order */
 	uint32_t nr_cus;
@@ -612,26 +612,39 @@ static int plan_chunks(struct encoder *enc)
 }
 
 /*
- * Whether base writes multi-dimensional arrays flat, as pahole does: it
- * has arrays, and no ARRAY of an ARRAY. A vmlinux has multi-dimensional
- * arrays (struct kvm_vcpu_arch, struct xa_node), so an answer of yes means
- * pahole made it; a base with no arrays at all is not taken as flat.
+ * Whether base nests multi-dimensional arrays: it has an ARRAY of an
+ * ARRAY, which pahole never writes (it flattens them, and a C array of a
+ * typedef'd array is an ARRAY of a TYPEDEF). A base made by btfcanon with
+ * --nested-arrays has them wherever the kernel has a multi-dimensional
+ * array (struct kvm_vcpu_arch, struct xa_node).
  */
-static bool base_arrays_flat(const struct btf *base)
+static bool base_arrays_nested(const struct btf *base)
 {
-	uint32_t n = btf__type_cnt(base), arrays = 0, id;
+	uint32_t n = btf__type_cnt(base), id;
 	const struct btf_type *t, *elem;
 
 	for (id = 1; id < n; id++) {
 		t = btf__type_by_id(base, id);
 		if (!btf_is_array(t))
 			continue;
-		arrays++;
 		elem = btf__type_by_id(base, btf_array(t)->type);
 		if (elem && btf_is_array(elem))
-			return false;
+			return true;
 	}
-	return arrays > 0;
+	return false;
+}
+
+/* The array shape of opts: flat unless asked, or the base nests them. */
+static bool arrays_flat(const struct encode_opts *opts)
+{
+	switch (opts->arrays) {
+	case ENCODE_ARRAYS_FLAT:
+		return true;
+	case ENCODE_ARRAYS_NESTED:
+		return false;
+	default:
+		return !(opts->base && base_arrays_nested(opts->base));
+	}
 }
 
 int encode_file(const char *path, const struct encode_opts *opts,
@@ -653,8 +666,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	atomic_init(&enc.error_owner, -1);
 	elf_version(EV_CURRENT);
 	enc.features = opts->features;
-	if (opts->base && base_arrays_flat(opts->base))
-		enc.features.flat_arrays = true;
+	enc.features.flat_arrays = arrays_flat(opts);
 
 	t0 = now_sec(CLOCK_MONOTONIC);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);

@@ -36,12 +36,24 @@ struct encode_features {
 	bool layout;		/* the kind layout section, base BTF only [layout] */
 	/*
 	 * A multi-dimensional array as one ARRAY of all its elements, as
-	 * pahole writes it (int a[2][3] -> int[6]), instead of nested ARRAYs
-	 * as in C. Not a pahole feature name: --flat-arrays, and on by itself
-	 * for split BTF over a base whose arrays are all flat (pahole's), so
-	 * that the module's types match the base's and are not repeated.
+	 * pahole and every kernel's BTF write it (int a[2][3] -> int[6]);
+	 * else nested ARRAYs as in C. Not a pahole feature name: encode_file
+	 * sets it from encode_opts.arrays (and the base's shape), whatever
+	 * the caller left here.
 	 */
 	bool flat_arrays;
+};
+
+/* How multi-dimensional arrays are written. */
+enum encode_arrays {
+	/*
+	 * Flat, as pahole writes them; but nested for split BTF over a base
+	 * that nests them (one made with --nested-arrays), so that the
+	 * module's types match the base's and are not repeated.
+	 */
+	ENCODE_ARRAYS_AUTO,
+	ENCODE_ARRAYS_FLAT,	/* --flat-arrays: flat, whatever the base */
+	ENCODE_ARRAYS_NESTED,	/* --nested-arrays: as in C, whatever the base */
 };
 
 /*
@@ -63,6 +75,7 @@ struct encode_opts {
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
+	enum encode_arrays arrays;
 	struct btf *base;		/* split BTF over this (a module over vmlinux) */
 };
 

@@ -43,15 +43,13 @@
 
 #include <bpf/btf.h>
 
+#include "annot.h"
 #include "cu_encoder.h"
 #include "elf_syms.h"
 #include "encoder.h"
 #include "funcs.h"
 #include "select.h"
 
-#ifndef DW_TAG_LLVM_annotation
-#define DW_TAG_LLVM_annotation 0x6000
-#endif
 #ifndef DW_OP_addrx
 #define DW_OP_addrx 0xa1
 #endif
@@ -550,31 +548,31 @@ bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
 
 /* --- collection */
 
-/* The btf_decl_tag annotations among die's children, as component. */
+/* Where add_tag() puts what it finds. */
+struct tag_sink {
+	struct cand_list *l;
+	struct cand *c;
+	int component;
+};
+
+static int add_tag(void *ctx, Dwarf_Die *annot, const char *value)
+{
+	struct tag_sink *sink = ctx;
+
+	(void)annot;
+	return value ? cand_list_add_tag(sink->l, sink->c, value,
+					 sink->component) : 0;
+}
+
+/* die's btf_decl_tag annotations (clang's or GCC's), as component. */
 static int collect_tags(struct cand_list *l, struct cand *c, Dwarf_Die *die,
 			int component)
 {
-	Dwarf_Die child;
-	Dwarf_Attribute mem;
-	int err;
+	struct tag_sink sink = { l, c, component };
+	int err = annot_decl_tags(die, add_tag, &sink);
 
-	if (dwarf_child(die, &child))
-		return 0;
-	do {
-		const char *value, *name;
-
-		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation)
-			continue;
-		name = dwarf_diename(&child);
-		if (!name || strcmp(name, "btf_decl_tag") ||
-		    !dwarf_attr(&child, DW_AT_const_value, &mem) ||
-		    !(value = dwarf_formstring(&mem)))
-			continue;
-		err = cand_list_add_tag(l, c, value, component);
-		if (err)
-			return err;
-	} while (!dwarf_siblingof(&child, &child));
-	return 0;
+	/* a chain that loops in broken DWARF: the tags up to there */
+	return err == -ELOOP ? 0 : err;
 }
 
 /* The DIE an out-of-line instance or a definition completes, or itself. */

@@ -6,7 +6,8 @@
  * every variant below (-O0/-O2, DWARF 4/5, compressed sections), encoded
  * the way `btfcanon encode` does it (encode_file, then canon_run with FWD
  * resolution), and the listing of the result is compared with its golden
- * in tests/golden/encode/. Every variant of a compiler must give the same
+ * in tests/golden/encode/ (arrays flat, the default; arrays.nested.* with
+ * --nested-arrays). Every variant of a compiler must give the same
  * listing: optimization level, DWARF version and compression change the
  * DWARF, never the C types. The two compilers share one golden
  * (NAME.txt) where their DWARF describes the same types with the same
@@ -25,6 +26,10 @@
  *			no output file
  *	unsupported	C types BTF cannot hold (_Complex long double): a
  *			clean refusal or an output the kernel takes
+ *	gnu_annotations	GCC 16's DW_AT_GNU_annotation chains (hand-written
+ *			DWARF) give the golden listing and the bytes of
+ *			clang's DW_TAG_LLVM_annotation children for the
+ *			same source; a chain that loops is refused
  *
  * A missing compiler is a failure, not a skip (CI installs both). The CLI
  * is the one `make check` names in $BTFCANON. Run from the top of the
@@ -73,22 +78,26 @@ struct fixture {
 	const char *golden;	/* golden file stem */
 	const char *sources[MAX_SOURCES];
 	enum fixture_link link;
+	enum encode_arrays arrays;	/* AUTO: flat, the default */
 };
 
 static const struct fixture fixtures[] = {
-	{ "bitfields", { "bitfields.c" }, LINK_NONE },
-	{ "packed_aligned", { "packed_aligned.c" }, LINK_NONE },
-	{ "arrays", { "arrays.c" }, LINK_NONE },
-	{ "anon_members", { "anon_members.c" }, LINK_NONE },
-	{ "enums", { "enums.c" }, LINK_NONE },
-	{ "forward_decls", { "forward_decls.c" }, LINK_NONE },
-	{ "base_types", { "base_types.c" }, LINK_NONE },
-	{ "qualifiers", { "qualifiers.c" }, LINK_NONE },
-	{ "func_types", { "func_types.c" }, LINK_NONE },
-	{ "btf_tags", { "btf_tags.c" }, LINK_NONE },
-	{ "local_types", { "local_types.c" }, LINK_NONE },
-	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC },
-	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_RELOC },
+	{ "bitfields", { "bitfields.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "packed_aligned", { "packed_aligned.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "arrays", { "arrays.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "arrays.nested", { "arrays.c" }, LINK_NONE, ENCODE_ARRAYS_NESTED },
+	{ "anon_members", { "anon_members.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "enums", { "enums.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "forward_decls", { "forward_decls.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "base_types", { "base_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "qualifiers", { "qualifiers.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "func_types", { "func_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "btf_tags", { "btf_tags.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "local_types", { "local_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC,
+	  ENCODE_ARRAYS_AUTO },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_RELOC,
+	  ENCODE_ARRAYS_AUTO },
 };
 
 #define NR_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
@@ -393,6 +402,7 @@ struct encode_run {
 	bool shuffle;
 	uint64_t seed;
 	uint32_t chunk_cus;	/* 0: the default */
+	enum encode_arrays arrays;
 };
 
 /* encode_file() + canon_run() with FWD resolution: cmd_encode's bytes. */
@@ -418,6 +428,7 @@ static struct blob encode_canon(const char *path, const struct encode_run *run)
 	opts.shuffle_seed = run->seed;
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
+	opts.arrays = run->arrays;
 	err = encode_file(path, &opts, &btf, &stats, &log);
 	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
 	raw = btf__raw_data(btf, &raw_size);
@@ -564,9 +575,11 @@ static void assert_compressed(const char *path)
 static void check_variants(const struct fixture *f, const char *cc,
 			   const struct variant *vs, size_t nr)
 {
+	struct encode_run run = default_run;
 	char *dir = scratch_dir(), what[128];
 	size_t i;
 
+	run.arrays = f->arrays;
 	for (i = 0; i < nr; i++) {
 		char *bin = build_fixture(f, cc, &vs[i], dir), *got;
 		struct blob out;
@@ -574,7 +587,7 @@ static void check_variants(const struct fixture *f, const char *cc,
 		variant_text(cc, &vs[i], what, sizeof(what));
 		if (vs[i].compressed)
 			assert_compressed(bin);
-		out = encode_canon(bin, &default_run);
+		out = encode_canon(bin, &run);
 		got = listing_blob(&out, NULL);
 		check_golden(f, cc, got, what);
 		free(got);
@@ -615,12 +628,14 @@ START_TEST(test_accept)
 	const char *cc = compilers[_i % NR_COMPILERS];
 	static const size_t log_size = 1 << 16;
 	char *dir = scratch_dir(), *bin, *raw_path, *log;
+	struct encode_run run = default_run;
 	struct blob out;
 	struct btf *btf;
 	int err;
 
+	run.arrays = f->arrays;
 	bin = build_fixture(f, cc, &variants[1], dir);
-	out = encode_canon(bin, &default_run);
+	out = encode_canon(bin, &run);
 	raw_path = path_join(dir, "out.btf");
 	write_blob(raw_path, &out);
 
@@ -659,6 +674,7 @@ static const struct fixture many_units = {
 	"many_units",
 	{ "multi_cu_1.c", "multi_cu_2.c", "multi_cu_3.c", "bitfields.c" },
 	LINK_RELOC,
+	ENCODE_ARRAYS_AUTO,
 };
 
 static const char *const more_units[] = {
@@ -679,7 +695,8 @@ static char *build_many_units(const char *cc, const char *dir)
 	argv[n++] = "-r";
 	argv[n++] = first;
 	for (i = 0; i < nr; i++) {
-		struct fixture one = { "one", { more_units[i] }, LINK_NONE };
+		struct fixture one = { "one", { more_units[i] }, LINK_NONE,
+				       ENCODE_ARRAYS_AUTO };
 		char sub[32], *subdir;
 
 		snprintf(sub, sizeof(sub), "u%zu", i);
@@ -838,7 +855,7 @@ static void assert_rejected(const char *input, const char *dir,
 /* An object with plain (uncompressed) DWARF 5 from gcc, to be damaged. */
 static char *build_plain(const char *source, const char *dir)
 {
-	struct fixture f = { "bad", { source }, LINK_NONE };
+	struct fixture f = { "bad", { source }, LINK_NONE, ENCODE_ARRAYS_AUTO };
 
 	return build_fixture(&f, "gcc", &variants[0], dir);
 }
@@ -883,7 +900,8 @@ START_TEST(test_grouped_type_units)
 	static const struct variant tu = {
 		{ "-O2", "-gdwarf-5", "-fdebug-types-section" }, false, false
 	};
-	static const struct fixture f = { "bad", { "qualifiers.c" }, LINK_NONE };
+	static const struct fixture f = { "bad", { "qualifiers.c" }, LINK_NONE,
+					  ENCODE_ARRAYS_AUTO };
 	const char *const want[] = { "type units", "link the object first", NULL };
 	char *dir = scratch_dir(), *obj = build_fixture(&f, "gcc", &tu, dir);
 
@@ -1146,7 +1164,8 @@ END_TEST
  */
 START_TEST(test_complex)
 {
-	static const struct fixture f = { "complex", { "complex.c" }, LINK_NONE };
+	static const struct fixture f = { "complex", { "complex.c" }, LINK_NONE,
+					  ENCODE_ARRAYS_AUTO };
 	static const char *const want[] = { "DIE at 0x", "complex", NULL };
 	static const char *const unwanted[] = { "cannot add BTF type", NULL };
 	const char *cc = compilers[_i];
@@ -1178,6 +1197,97 @@ START_TEST(test_complex)
 }
 END_TEST
 
+/* ---- GCC's annotations (DW_TAG_GNU_annotation) ---------------------------- */
+
+/*
+ * GCC 16 writes btf_decl_tag and btf_type_tag as DW_AT_GNU_annotation
+ * chains of DW_TAG_GNU_annotation DIEs; Debian 12's GCC writes none, so
+ * tests/fixtures/gnu_annotations.s has them by hand, for the C source in
+ * gnu_annotations.c. Assembled (defsym: extra -Wa,--defsym option or
+ * NULL), it is an object of one unit.
+ */
+static char *build_gnu_annotations(const char *dir, const char *defsym)
+{
+	char *obj = path_join(dir, "gnu_annotations.o");
+	char *argv[] = { "gcc", "-c", FIXTURE_DIR "/gnu_annotations.s", "-o",
+			 obj, (char *)defsym, NULL };
+
+	ck_assert_msg(file_exists(FIXTURE_DIR "/gnu_annotations.s"),
+		      "%s/gnu_annotations.s not found: run the tests from the top of the tree",
+		      FIXTURE_DIR);
+	run_ok(argv, dir);
+	return obj;
+}
+
+/*
+ * GCC's shape gives the golden listing, the same bytes as clang's
+ * DW_TAG_LLVM_annotation children for the same C source (in every
+ * variant), and BTF libbpf and the kernel take.
+ */
+START_TEST(test_gnu_annotations)
+{
+	static const struct fixture gnu = { "gnu_annotations",
+					    { "gnu_annotations.c" }, LINK_NONE,
+					    ENCODE_ARRAYS_AUTO };
+	static const size_t log_size = 1 << 16;
+	char *dir = scratch_dir(), *obj = build_gnu_annotations(dir, NULL);
+	char *raw_path = path_join(dir, "out.btf"), *got, *log, what[128];
+	struct blob out = encode_canon(obj, &default_run), twin;
+	struct btf *btf;
+	size_t i;
+	int err;
+
+	got = listing_blob(&out, NULL);
+	check_golden(&gnu, "as", got, "gnu_annotations.s");
+	free(got);
+
+	for (i = 0; i < NR_VARIANTS; i++) {
+		char *bin = build_fixture(&gnu, "clang", &variants[i], dir);
+
+		variant_text("clang", &variants[i], what, sizeof(what));
+		twin = encode_canon(bin, &default_run);
+		ck_assert_msg(blob_eq(&twin, &out),
+			      "gnu_annotations.c (%s, DW_TAG_LLVM_annotation) and gnu_annotations.s (DW_TAG_GNU_annotation) give different BTF",
+			      what);
+		blob_free(&twin);
+		free(bin);
+	}
+
+	write_blob(raw_path, &out);
+	btf = btf__parse(raw_path, NULL);
+	ck_assert_msg(btf != NULL, "gnu_annotations: libbpf btf__parse rejected it: %d",
+		      -errno);
+	btf__free(btf);
+	log = malloc(log_size);
+	ck_assert_ptr_nonnull(log);
+	err = kernel_load_btf(&out, log, log_size);
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "encode: gnu_annotations: kernel BTF load skipped: %s\n",
+			strerror(-err));
+	else
+		ck_assert_msg(!err, "gnu_annotations: the kernel rejected it: %s\n%s",
+			      strerror(-err), log);
+	free(log);
+	free(raw_path);
+	blob_free(&out);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* A chain of GCC annotations that loops: refused, naming the DIE. */
+START_TEST(test_gnu_annotation_loop)
+{
+	static const char *const want[] = { "DIE at 0x", "chain that loops", NULL };
+	char *dir = scratch_dir();
+	char *obj = build_gnu_annotations(dir, "-Wa,--defsym,GNU_ANNOT_LOOP=1");
+
+	assert_rejected(obj, dir, want, NULL);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------- */
 
 static TCase *encode_tcase(const char *name)
@@ -1191,7 +1301,8 @@ static TCase *encode_tcase(const char *name)
 /* ---- options: --format elf, --lang_exclude=rust -------------------------- */
 
 static const struct fixture multi_exec = {
-	"multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC
+	"multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC,
+	ENCODE_ARRAYS_AUTO,
 };
 
 /* Does the raw BTF in path have a type of this kind and name? */
@@ -1374,6 +1485,11 @@ Suite *encode_suite(void)
 	tcase_add_loop_test(tc, test_bad_abbrev, 0,
 			    sizeof(bad_abbrevs) / sizeof(bad_abbrevs[0]));
 	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("gnu_annotations");
+	tcase_add_test(tc, test_gnu_annotations);
+	tcase_add_test(tc, test_gnu_annotation_loop);
 	suite_add_tcase(s, tc);
 
 	tc = encode_tcase("unsupported");

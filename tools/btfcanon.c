@@ -95,8 +95,10 @@ static void usage(FILE *out)
 "  --features-strict  unknown feature names are an error\n"
 "  --lang_exclude=rust  skip Rust compile units\n"
 "  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
-"  --flat-arrays   int a[2][3] as one ARRAY of 6, as pahole writes it (on\n"
-"                  by itself over a --btf_base whose arrays are all flat)\n"
+"  --nested-arrays int a[2][3] as an ARRAY of 2 ARRAYs of 3, as in C (the\n"
+"                  default is one ARRAY of 6, as pahole writes it; nested by\n"
+"                  itself over a --btf_base that nests them)\n"
+"  --flat-arrays   one ARRAY of 6 even over a base that nests them\n"
 "  --verbose       list the functions left out, with the rule, one a line\n"
 "  --order=kind|name, --stats  as for sort\n"
 "\n"
@@ -265,7 +267,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
 	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
-	       OPT_FLAT_ARRAYS,
+	       OPT_FLAT_ARRAYS, OPT_NESTED_ARRAYS,
 	       OPT_VERBOSE, OPT_BASE };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
@@ -279,6 +281,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "chunk-cus", required_argument, NULL, OPT_CHUNK },
 		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "flat-arrays", no_argument, NULL, OPT_FLAT_ARRAYS },
+		{ "nested-arrays", no_argument, NULL, OPT_NESTED_ARRAYS },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "btf_base", required_argument, NULL, OPT_BASE },
@@ -287,7 +290,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL;
-	bool strict = false, flat = false;
+	bool strict = false;
 	char *end;
 	int c;
 
@@ -357,7 +360,17 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			}
 			break;
 		case OPT_FLAT_ARRAYS:
-			flat = true;
+		case OPT_NESTED_ARRAYS:
+			if (args->encode.arrays &&
+			    args->encode.arrays != (c == OPT_FLAT_ARRAYS ?
+						    ENCODE_ARRAYS_FLAT :
+						    ENCODE_ARRAYS_NESTED)) {
+				fprintf(stderr,
+					"btfcanon encode: --flat-arrays and --nested-arrays exclude each other\n");
+				return -EINVAL;
+			}
+			args->encode.arrays = c == OPT_FLAT_ARRAYS ?
+					      ENCODE_ARRAYS_FLAT : ENCODE_ARRAYS_NESTED;
 			break;
 		case OPT_NO_CACHE:
 			args->encode.no_type_cache = true;
@@ -393,7 +406,6 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	if (features &&
 	    encode_features_parse(features, strict, &args->encode.features, log))
 		return -EINVAL;
-	args->encode.features.flat_arrays = flat;
 	return 0;
 }
 

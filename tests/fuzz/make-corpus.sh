@@ -1,8 +1,9 @@
 #!/bin/sh
 # Regenerates the seed corpora in tests/fuzz/corpus/ from the encoder
-# fixtures (tests/fixtures/*.c): small objects with DWARF (encode), the BTF
-# the encoder makes of them (sort, dump), pairs of those (diff) and
-# DWARF-less objects carrying that BTF in a .BTF section (btf_elf).
+# fixtures (tests/fixtures/*.c; *.s, hand-written DWARF, assembled): small
+# objects with DWARF (encode), the BTF the encoder makes of them (sort,
+# dump), pairs of those (diff) and DWARF-less objects carrying that BTF in
+# a .BTF section (btf_elf).
 # Seeds larger than 8 KB are left out. Needs build/btfcanon and gcc, clang.
 #
 #   tests/fuzz/make-corpus.sh
@@ -95,6 +96,12 @@ PY
 		small "$tmp/$name-$cc-btf.o" &&
 		cp "$tmp/$name-$cc-btf.o" "$out/btf_elf/$name-$cc.o"
 	done
+done
+# hand-written DWARF (GCC 16's annotation chains): encode seeds as they are
+for src in tests/fixtures/*.s; do
+	name=$(basename "$src" .s)
+	gcc -c "$src" -o "$tmp/$name-as.o" && small "$tmp/$name-as.o" &&
+		cp "$tmp/$name-as.o" "$out/encode/$name-as.o"
 done
 layout_seeds
 for d in "$out"/*; do
