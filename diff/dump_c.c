@@ -573,6 +573,84 @@ static int emit_kfuncs(struct c_dump *c)
 	return err ? err : c->sink->err;
 }
 
+/*
+ * A TYPE_TAG with kflag set (pahole's "attributes", 2026) is a C
+ * attribute, not a BTF tag: libbpf >= 1.6 writes it as
+ * "__attribute__((NAME))", where Debian's libbpf 1.1.2 writes
+ * "__attribute__((btf_type_tag("NAME")))" for every type tag. The kernel
+ * uses it for "address_space(1)" on BPF arena pointers. This rewrites the
+ * second spelling into the first for every name that only kflag tags
+ * carry (a name both kinds carry keeps libbpf 1.1.2's spelling). Linear
+ * in the text per such name; there are one or two.
+ */
+struct type_tag {
+	const char *name;
+	bool kflag;
+};
+
+static int cmp_type_tag(const void *pa, const void *pb)
+{
+	return strcmp(((const struct type_tag *)pa)->name,
+		      ((const struct type_tag *)pb)->name);
+}
+
+/* Replaces every "__attribute__((btf_type_tag("NAME")))" in body. */
+static int rewrite_tag(struct bc_text *body, const char *name)
+{
+	struct bc_text from, rewritten;
+	const char *at, *text = bc_text_str(body);
+	int err;
+
+	bc_text_init(&from);
+	bc_text_init(&rewritten);
+	bc_text_printf(&from, "__attribute__((btf_type_tag(\"%s\")))", name);
+	while ((at = strstr(text, bc_text_str(&from)))) {
+		bc_text_add(&rewritten, text, at - text);
+		bc_text_printf(&rewritten, "__attribute__((%s))", name);
+		text = at + from.len;
+	}
+	bc_text_puts(&rewritten, text);
+	err = from.err ? from.err : rewritten.err;
+	if (!err) {
+		bc_text_truncate(body, 0);
+		bc_text_add(body, bc_text_str(&rewritten), rewritten.len);
+		err = body->err;
+	}
+	bc_text_deinit(&from);
+	bc_text_deinit(&rewritten);
+	return err;
+}
+
+static int rewrite_attribute_tags(const struct bc_btf *btf, struct bc_text *body)
+{
+	struct type_tag *tags = calloc(btf->nr_types + 1, sizeof(*tags));
+	uint32_t i, j, nr = 0;
+	int err = 0;
+
+	if (!tags)
+		return -ENOMEM;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+
+		if (bc_type_kind(t) == BTF_KIND_TYPE_TAG)
+			tags[nr++] = (struct type_tag){
+				.name = bc_btf_str(btf, t->name_off),
+				.kflag = bc_info_kflag(t->info),
+			};
+	}
+	qsort(tags, nr, sizeof(*tags), cmp_type_tag);
+	for (i = 0; i < nr && !err; i = j) {
+		bool all_kflag = true;
+
+		for (j = i; j < nr && !strcmp(tags[j].name, tags[i].name); j++)
+			all_kflag &= tags[j].kflag;
+		if (all_kflag)
+			err = rewrite_tag(body, tags[i].name);
+	}
+	free(tags);
+	return err;
+}
+
 static const char c_prologue[] =
 	"#ifndef __VMLINUX_H__\n"
 	"#define __VMLINUX_H__\n"
@@ -808,6 +886,8 @@ int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	}
 	if (!err)
 		err = emit_kfuncs(&c);
+	if (!err)
+		err = rewrite_attribute_tags(btf, &body);
 	if (!err) {
 		bc_text_puts(out, c_prologue);
 		err = emit_needed_fwds(&c, &body, out);

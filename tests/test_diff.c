@@ -353,6 +353,38 @@ static char *dump_text(const struct blob *raw, int format)
 	return bc_text_take(&out);
 }
 
+/* The text of every header around the types: bpftool 7.8's. */
+#define C_PROLOGUE \
+		"#ifndef __VMLINUX_H__\n" \
+		"#define __VMLINUX_H__\n" \
+		"\n" \
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" \
+		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __ksym\n" \
+		"#define __ksym __attribute__((section(\".ksyms\")))\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __weak\n" \
+		"#define __weak __attribute__((weak))\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __bpf_fastcall\n" \
+		"#if __has_attribute(bpf_fastcall)\n" \
+		"#define __bpf_fastcall __attribute__((bpf_fastcall))\n" \
+		"#else\n" \
+		"#define __bpf_fastcall\n" \
+		"#endif\n" \
+		"#endif\n" \
+		"\n"
+#define C_EPILOGUE \
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" \
+		"#pragma clang attribute pop\n" \
+		"#endif\n" \
+		"\n" \
+		"#endif /* __VMLINUX_H__ */\n"
+
 START_TEST(test_dump_raw)
 {
 	struct btf *btf = new_btf();
@@ -394,21 +426,91 @@ START_TEST(test_dump_raw)
 }
 END_TEST
 
+/*
+ * kfuncs: [4] int bpf_task_get(struct task *t, int pid), [7] void
+ * bpf_nop(void) (also bpf_fastcall), [11] void bpf_zz(struct hidden *h)
+ * with struct hidden only a FWD, and [14] not_kfunc whose "bpf_kfunc" tag
+ * sits on a parameter.
+ */
+static struct blob kfunc_blob(void)
+{
+	struct btf *btf = new_btf();
+	struct blob raw;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, "task", 4));	/* [2] struct task { */
+	ENTRY(btf__add_field(btf, "pid", 1, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_func_proto(btf, 1));		/* [4] int (struct task *, int) */
+	ENTRY(btf__add_func_param(btf, "t", 3));
+	ENTRY(btf__add_func_param(btf, "pid", 1));
+	ADD(5, btf__add_func(btf, "bpf_task_get", BTF_FUNC_GLOBAL, 4));
+	ADD(6, btf__add_decl_tag(btf, "bpf_kfunc", 5, -1));
+	ADD(7, btf__add_func_proto(btf, 0));		/* [7] void (void) */
+	ADD(8, btf__add_func(btf, "bpf_nop", BTF_FUNC_GLOBAL, 7));
+	ADD(9, btf__add_decl_tag(btf, "bpf_kfunc", 8, -1));
+	ADD(10, btf__add_decl_tag(btf, "bpf_fastcall", 8, -1));
+	ADD(11, btf__add_fwd(btf, "hidden", BTF_FWD_STRUCT));
+	ADD(12, btf__add_ptr(btf, 11));
+	ADD(13, btf__add_func_proto(btf, 0));		/* [13] void (struct hidden *) */
+	ENTRY(btf__add_func_param(btf, "h", 12));
+	ADD(14, btf__add_func(btf, "bpf_zz", BTF_FUNC_GLOBAL, 13));
+	ADD(15, btf__add_decl_tag(btf, "bpf_kfunc", 14, -1));
+	ADD(16, btf__add_func(btf, "not_kfunc", BTF_FUNC_GLOBAL, 4));
+	ADD(17, btf__add_decl_tag(btf, "bpf_kfunc", 16, 0));
+	/* [18] struct holder { struct task *t; }: no declaration needed */
+	ADD(18, btf__add_struct(btf, "holder", 8));
+	ENTRY(btf__add_field(btf, "t", 3, 0, 0));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	return raw;
+}
+
+/*
+ * The prototypes are bpftool 7.8's lines for the same BTF; struct hidden
+ * and struct task are named in parameter lists, so they are declared up
+ * front; struct holder's pointer member needs no declaration.
+ */
+START_TEST(test_dump_c_kfuncs)
+{
+	struct blob raw = kfunc_blob();
+	char *got = dump_text(&raw, 'c');
+
+	assert_text(got,
+		C_PROLOGUE
+		"struct hidden;\n"
+		"struct task;\n"
+		"\n"
+		"struct task {\n"
+		"\tint pid;\n"
+		"};\n"
+		"\n"
+		"struct holder {\n"
+		"\tstruct task *t;\n"
+		"};\n"
+		"\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
+		"extern __bpf_fastcall void bpf_nop(void) __weak __ksym;\n"
+		"extern int bpf_task_get(struct task *t, int pid) __weak __ksym;\n"
+		"extern void bpf_zz(struct hidden *h) __weak __ksym;\n"
+		"#endif\n"
+		"\n"
+		C_EPILOGUE);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_c)
 {
 	struct blob raw = rich_blob();
 	char *got = dump_text(&raw, 'c');
 
 	assert_text(got,
-		"#ifndef __VMLINUX_H__\n"
-		"#define __VMLINUX_H__\n"
-		"\n"
-		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
-		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n"
-		"#endif\n"
-		"\n"
+		C_PROLOGUE
 		"union opaque;\n"
-		"struct outer;\n"
 		"\n"
 		"enum {\n"
 		"\tK_A = 1,\n"
@@ -427,11 +529,12 @@ START_TEST(test_dump_c)
 		"\n"
 		"typedef struct outer outer_t;\n"
 		"\n"
-		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
-		"#pragma clang attribute pop\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
 		"#endif\n"
 		"\n"
-		"#endif /* __VMLINUX_H__ */\n");
+		C_EPILOGUE);
 	free(got);
 	blob_free(&raw);
 }
@@ -459,6 +562,7 @@ Suite *diff_suite(void)
 	tc = tcase_create("dump");
 	tcase_add_test(tc, test_dump_raw);
 	tcase_add_test(tc, test_dump_c);
+	tcase_add_test(tc, test_dump_c_kfuncs);
 	suite_add_tcase(s, tc);
 	return s;
 }
