@@ -68,8 +68,9 @@
 enum root_rank {
 	RANK_ENUM = 1,
 	RANK_ANON_ENUM,
-	RANK_SIMPLE_TYPEDEF,
-	RANK_AGGREGATE,
+	RANK_SIMPLE_TYPEDEF,	/* striped */
+	RANK_HELD,		/* by name */
+	RANK_UNHELD,		/* striped */
 };
 
 #define NR_STRIPES 8
@@ -140,7 +141,75 @@ static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t
 }
 
 /*
- * The stripe of a type of ranks 2 and 3: FNV-1a of its family, the name
+ * The kth type t holds by value, or 0 when it has no more: members of
+ * structs and unions, array elements, what modifiers and typedefs name.
+ * Pointers and prototypes hold nothing by value.
+ */
+static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return k < btf_vlen(t) ? btf_members(t)[k].type : 0;
+	case BTF_KIND_ARRAY:
+		return k ? 0 : btf_array(t)->type;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return k ? 0 : t->type;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Which types some struct or union holds by value: the named struct or
+ * union a member's type reaches through arrays, qualifiers and typedefs,
+ * and the typedefs on the way ("struct foo a[2]", "foo_t a" with
+ * "typedef struct foo foo_t"). Anonymous structs and unions are walked
+ * like named ones, so what they hold counts for their parent. Linear in
+ * the members (the chains are finite: check_layout refused any type that
+ * holds itself). Returns a calloc'd array indexed by id, or NULL.
+ */
+static bool *held_types(const struct bc_btf *btf)
+{
+	bool *held = calloc(bc_btf_end_id(btf), sizeof(*held));
+	uint32_t i, j;
+
+	if (!held)
+		return NULL;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+
+		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
+			continue;
+		for (j = 0; j < btf_vlen(t); j++) {
+			uint32_t id = btf_members(t)[j].type, steps;
+
+			for (steps = 0; steps <= btf->nr_types; steps++) {
+				const struct btf_type *m = bc_btf_type(btf, id);
+				uint32_t kind = m ? btf_kind(m) : BTF_KIND_UNKN;
+
+				if (kind == BTF_KIND_TYPEDEF)
+					held[id] = true;
+				else if ((kind == BTF_KIND_STRUCT ||
+					  kind == BTF_KIND_UNION) && m->name_off)
+					held[id] = true;
+				if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_ARRAY &&
+				    kind != BTF_KIND_CONST && kind != BTF_KIND_VOLATILE &&
+				    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
+					break;
+				id = by_value_ref(m, 0);
+			}
+		}
+	}
+	return held;
+}
+
+/*
+ * The stripe of a striped type: FNV-1a of its family, the name
  * up to its last '_' (the whole name when it has none past its first
  * character), modulo NR_STRIPES.
  */
@@ -183,12 +252,14 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 {
 	uint32_t i, nr = 0;
 	struct root *roots;
-	bool *referenced;
+	bool *referenced, *held;
 
 	referenced = bc_referenced_types(btf, false);
+	held = held_types(btf);
 	roots = calloc(btf->nr_types + 1, sizeof(*roots));
-	if (!referenced || !roots) {
+	if (!referenced || !held || !roots) {
 		free(referenced);
+		free(held);
 		free(roots);
 		return -ENOMEM;
 	}
@@ -203,7 +274,7 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			/* btf_dump writes anonymous ones only inside others */
 			if (!*name)
 				continue;
-			rank = RANK_AGGREGATE;
+			rank = held[id] ? RANK_HELD : RANK_UNHELD;
 			break;
 		case BTF_KIND_FWD:
 			rank = 0;
@@ -220,18 +291,22 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			}
 			break;
 		case BTF_KIND_TYPEDEF:
-			rank = is_simple_typedef(btf, t) ? RANK_SIMPLE_TYPEDEF :
-							   RANK_AGGREGATE;
+			if (is_simple_typedef(btf, t))
+				rank = RANK_SIMPLE_TYPEDEF;
+			else
+				rank = held[id] ? RANK_HELD : RANK_UNHELD;
 			break;
 		default:
 			continue;
 		}
 		roots[nr++] = (struct root){
 			.id = id, .rank = rank, .name = name,
-			.stripe = rank >= RANK_SIMPLE_TYPEDEF ? family_stripe(name) : 0,
+			.stripe = rank == RANK_SIMPLE_TYPEDEF || rank == RANK_UNHELD ?
+				  family_stripe(name) : 0,
 		};
 	}
 	free(referenced);
+	free(held);
 	qsort(roots, nr, sizeof(*roots), cmp_root);
 	*roots_out = roots;
 	*nr_out = nr;
@@ -699,30 +774,6 @@ static const char c_epilogue[] =
  *
  * Returns 0 or -EINVAL after a message.
  */
-/*
- * The kth type t holds by value, or 0 when it has no more: members of
- * structs and unions, array elements, what modifiers and typedefs name.
- * Pointers and prototypes hold nothing by value.
- */
-static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
-{
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return k < btf_vlen(t) ? btf_members(t)[k].type : 0;
-	case BTF_KIND_ARRAY:
-		return k ? 0 : btf_array(t)->type;
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPE_TAG:
-		return k ? 0 : t->type;
-	default:
-		return 0;
-	}
-}
-
 /*
  * A struct that contains itself by value (through members, arrays,
  * typedefs) has no size: libbpf's btf__align_of() recurses on it until the
