@@ -385,6 +385,98 @@ static char *dump_text(const struct blob *raw, int format)
 		"\n" \
 		"#endif /* __VMLINUX_H__ */\n"
 
+/*
+ * The order of dump -f c: [2] struct dep is held by value by [5] struct
+ * zz_leaf (through [4] typedef dep_t), so both come first, by name; the
+ * types nobody holds follow by stripe, then name: [15] tcp_stats (family
+ * "tcp", stripe 0), [6] a_leaf ("a", 4), then [5] zz_leaf and [7]
+ * zz_other (both "zz", 5). [14] typedef void (*cb_t)(struct opaque_arg *)
+ * is a typedef of a pointer, written before the structs, and names struct
+ * opaque_arg in a parameter list: that one is declared up front. [12] is
+ * an "address_space(1)" type tag with kflag set, an attribute, written as
+ * bpftool 7.8 writes it.
+ */
+static struct blob order_blob(void)
+{
+	struct btf *btf = new_btf();
+	struct btf_type *tag;
+	struct blob raw;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, "dep", 4));		/* [2] struct dep { */
+	ENTRY(btf__add_field(btf, "x", 1, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_typedef(btf, "dep_t", 2));
+	ADD(5, btf__add_struct(btf, "zz_leaf", 16));	/* [5] struct zz_leaf { */
+	ENTRY(btf__add_field(btf, "d", 4, 0, 0));
+	ENTRY(btf__add_field(btf, "p", 13, 64, 0));
+	ADD(6, btf__add_struct(btf, "a_leaf", 8));	/* [6] struct a_leaf { */
+	ENTRY(btf__add_field(btf, "d", 3, 0, 0));
+	ADD(7, btf__add_struct(btf, "zz_other", 4));	/* [7] struct zz_other { */
+	ENTRY(btf__add_field(btf, "y", 1, 0, 0));
+	ADD(8, btf__add_fwd(btf, "opaque_arg", BTF_FWD_STRUCT));
+	ADD(9, btf__add_ptr(btf, 8));
+	ADD(10, btf__add_func_proto(btf, 0));		/* [10] void (struct opaque_arg *) */
+	ENTRY(btf__add_func_param(btf, "", 9));
+	ADD(11, btf__add_ptr(btf, 10));
+	ADD(12, btf__add_type_tag(btf, "address_space(1)", 1));
+	ADD(13, btf__add_ptr(btf, 12));
+	ADD(14, btf__add_typedef(btf, "cb_t", 11));
+	ADD(15, btf__add_struct(btf, "tcp_stats", 4));	/* [15] struct tcp_stats { */
+	ENTRY(btf__add_field(btf, "n", 1, 0, 0));
+	/* libbpf 1.1.2 cannot add an attribute: set the kflag by hand */
+	tag = (struct btf_type *)btf__type_by_id(btf, 12);
+	tag->info |= 1u << 31;
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	return raw;
+}
+
+START_TEST(test_dump_c_order)
+{
+	struct blob raw = order_blob();
+	char *got = dump_text(&raw, 'c');
+
+	assert_text(got,
+		C_PROLOGUE
+		"struct opaque_arg;\n"
+		"\n"
+		"typedef void (*cb_t)(struct opaque_arg *);\n"
+		"\n"
+		"struct dep {\n"
+		"\tint x;\n"
+		"};\n"
+		"\n"
+		"typedef struct dep dep_t;\n"
+		"\n"
+		"struct tcp_stats {\n"
+		"\tint n;\n"
+		"};\n"
+		"\n"
+		"struct a_leaf {\n"
+		"\tstruct dep *d;\n"
+		"};\n"
+		"\n"
+		"struct zz_leaf {\n"
+		"\tdep_t d;\n"
+		"\tint __attribute__((address_space(1))) *p;\n"
+		"};\n"
+		"\n"
+		"struct zz_other {\n"
+		"\tint y;\n"
+		"};\n"
+		"\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
+		"#endif\n"
+		"\n"
+		C_EPILOGUE);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_raw)
 {
 	struct btf *btf = new_btf();
@@ -563,6 +655,7 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, test_dump_raw);
 	tcase_add_test(tc, test_dump_c);
 	tcase_add_test(tc, test_dump_c_kfuncs);
+	tcase_add_test(tc, test_dump_c_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
