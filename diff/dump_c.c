@@ -613,7 +613,8 @@ static int collect_kfuncs(const struct bc_btf *btf, struct kfunc **out)
 			.name = bc_btf_str(btf, func->name_off),
 		};
 	}
-	qsort(kfuncs, nr, sizeof(*kfuncs), cmp_kfunc);
+	if (nr)
+		qsort(kfuncs, nr, sizeof(*kfuncs), cmp_kfunc);
 	/* a FUNC tagged twice is one prototype */
 	for (i = 0, j = 0; i < nr; i++) {
 		if (j && kfuncs[j - 1].func_id == kfuncs[i].func_id)
