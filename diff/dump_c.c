@@ -586,11 +586,14 @@ static int collect_kfuncs(const struct bc_btf *btf, struct kfunc **out)
 		return -ENOMEM;
 	for (i = 0; i < btf->nr_types; i++) {
 		const struct btf_type *t = bc_btf_local(btf, i);
-		const struct btf_type *func = bc_btf_type(btf, t->type);
+		const struct btf_type *func;
 
+		/* t->type is a reference (checked by the parser) only in tags */
 		if (bc_type_kind(t) != BTF_KIND_DECL_TAG ||
-		    btf_decl_tag(t)->component_idx != -1 || !func ||
-		    bc_type_kind(func) != BTF_KIND_FUNC)
+		    btf_decl_tag(t)->component_idx != -1)
+			continue;
+		func = bc_btf_type(btf, t->type);
+		if (!func || bc_type_kind(func) != BTF_KIND_FUNC)
 			continue;
 		if (!strcmp(bc_btf_str(btf, t->name_off), "bpf_fastcall"))
 			fastcall[t->type] = true;
