@@ -516,6 +516,49 @@ check_dump_c() {
 }
 run_case "dump -f c compiles with clang -target bpf" check_dump_c
 
+# kfunc prototypes: the header of 6.12.117's BTF, encoded with the kernel
+# build's features (decl_tag_kfuncs), declares every kfunc the way
+# bpftool 7.8 does, and a BPF program that calls bpf_task_from_pid and
+# bpf_task_release compiles against it (and the running kernel loads it,
+# where this user may load BPF programs).
+check_kfunc_header() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	v=/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
+	[ -r "$v" ] || skip_case "$v not installed"
+	run 0 "$BTFCANON" encode -j2 --features encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs "$v" -o v.btf
+	run 0 "$BTFCANON" dump -f c v.btf -o vmlinux.h
+	for line in \
+		'extern struct task_struct *bpf_task_from_pid(s32 pid) __weak __ksym;' \
+		'extern void bpf_task_release(struct task_struct *p) __weak __ksym;' \
+		'#define __ksym __attribute__((section(".ksyms")))' \
+		'#define __weak __attribute__((weak))' \
+		'#define __bpf_fastcall __attribute__((bpf_fastcall))' \
+		'#ifndef BPF_NO_KFUNC_PROTOTYPES' \
+		'/* BPF kfuncs */'; do
+		grep -qxF -- "$line" vmlinux.h || die "vmlinux.h lacks '$line'"
+	done
+	# one prototype per FUNC that carries a bpf_kfunc tag itself, by name
+	run 0 "$BTFCANON" dump -f raw v.btf
+	want=$(sed -n "s/.* DECL_TAG 'bpf_kfunc' type_id=\([0-9]*\) component_idx=-1$/\1/p" stdout | sort -u | wc -l)
+	grep ' __weak __ksym;$' vmlinux.h | sed 's/(.*//; s/.*[ *]//' > names
+	[ "$(wc -l < names)" -eq "$want" ] && [ "$want" -gt 100 ] ||
+		die "$(wc -l < names) kfunc prototypes for $want bpf_kfunc FUNCs"
+	sort -c names || die "the kfunc prototypes are not sorted by name"
+	run 0 clang -target bpf -O2 -g -Wall -Werror -I. \
+		-c "$src/tests/fixtures/bpf/task_kfunc.bpf.c" -o prog.o
+	run 0 readelf -sW prog.o
+	stdout_has "WEAK   DEFAULT  UND bpf_task_from_pid"
+	stdout_has "WEAK   DEFAULT  UND bpf_task_release"
+	run 0 bpftool btf dump file prog.o
+	stdout_has "DATASEC '.ksyms' size=0 vlen=2"
+	pin=/sys/fs/bpf/btfcanon-cli-$$
+	if [ "$(id -u)" -eq 0 ] && [ -w /sys/fs/bpf ]; then
+		run 0 bpftool prog load prog.o "$pin"
+		rm -f "$pin"
+	fi
+}
+run_case "dump -f c: kfunc prototypes of 6.12.117 compile and load" check_kfunc_header
+
 # --check: 0 when up to date, 1 and a diff when stale, 2 when unreadable.
 check_dump_check() {
 	run 0 "$BTFCANON" dump -f c "$IN/clang.o" -o prog.h

@@ -6,9 +6,9 @@
  *			run: the encode stops with that unit's error, one
  *			message, no output, no thread left behind, no hang;
  *	alloc_failure	the nth allocation fails, for every n, in the
- *			parser, canon, the file reader, dump and diff: each
- *			returns -ENOMEM or succeeds, never crashes, and under
- *			`make asan` never leaks;
+ *			parser, canon, the file reader, dump (raw and C)
+ *			and diff: each returns -ENOMEM or succeeds, never
+ *			crashes, and under `make asan` never leaks;
  *	resources	-j above the number of units, -j0 and negative -j,
  *			and the peak RSS of encoding the 6.12 vmlinux at -j8.
  *
@@ -129,6 +129,12 @@ static int parse_canon_dump_diff(const struct blob *raw)
 				   &quiet_log, &sorted);
 	if (!err)
 		err = bc_dump_raw(sorted, &text);
+	if (!err) {
+		struct btf *lbtf = btf__new(res.raw, res.raw_size);
+
+		err = lbtf ? bc_dump_c(sorted, lbtf, &text, &quiet_log) : -errno;
+		btf__free(lbtf);
+	}
 	if (!err)
 		err = bc_diff_run(btf, sorted, &diff, &quiet_log);
 	bc_diff_deinit(&diff);
