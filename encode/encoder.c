@@ -12,6 +12,14 @@
  * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
  * cursor, the first-error slot and the chunk's own result slot.
  *
+ * Split BTF (a module over vmlinux): the chunks are encoded and
+ * deduplicated as standalone BTF, without the base. Mapping a module's
+ * types onto the base costs libbpf a pass over every base type and
+ * string (its string index and dedup table), so it is done once, by the
+ * final dedup of the merged chunks over the base, not once per chunk. A
+ * chunk then costs what its units cost, the workers share no base, and a
+ * module's time follows the module more than the base.
+ *
  * Why chunks: libbpf's dedup treats a FWD and a struct of the same name as
  * equivalent, which is what merges the thousands of per-CU copies of the
  * kernel's types when some units only declare what others define. That
@@ -78,12 +86,6 @@ struct worker {
 	pthread_t thread;
 	struct cu_encoder cu;
 	Dwarf *dwarf;			/* its own handle over the shared Elf */
-	/*
-	 * Its own copy of the base BTF, for split encoding: libbpf looks
-	 * strings up in a base by writing scratch bytes into it, so one base
-	 * cannot serve two threads.
-	 */
-	struct btf *base;
 	char message[1024];		/* this worker's first error message */
 	uint32_t cus, cus_skipped, chunks;
 	uint64_t types_chunked;		/* types in its chunks after their dedup */
@@ -407,22 +409,12 @@ static void close_dwarf(struct dwarf_handle *h)
 	drop_mapped(h);
 }
 
-static int copy_base(const struct btf *base, struct btf **copy)
-{
-	const void *raw;
-	__u32 size;
-
-	raw = btf__raw_data(base, &size);
-	*copy = raw ? btf__new(raw, size) : NULL;
-	return *copy ? 0 : -ENOMEM;
-}
-
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
 	uint32_t first = k * enc->chunk_cus, end = first + enc->chunk_cus, i;
-	struct btf *btf = w->base ? btf__new_empty_split(w->base) : btf__new_empty();
+	struct btf *btf = btf__new_empty();
 	int err = 0;
 
 	if (!btf)
@@ -582,8 +574,8 @@ static int plan_chunks(struct encoder *enc)
 		enc->chunk_cus = (enc->nr_cus + ENCODE_CHUNKS - 1) / ENCODE_CHUNKS;
 		if (enc->chunk_cus > ENCODE_CHUNK_CUS_MAX)
 			enc->chunk_cus = ENCODE_CHUNK_CUS_MAX;
-		if (!enc->chunk_cus)
-			enc->chunk_cus = 1;
+		if (enc->chunk_cus < ENCODE_CHUNK_CUS_MIN)
+			enc->chunk_cus = ENCODE_CHUNK_CUS_MIN;
 	}
 	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
 	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
@@ -686,8 +678,6 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		workers[i].enc = &enc;
 		workers[i].index = i;
 		err = cu_encoder_init(&workers[i].cu, path, &enc.features, NULL);
-		if (!err && opts->base)
-			err = copy_base(opts->base, &workers[i].base);
 		if (err)
 			goto join;
 		workers[i].cu.use_cache = !opts->no_type_cache;
@@ -744,9 +734,13 @@ join:
 		goto out;
 	}
 
-	/* merge, in chunk order: the order is part of dedup's input */
+	/*
+	 * Merge, in chunk order: the order is part of dedup's input. The
+	 * chunks know nothing of the base; for split BTF they are appended
+	 * to one BTF over it, and the final dedup maps the module's copies
+	 * of base types onto the base, once for the whole file.
+	 */
 	t0 = now_sec(CLOCK_MONOTONIC);
-	/* split: into a BTF over the caller's base, not a worker's copy */
 	merged = opts->base ? btf__new_empty_split(opts->base) : enc.results[0];
 	if (!merged) {
 		err = -ENOMEM;
@@ -798,7 +792,6 @@ out:
 		btf__free(enc.results[i]);
 	for (i = 0; workers && i < jobs; i++) {
 		cu_encoder_deinit(&workers[i].cu);
-		btf__free(workers[i].base);
 		if (i && workers[i].dwarf)
 			dwarf_end(workers[i].dwarf);
 	}
