@@ -377,45 +377,159 @@ static int64_t split_var_classes(struct canon *c)
 	return splits;
 }
 
-/* Step 4: one type per class, in rank order. */
+/*
+ * Step 4's strings for base BTF: each name word of out (at the word
+ * indices names[0..nr)) gets its string's offset in a new string section,
+ * laid out in order of first use. str_map caches input offset -> output
+ * offset + 1; it is indexed all over the input's strings, so the entry of
+ * the name 16 ahead is fetched early.
+ */
+static int map_names(const struct bc_btf *btf, uint32_t *words,
+		     const uint32_t *names, uint32_t nr, uint32_t *str_map,
+		     struct bc_strset *strs)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		uint32_t *w = &words[names[i]];
+		int64_t off;
+
+		if (i + 16 < nr)
+			__builtin_prefetch(&str_map[words[names[i + 16]]]);
+		if (str_map[*w]) {
+			*w = str_map[*w] - 1;
+			continue;
+		}
+		off = bc_strset_add(strs, bc_btf_str(btf, *w));
+		if (off < 0)
+			return -ENOMEM;
+		str_map[*w] = off + 1;
+		*w = off;
+	}
+	return 0;
+}
+
+/*
+ * Step 4's strings for split BTF: a string the base holds takes the base's
+ * offset (its first occurrence), any other is the split part's own, laid
+ * out in order of first use. Indexing the base's strings would cost a pass
+ * of hash-table inserts over all of them for the few a module names;
+ * instead the distinct names go into a small set (needles) and one scan
+ * over the base's strings looks each base string up in it, stopping once
+ * every needle is found. The scan reads the base sequentially and probes
+ * a table that stays in cache.
+ */
+static int map_names_split(const struct bc_btf *btf, uint32_t *words,
+			   const uint32_t *names, uint32_t nr,
+			   uint32_t *str_map, struct bc_strset *strs)
+{
+	const struct bc_btf *base = btf->base;
+	uint32_t i, off, found = 0, *base_hit = NULL;
+	struct bc_strset needles;
+	int err = bc_strset_init_over(&needles, 0);
+
+	if (err)
+		return err;
+	/* the distinct strings, by content; str_map: input offset -> needle + 1 */
+	for (i = 0; i < nr; i++) {
+		uint32_t w = words[names[i]];
+		int64_t k;
+
+		if (str_map[w])
+			continue;
+		k = bc_strset_add(&needles, bc_btf_str(btf, w));
+		if (k < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		str_map[w] = k + 1;
+	}
+	base_hit = calloc(needles.len ? needles.len : 1, sizeof(*base_hit));
+	if (!base_hit) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (off = 0; off < base->str_len && found < needles.nr_used;) {
+		const char *str = base->strs + off;
+		size_t len = strlen(str);
+		int64_t k = bc_strset_find_hashed(&needles, str, len,
+						  bc_strset_hash(str, len));
+
+		if (k >= 0 && !base_hit[k]) {
+			base_hit[k] = off + 1;
+			found++;
+		}
+		off += len + 1;
+	}
+	for (i = 0; i < nr; i++) {
+		uint32_t *w = &words[names[i]], k = str_map[*w] - 1;
+		int64_t own;
+
+		if (base_hit[k]) {
+			*w = base_hit[k] - 1;
+			continue;
+		}
+		own = bc_strset_add(strs, needles.buf + k);
+		if (own < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*w = own;
+	}
+out:
+	free(base_hit);
+	bc_strset_deinit(&needles);
+	return err;
+}
+
+/*
+ * Step 4: one type per class, in rank order. Types are copied with their
+ * ids remapped and the positions of their name words noted; the names are
+ * then mapped in that same order, so strings are laid out in order of
+ * first use.
+ */
 static int rebuild(struct canon *c, struct canon_result *res)
 {
 	const struct bc_btf *btf = c->btf, *base = btf->base;
 	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	/* input string offset -> output offset; names repeat a lot */
-	uint32_t *str_map = malloc(bc_btf_str_end(btf) * sizeof(uint32_t));
-	uint32_t p, idx, j, nr_out = 0, type_len = 0;
+	/*
+	 * input string offset -> output offset + 1 (0: not seen); calloc'ed,
+	 * so only the pages of offsets in use are ever touched
+	 */
+	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
+	/* word indices of name words in out; every word at most */
+	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
+	uint32_t p, idx, j, nr_out = 0, type_len = 0, nr_names = 0;
 	struct btf_header *hdr;
 	struct bc_strset strs;
 	uint8_t *out = NULL;
+	uint32_t *out_words;
 	size_t cap;
 	int err;
 
-	if (!class_out || !str_map) {
+	if (!class_out || !str_map || !names) {
 		free(class_out);
 		free(str_map);
+		free(names);
 		return -ENOMEM;
 	}
-	memset(str_map, 0xff, bc_btf_str_end(btf) * sizeof(uint32_t));
-	err = bc_strset_init(&strs, base ? base->strs : NULL,
-			     base ? base->str_len : 0);
+	err = base ? bc_strset_init_over(&strs, base->str_len) :
+		     bc_strset_init(&strs, NULL, 0);
 	if (err)
 		goto out;
 
-	for (p = 0; p < c->n_live; p++) {
-		idx = c->order[p];
-		if (c->rank[idx] != p)
-			continue;
-		class_out[p] = c->start_id + nr_out++;
-		type_len += bc_type_words(bc_btf_local(btf, idx)) * 4;
-	}
-	cap = sizeof(*hdr) + type_len;
+	for (p = 0; p < c->n_live; p++)
+		if (c->rank[c->order[p]] == p)
+			class_out[p] = c->start_id + nr_out++;
+	/* at most every input type: no pass over the types in rank order */
+	cap = sizeof(*hdr) + btf->hdr->type_len;
 	out = malloc(cap);
 	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
 	if (!out || !res->id_map) {
 		err = -ENOMEM;
 		goto out;
 	}
+	out_words = (uint32_t *)(out + sizeof(*hdr));
 	for (idx = 0; idx < c->n; idx++)
 		if (!c->alias || !c->alias[idx])
 			res->id_map[idx] = class_out[c->rank[idx]];
@@ -427,39 +541,35 @@ static int rebuild(struct canon *c, struct canon_result *res)
 					   res->id_map[to - c->start_id];
 	}
 
-	type_len = 0;
 	for (p = 0; p < c->n_live; p++) {
 		const struct btf_type *t;
 		uint32_t *w, kind, words;
 
+		/*
+		 * Types are read in rank order, all over the input: fetch the
+		 * offset of the type 16 ahead and the record of the one 8
+		 * ahead while this one is copied.
+		 */
+		if (p + 16 < c->n_live)
+			__builtin_prefetch(&btf->type_off[c->order[p + 16]]);
+		if (p + 8 < c->n_live)
+			__builtin_prefetch(bc_btf_local(btf, c->order[p + 8]));
 		idx = c->order[p];
 		if (c->rank[idx] != p)
 			continue;
 		t = bc_btf_local(btf, idx);
 		kind = bc_type_kind(t);
 		words = bc_type_words(t);
-		w = (uint32_t *)(out + sizeof(*hdr) + type_len);
+		w = out_words + type_len / 4;
 		memcpy(w, t, words * 4);
 		for (j = 0; j < words; j++) {
-			int64_t off;
-
 			switch (bc_word_class(kind, j)) {
 			case BC_WORD_REF:
 				if (w[j] >= c->start_id)
 					w[j] = res->id_map[w[j] - c->start_id];
 				break;
 			case BC_WORD_NAME:
-				if (str_map[w[j]] != UINT32_MAX) {
-					w[j] = str_map[w[j]];
-					break;
-				}
-				off = bc_strset_add(&strs, bc_btf_str(btf, w[j]));
-				if (off < 0) {
-					err = -ENOMEM;
-					goto out;
-				}
-				str_map[w[j]] = off;
-				w[j] = off;
+				names[nr_names++] = type_len / 4 + j;
 				break;
 			default:
 				break;
@@ -467,6 +577,11 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		}
 		type_len += words * 4;
 	}
+	err = base ? map_names_split(btf, out_words, names, nr_names, str_map,
+				     &strs) :
+		     map_names(btf, out_words, names, nr_names, str_map, &strs);
+	if (err)
+		goto out;
 
 	res->raw_size = sizeof(*hdr) + type_len + strs.len;
 	res->raw = realloc(out, res->raw_size ? res->raw_size : 1);
@@ -490,6 +605,7 @@ out:
 	free(out);
 	free(class_out);
 	free(str_map);
+	free(names);
 	bc_strset_deinit(&strs);
 	return err;
 }
