@@ -636,8 +636,9 @@ out:
  * stays resolved and each pass that continues resolves at least one more:
  * the loop ends, and sort(sort(x)) == sort(x) holds.
  *
- * Cost: a pass is a sort of the named complete types (O(m log m) for m of
- * them) plus a lookup per FWD; a pass that resolves something is followed
+ * Cost: a pass is a sort of the named complete types whose name some open
+ * FWD has (O(m log m) for m of them; none at all when no FWD is open) plus
+ * a lookup per FWD; a pass that resolves something is followed
  * by a partition, which reuses the local-key order of the first and only
  * redoes the refinement. On vmlinux-sized graphs a second resolving pass
  * is rare and a third rarer still (canon_stats.fwd_rounds).
@@ -725,21 +726,38 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	const struct bc_btf *btf = c->btf, *base = btf->base;
 	struct fwd_candidate *cand = NULL, key;
 	uint32_t nr = 0, cap = 0, idx, i, resolved = 0;
+	struct bc_strset fwd_names;	/* names of the FWDs still open */
 	uint32_t *refs;
-	int err = 0;
+	int err = bc_strset_init_over(&fwd_names, 0);
 
-	for (idx = 0; base && idx < base->nr_types && !err; idx++) {
-		const struct btf_type *t = bc_btf_local(base, idx);
-		uint32_t id = base->start_id + idx;
-
-		if (full_family(t) != NOT_FWD)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(base, t->name_off), id, id });
-	}
+	if (err)
+		return err;
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD)
+		if (!c->alias[idx] && t->name_off && fwd_family(t) != NOT_FWD &&
+		    bc_strset_add(&fwd_names, bc_btf_str(btf, t->name_off)) < 0)
+			err = -ENOMEM;
+	}
+	/*
+	 * Only complete types named like an open FWD can be its target:
+	 * none are collected when there is no FWD, and the base's types are
+	 * only looked at by name.
+	 */
+	for (idx = 0; base && fwd_names.nr_used && idx < base->nr_types && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(base, idx);
+		uint32_t id = base->start_id + idx;
+
+		if (full_family(t) != NOT_FWD &&
+		    bc_strset_find(&fwd_names, bc_btf_str(base, t->name_off)) >= 0)
+			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
+				full_family(t), bc_btf_str(base, t->name_off), id, id });
+	}
+	for (idx = 0; fwd_names.nr_used && idx < c->n && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(btf, idx);
+
+		if (full_family(t) != NOT_FWD &&
+		    bc_strset_find(&fwd_names, bc_btf_str(btf, t->name_off)) >= 0)
 			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
 				full_family(t), bc_btf_str(btf, t->name_off),
 				c->start_id + c->rank[idx], c->start_id + idx });
@@ -802,6 +820,7 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	}
 	*refs_out = refs;
 out:
+	bc_strset_deinit(&fwd_names);
 	free(cand);
 	return err ? (int64_t)err : (int64_t)resolved;
 }

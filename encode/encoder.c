@@ -12,13 +12,11 @@
  * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
  * cursor, the first-error slot and the chunk's own result slot.
  *
- * Split BTF (a module over vmlinux): the chunks are encoded and
- * deduplicated as standalone BTF, without the base. Mapping a module's
- * types onto the base costs libbpf a pass over every base type and
- * string (its string index and dedup table), so it is done once, by the
- * final dedup of the merged chunks over the base, not once per chunk. A
- * chunk then costs what its units cost, the workers share no base, and a
- * module's time follows the module more than the base.
+ * Split BTF (a module over vmlinux): everything above runs as for
+ * standalone BTF, without the base; the result is then mapped onto the
+ * base once (split.c), which only reads the base. libbpf's dedup of split
+ * BTF would index every base string and type, per chunk and again at the
+ * end; here no worker holds a base and a module's cost follows the module.
  *
  * Why chunks: libbpf's dedup treats a FWD and a struct of the same name as
  * equivalent, which is what merges the thousands of per-CU copies of the
@@ -736,21 +734,15 @@ join:
 
 	/*
 	 * Merge, in chunk order: the order is part of dedup's input. The
-	 * chunks know nothing of the base; for split BTF they are appended
-	 * to one BTF over it, and the final dedup maps the module's copies
-	 * of base types onto the base, once for the whole file.
+	 * chunks know nothing of a base, nor does the merge, its dedup or
+	 * the selection: a module's types meet the base after them, once
+	 * (split_attach_base).
 	 */
 	t0 = now_sec(CLOCK_MONOTONIC);
-	merged = opts->base ? btf__new_empty_split(opts->base) : enc.results[0];
-	if (!merged) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (!opts->base)
-		enc.results[0] = NULL;
-	for (i = opts->base ? 0 : 1; i < enc.nr_chunks && !err; i++) {
-		int ret = opts->base ? split_btf_append(merged, enc.results[i]) :
-				       btf__add_btf(merged, enc.results[i]);
+	merged = enc.results[0];
+	enc.results[0] = NULL;
+	for (i = 1; i < enc.nr_chunks && !err; i++) {
+		int ret = btf__add_btf(merged, enc.results[i]);
 
 		err = ret < 0 ? ret : 0;
 		btf__free(enc.results[i]);
@@ -776,13 +768,28 @@ join:
 		struct btf *selected;
 
 		t0 = now_sec(CLOCK_MONOTONIC);
-		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
+		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
 				  &enc.features, &selected, &stats->select, log);
 		if (err)
 			goto out;
 		btf__free(merged);
 		merged = selected;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	}
+	if (opts->base) {
+		struct btf *split;
+
+		t0 = now_sec(CLOCK_MONOTONIC);
+		err = split_attach_base(merged, opts->base, &split, &stats->attach);
+		if (err) {
+			bc_log_error(log, err,
+				"%s: mapping its types onto the base BTF failed: %s",
+				path, strerror(-err));
+			goto out;
+		}
+		btf__free(merged);
+		merged = split;
+		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	}
 	*out = merged;
 	merged = NULL;

@@ -18,6 +18,7 @@
 
 #include "../canon/log.h"
 #include "select.h"
+#include "split.h"
 
 struct btf;
 
@@ -84,6 +85,8 @@ struct encode_stats {
 	double merge_sec, dedup_sec;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;
+	struct split_attach_stats attach;	/* split BTF: types onto the base */
+	double attach_sec;
 };
 
 /* Sets the defaults: jobs = online CPUs, every feature on. */
