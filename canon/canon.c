@@ -104,15 +104,6 @@ static inline uint32_t id_rank(const struct canon *c, const uint32_t *rank,
 	return id < c->start_id ? id : c->start_id + rank[id - c->start_id];
 }
 
-static int cmp_local_key(const void *pa, const void *pb, void *arg)
-{
-	const struct canon *c = arg;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	return bc_order_cmp_local(c->opts->order, c->btf,
-				  bc_btf_local(c->btf, a), bc_btf_local(c->btf, b));
-}
-
 /* Compares the reference lists of a and b under the current ranks. */
 static int cmp_refs(const void *pa, const void *pb, void *arg)
 {
@@ -163,17 +154,16 @@ static void end_update(struct canon *c)
 }
 
 /*
- * Sorts the class order[from, to) with cmp and splits it wherever cmp sees
- * a difference. Members that change rank are marked moved; sub-classes of
+ * Splits the class order[from, to), sorted by cmp, wherever cmp sees a
+ * difference. Members that change rank are marked moved; sub-classes of
  * two or more go on the next worklist. Returns the number of new classes
  * beyond the first.
  */
-static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
-			    span_cmp_fn cmp, void *arg)
+static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
+			     span_cmp_fn cmp, void *arg)
 {
 	uint32_t p, start = from, splits = 0;
 
-	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
 	for (p = from + 1; p <= to; p++) {
 		uint32_t q;
 
@@ -196,6 +186,14 @@ static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
 		start = p;
 	}
 	return splits;
+}
+
+/* split_sorted() after sorting order[from, to) with cmp. */
+static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
+			    span_cmp_fn cmp, void *arg)
+{
+	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
+	return split_sorted(c, from, to, cmp, arg);
 }
 
 /* Does any member of the class at start refer to a type that just moved? */
@@ -252,6 +250,146 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 	}
 }
 
+/*
+ * The first sort by local key compares three 64-bit prefixes of the key
+ * before the key itself: on vmlinux most pairs differ early, and the full
+ * comparison (strings through the string section, entry by entry) runs
+ * only on ties. A prefix orders exactly as the key does, item by item:
+ *
+ *   kind order: (kind, vlen, name bytes 0-3), then name bytes 4-11 and
+ *   12-19; when the name ended within 4 bytes, (kflag, first data word)
+ *   and then the second data word, or, for a kind without one but with
+ *   entries, the first 8 bytes of the first entry's name (a member, a
+ *   parameter, an enumerator: what the key compares next);
+ *   name order: name bytes 0-7, then 8-15 and 16-23; when the name ended
+ *   within 8 bytes, (kind, vlen, kflag) instead.
+ *
+ * Names are packed big-endian and padded with zero bytes, which is how
+ * strcmp orders them. A type whose whole key is in its prefix (a PTR, an
+ * ARRAY, a TYPEDEF of a short name) is 'full': two full types with equal
+ * prefixes are equal, with no comparison.
+ */
+struct keyed_type {
+	uint64_t k1, k2, k3;
+	uint32_t idx;
+	bool full;
+	const struct canon *c;
+};
+
+static uint64_t name_bytes(const char *name, uint32_t from, uint32_t nr)
+{
+	uint64_t v = 0;
+	uint32_t i, len = strnlen(name, from + nr);
+
+	for (i = from; i < from + nr; i++)
+		v = v << 8 | (i < len ? (unsigned char)name[i] : 0);
+	return v;
+}
+
+static void prefix_keys(const struct canon *c, uint32_t idx,
+			struct keyed_type *k)
+{
+	const struct bc_btf *btf = c->btf;
+	const struct btf_type *t = bc_btf_local(btf, idx);
+	const uint32_t *w = (const uint32_t *)t;
+	const char *name = bc_btf_str(btf, t->name_off);
+	uint32_t kind = bc_type_kind(t), head = 3 + bc_kinds[kind].fixed_words;
+	uint64_t kind_vlen = (uint64_t)kind << 24 | bc_type_vlen(t);
+	uint64_t kflag = bc_info_kflag(t->info);
+	uint32_t j, nr_data = 0, data[2] = { 0, 0 }, entries = bc_type_entries(t);
+
+	/* what the key compares after the kflag: data words, then entries */
+	for (j = 2; j < head; j++)
+		if (bc_word_class(kind, j) == BC_WORD_DATA && nr_data++ < 2)
+			data[nr_data - 1] = w[j];
+	k->idx = idx;
+	k->c = c;
+	k->full = false;
+	if (c->opts->order == BC_ORDER_NAME) {
+		k->k1 = name_bytes(name, 0, 8);
+		if (strnlen(name, 8) < 8) {
+			k->k2 = kind_vlen << 32 | kflag << 31;
+			k->k3 = 0;
+			k->full = !nr_data && !entries;
+		} else {
+			k->k2 = name_bytes(name, 8, 8);
+			k->k3 = name_bytes(name, 16, 8);
+		}
+		return;
+	}
+	k->k1 = kind_vlen << 32 | name_bytes(name, 0, 4);
+	if (strnlen(name, 4) >= 4) {
+		k->k2 = name_bytes(name, 4, 8);
+		k->k3 = name_bytes(name, 12, 8);
+		return;
+	}
+	k->k2 = kflag << 32 | data[0];
+	if (nr_data >= 2) {
+		k->k3 = data[1];
+		k->full = nr_data == 2 && !entries;
+	} else if (entries && bc_word_class(kind, head) == BC_WORD_NAME) {
+		/* at most one data word, then the first entry's name */
+		k->k3 = name_bytes(bc_btf_str(btf, w[head]), 0, 8);
+	} else {
+		k->k3 = 0;
+		k->full = !entries;
+	}
+}
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed_type *a = pa, *b = pb;
+
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	if (a->k2 != b->k2)
+		return a->k2 < b->k2 ? -1 : 1;
+	if (a->k3 != b->k3)
+		return a->k3 < b->k3 ? -1 : 1;
+	if (a->full && b->full)
+		return 0;
+	return bc_order_cmp_local(a->c->opts->order, a->c->btf,
+				  bc_btf_local(a->c->btf, a->idx),
+				  bc_btf_local(a->c->btf, b->idx));
+}
+
+struct keyed_order {
+	const struct canon *c;
+	const struct keyed_type *keyed;	/* [p]: the type at c->order[p] */
+};
+
+/* cmp_keyed() of two slots of c->order, through their keys. */
+static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
+{
+	const struct keyed_order *ko = arg;
+
+	return cmp_keyed(&ko->keyed[(const uint32_t *)pa - ko->c->order],
+			 &ko->keyed[(const uint32_t *)pb - ko->c->order]);
+}
+
+/*
+ * Sorts all types by local key into c->order and splits them into
+ * classes there (split_sorted). Returns 0 or -ENOMEM.
+ */
+static int split_by_local_key(struct canon *c)
+{
+	struct keyed_type *keyed = malloc((c->n ? c->n : 1) * sizeof(*keyed));
+	struct keyed_order ko = { c, keyed };
+	uint32_t p;
+
+	if (!keyed)
+		return -ENOMEM;
+	for (p = 0; p < c->n; p++)
+		prefix_keys(c, p, &keyed[p]);
+	qsort(keyed, c->n, sizeof(*keyed), cmp_keyed);
+	for (p = 0; p < c->n; p++)
+		c->order[p] = keyed[p].idx;
+	if (c->n)
+		split_sorted(c, 0, c->n, cmp_keyed_slots, &ko);
+	free(keyed);
+	return 0;
+}
+
 /* Closes the class order[start, end) built by rank_by_local_key(). */
 static void close_class(struct canon *c, uint32_t start, uint32_t end)
 {
@@ -266,26 +404,24 @@ static void close_class(struct canon *c, uint32_t start, uint32_t end)
  * after FWDs were resolved drops them from the kept order in linear time
  * instead of sorting again.
  */
-static void rank_by_local_key(struct canon *c)
+static int rank_by_local_key(struct canon *c)
 {
 	uint32_t p, live = 0, start = 0, prev_class = UINT32_MAX;
 
 	memset(c->moved, 0, c->n);
 	if (!c->local_sorted) {
-		for (p = 0; p < c->n; p++) {
+		for (p = 0; p < c->n; p++)
 			c->rank[p] = 0;
-			c->order[p] = p;
-		}
 		c->n_live = c->n;
 		begin_update(c);
-		if (c->n)
-			split_class(c, 0, c->n, cmp_local_key, c);
+		if (split_by_local_key(c))
+			return -ENOMEM;
 		end_update(c);
 		memcpy(c->local_order, c->order, c->n * sizeof(*c->order));
 		for (p = 0; p < c->n; p++)
 			c->local_class[p] = c->rank[c->order[p]];
 		c->local_sorted = true;
-		return;
+		return 0;
 	}
 
 	c->nr_work = 0;
@@ -306,6 +442,7 @@ static void rank_by_local_key(struct canon *c)
 	if (live)
 		close_class(c, start, live);
 	c->n_live = live;
+	return 0;
 }
 
 /*
@@ -831,7 +968,8 @@ static int partition(struct canon *c)
 	double t0 = now_sec(), t1;
 	int64_t splits;
 
-	rank_by_local_key(c);
+	if (rank_by_local_key(c))
+		return -ENOMEM;
 	t1 = now_sec();
 	c->stats->rank_sec += t1 - t0;
 	refine_to_fixpoint(c, true);
