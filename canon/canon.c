@@ -272,8 +272,7 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 struct keyed_type {
 	uint64_t k1, k2, k3;
 	uint32_t idx;
-	bool full;
-	const struct canon *c;
+	uint32_t full;		/* bool; 32 bytes in all */
 };
 
 static uint64_t name_bytes(const char *name, uint32_t from, uint32_t nr)
@@ -303,7 +302,6 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 		if (bc_word_class(kind, j) == BC_WORD_DATA && nr_data++ < 2)
 			data[nr_data - 1] = w[j];
 	k->idx = idx;
-	k->c = c;
 	k->full = false;
 	if (c->opts->order == BC_ORDER_NAME) {
 		k->k1 = name_bytes(name, 0, 8);
@@ -336,10 +334,9 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 	}
 }
 
-static int cmp_keyed(const void *pa, const void *pb)
+static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
+		     const struct keyed_type *b)
 {
-	const struct keyed_type *a = pa, *b = pb;
-
 	if (a->k1 != b->k1)
 		return a->k1 < b->k1 ? -1 : 1;
 	if (a->k2 != b->k2)
@@ -348,9 +345,99 @@ static int cmp_keyed(const void *pa, const void *pb)
 		return a->k3 < b->k3 ? -1 : 1;
 	if (a->full && b->full)
 		return 0;
-	return bc_order_cmp_local(a->c->opts->order, a->c->btf,
-				  bc_btf_local(a->c->btf, a->idx),
-				  bc_btf_local(a->c->btf, b->idx));
+	return bc_order_cmp_local(c->opts->order, c->btf,
+				  bc_btf_local(c->btf, a->idx),
+				  bc_btf_local(c->btf, b->idx));
+}
+
+static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
+{
+	struct keyed_type t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Heapsort of v[0, n): the fallback that bounds sort_keyed's worst case. */
+static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
+			   size_t n)
+{
+	size_t start = n / 2, end = n, root, child;
+
+	for (;;) {
+		if (start > 0) {
+			start--;
+		} else {
+			if (end <= 1)
+				return;
+			swap_keyed(&v[0], &v[--end]);
+		}
+		for (root = start; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end &&
+			    cmp_keyed(c, &v[child], &v[child + 1]) < 0)
+				child++;
+			if (cmp_keyed(c, &v[root], &v[child]) >= 0)
+				break;
+			swap_keyed(&v[root], &v[child]);
+		}
+	}
+}
+
+/*
+ * Introsort of v[0, n) by cmp_keyed: quicksort on the median of three,
+ * heapsort below a depth of 2 log2 n, insertion sort on short runs. In
+ * place (qsort's merge sort allocates as much again) and with the prefix
+ * comparison inlined. Elements that compare equal have the same local
+ * key, so where each lands changes nothing: classes are what is kept.
+ */
+static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
+		       unsigned int depth)
+{
+	size_t i, j;
+
+	while (n > 16) {
+		size_t mid = n / 2;
+		struct keyed_type pivot;
+
+		if (!depth--) {
+			heapsort_keyed(c, v, n);
+			return;
+		}
+		if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+			swap_keyed(&v[mid], &v[0]);
+		if (cmp_keyed(c, &v[n - 1], &v[mid]) < 0) {
+			swap_keyed(&v[n - 1], &v[mid]);
+			if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+				swap_keyed(&v[mid], &v[0]);
+		}
+		pivot = v[mid];
+		/* Hoare: v[0] <= pivot <= v[n - 1] keep both scans in bounds */
+		for (i = 0, j = n - 1;;) {
+			while (cmp_keyed(c, &v[i], &pivot) < 0)
+				i++;
+			while (cmp_keyed(c, &pivot, &v[j]) < 0)
+				j--;
+			if (i >= j)
+				break;
+			swap_keyed(&v[i++], &v[j--]);
+		}
+		/* [0, j] <= pivot <= [j + 1, n): recurse into the smaller side */
+		if (j + 1 < n - j - 1) {
+			sort_keyed(c, v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_keyed(c, v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		struct keyed_type t = v[i];
+
+		for (j = i; j > 0 && cmp_keyed(c, &t, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
 }
 
 struct keyed_order {
@@ -363,7 +450,7 @@ static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 {
 	const struct keyed_order *ko = arg;
 
-	return cmp_keyed(&ko->keyed[(const uint32_t *)pa - ko->c->order],
+	return cmp_keyed(ko->c, &ko->keyed[(const uint32_t *)pa - ko->c->order],
 			 &ko->keyed[(const uint32_t *)pb - ko->c->order]);
 }
 
@@ -381,7 +468,7 @@ static int split_by_local_key(struct canon *c)
 		return -ENOMEM;
 	for (p = 0; p < c->n; p++)
 		prefix_keys(c, p, &keyed[p]);
-	qsort(keyed, c->n, sizeof(*keyed), cmp_keyed);
+	sort_keyed(c, keyed, c->n, 2 * (32 - __builtin_clz(c->n | 1)));
 	for (p = 0; p < c->n; p++)
 		c->order[p] = keyed[p].idx;
 	if (c->n)
