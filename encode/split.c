@@ -133,31 +133,23 @@ static uint32_t str_hash(const struct btf *btf, uint32_t off)
 }
 
 /*
- * Hash of t's local content, and of its references when refs is given
- * (the ids it would have: base ids). Without refs, type-id words are
- * skipped.
+ * Hash of t's kind, vlen, kflag, name and head word (a size, where it is
+ * not a type id), and of its references when refs is given (the ids they
+ * would have: base ids). Entries are left out: the hash only picks
+ * candidates, which same_content() and equiv() then check, and hashing
+ * every member of every base struct would cost the index most of its time.
  */
 static uint32_t type_hash(const struct btf *btf, const struct btf_type *t,
 			  const uint32_t *refs)
 {
-	const uint32_t *w = (const uint32_t *)t;
-	uint32_t kind = bc_type_kind(t), words = bc_type_words(t), j, r = 0;
-	uint32_t h = 0x12345678;
+	uint32_t kind = bc_type_kind(t), h = mix(0x12345678, t->info), r, n;
 
-	for (j = 0; j < words; j++) {
-		switch (bc_word_class(kind, j)) {
-		case BC_WORD_NAME:
-			h = mix(h, w[j] ? str_hash(btf, w[j]) : 0);
-			break;
-		case BC_WORD_REF:
-			if (refs)
-				h = mix(h, refs[r++]);
-			break;
-		default:
-			h = mix(h, w[j]);
-			break;
-		}
-	}
+	h = mix(h, t->name_off ? str_hash(btf, t->name_off) : 0);
+	if (bc_word_class(kind, 2) == BC_WORD_DATA)
+		h = mix(h, t->size);
+	if (refs)
+		for (r = 0, n = bc_type_nr_refs(t); r < n; r++)
+			h = mix(h, refs[r]);
 	return h;
 }
 
