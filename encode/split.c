@@ -427,7 +427,9 @@ static void map_type(struct attach *a, uint32_t m)
 	if (keyed_by_content(kind)) {
 		h = type_hash(a->mod, t, NULL);
 		for (j = h & a->mask; a->slots[j].id; j = (j + 1) & a->mask) {
-			if (a->slots[j].hash != h)
+			/* a hash collision with another kind is no candidate */
+			if (a->slots[j].hash != h ||
+			    btf__type_by_id(a->base, a->slots[j].id)->info != t->info)
 				continue;
 			if (equiv(a, m, a->slots[j].id)) {
 				hyp_commit(a);	/* m's among them */
