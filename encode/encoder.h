@@ -7,8 +7,9 @@
  * atomic cursor in no particular order; each chunk is encoded into its own
  * libbpf BTF and deduplicated. The chunks' BTFs are merged in chunk order
  * and deduplicated, so the result's content does not depend on thread
- * count or schedule; the caller then canonicalizes it (canon_run), which
- * fixes the ids and the bytes.
+ * count or schedule; for split BTF (opts.base) the result is then mapped
+ * onto the base once (split.c). The caller canonicalizes it (canon_run),
+ * which fixes the ids and the bytes.
  */
 #ifndef BTFCANON_ENCODER_H
 #define BTFCANON_ENCODER_H
