@@ -58,6 +58,7 @@
 
 #include "suites.h"
 #include "testutil.h"
+#include "../canon/btf_kinds.h"
 #include "../encode/encoder.h"
 
 extern char **environ;
@@ -405,8 +406,12 @@ struct encode_run {
 	enum encode_arrays arrays;
 };
 
-/* encode_file() + canon_run() with FWD resolution: cmd_encode's bytes. */
-static struct blob encode_canon(const char *path, const struct encode_run *run)
+/*
+ * encode_file() + canon_run() with FWD resolution: cmd_encode's bytes.
+ * With base (libbpf's for the encoder, bc_base for canon): split BTF.
+ */
+static struct blob encode_canon_over(const char *path, const struct encode_run *run,
+				     struct btf *base, const struct bc_btf *bc_base)
 {
 	struct log_text text = { .len = 0 };
 	struct bc_log log = { .fn = log_collect, .ctx = &text };
@@ -429,11 +434,12 @@ static struct blob encode_canon(const char *path, const struct encode_run *run)
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
 	opts.arrays = run->arrays;
+	opts.base = base;
 	err = encode_file(path, &opts, &btf, &stats, &log);
 	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
 	raw = btf__raw_data(btf, &raw_size);
 	ck_assert_ptr_nonnull(raw);
-	err = bc_btf_parse(raw, raw_size, NULL, path, &log, &parsed);
+	err = bc_btf_parse(raw, raw_size, bc_base, path, &log, &parsed);
 	ck_assert_msg(!err, "%s: encoder output does not parse: %d\n%s", path,
 		      err, text.buf);
 	err = canon_run(parsed, &copts, &res, &log);
@@ -445,6 +451,11 @@ static struct blob encode_canon(const char *path, const struct encode_run *run)
 	bc_btf_free(parsed);
 	btf__free(btf);
 	return out;
+}
+
+static struct blob encode_canon(const char *path, const struct encode_run *run)
+{
+	return encode_canon_over(path, run, NULL, NULL);
 }
 
 static const struct encode_run default_run = { .jobs = 2 };
@@ -800,6 +811,125 @@ START_TEST(test_determinism)
 	cmd_result_deinit(&r);
 	blob_free(&ref);
 	free(out_path);
+	free(bin);
+	scratch_free(dir);
+}
+END_TEST
+
+/* ---- split BTF: a module over a base ---------------------------------------- */
+
+/* Does the base have a type of this kind and name? */
+static bool base_has(const struct bc_btf *base, uint32_t kind, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < base->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(base, i);
+
+		if (bc_type_kind(t) == kind && t->name_off &&
+		    !strcmp(bc_btf_str(base, t->name_off), name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A module over a base, as the kernel build encodes one: the base is the
+ * standalone BTF of the first four units, the module all fourteen linked
+ * into one relocatable object (like a .ko). Its split BTF must be the
+ * same bytes at -j1, 2, 4, 8, with shuffled unit order and with chunks of
+ * one unit (_i odd: several chunks whose types meet the base only after
+ * their merge); libbpf must read it over the base; and the types the
+ * module shares with the base must be the base's: no struct, union, enum
+ * or typedef of the split part has the name of a base type of its kind
+ * (both were built from the same headers).
+ */
+START_TEST(test_split_over_base)
+{
+	const char *cc = compilers[_i / 2];
+	uint32_t chunk_cus = _i % 2 ? 1 : 0;
+	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
+	char *first = path_join(dir, "linked.o"), *split_path;
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct blob base_raw = encode_canon(first, &default_run), ref, alone;
+	struct btf *base = btf__new(base_raw.data, base_raw.size), *reread;
+	struct bc_btf *bc_base = parse_or_fail(&base_raw, NULL), *split;
+	uint32_t i, shared = 0;
+	FILE *f;
+
+	ck_assert_msg(base != NULL, "%s: libbpf cannot read the base", cc);
+	ref = encode_canon_over(bin, &run, base, bc_base);
+	for (i = 0; i < sizeof(job_counts) / sizeof(job_counts[0]); i++) {
+		struct blob out;
+
+		run.jobs = job_counts[i];
+		out = encode_canon_over(bin, &run, base, bc_base);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: split BTF at -j%u differs from -j1",
+			      cc, chunk_cus, job_counts[i]);
+		blob_free(&out);
+	}
+	run.shuffle = true;
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct blob out;
+
+		run.jobs = 1 + i % 4 * 2;
+		run.seed = seeds[i];
+		out = encode_canon_over(bin, &run, base, bc_base);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: split BTF with --shuffle-cus=%llu -j%u differs",
+			      cc, chunk_cus, (unsigned long long)seeds[i], run.jobs);
+		blob_free(&out);
+	}
+
+	split_path = path_join(dir, "split.btf");
+	f = fopen(split_path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(ref.data, 1, ref.size, f), ref.size);
+	fclose(f);
+	reread = btf__parse_raw_split(split_path, base);
+	ck_assert_msg(reread != NULL, "%s: libbpf cannot read the split BTF", cc);
+	btf__free(reread);
+
+	split = parse_or_fail(&ref, bc_base);
+	for (i = 0; i < split->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(split, i);
+		uint32_t kind = bc_type_kind(t);
+
+		if ((kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
+		     kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF) ||
+		    !t->name_off)
+			continue;
+		ck_assert_msg(!base_has(bc_base, kind, bc_btf_str(split, t->name_off)),
+			      "%s, chunk %u: split type [%u] %s '%s' repeats the base's",
+			      cc, chunk_cus, split->start_id + i,
+			      bc_kinds[kind].name, bc_btf_str(split, t->name_off));
+	}
+	/* the base took something: the module alone has more types */
+	alone = encode_canon(bin, &default_run);
+	{
+		struct bc_btf *a = parse_or_fail(&alone, NULL);
+
+		for (i = 0; i < a->nr_types; i++) {
+			const struct btf_type *t = bc_btf_local(a, i);
+
+			shared += bc_type_kind(t) == BTF_KIND_STRUCT && t->name_off &&
+				  base_has(bc_base, BTF_KIND_STRUCT,
+					   bc_btf_str(a, t->name_off));
+		}
+		ck_assert_msg(shared > 0 && split->nr_types < a->nr_types,
+			      "%s: the split BTF (%u types) took nothing from the base (module alone: %u, %u structs shared)",
+			      cc, split->nr_types, a->nr_types, shared);
+		bc_btf_free(a);
+	}
+	bc_btf_free(split);
+	bc_btf_free(bc_base);
+	btf__free(base);
+	blob_free(&alone);
+	blob_free(&ref);
+	blob_free(&base_raw);
+	free(split_path);
+	free(first);
 	free(bin);
 	scratch_free(dir);
 }
@@ -1475,6 +1605,10 @@ Suite *encode_suite(void)
 
 	tc = encode_tcase("determinism");
 	tcase_add_loop_test(tc, test_determinism, 0, NR_COMPILERS * 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("split");
+	tcase_add_loop_test(tc, test_split_over_base, 0, NR_COMPILERS * 2);
 	suite_add_tcase(s, tc);
 
 	tc = encode_tcase("bad_input");
