@@ -179,58 +179,122 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
 /* --- where parameters live */
 
 /*
- * The register a parameter's location names, as pahole reads it: the
- * first location's whole expression DW_OP_regN (a trailing
- * DW_OP_stack_value ignored), or DW_OP_entry_value(DW_OP_regN) at any
- * location. Returns the DWARF register number, or -1 when there is none.
+ * pahole's reading of parameter locations (its dwarf_loader.c, v1.31 and
+ * later), as facts:
+ *  - a parameter's register is the first one found, in this order of
+ *    looking: the first location's DW_OP_regN (alone, or first of several
+ *    operations for a value of 8 bytes or less), its DW_OP_bregN followed
+ *    somewhere by DW_OP_stack_value, DW_OP_entry_value(DW_OP_regN) in any
+ *    location, and for a bigger value the first DW_OP_regN among the
+ *    pieces of any location. DW_OP_regx counts for nothing;
+ *  - a parameter takes ceil(size / 8) registers, one when over 16 bytes
+ *    (passed in memory, counted as one all the same), whatever its type:
+ *    a double takes an integer register, and a returned big struct takes
+ *    none;
+ *  - a parameter with a location but no register is optimized out, and so
+ *    is one with no location; one in another register than its place
+ *    says is in an unexpected register, unless the function has a struct
+ *    parameter (its pieces throw the count off). For clang (not a changed
+ *    signature) only a register outside the parameter's window counts,
+ *    and nothing is optimized out but what has no location.
  */
-static int param_reg(Dwarf_Attribute *loc, int expected)
+
+#define PARAM_NO_REG (-1)
+
+/* What the analysis needs of one formal parameter. */
+struct param_fact {
+	int reg;			/* DWARF register, or PARAM_NO_REG */
+	uint32_t size;			/* bytes of its type; 0: unknown */
+	bool has_loc;			/* DW_AT_location */
+	bool has_const;			/* DW_AT_const_value */
+	bool is_struct;			/* a struct, through typedef and const */
+};
+
+static bool atom_is_reg(unsigned int atom)
+{
+	return atom >= DW_OP_reg0 && atom <= DW_OP_reg31;
+}
+
+static bool atom_is_breg(unsigned int atom)
+{
+	return atom >= DW_OP_breg0 && atom <= DW_OP_breg31;
+}
+
+static void set_reg(struct param_fact *p, int reg)
+{
+	if (p->reg == PARAM_NO_REG)
+		p->reg = reg;
+}
+
+/* One location expression of a value of more than one operation. */
+static void decode_ops(struct param_fact *p, const Dwarf_Op *expr, size_t len,
+		       int n)
+{
+	size_t i;
+
+	if (p->size <= 8) {
+		if (n != 0)
+			return;
+		if (atom_is_reg(expr[0].atom)) {
+			set_reg(p, expr[0].atom - DW_OP_reg0);
+			return;
+		}
+		if (!atom_is_breg(expr[0].atom))
+			return;
+		for (i = 1; i < len; i++)
+			if (expr[i].atom == DW_OP_stack_value) {
+				set_reg(p, expr[0].atom - DW_OP_breg0);
+				return;
+			}
+		return;
+	}
+	/* an aggregate in pieces: the first register named */
+	for (i = 0; i < len; i++)
+		if (atom_is_reg(expr[i].atom)) {
+			set_reg(p, expr[i].atom - DW_OP_reg0);
+			return;
+		}
+}
+
+static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t offset = 0;
 	Dwarf_Op *expr;
 	size_t len;
-	int n = -1, found = -1;
+	int n = -1;
 
 	while ((offset = dwarf_getlocations(loc, offset, &base, &start, &end,
 					    &expr, &len)) > 0) {
 		Dwarf_Attribute entry;
 		Dwarf_Op *entry_ops;
 		size_t entry_len;
-		int reg = -1;
+		bool stack;
 
 		n++;
-		if (len > 1 && expr[len - 1].atom == DW_OP_stack_value)
-			len--;
-		if (len != 1)
+		if (!len)
 			continue;
-		if (expr->atom >= DW_OP_reg0 && expr->atom <= DW_OP_reg31) {
-			if (n != 0)
-				continue;
-			reg = expr->atom - DW_OP_reg0;
-		} else if (expr->atom == DW_OP_regx) {
-			if (n != 0)
-				continue;
-			reg = expr->number;
-		} else if (expr->atom == DW_OP_entry_value ||
-			   expr->atom == DW_OP_GNU_entry_value) {
-			if (dwarf_getlocation_attr(loc, expr, &entry) ||
-			    dwarf_getlocation(&entry, &entry_ops, &entry_len) ||
-			    entry_len != 1)
-				continue;
-			if (entry_ops->atom >= DW_OP_reg0 &&
-			    entry_ops->atom <= DW_OP_reg31)
-				reg = entry_ops->atom - DW_OP_reg0;
-			else if (entry_ops->atom == DW_OP_regx)
-				reg = entry_ops->number;
+		stack = expr[len - 1].atom == DW_OP_stack_value;
+		if (len == 2 && stack)
+			len = 1;
+		if (len != 1) {
+			decode_ops(p, expr, len, n);
+			continue;
 		}
-		if (reg < 0)
-			continue;
-		found = reg;
-		if (reg == expected)
-			break;
+		if (atom_is_reg(expr->atom)) {
+			if (n == 0)
+				set_reg(p, expr->atom - DW_OP_reg0);
+		} else if (atom_is_breg(expr->atom)) {
+			if (n == 0 && stack)
+				set_reg(p, expr->atom - DW_OP_breg0);
+		} else if ((expr->atom == DW_OP_entry_value ||
+			    expr->atom == DW_OP_GNU_entry_value) &&
+			   !dwarf_getlocation_attr(loc, expr, &entry) &&
+			   !dwarf_getlocation(&entry, &entry_ops, &entry_len) &&
+			   entry_len == 1 && atom_is_reg(entry_ops->atom)) {
+			set_reg(p, entry_ops->atom - DW_OP_reg0);
+		}
 	}
-	return found;
 }
 
 /* The DIE's DW_AT_type target, following specification/abstract origin. */
@@ -240,6 +304,128 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 
 	return dwarf_attr_integrate(die, DW_AT_type, &mem) &&
 	       dwarf_formref_die(&mem, type);
+}
+
+/*
+ * The size of a parameter's type as pahole takes it: a pointer is 8
+ * bytes, anything else its DW_AT_byte_size, or, without one (typedef,
+ * const), its own type's.
+ */
+static uint32_t param_size(Dwarf_Die *param)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word size;
+	Dwarf_Die t;
+	int depth;
+
+	if (!die_type(param, &t))
+		return 0;
+	for (depth = 0; depth < 16; depth++) {
+		if (dwarf_tag(&t) == DW_TAG_pointer_type)
+			return 8;
+		if (dwarf_attr(&t, DW_AT_byte_size, &mem) &&
+		    !dwarf_formudata(&mem, &size) && size)
+			return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		if (!die_type(&t, &t))
+			return 0;
+	}
+	return 0;
+}
+
+/* A struct, through typedefs and const (not a union, not volatile). */
+static bool param_is_struct(Dwarf_Die *param)
+{
+	Dwarf_Die t;
+	int depth;
+
+	if (!die_type(param, &t))
+		return false;
+	for (depth = 0; depth < 16; depth++) {
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_structure_type:
+			return true;
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+			if (!die_type(&t, &t))
+				return false;
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* The location facts of param (its own DIE); type facts from decl. */
+static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
+			    Dwarf_Die *decl)
+{
+	Dwarf_Attribute loc;
+
+	memset(p, 0, sizeof(*p));
+	p->reg = PARAM_NO_REG;
+	p->size = param_size(decl);
+	p->is_struct = param_is_struct(decl);
+	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
+	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
+	if (p->has_loc)
+		decode_location(p, &loc);
+}
+
+/* Registers a parameter takes in pahole's count (see above). */
+static unsigned int param_slots(const struct param_fact *p)
+{
+	if (p->size <= 8)
+		return 1;
+	if (p->size > 16)
+		return 1;
+	return (p->size + 7) / 8;
+}
+
+/*
+ * pahole's verdict on one parameter list in the order given: sets
+ * *optimized and *unexpected (never clears them).
+ */
+static void analyze_params(const struct param_fact *p, unsigned int n,
+			   const struct call_abi *abi, bool clang,
+			   bool sig_changed, bool *optimized, bool *unexpected)
+{
+	unsigned int i, reg_idx = 0;
+	bool any_unexpected = false, any_struct = false;
+
+	for (i = 0; i < n; i++) {
+		unsigned int slots = param_slots(&p[i]);
+
+		any_struct |= p[i].is_struct;
+		if (!p[i].has_loc)
+			*optimized = true;
+		if (clang && !sig_changed) {
+			unsigned int k;
+			bool in_window = false;
+
+			if (p[i].size > 16 || reg_idx >= abi->nr_regs)
+				continue;
+			for (k = reg_idx; k < reg_idx + slots && k < abi->nr_regs; k++)
+				in_window |= p[i].reg == abi->regs[k];
+			if (p[i].reg != PARAM_NO_REG && !in_window)
+				any_unexpected = true;
+			reg_idx += slots;
+			continue;
+		}
+		if (p[i].has_loc) {
+			if (reg_idx >= abi->nr_regs)
+				continue;	/* on the stack: nothing to check */
+			if (p[i].reg == PARAM_NO_REG)
+				*optimized = true;
+			else if (p[i].reg != abi->regs[reg_idx])
+				any_unexpected = true;
+		} else if (p[i].has_const && !clang) {
+			*optimized = true;
+		}
+		reg_idx += slots;
+	}
+	if (any_unexpected && !any_struct)
+		*unexpected = true;
 }
 
 /* Natural alignment of a type DIE, as far as it can be told; 1 if not. */
@@ -346,127 +532,50 @@ static int param_index(Dwarf_Die *param, const Dwarf_Off *proto_params,
 }
 
 /*
- * What the calling convention does with a value of type t (a parameter's,
- * or the return type): the integer registers it takes (0: none, in memory
- * or in floating-point registers), and whether it is an aggregate over 16
- * bytes. Integers, pointers and enums up to 8 bytes take one register,
- * 16-byte integers two; floats take none. Aggregates up to 8 bytes take
- * one, up to 16 two; larger ones none, or one where they go by address
- * (AArch64). Aggregates are not classified member by member: one that
- * holds floats is counted as integers (the kernel has none).
+ * Did clang change the function's signature? It says so with
+ * DW_AT_calling_convention DW_CC_nocall on the subprogram (the abstract
+ * origin's, for a concrete instance); an inline instance never has.
  */
-static unsigned int value_regs(Dwarf_Die *t, const struct call_abi *abi,
-			       bool *big, unsigned int *align)
+static bool signature_changed(Dwarf_Die *fn, Dwarf_Die *proto)
 {
-	Dwarf_Word size, enc;
 	Dwarf_Attribute mem;
-	int depth;
+	Dwarf_Word cc;
 
-	*big = false;
-	*align = 1;
-	for (depth = 0; depth < 16; depth++) {
-		switch (dwarf_tag(t)) {
-		case DW_TAG_typedef:
-		case DW_TAG_const_type:
-		case DW_TAG_volatile_type:
-		case DW_TAG_restrict_type:
-		case DW_TAG_atomic_type:
-			if (!die_type(t, t))
-				return 1;
-			continue;
-		case DW_TAG_structure_type:
-		case DW_TAG_class_type:
-		case DW_TAG_union_type:
-			if (dwarf_aggregate_size(t, &size))
-				return 1;
-			*align = natural_align(t);
-			if (size > 16) {
-				*big = true;
-				return abi->big_by_reference ? 1 : 0;
-			}
-			return (size + 7) / 8;
-		case DW_TAG_base_type:
-			if (dwarf_attr(t, DW_AT_encoding, &mem) &&
-			    !dwarf_formudata(&mem, &enc) &&
-			    (enc == DW_ATE_float || enc == DW_ATE_complex_float))
-				return 0;
-			if (!dwarf_aggregate_size(t, &size) && size > 8) {
-				*align = 16;
-				return 2;
-			}
-			return 1;
-		default:
-			return 1;
-		}
-	}
-	return 1;
-}
-
-/*
- * The integer register each declared parameter starts in, by the calling
- * convention: slot[i] is an index into abi->regs, or -1 for a parameter in
- * memory or in floating-point registers; width[i] the registers it takes.
- * A returned aggregate over 16 bytes takes the first register on x86-64
- * (its address); a pair that does not fit goes to memory.
- */
-static void param_slots(Dwarf_Die *proto, const struct call_abi *abi,
-			int *slot, uint8_t *width, unsigned int max)
-{
-	unsigned int next = 0, n = 0, regs, align;
-	Dwarf_Die child, type;
-	bool big;
-
-	if (abi->sret_in_first_reg && die_type(proto, &type) &&
-	    value_regs(&type, abi, &big, &align) == 0 && big)
-		next = 1;
-	if (dwarf_child(proto, &child))
-		return;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
-			continue;
-		if (n >= max)
-			break;
-		regs = die_type(&child, &type) ? value_regs(&type, abi, &big, &align) : 1;
-		slot[n] = -1;
-		width[n] = regs;
-		if (regs == 2 && abi->pair_even && align >= 16)
-			next += next & 1;
-		if (regs && next + regs <= abi->nr_regs) {
-			slot[n] = next;
-			next += regs;
-		} else if (regs && abi->pair_spill_ends) {
-			next = abi->nr_regs;
-		}
-		n++;
-	} while (!dwarf_siblingof(&child, &child));
+	if (dwarf_hasattr(fn, DW_AT_inline))
+		return false;
+	return dwarf_attr(proto, DW_AT_calling_convention, &mem) &&
+	       !dwarf_formudata(&mem, &cc) && cc == DW_CC_nocall;
 }
 
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  uint32_t *flags, uint64_t *addr)
+		  bool clang, uint32_t *flags, uint64_t *addr)
 {
+	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
-	int slot[MAX_INSPECT_PARAMS];
-	uint8_t width[MAX_INSPECT_PARAMS];
-	uint64_t seen = 0;
-	unsigned int nr = 0;
-	bool uncertain = false;
+	Dwarf_Die decl_die[MAX_INSPECT_PARAMS];
+	unsigned int nr = 0, nr_own = 0;
+	bool uncertain = false, optimized = false, unexpected = false, ignored;
+	bool sig_changed, concrete = dwarf_dieoffset(proto) != dwarf_dieoffset(fn);
 	Dwarf_Addr pc;
 	Dwarf_Die child;
 
 	*flags = 0;
 	*addr = 0;
+	/*
+	 * Its code's address, as pahole takes it: DW_AT_low_pc. A function
+	 * split in hot and cold parts has DW_AT_ranges instead, and counts
+	 * as one without an address (not at its symbol).
+	 */
 	if (!dwarf_lowpc(fn, &pc) || !dwarf_entrypc(fn, &pc)) {
 		*flags |= CAND_HAS_CODE;
 		*addr = pc;
 	}
 	if (die_flag(fn, DW_AT_external))
 		*flags |= CAND_EXTERNAL;
-	for (nr = 0; nr < MAX_INSPECT_PARAMS; nr++)
-		slot[nr] = -1;
-	if (abi->nr_regs)
-		param_slots(proto, abi, slot, width, MAX_INSPECT_PARAMS);
-	/* the declared parameters: names, and packed structs on the stack */
-	nr = 0;
+	sig_changed = clang && signature_changed(fn, proto);
+	if (sig_changed)
+		*flags |= CAND_SIG_CHANGED;
+	/* the declared parameters: names, types, packed structs on the stack */
 	if (!dwarf_child(proto, &child)) {
 		do {
 			Dwarf_Attribute mem;
@@ -478,8 +587,11 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			/* pahole's rule: by position, past the registers */
 			if (abi->nr_regs && nr >= abi->nr_regs)
 				uncertain |= param_uncertain(&child);
-			if (nr < MAX_INSPECT_PARAMS)
+			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
+				decl_die[nr] = child;
+				param_fact_read(&decl[nr], &child, &child);
+			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
 	}
@@ -487,40 +599,52 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		*flags |= CAND_UNCERTAIN_LOC;
 	if (nr > MAX_INSPECT_PARAMS)
 		nr = MAX_INSPECT_PARAMS;
-	/*
-	 * Where the code keeps them, checked as pahole does only in a concrete
-	 * instance (an out-of-line copy of a function also inlined, or a
-	 * clone): its parameters name their declaration by abstract origin,
-	 * GCC sometimes lists one twice (the first counts), and what the
-	 * compiler changed shows. Only parameters in one register are checked:
-	 * a pair's location is made of pieces.
-	 */
-	if (!(*flags & CAND_HAS_CODE) ||
-	    dwarf_dieoffset(proto) == dwarf_dieoffset(fn) || dwarf_child(fn, &child))
+	if (!abi->nr_regs)
 		return;
+	if (!concrete) {
+		/* a plain definition: its own parameters, in their order */
+		analyze_params(decl, nr, abi, clang, sig_changed, &optimized,
+			       &unexpected);
+		goto out;
+	}
+	/*
+	 * A concrete instance (an out-of-line copy, or a clone): its
+	 * parameters name their declaration by abstract origin, in an order
+	 * of their own. A parameter in another place than its declaration's
+	 * means the compiler reordered them. pahole judges the instance by
+	 * its own list, and the abstract instance by the declared list with
+	 * the locations the instance gave it; both count for the function.
+	 */
+	if (dwarf_child(fn, &child))
+		goto out;
 	do {
-		Dwarf_Attribute loc;
-		int idx, reg, expected;
+		int idx;
 
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
 		idx = param_index(&child, params, nr);
-		if (idx < 0 || (seen >> idx) & 1)
-			continue;
-		seen |= 1ULL << idx;
-		if (!dwarf_attr(&child, DW_AT_location, &loc)) {
-			*flags |= CAND_OPTIMIZED_PARAM;
-			continue;
+		if (idx >= 0 && (unsigned int)idx != nr_own)
+			*flags |= CAND_REORDERED;
+		if (nr_own >= MAX_INSPECT_PARAMS)
+			break;
+		param_fact_read(&own[nr_own], &child, idx >= 0 ? &decl_die[idx] : &child);
+		if (idx >= 0) {
+			decl[idx].has_loc |= own[nr_own].has_loc;
+			decl[idx].has_const |= own[nr_own].has_const;
+			if (own[nr_own].reg != PARAM_NO_REG)
+				decl[idx].reg = own[nr_own].reg;
 		}
-		if (slot[idx] < 0 || width[idx] != 1)
-			continue;
-		expected = abi->regs[slot[idx]];
-		reg = param_reg(&loc, expected);
-		if (reg < 0)
-			*flags |= CAND_OPTIMIZED_PARAM;
-		else if (reg != expected)
-			*flags |= CAND_UNEXPECTED_REG;
+		nr_own++;
 	} while (!dwarf_siblingof(&child, &child));
+	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
+		       &unexpected);
+	ignored = false;
+	analyze_params(decl, nr, abi, clang, false, &ignored, &unexpected);
+out:
+	if (optimized)
+		*flags |= CAND_OPTIMIZED_PARAM;
+	if (unexpected)
+		*flags |= CAND_UNEXPECTED_REG;
 }
 
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
@@ -613,6 +737,18 @@ static bool own_flag(Dwarf_Die *die, unsigned int name)
 	return dwarf_attr(die, name, &mem) && !dwarf_formflag(&mem, &flag) && flag;
 }
 
+/* Did clang make the unit of die? (pahole: "clang" in DW_AT_producer) */
+static bool unit_is_clang(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem;
+	const char *producer;
+	Dwarf_Die cu;
+
+	return dwarf_diecu(die, &cu, NULL, NULL) &&
+	       dwarf_attr(&cu, DW_AT_producer, &mem) &&
+	       (producer = dwarf_formstring(&mem)) && strstr(producer, "clang");
+}
+
 static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 			    Dwarf_Die *fn, struct cand_list *l)
 {
@@ -637,7 +773,7 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 	if (!dwarf_attr(fn, DW_AT_abstract_origin, &mem) ||
 	    !dwarf_formref_die(&mem, &origin))
 		origin = *fn;
-	func_inspect(fn, &origin, &ctx->abi, &flags, &addr);
+	func_inspect(fn, &origin, &ctx->abi, unit_is_clang(fn), &flags, &addr);
 	err = cu_encoder_proto_id(e, &origin, &proto);
 	if (err)
 		return err;

@@ -25,6 +25,8 @@ enum cand_flag {
 	CAND_UNEXPECTED_REG	= 1 << 3,	/* a parameter outside its register */
 	CAND_UNCERTAIN_LOC	= 1 << 4,	/* packed struct by value on the stack */
 	CAND_EXTERNAL		= 1 << 5,	/* DW_AT_external */
+	CAND_REORDERED		= 1 << 6,	/* parameters in another order */
+	CAND_SIG_CHANGED	= 1 << 7,	/* clang: DW_CC_nocall */
 };
 
 /* A btf_decl_tag annotation of a candidate: value, and -1 or a parameter. */
@@ -89,13 +91,14 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
 
 /*
  * Inspects a subprogram DIE fn whose declared prototype is proto (fn
- * itself, or its abstract origin): its address, whether every parameter
- * has a name, and whether each parameter the calling convention abi puts
- * in one integer register is in that register at entry. Sets *flags (enum
+ * itself, or its abstract origin), from a unit clang made or not: its
+ * address, whether every parameter has a name, whether the parameters
+ * are where the calling convention abi puts them at entry, optimized out
+ * or reordered, as pahole judges them (funcs.c). Sets *flags (enum
  * cand_flag) and *addr. Never fails: what cannot be read is not flagged.
  */
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  uint32_t *flags, uint64_t *addr);
+		  bool clang, uint32_t *flags, uint64_t *addr);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or

@@ -68,10 +68,13 @@
 const char *select_skip_reason(enum select_skip why)
 {
 	static const char *const reasons[SKIP_NR] = {
-		[SKIP_AMBIGUOUS_ADDR] = "symbols at several addresses",
-		[SKIP_INCONSISTENT] = "inconsistent prototypes",
-		[SKIP_UNEXPECTED_REG] = "parameter in an unexpected register",
+		/* the words of pahole -V, where it has the rule */
+		[SKIP_AMBIGUOUS_ADDR] = "ambiguous address",
+		[SKIP_OPTIMIZED] = "optimized parameters",
+		[SKIP_REORDERED] = "reordered parameters",
 		[SKIP_UNCERTAIN_LOC] = "uncertain parameter location",
+		[SKIP_INCONSISTENT] = "inconsistent prototype",
+		[SKIP_UNEXPECTED_REG] = "unexpected register usage for parameter",
 		[SKIP_UNNAMED_PARAM] = "unnamed parameter",
 		[SKIP_VAR_NO_SYMBOL] = "no ELF symbol at its address",
 		[SKIP_VAR_NAME] = "filtered or invalid name",
@@ -321,16 +324,48 @@ static uint32_t map_id(const struct selection *s, uint32_t id)
 }
 
 /*
+ * Does pahole leave a function out for c's optimized parameters? Only when
+ * the ABI changed: clang said so (DW_CC_nocall), or c is the code of a
+ * clone the symbol table names foo.isra.N or foo.constprop.N.
+ */
+static bool optimized_skip(const struct elf_func *sym, const struct cand *c)
+{
+	if (!(c->flags & CAND_OPTIMIZED_PARAM))
+		return false;
+	if (c->flags & CAND_SIG_CHANGED)
+		return true;
+	return sym->opt_clone && (c->flags & CAND_HAS_CODE) && c->addr == sym->addr;
+}
+
+/* Is c the code at one of sym's addresses? */
+static bool at_symbol(const struct selection *s, const struct elf_func *sym,
+		      const struct cand *c)
+{
+	return (c->flags & CAND_HAS_CODE) &&
+	       (c->addr == sym->addr || elf_syms_clone_at(s->syms, sym, c->addr));
+}
+
+/*
  * Decides one function: refs[0 .. n) are its candidates, in order.
  * Returns the definition whose prototype the FUNC takes, or NULL.
+ *
+ * pahole's order of reasons, the last that applies being the one given:
+ * unexpected register, inconsistent prototype, uncertain location,
+ * reordered, optimized, ambiguous address. The flags of all definitions
+ * count, but a prototype is compared with the first only while none of
+ * the definitions seen so far has an unexpected register or reordered
+ * parameters (pahole compares no further then). The FUNC takes the
+ * prototype of the first definition at the symbol's address that needs
+ * no optimized skip, else the first at that address, else the first.
  */
 static struct cand_ref *decide_function(struct selection *s,
 					struct cand_ref *refs, uint32_t n)
 {
 	const char *name = ref_name(&refs[0]);
 	const struct elf_func *sym = elf_syms_find_func(s->syms, name);
-	bool strict = s->features->consistent_funcs;
-	struct cand_ref *win = NULL, *first = NULL;
+	struct cand_ref *first = NULL, *win = NULL, *at_sym = NULL;
+	bool inconsistent = false;
+	enum select_skip why = SKIP_NR;
 	uint32_t flags = 0, i;
 	struct cand *c;
 
@@ -343,34 +378,40 @@ static struct cand_ref *decide_function(struct selection *s,
 		flags |= c->flags;
 		if (!first)
 			first = &refs[i];
-		else if (strict && !types_match(s->merged, first->cand->type,
-						c->type, 0)) {
-			log_skip(s, name, SKIP_INCONSISTENT);
-			return NULL;
-		}
-		if (!win && (c->flags & CAND_HAS_CODE) && c->addr == sym->addr)
+		else if (!inconsistent &&
+			 !(flags & (CAND_UNEXPECTED_REG | CAND_REORDERED)) &&
+			 !types_match(s->merged, first->cand->type, c->type, 0))
+			inconsistent = true;
+		if (!at_symbol(s, sym, c))
+			continue;
+		if (!at_sym)
+			at_sym = &refs[i];
+		if (!win && !optimized_skip(sym, c))
 			win = &refs[i];
 	}
 	if (!first) {
 		log_skip(s, name, SKIP_UNNAMED_PARAM);
 		return NULL;
 	}
-	if (strict && sym->ambiguous) {
-		log_skip(s, name, SKIP_AMBIGUOUS_ADDR);
+	if (!win)
+		win = at_sym ? at_sym : first;
+	if (flags & CAND_UNEXPECTED_REG)
+		why = SKIP_UNEXPECTED_REG;
+	if (inconsistent && s->features->consistent_funcs)
+		why = SKIP_INCONSISTENT;
+	if (flags & CAND_UNCERTAIN_LOC)
+		why = SKIP_UNCERTAIN_LOC;
+	if (flags & CAND_REORDERED)
+		why = SKIP_REORDERED;
+	if (optimized_skip(sym, win->cand))
+		why = SKIP_OPTIMIZED;
+	if (sym->ambiguous)
+		why = SKIP_AMBIGUOUS_ADDR;
+	if (why != SKIP_NR) {
+		log_skip(s, name, why);
 		return NULL;
 	}
-	if (strict && (flags & CAND_UNEXPECTED_REG)) {
-		log_skip(s, name, SKIP_UNEXPECTED_REG);
-		return NULL;
-	}
-	if (strict && (flags & CAND_UNCERTAIN_LOC)) {
-		log_skip(s, name, SKIP_UNCERTAIN_LOC);
-		return NULL;
-	}
-	for (i = 0; !win && i < n; i++)
-		if (usable(refs[i].cand) && (refs[i].cand->flags & CAND_HAS_CODE))
-			win = &refs[i];
-	return win ? win : first;
+	return win;
 }
 
 static int decide_functions(struct selection *s, struct cand_list *lists,

@@ -20,9 +20,11 @@ struct encode_features;
 /* Why a function (or variable) was left out, for --verbose and the stats. */
 enum select_skip {
 	SKIP_AMBIGUOUS_ADDR,	/* its name has symbols at several addresses */
+	SKIP_OPTIMIZED,		/* parameters optimized out of a changed ABI */
+	SKIP_REORDERED,		/* parameters reordered by the compiler */
+	SKIP_UNCERTAIN_LOC,	/* packed struct passed by value on the stack */
 	SKIP_INCONSISTENT,	/* definitions with different prototypes */
 	SKIP_UNEXPECTED_REG,	/* a parameter outside its calling-convention register */
-	SKIP_UNCERTAIN_LOC,	/* packed struct passed by value on the stack */
 	SKIP_UNNAMED_PARAM,	/* every definition has an unnamed parameter */
 	SKIP_VAR_NO_SYMBOL,	/* variable: no ELF symbol where it lives */
 	SKIP_VAR_NAME,		/* variable: filtered or invalid name */
