@@ -650,26 +650,30 @@ out:
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
 {
 	Dwarf_Attribute loc, result;
+	Dwarf_Addr a;
 	Dwarf_Op *ops;
 	size_t n;
 
 	if (!dwarf_attr(var, DW_AT_location, &loc) ||
-	    dwarf_getlocation(&loc, &ops, &n) || n != 1)
+	    dwarf_getlocation(&loc, &ops, &n) || n < 1 || n > 2)
 		return false;
-	if (ops[0].atom == DW_OP_addr) {
-		*addr = ops[0].number;
-		return true;
-	}
-	if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
-	    !dwarf_getlocation_attr(&loc, ops, &result)) {
-		Dwarf_Addr a;
-
-		if (!dwarf_formaddr(&result, &a)) {
-			*addr = a;
-			return true;
-		}
-	}
-	return false;
+	/*
+	 * An address, and optionally DW_OP_plus_uconst: LLVM's GlobalMerge
+	 * (on by default for RISC-V and PowerPC since LLVM 20) addresses
+	 * merged variables as the group's address plus an offset.
+	 */
+	if (n == 2 && ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	if (ops[0].atom == DW_OP_addr)
+		a = ops[0].number;
+	else if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+		 !dwarf_getlocation_attr(&loc, ops, &result) &&
+		 !dwarf_formaddr(&result, &a))
+		;
+	else
+		return false;
+	*addr = a + (n == 2 ? ops[1].number : 0);
+	return true;
 }
 
 /* --- collection */

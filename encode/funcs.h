@@ -102,8 +102,9 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or
- * DW_OP_addrx as its whole location). Returns false for every other kind
- * of location (registers, stack, TLS, none).
+ * DW_OP_addrx as its whole location, or followed by DW_OP_plus_uconst).
+ * Returns false for every other kind of location (registers, stack, TLS,
+ * none).
  */
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr);
 

@@ -13,6 +13,7 @@
  *	clone		clone_me.constprop/.isra: matched to clone_me
  *	optimized	opt_unused keeps its FUNC, opt_clone's clone does not
  *	reordered	reo_fn.isra.0 lists its parameters in another order
+ *	plus_uconst	a variable at DW_OP_addr + DW_OP_plus_uconst gets its VAR
  *	abi		registers counted as pahole counts them: by size, a
  *			struct parameter excusing the rest
  *	percpu		VARs and one DATASEC by offset; global_var adds .data
@@ -272,6 +273,56 @@ START_TEST(abi)
 		ck_assert_msg(strstr(cap->text, skipped), "gcc -O2: %s", cap->text);
 		ck_assert_int_lt(find(btf, gcc_o2_skipped[k], BTF_KIND_FUNC), 0);
 	}
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
+/*
+ * A variable located at another's address plus DW_OP_plus_uconst (LLVM's
+ * GlobalMerge) is a variable at that address: pu_second gets its VAR at
+ * offset 4 of .data..percpu. The DWARF is gcc's, rewritten in the
+ * assembly (asm/plus_uconst.c says how); once per run, not per variant.
+ */
+START_TEST(plus_uconst)
+{
+	char obj[160], cmd[1024];
+	struct captured *cap;
+	struct blob canonical;
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	struct btf *btf;
+	int id, found = 0;
+	uint32_t i;
+
+	if (_i)
+		return;
+	build(&variants[0]);	/* makes tmpdir */
+	snprintf(obj, sizeof(obj), "%s/plus_uconst.o", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -O0 -g -gdwarf-5 -S -o - " FIXTURES "/asm/plus_uconst.c | "
+		 "perl -0pe 's/\\t\\.uleb128 0x9\\n\\t\\.byte\\t0x3\\n\\t\\.quad\\tpu_second\\n/"
+		 "\\t.uleb128 0xb\\n\\t.byte\\t0x3\\n\\t.quad\\tpu_first\\n\\t.byte\\t0x23\\n"
+		 "\\t.uleb128 pu_second-pu_first\\n/ or die \"no location\"; "
+		 "s/(\\.Ldebug_info0:\\n\\t\\.long\\t)(0x[0-9a-f]+)/$1.$2.\"+2\"/e or die \"no unit\"' "
+		 "> %s.s && gcc -c -o %s %s.s", obj, obj, obj);
+	ck_assert_msg(!system(cmd), "cannot build %s: %s", obj, cmd);
+	cap = calloc(1, sizeof(*cap));
+	btf = encode(obj, "var", 1, 0, 0, cap, &canonical);
+	id = find(btf, ".data..percpu", BTF_KIND_DATASEC);
+	ck_assert_int_gt(id, 0);
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs[i].type);
+
+		if (!strcmp(btf__name_by_offset(btf, var->name_off), "pu_second")) {
+			ck_assert_uint_eq(vs[i].offset, 4);
+			found = 1;
+		}
+	}
+	ck_assert_msg(found, "no VAR pu_second in .data..percpu: %s", cap->text);
+	blob_free(&canonical);
 	btf__free(btf);
 	free(cap);
 }
@@ -585,6 +636,7 @@ Suite *funcs_suite(void)
 		{ "clone", clone },
 		{ "optimized", optimized },
 		{ "reordered", reordered },
+		{ "plus_uconst", plus_uconst },
 		{ "abi", abi },
 		{ "percpu", percpu },
 		{ "decl_tags", decl_tags },
