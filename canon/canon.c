@@ -11,7 +11,7 @@
  * The answer is ordered partition refinement, the colour refinement of
  * graph isomorphism testing kept in order:
  *
- *  1. Rank. Sort the types by their local key L (sort/order.h: kind, vlen,
+ *  1. Rank. Sort the types by their local key L (order.h: kind, vlen,
  *     name, sizes, member names and offsets, ... but no type ids). Equal
  *     keys form a class; a class's rank is the position of its first
  *     member. Void is rank 0; in split BTF each base type's rank is its id,

@@ -13,7 +13,7 @@
 
 #include "btf_data.h"
 #include "log.h"
-#include "../sort/order.h"
+#include "order.h"
 
 struct canon_opts {
 	enum bc_order order;

@@ -17,7 +17,7 @@
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
-#include "../sort/order.h"
+#include "../canon/order.h"
 
 #ifndef BTFCANON_VERSION
 #define BTFCANON_VERSION "0.1.0"
