@@ -46,7 +46,11 @@
  *     content, and merges.
  *
  *  4. Rebuild. Emit one type per class in rank order, remap every id, lay
- *     the strings out in order of first use, write a fixed header.
+ *     the strings out in order of first use, write a fixed header. This
+ *     is the project's one writer of BTF: a pass that built helper types
+ *     (the encoder's candidate markers) hands them over as omitted
+ *     (canon_opts.omit); they take no part in steps 1-3 and are not
+ *     emitted, and no kept type may refer to one.
  *
  * Invariant: every decision reads ranks and local keys, never input ids or
  * input offsets, so the output is a function of the type graph alone:
@@ -71,12 +75,14 @@ struct canon {
 	const struct bc_btf *btf;
 	const struct canon_opts *opts;
 	uint32_t n;		/* local types */
-	uint32_t n_live;	/* of which ranked: all but resolved FWDs */
+	uint32_t n_live;	/* of which ranked: all but resolved FWDs and
+				 * omitted types */
+	uint32_t n_kept;	/* all but omitted types (opts->omit) */
 	uint32_t start_id;	/* first local id */
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
-	uint32_t *local_order;	/* [n] all local indices by local key */
+	uint32_t *local_order;	/* [n_kept] the kept local indices by local key */
 	uint32_t *local_class;	/* [n] class start of each local_order slot */
 	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
@@ -95,6 +101,11 @@ static double now_sec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline bool is_omitted(const struct canon *c, uint32_t idx)
+{
+	return c->opts->omit && c->opts->omit[idx];
 }
 
 /* Rank of any type id: void and base ids rank as themselves. */
@@ -274,22 +285,23 @@ static void rank_by_local_key(struct canon *c)
 	if (!c->local_sorted) {
 		for (p = 0; p < c->n; p++) {
 			c->rank[p] = 0;
-			c->order[p] = p;
+			if (!is_omitted(c, p))
+				c->order[live++] = p;
 		}
-		c->n_live = c->n;
+		c->n_live = c->n_kept = live;
 		begin_update(c);
-		if (c->n)
-			split_class(c, 0, c->n, cmp_local_key, c);
+		if (live)
+			split_class(c, 0, live, cmp_local_key, c);
 		end_update(c);
-		memcpy(c->local_order, c->order, c->n * sizeof(*c->order));
-		for (p = 0; p < c->n; p++)
+		memcpy(c->local_order, c->order, live * sizeof(*c->order));
+		for (p = 0; p < live; p++)
 			c->local_class[p] = c->rank[c->order[p]];
 		c->local_sorted = true;
 		return;
 	}
 
 	c->nr_work = 0;
-	for (p = 0; p < c->n; p++) {
+	for (p = 0; p < c->n_kept; p++) {
 		uint32_t idx = c->local_order[p];
 
 		if (c->alias && c->alias[idx])
@@ -326,7 +338,7 @@ static uint64_t *var_identity_keys(const struct canon *c)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		uint64_t sec_rank = c->rank[idx];
 
-		if (bc_type_kind(t) != BTF_KIND_DATASEC)
+		if (bc_type_kind(t) != BTF_KIND_DATASEC || is_omitted(c, idx))
 			continue;
 		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
 			uint32_t var = c->refs[i];
@@ -417,7 +429,9 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		goto out;
 	}
 	for (idx = 0; idx < c->n; idx++)
-		if (!c->alias || !c->alias[idx])
+		if (is_omitted(c, idx))
+			res->id_map[idx] = 0;
+		else if (!c->alias || !c->alias[idx])
 			res->id_map[idx] = class_out[c->rank[idx]];
 	for (idx = 0; c->alias && idx < c->n; idx++) {
 		uint32_t to = c->alias[idx];
@@ -623,7 +637,7 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD)
+		if (full_family(t) != NOT_FWD && !is_omitted(c, idx))
 			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
 				full_family(t), bc_btf_str(btf, t->name_off),
 				c->start_id + c->rank[idx], c->start_id + idx });
@@ -636,8 +650,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		struct fwd_candidate *hit;
 
-		if (c->alias[idx])
-			continue;	/* resolved by an earlier pass */
+		if (c->alias[idx] || is_omitted(c, idx))
+			continue;	/* resolved by an earlier pass, or left out */
 		key.family = fwd_family(t);
 		if (key.family == NOT_FWD || !t->name_off)
 			continue;
@@ -733,6 +747,32 @@ static int resolve_fwds_to_fixpoint(struct canon *c)
 	}
 }
 
+/*
+ * Omitted types are invisible to the order, so a kept type must not refer
+ * to one: its rank would be read. Returns 0, or -EINVAL after a message.
+ */
+static int check_omitted(const struct canon *c, const struct bc_log *log)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t idx, i;
+
+	if (!c->opts->omit)
+		return 0;
+	for (idx = 0; idx < c->n; idx++) {
+		if (is_omitted(c, idx))
+			continue;
+		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
+			uint32_t id = btf->refs[i];
+
+			if (id >= c->start_id && is_omitted(c, id - c->start_id))
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] refers to [%u], which is left out",
+					btf->path, c->start_id + idx, id);
+		}
+	}
+	return 0;
+}
+
 static void canon_deinit(struct canon *c)
 {
 	free(c->alias);
@@ -794,9 +834,11 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		err = -ENOMEM;
 		goto out;
 	}
-	res->stats.types_in = c.n;
-
+	err = check_omitted(&c, log);
+	if (err)
+		goto out;
 	err = partition(&c);
+	res->stats.types_in = c.n_kept;
 	if (!err && opts->resolve_fwds) {
 		c.alias = calloc(n1, sizeof(*c.alias));
 		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;

@@ -26,7 +26,8 @@
  * inlined instances. Types reached only through references are encoded on
  * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
  * Top-level subprograms and variables also go to funcs.c
- * (cand_collect_die), which keeps the function and variable candidates.
+ * (cand_collect_die), which keeps the function and variable candidates
+ * and says which type each needs; the walk encodes it (collect_candidate).
  *
  * Forward declarations keep their names: libbpf's dedup then treats a FWD
  * and a struct or union of the same name as equivalent, as pahole relies
@@ -1579,6 +1580,25 @@ static bool walk_into(int tag)
 	}
 }
 
+/*
+ * A unit-level function or variable: funcs.c decides whether it is a
+ * candidate and which type it needs; that type is encoded here.
+ */
+static int collect_candidate(struct cu_encoder *e, Dwarf_Die *die, int tag)
+{
+	struct cand_need need;
+	uint32_t id;
+	int ret = cand_collect_die(e->cand_ctx, die, tag, e->cands, &need);
+
+	if (ret <= 0)
+		return ret;
+	ret = need.proto ? cu_encoder_proto_id(e, &need.die, &id) :
+			   cu_encoder_type_id(e, &need.die, &id);
+	if (!ret)
+		cand_set_type(e->cands, !need.proto, id);
+	return ret;
+}
+
 int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
@@ -1623,7 +1643,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 				break;
 		} else if (depth == 0 && e->cand_ctx &&
 			   (tag == DW_TAG_subprogram || tag == DW_TAG_variable)) {
-			err = cand_collect_die(e->cand_ctx, e, die, tag, e->cands);
+			err = collect_candidate(e, die, tag);
 			if (err)
 				break;
 		}

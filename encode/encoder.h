@@ -7,8 +7,8 @@
  * atomic cursor in no particular order; each chunk is encoded into its own
  * libbpf BTF and deduplicated. The chunks' BTFs are merged in chunk order
  * and deduplicated, so the result's content does not depend on thread
- * count or schedule; the caller then canonicalizes it (canon_run), which
- * fixes the ids and the bytes.
+ * count or schedule; the caller then canonicalizes it (canon_run, with
+ * the result's omit map), which fixes the ids and writes the bytes.
  */
 #ifndef BTFCANON_ENCODER_H
 #define BTFCANON_ENCODER_H
@@ -84,12 +84,25 @@ struct encode_stats {
 void encode_opts_init(struct encode_opts *opts);
 
 /*
- * Encodes path's DWARF. Returns 0 and a deduplicated libbpf BTF in *out
- * (free with btf__free), or a negative errno after one message naming the
- * file (and the CU and DIE where it applies).
+ * What encode_file() hands on to canon: the deduplicated BTF with the
+ * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
+ * leaves out of it (canon_opts.omit; NULL when there are none).
+ */
+struct encode_result {
+	struct btf *btf;
+	uint8_t *omit;			/* [btf's own types], by id - first own id */
+};
+
+/* Frees what encode_file() put in res; accepts a zeroed res. */
+void encode_result_deinit(struct encode_result *res);
+
+/*
+ * Encodes path's DWARF. Returns 0 and fills *out, or a negative errno
+ * after one message naming the file (and the CU and DIE where it
+ * applies), with *out zeroed.
  */
 int encode_file(const char *path, const struct encode_opts *opts,
-		struct btf **out, struct encode_stats *stats,
+		struct encode_result *out, struct encode_stats *stats,
 		const struct bc_log *log);
 
 #endif

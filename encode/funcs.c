@@ -19,8 +19,15 @@
  * the whole file, so dedup never merges two markers, and dedup rewrites a
  * marker's target like any other reference. After the final dedup a scan of
  * the TYPEDEFs finds every candidate's type id in the final BTF. The
- * decisions then run over all candidates at once (select.c), and the
- * rebuild that adds the FUNCs, VARs and DATASECs leaves the markers out.
+ * decisions then run over all candidates at once (select.c), which adds
+ * the FUNCs, VARs and DATASECs, and canon's rebuild leaves the markers
+ * out (canon_opts.omit).
+ *
+ * Data flows one way: the DIE walk (cu_encoder.c) hands each unit-level
+ * subprogram and variable to cand_collect_die(), which says whether it is
+ * a candidate and which type it needs; the walk encodes that type and
+ * hands its id back with cand_set_type(). Nothing here calls the walk or
+ * the selection.
  *
  *	chunk 3, unit a.c: static int foo(int x) {...}  -> [7] FUNC_PROTO,
  *	                   [9] TYPEDEF "\1btfcanon.3.f0" -> [7]
@@ -35,6 +42,7 @@
  * The other half of this file reads what the DWARF says about where a
  * function's parameters live, for pahole's rules on calling conventions.
  */
+#include <ctype.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -43,11 +51,9 @@
 
 #include <bpf/btf.h>
 
-#include "cu_encoder.h"
 #include "elf_syms.h"
 #include "encoder.h"
 #include "funcs.h"
-#include "select.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
@@ -676,6 +682,59 @@ bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
 	return true;
 }
 
+/* --- where variables live */
+
+#define KSYM_NAME_LEN 128
+
+static bool btf_name_valid(const char *p)
+{
+	const char *start = p;
+
+	if (!(*p == '_' || *p == '.' || isalpha((unsigned char)*p)))
+		return false;
+	for (p++; *p; p++)
+		if (!(*p == '_' || *p == '.' || isalnum((unsigned char)*p)) ||
+		    p - start >= KSYM_NAME_LEN)
+			return false;
+	return true;
+}
+
+/* Names with no use to anyone (pahole's filter_variable_name). */
+static bool filtered_var_name(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__UNIQUE_ID", "__tpstrtab_", "__exitcall_",
+		"__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+enum cand_var_verdict cand_var_place(const struct elf_syms *syms,
+				     bool global_vars, const char *name,
+				     uint64_t addr, uint32_t *shndx,
+				     uint64_t *offset)
+{
+	*shndx = elf_syms_section_of(syms, addr);
+	if (!*shndx || (!global_vars && *shndx != syms->percpu_shndx))
+		return CAND_VAR_NO_SYMBOL;
+	*offset = addr - syms->sections[*shndx].addr;
+	if (filtered_var_name(name) || !btf_name_valid(name))
+		return CAND_VAR_NAME;
+	if (*shndx == syms->percpu_shndx &&
+	    !elf_syms_find_object(syms, *shndx, *offset, NULL))
+		return CAND_VAR_NO_SYMBOL;
+	if (*offset == 0 && !elf_syms_find_object(syms, *shndx, 0, name))
+		return CAND_VAR_NO_SYMBOL;
+	if (*offset > UINT32_MAX)
+		return CAND_VAR_TOO_FAR;
+	return CAND_VAR_PLACED;
+}
+
 /* --- collection */
 
 /* The btf_decl_tag annotations among die's children, as component. */
@@ -753,15 +812,14 @@ static bool unit_is_clang(Dwarf_Die *die)
 	       (producer = dwarf_formstring(&mem)) && strstr(producer, "clang");
 }
 
-static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
-			    Dwarf_Die *fn, struct cand_list *l)
+static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
+			    struct cand_list *l, struct cand_need *need)
 {
 	const struct elf_func *sym;
 	Dwarf_Attribute mem;
-	Dwarf_Die origin;
 	const char *name;
 	struct cand *c;
-	uint32_t flags, proto;
+	uint32_t flags;
 	uint64_t addr;
 	int err;
 
@@ -775,30 +833,28 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 	/* the prototype as declared: a concrete instance's parameter list
 	 * can hold repeats and leave out what was optimized away */
 	if (!dwarf_attr(fn, DW_AT_abstract_origin, &mem) ||
-	    !dwarf_formref_die(&mem, &origin))
-		origin = *fn;
-	func_inspect(fn, &origin, &ctx->abi, unit_is_clang(fn), &flags, &addr);
-	err = cu_encoder_proto_id(e, &origin, &proto);
-	if (err)
-		return err;
+	    !dwarf_formref_die(&mem, &need->die))
+		need->die = *fn;
+	need->proto = true;
+	func_inspect(fn, &need->die, &ctx->abi, unit_is_clang(fn), &flags, &addr);
 	c = cand_list_add(l, false, name);
 	if (!c)
 		return -ENOMEM;
 	c->flags = flags;
 	c->addr = addr;
-	c->type = proto;
-	return ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	err = ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	return err ? err : 1;
 }
 
-static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
-			    Dwarf_Die *var, struct cand_list *l)
+static int collect_variable(const struct cand_ctx *ctx, Dwarf_Die *var,
+			    struct cand_list *l, struct cand_need *need)
 {
 	Dwarf_Attribute mem;
-	Dwarf_Die type, spec, *src;
+	Dwarf_Die spec, *src;
 	const char *name;
-	enum select_skip why;
+	enum cand_var_verdict why;
 	struct cand *c;
-	uint32_t shndx, type_id;
+	uint32_t shndx;
 	uint64_t addr, offset;
 	int err;
 
@@ -811,21 +867,16 @@ static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
 		return 0;
 	name = dwarf_diename(var);	/* follows specification */
 	if (!name || !*name ||
-	    !select_var_wanted(ctx->syms, ctx->features->global_vars, name, addr,
-			       &shndx, &offset, &why) ||
+	    (why = cand_var_place(ctx->syms, ctx->features->global_vars, name,
+				  addr, &shndx, &offset)) != CAND_VAR_PLACED ||
 	    !dwarf_attr_integrate(var, DW_AT_type, &mem) ||
-	    !dwarf_formref_die(&mem, &type))
+	    !dwarf_formref_die(&mem, &need->die))
 		return 0;
-	err = cu_encoder_type_id(e, &type, &type_id);
-	if (err)
-		return err;
-	if (!type_id)
-		return 0;
+	need->proto = false;
 	c = cand_list_add(l, true, name);
 	if (!c)
 		return -ENOMEM;
 	c->addr = addr;
-	c->type = type_id;
 	c->flags = CAND_HAS_CODE;
 	if (dwarf_attr_integrate(var, DW_AT_external, &mem)) {
 		bool flag = false;
@@ -834,12 +885,26 @@ static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
 			c->flags |= CAND_EXTERNAL;
 	}
 	if (!ctx->features->decl_tags)
-		return 0;
+		return 1;
 	err = collect_tags(l, c, var, -1);
 	src = origin_of(var, &spec);
 	if (!err && src != var)
 		err = collect_tags(l, c, src, -1);
-	return err;
+	return err ? err : 1;
+}
+
+void cand_set_type(struct cand_list *l, bool is_var, uint32_t type)
+{
+	struct cand *c = is_var ? &l->vars[l->nr_vars - 1] :
+				  &l->funcs[l->nr_funcs - 1];
+
+	c->type = type;
+	if (type || !is_var)
+		return;
+	/* a variable of no type BTF can hold: it was never a candidate */
+	l->nr_tags = c->first_tag;
+	l->strs_len = c->name;
+	l->nr_vars--;
 }
 
 int cand_add_markers(struct cand_list *l, struct btf *btf)
@@ -862,15 +927,16 @@ int cand_add_markers(struct cand_list *l, struct btf *btf)
 	return 0;
 }
 
-int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
-		     Dwarf_Die *die, int tag, struct cand_list *l)
+int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+		     struct cand_list *l, struct cand_need *need)
 {
 	/* most top-level DIEs are declarations: the abbreviation says so */
 	if (dwarf_hasattr(die, DW_AT_declaration))
 		return 0;
 	if (tag == DW_TAG_subprogram)
-		return ctx->features->funcs ? collect_function(ctx, e, die, l) : 0;
+		return ctx->features->funcs ? collect_function(ctx, die, l, need) : 0;
 	if (!ctx->features->vars && !ctx->features->global_vars)
 		return 0;
-	return dwarf_hasattr(die, DW_AT_location) ? collect_variable(ctx, e, die, l) : 0;
+	return dwarf_hasattr(die, DW_AT_location) ?
+	       collect_variable(ctx, die, l, need) : 0;
 }

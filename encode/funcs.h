@@ -14,7 +14,6 @@
 #include "elf_syms.h"
 
 struct btf;
-struct cu_encoder;
 struct encode_features;
 
 /* What the DWARF says about one definition of a function. */
@@ -115,14 +114,48 @@ struct cand_ctx {
 	struct call_abi abi;		/* elf_syms_call_abi() */
 };
 
+/* The type a new candidate needs encoded into the chunk BTF. */
+struct cand_need {
+	Dwarf_Die die;			/* the DIE to encode */
+	bool proto;			/* die is a subprogram: its FUNC_PROTO */
+};
+
 /*
- * Called by the DIE walk (cu_encoder_encode) for each subprogram and
- * variable at the unit's top level: adds it to l when it is a candidate,
- * encoding its type into the chunk BTF through e. Returns 0 or a negative
- * errno.
+ * Called by the DIE walk (cu_encoder.c) for each subprogram and variable
+ * at the unit's top level. Returns 1 when die is a candidate: it was added
+ * to l, and *need says which type the walk must encode for it, whose id
+ * then goes to cand_set_type(). Returns 0 when it is none, or a negative
+ * errno. Reads the DWARF and calls nothing back: data flows from the walk
+ * to here, never the other way.
  */
-int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
-		     Dwarf_Die *die, int tag, struct cand_list *l);
+int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+		     struct cand_list *l, struct cand_need *need);
+
+/*
+ * The id of the last candidate's type (is_var: the last variable's, else
+ * the last function's), as the walk encoded it. A variable whose type is
+ * 0 (none BTF can hold) is taken back out of the list.
+ */
+void cand_set_type(struct cand_list *l, bool is_var, uint32_t type);
+
+/* Why a variable gets no place in a DATASEC (cand_var_place()). */
+enum cand_var_verdict {
+	CAND_VAR_PLACED,
+	CAND_VAR_NO_SYMBOL,		/* no section, or no symbol where needed */
+	CAND_VAR_NAME,			/* filtered or invalid name */
+	CAND_VAR_TOO_FAR,		/* offset past 4 GiB */
+};
+
+/*
+ * The rules a variable at addr must pass, whatever its type: a section
+ * holding addr (the per-CPU one unless global_vars), a name BTF can hold
+ * and nobody filters, an ELF symbol where the section needs one. Sets its
+ * section and offset. Read-only: the workers and the selection both ask.
+ */
+enum cand_var_verdict cand_var_place(const struct elf_syms *syms,
+				     bool global_vars, const char *name,
+				     uint64_t addr, uint32_t *shndx,
+				     uint64_t *offset);
 
 /*
  * After a unit: adds the markers of the candidates collected since the

@@ -114,8 +114,8 @@ static struct btf *encode(const char *path, const char *features,
 	struct bc_log log = { .fn = capture, .ctx = cap };
 	struct encode_opts opts;
 	struct encode_stats stats;
-	struct btf *btf = NULL;
-	struct blob raw;
+	struct encode_result enc;
+	struct btf *btf;
 	int err;
 
 	encode_opts_init(&opts);
@@ -128,12 +128,10 @@ static struct btf *encode(const char *path, const char *features,
 		ck_assert_int_eq(encode_features_parse(features, true,
 						       &opts.features, &log), 0);
 	cap->len = 0;
-	err = encode_file(path, &opts, &btf, &stats, &log);
+	err = encode_file(path, &opts, &enc, &stats, &log);
 	ck_assert_msg(!err, "%s: encode failed: %s", path, cap->text);
-	raw = blob_from_libbpf(btf);
-	*canonical = canon_blob(&raw, NULL, BC_ORDER_KIND, NULL);
-	blob_free(&raw);
-	btf__free(btf);
+	*canonical = canon_encoded(&enc, NULL, BC_ORDER_KIND, false);
+	encode_result_deinit(&enc);
 	btf = btf__new(canonical->data, canonical->size);
 	ck_assert_ptr_nonnull(btf);
 	return btf;
