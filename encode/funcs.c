@@ -270,7 +270,14 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
 	size_t len;
 	int n = -1;
 
-	while ((offset = dwarf_getlocations(loc, offset, &base, &start, &end,
+	/*
+	 * The first register found is the one: stop there. Most parameters
+	 * name theirs in the first location, and libdw keeps every
+	 * expression it decoded until the end, so reading no further saves
+	 * memory as well as time.
+	 */
+	while (p->reg == PARAM_NO_REG &&
+	       (offset = dwarf_getlocations(loc, offset, &base, &start, &end,
 					    &expr, &len)) > 0) {
 		Dwarf_Attribute entry;
 		Dwarf_Op *entry_ops;
