@@ -1596,6 +1596,11 @@ static int collect_candidate(struct cu_encoder *e, Dwarf_Die *die, int tag)
 			   cu_encoder_type_id(e, &need.die, &id);
 	if (!ret)
 		cand_set_type(e->cands, !need.proto, id);
+	if (!ret && need.true_proto) {
+		ret = cu_encoder_true_proto_id(e, &need.true_die, need.drop, &id);
+		if (!ret)
+			cand_set_true_type(e->cands, id);
+	}
 	return ret;
 }
 
@@ -1746,6 +1751,63 @@ int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	int err = type_id_of(e, die, id);
 
 	return err ? err : settle(e);
+}
+
+int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
+			     uint64_t drop, uint32_t *id)
+{
+	struct { const char *name; uint32_t type; } params[64];
+	unsigned int nr = 0, k = 0, i;
+	Dwarf_Attribute mem;
+	Dwarf_Die child, type;
+	uint32_t ret = 0;
+	int err = 0;
+
+	/* the types first: each is encoded and settled, the queue empty */
+	if (dwarf_attr_integrate(fn, DW_AT_type, &mem) &&
+	    dwarf_formref_die(&mem, &type))
+		err = cu_encoder_type_id(e, &type, &ret);
+	if (!err && !dwarf_child(fn, &child)) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_unspecified_parameters && nr < 64) {
+				params[nr].name = "";
+				params[nr++].type = 0;
+				continue;
+			}
+			if (tag != DW_TAG_formal_parameter)
+				continue;
+			if (k < 64 && (drop >> k) & 1) {
+				k++;
+				continue;
+			}
+			k++;
+			if (nr == 64)
+				break;
+			params[nr].name = dwarf_diename(&child);	/* through the origin */
+			params[nr].type = 0;
+			if (dwarf_attr_integrate(&child, DW_AT_type, &mem) &&
+			    dwarf_formref_die(&mem, &type))
+				err = cu_encoder_type_id(e, &type, &params[nr].type);
+			nr++;
+		} while (!err && !dwarf_siblingof(&child, &child));
+	}
+	if (err)
+		return err;
+	err = btf__add_func_proto(e->btf, ret);
+	if (err < 0)
+		return btf_error(e, fn, err);
+	*id = err;
+	for (i = 0; i < nr; i++) {
+		err = btf__add_func_param(e->btf, params[i].name ? params[i].name : "",
+					  params[i].type);
+		if (err < 0)
+			return btf_error(e, fn, err);
+	}
+	e->next_id = btf__type_cnt(e->btf);
+	e->types++;
+	return 0;
 }
 
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)

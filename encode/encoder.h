@@ -34,6 +34,12 @@ struct encode_features {
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
 	/*
+	 * [true_signature] a clone's code (foo.isra.0, foo.constprop.1) gets
+	 * a FUNC of that name with the signature it really has, instead of
+	 * foo's, and optimized parameters leave nothing out.
+	 */
+	bool true_signature;
+	/*
 	 * A multi-dimensional array as one ARRAY of all its elements, as
 	 * pahole writes it (int a[2][3] -> int[6]), instead of nested ARRAYs
 	 * as in C. Not a pahole feature name: --flat-arrays, and on by itself

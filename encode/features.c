@@ -35,6 +35,7 @@ static const struct feature features[] = {
 	{ "reproducible_build", NO_FIELD, false },
 	{ "global_var", FIELD(global_vars), false },
 	{ "distilled_base", NO_FIELD, false },
+	{ "true_signature", FIELD(true_signature), false },
 };
 
 static void enable(struct encode_features *f, const struct feature *feat)

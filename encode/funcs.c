@@ -156,28 +156,28 @@ int cand_list_add_tag(struct cand_list *l, struct cand *c, const char *value,
 	return 0;
 }
 
-void cand_marker_name(char *buf, size_t size, uint32_t chunk, bool is_var,
-		      uint32_t index)
+void cand_marker_name(char *buf, size_t size, uint32_t chunk,
+		      enum cand_marker_kind kind, uint32_t index)
 {
-	snprintf(buf, size, CAND_MARKER_PREFIX "%u.%c%u", chunk,
-		 is_var ? 'v' : 'f', index);
+	snprintf(buf, size, CAND_MARKER_PREFIX "%u.%c%u", chunk, (char)kind, index);
 }
 
-bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
-		       uint32_t *index)
+bool cand_marker_parse(const char *name, uint32_t *chunk,
+		       enum cand_marker_kind *kind, uint32_t *index)
 {
 	size_t plen = strlen(CAND_MARKER_PREFIX);
 	unsigned int k, i;
-	char kind;
+	char c;
 	int n = 0;
 
 	if (strncmp(name, CAND_MARKER_PREFIX, plen))
 		return false;
-	if (sscanf(name + plen, "%u.%c%u%n", &k, &kind, &i, &n) != 3 ||
-	    name[plen + n] || (kind != 'v' && kind != 'f'))
+	if (sscanf(name + plen, "%u.%c%u%n", &k, &c, &i, &n) != 3 ||
+	    name[plen + n] ||
+	    (c != CAND_MARK_FUNC && c != CAND_MARK_VAR && c != CAND_MARK_TRUE))
 		return false;
 	*chunk = k;
-	*is_var = kind == 'v';
+	*kind = (enum cand_marker_kind)c;
 	*index = i;
 	return true;
 }
@@ -401,17 +401,19 @@ static unsigned int param_slots(const struct param_fact *p)
  */
 static void analyze_params(const struct param_fact *p, unsigned int n,
 			   const struct call_abi *abi, bool clang,
-			   bool sig_changed, bool *optimized, bool *unexpected)
+			   bool sig_changed, bool *optimized, bool *unexpected,
+			   uint64_t *opt_mask)
 {
 	unsigned int i, reg_idx = 0;
 	bool any_unexpected = false, any_struct = false;
+	uint64_t mask = 0;
 
 	for (i = 0; i < n; i++) {
 		unsigned int slots = param_slots(&p[i]);
 
 		any_struct |= p[i].is_struct;
 		if (!p[i].has_loc)
-			*optimized = true;
+			mask |= 1ULL << i;
 		if (clang && !sig_changed) {
 			unsigned int k;
 			bool in_window = false;
@@ -429,14 +431,18 @@ static void analyze_params(const struct param_fact *p, unsigned int n,
 			if (reg_idx >= abi->nr_regs)
 				continue;	/* on the stack: nothing to check */
 			if (p[i].reg == PARAM_NO_REG)
-				*optimized = true;
+				mask |= 1ULL << i;
 			else if (p[i].reg != abi->regs[reg_idx])
 				any_unexpected = true;
 		} else if (p[i].has_const && !clang) {
-			*optimized = true;
+			mask |= 1ULL << i;
 		}
 		reg_idx += slots;
 	}
+	if (mask)
+		*optimized = true;
+	if (opt_mask)
+		*opt_mask = mask;
 	if (any_unexpected && !any_struct)
 		*unexpected = true;
 }
@@ -617,7 +623,7 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 	if (!concrete) {
 		/* a plain definition: its own parameters, in their order */
 		analyze_params(decl, nr, abi, clang, sig_changed, &optimized,
-			       &unexpected);
+			       &unexpected, NULL);
 		goto out;
 	}
 	/*
@@ -650,14 +656,54 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		nr_own++;
 	} while (!dwarf_siblingof(&child, &child));
 	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
-		       &unexpected);
+		       &unexpected, NULL);
 	ignored = false;
-	analyze_params(decl, nr, abi, clang, false, &ignored, &unexpected);
+	analyze_params(decl, nr, abi, clang, false, &ignored, &unexpected, NULL);
 out:
 	if (optimized)
 		*flags |= CAND_OPTIMIZED_PARAM;
 	if (unexpected)
 		*flags |= CAND_UNEXPECTED_REG;
+}
+
+uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+			const struct call_abi *abi, bool clang, uint32_t flags)
+{
+	struct param_fact own[MAX_INSPECT_PARAMS];
+	Dwarf_Off params[MAX_INSPECT_PARAMS];
+	Dwarf_Die decl_die[MAX_INSPECT_PARAMS], child;
+	unsigned int nr = 0, nr_own = 0;
+	bool optimized = false, unexpected = false;
+	uint64_t mask = 0;
+
+	if (!(flags & (CAND_REORDERED | CAND_SIG_CHANGED)) || !abi->nr_regs)
+		return 0;
+	if (!dwarf_child(proto, &child)) {
+		do {
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			if (nr == MAX_INSPECT_PARAMS)
+				break;
+			params[nr] = dwarf_dieoffset(&child);
+			decl_die[nr++] = child;
+		} while (!dwarf_siblingof(&child, &child));
+	}
+	if (dwarf_child(fn, &child))
+		return 0;
+	do {
+		int idx;
+
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		if (nr_own == MAX_INSPECT_PARAMS)
+			break;
+		idx = param_index(&child, params, nr);
+		param_fact_read(&own[nr_own++], &child,
+				idx >= 0 ? &decl_die[idx] : &child);
+	} while (!dwarf_siblingof(&child, &child));
+	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
+		       &optimized, &unexpected, &mask);
+	return mask;
 }
 
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
@@ -828,6 +874,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 	struct cand *c;
 	uint32_t flags;
 	uint64_t addr;
+	bool clang;
 	int err;
 
 	if (own_flag(fn, DW_AT_declaration))
@@ -843,7 +890,16 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 	    !dwarf_formref_die(&mem, &need->die))
 		need->die = *fn;
 	need->proto = true;
-	func_inspect(fn, &need->die, &ctx->abi, unit_is_clang(fn), &flags, &addr);
+	clang = unit_is_clang(fn);
+	func_inspect(fn, &need->die, &ctx->abi, clang, &flags, &addr);
+	/* true_signature: the code at a clone's address, as it really is */
+	need->true_proto = ctx->features->true_signature &&
+			   (flags & CAND_HAS_CODE) &&
+			   elf_syms_clone_at(ctx->syms, sym, addr);
+	if (need->true_proto) {
+		need->true_die = *fn;
+		need->drop = func_true_drop(fn, &need->die, &ctx->abi, clang, flags);
+	}
 	c = cand_list_add(l, false, name);
 	if (!c)
 		return -ENOMEM;
@@ -880,6 +936,7 @@ static int collect_variable(const struct cand_ctx *ctx, Dwarf_Die *var,
 	    !dwarf_formref_die(&mem, &need->die))
 		return 0;
 	need->proto = false;
+	need->true_proto = false;
 	c = cand_list_add(l, true, name);
 	if (!c)
 		return -ENOMEM;
@@ -914,19 +971,35 @@ void cand_set_type(struct cand_list *l, bool is_var, uint32_t type)
 	l->nr_vars--;
 }
 
+void cand_set_true_type(struct cand_list *l, uint32_t type)
+{
+	l->funcs[l->nr_funcs - 1].true_type = type;
+}
+
 int cand_add_markers(struct cand_list *l, struct btf *btf)
 {
 	char name[64];
 	int id;
 
 	for (; l->funcs_marked < l->nr_funcs; l->funcs_marked++) {
-		cand_marker_name(name, sizeof(name), l->chunk, false, l->funcs_marked);
-		id = btf__add_typedef(btf, name, l->funcs[l->funcs_marked].type);
+		const struct cand *c = &l->funcs[l->funcs_marked];
+
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_FUNC,
+				 l->funcs_marked);
+		id = btf__add_typedef(btf, name, c->type);
+		if (id < 0)
+			return id;
+		if (!c->true_type)
+			continue;
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_TRUE,
+				 l->funcs_marked);
+		id = btf__add_typedef(btf, name, c->true_type);
 		if (id < 0)
 			return id;
 	}
 	for (; l->vars_marked < l->nr_vars; l->vars_marked++) {
-		cand_marker_name(name, sizeof(name), l->chunk, true, l->vars_marked);
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_VAR,
+				 l->vars_marked);
 		id = btf__add_typedef(btf, name, l->vars[l->vars_marked].type);
 		if (id < 0)
 			return id;

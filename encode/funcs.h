@@ -42,6 +42,8 @@ struct cand {
 	uint32_t first_tag, nr_tags;	/* in the list's tags */
 	uint32_t type;			/* FUNC_PROTO (function) or variable type;
 					 * a chunk id until the final dedup */
+	uint32_t true_type;		/* true_signature: the FUNC_PROTO of the
+					 * code at a clone's address, or 0 */
 };
 
 /*
@@ -82,11 +84,19 @@ int cand_list_add_tag(struct cand_list *l, struct cand *c, const char *value,
  * A marker name starts with CAND_MARKER_PREFIX, which no C name does.
  */
 #define CAND_MARKER_PREFIX "\x01" "btfcanon."
-void cand_marker_name(char *buf, size_t size, uint32_t chunk, bool is_var,
-		      uint32_t index);
+
+/* What a marker points at: a candidate's type, or its true signature. */
+enum cand_marker_kind {
+	CAND_MARK_FUNC = 'f',		/* a function's declared prototype */
+	CAND_MARK_VAR = 'v',		/* a variable's type */
+	CAND_MARK_TRUE = 't',		/* a function's true_type */
+};
+
+void cand_marker_name(char *buf, size_t size, uint32_t chunk,
+		      enum cand_marker_kind kind, uint32_t index);
 /* Parses a marker name; false when name is not one. */
-bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
-		       uint32_t *index);
+bool cand_marker_parse(const char *name, uint32_t *chunk,
+		       enum cand_marker_kind *kind, uint32_t *index);
 
 /*
  * Inspects a subprogram DIE fn whose declared prototype is proto (fn
@@ -98,6 +108,15 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
  */
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		  bool clang, uint32_t *flags, uint64_t *addr);
+
+/*
+ * Which of fn's own formal parameters (bit i: the i-th) its true
+ * signature leaves out, as pahole does: when the parameters are reordered,
+ * those optimized out (no location, or none pahole can read); when clang
+ * changed the signature, those optimized out.
+ */
+uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+			const struct call_abi *abi, bool clang, uint32_t flags);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or
@@ -118,6 +137,14 @@ struct cand_ctx {
 struct cand_need {
 	Dwarf_Die die;			/* the DIE to encode */
 	bool proto;			/* die is a subprogram: its FUNC_PROTO */
+	/*
+	 * true_signature, a function's code at a clone's address: also the
+	 * prototype of true_die's own parameter list but those in drop (bit
+	 * i: its i-th formal parameter), for cand_set_true_type().
+	 */
+	bool true_proto;
+	Dwarf_Die true_die;
+	uint64_t drop;
 };
 
 /*
@@ -137,6 +164,9 @@ int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
  * 0 (none BTF can hold) is taken back out of the list.
  */
 void cand_set_type(struct cand_list *l, bool is_var, uint32_t type);
+
+/* The last function candidate's true_type (cand_need.true_proto). */
+void cand_set_true_type(struct cand_list *l, uint32_t type);
 
 /* Why a variable gets no place in a DATASEC (cand_var_place()). */
 enum cand_var_verdict {

@@ -8,26 +8,37 @@
  * an order fixed by their names and their place in the file (chunk, then
  * index), so the result does not depend on threads.
  *
- * Functions, pahole's rules (its btf_encoder.c, newest version): group the
+ * Functions, pahole's rules (v1.31-38, its btf_encoder.c): group the
  * candidates by name. Candidates with an unnamed parameter do not count.
- * The function is left out when
- *  - its name has ELF symbols at different addresses (SKIP_AMBIGUOUS_ADDR);
+ * The function is left out when (the reason given is the last that holds)
  *  - a definition has a parameter outside its calling-convention register
  *    (SKIP_UNEXPECTED_REG): callers pass it elsewhere than BTF says. The
- *    registers are counted as the ABI does (funcs.c param_slots): a 16-byte
- *    struct takes two, a bigger one none, a returned big struct the first;
+ *    registers are counted as pahole counts them (funcs.c);
+ *  - two definitions' prototypes differ (SKIP_INCONSISTENT, only under
+ *    consistent_func): parameter count, return or parameter types,
+ *    compared by name through pointers, arrays and prototypes; const is
+ *    ignored, a FWD matches its struct;
  *  - a definition takes a packed struct by value past the register
  *    parameters (SKIP_UNCERTAIN_LOC): where it lies is not known;
- *  - two definitions' prototypes differ (SKIP_INCONSISTENT): parameter
- *    count, return or parameter types, compared by name through pointers,
- *    arrays and prototypes; const is ignored, a FWD matches its struct.
- * With consistent_func off none of this leaves anything out. Parameters
- * optimized out do not: callers still pass them. Otherwise the FUNC
- * (linkage static, as pahole writes) takes the prototype of the definition
- * at the ELF symbol's address (the strong one of a weak/strong pair), or
- * of the first definition with code, or the first. Its DECL_TAGs are that
- * definition's btf_decl_tag annotations, then "bpf_kfunc" (and
- * "bpf_fastcall") for kfuncs.
+ *  - a definition lists its parameters in another order than declared
+ *    (SKIP_REORDERED);
+ *  - the definition chosen has parameters optimized out and its ABI
+ *    changed: clang said so (DW_CC_nocall), or it is the code of a clone
+ *    named foo.isra.N or foo.constprop.N (SKIP_OPTIMIZED). Optimized-out
+ *    parameters alone do not: callers still pass them;
+ *  - its name has ELF symbols at different addresses (SKIP_AMBIGUOUS_ADDR).
+ * Otherwise the FUNC (linkage static, as pahole writes) takes the
+ * prototype of the first definition at the symbol's address that needs no
+ * optimized skip (the strong one of a weak/strong pair), else of the first
+ * at that address, else of the first. Its DECL_TAGs are that definition's
+ * btf_decl_tag annotations, then "bpf_kfunc" (and "bpf_fastcall") for
+ * kfuncs.
+ *
+ * With true_signature (pahole's feature) a function whose code sits at a
+ * clone's address (foo.isra.0) gets, unless a parameter is in an
+ * unexpected register or at an uncertain place, a FUNC of the clone's name
+ * with the clone's own parameter list (funcs.c func_true_drop() says which
+ * parameters it leaves out), and optimized parameters leave nothing out.
  *
  *	a.c: static int f(int);      b.c: static int f(long);  -> no FUNC f
  *	a.c: __weak void g(void) {}  b.c: void g(void) {}      -> g from b.c
@@ -89,6 +100,7 @@ struct cand_ref {
 	uint32_t shndx;			/* variables: section */
 	uint64_t offset;		/* variables: offset in it */
 	uint32_t size;			/* variables: type size */
+	bool true_sig;			/* functions: the FUNC is the clone's */
 };
 
 static const char *ref_name(const struct cand_ref *r)
@@ -243,9 +255,10 @@ static void log_skip(struct selection *s, const char *name, enum select_skip why
  * the ABI changed: clang said so (DW_CC_nocall), or c is the code of a
  * clone the symbol table names foo.isra.N or foo.constprop.N.
  */
-static bool optimized_skip(const struct elf_func *sym, const struct cand *c)
+static bool optimized_skip(const struct selection *s,
+			   const struct elf_func *sym, const struct cand *c)
 {
-	if (!(c->flags & CAND_OPTIMIZED_PARAM))
+	if (s->features->true_signature || !(c->flags & CAND_OPTIMIZED_PARAM))
 		return false;
 	if (c->flags & CAND_SIG_CHANGED)
 		return true;
@@ -273,6 +286,37 @@ static bool at_symbol(const struct selection *s, const struct elf_func *sym,
  * prototype of the first definition at the symbol's address that needs
  * no optimized skip, else the first at that address, else the first.
  */
+/*
+ * true_signature: the first definition that is the code at a clone's
+ * address (its true_type was made), unless it or one before it has a
+ * parameter in an unexpected register or at an uncertain place (the first
+ * counting every definition's flags, as pahole shares them): a FUNC named
+ * as the clone (foo.isra.0), with the signature the code really has.
+ */
+static struct cand_ref *true_signature(struct cand_ref *refs, uint32_t n)
+{
+	uint32_t prefix = 0, all = 0, seen = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (usable(refs[i].cand))
+			all |= refs[i].cand->flags;
+	for (i = 0; i < n; i++) {
+		const struct cand *c = refs[i].cand;
+
+		if (!usable(c))
+			continue;
+		/* the first sees everyone's flags, the others those up to them */
+		prefix |= c->flags;
+		if (c->true_type &&
+		    !((seen ? prefix : all) & (CAND_UNEXPECTED_REG | CAND_UNCERTAIN_LOC))) {
+			refs[i].true_sig = true;
+			return &refs[i];
+		}
+		seen = 1;
+	}
+	return NULL;
+}
+
 static struct cand_ref *decide_function(struct selection *s,
 					struct cand_ref *refs, uint32_t n)
 {
@@ -286,6 +330,8 @@ static struct cand_ref *decide_function(struct selection *s,
 
 	if (!sym)
 		return NULL;
+	if (s->features->true_signature && (win = true_signature(refs, n)))
+		return win;
 	for (i = 0; i < n; i++) {
 		c = refs[i].cand;
 		if (!usable(c))
@@ -301,7 +347,7 @@ static struct cand_ref *decide_function(struct selection *s,
 			continue;
 		if (!at_sym)
 			at_sym = &refs[i];
-		if (!win && !optimized_skip(sym, c))
+		if (!win && !optimized_skip(s, sym, c))
 			win = &refs[i];
 	}
 	if (!first) {
@@ -318,7 +364,7 @@ static struct cand_ref *decide_function(struct selection *s,
 		why = SKIP_UNCERTAIN_LOC;
 	if (flags & CAND_REORDERED)
 		why = SKIP_REORDERED;
-	if (optimized_skip(sym, win->cand))
+	if (optimized_skip(s, sym, win->cand))
 		why = SKIP_OPTIMIZED;
 	if (sym->ambiguous)
 		why = SKIP_AMBIGUOUS_ADDR;
@@ -449,16 +495,22 @@ static int resolve_markers(struct selection *s, struct cand_list *lists,
 
 	for (id = s->start_id; id < s->end_id; id++) {
 		const struct btf_type *t = btf__type_by_id(s->merged, id);
+		enum cand_marker_kind kind;
 		uint32_t chunk, index;
 		bool is_var;
 
 		if (btf_kind(t) != BTF_KIND_TYPEDEF ||
 		    !cand_marker_parse(btf__name_by_offset(s->merged, t->name_off),
-				       &chunk, &is_var, &index) ||
-		    chunk >= nr_lists ||
-		    index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
+				       &chunk, &kind, &index) ||
+		    chunk >= nr_lists)
 			continue;
-		(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type = t->type;
+		is_var = kind == CAND_MARK_VAR;
+		if (index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
+			continue;
+		if (kind == CAND_MARK_TRUE)
+			lists[chunk].funcs[index].true_type = t->type;
+		else
+			(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type = t->type;
 		s->omit[id - s->start_id] = 1;
 	}
 	return 0;
@@ -527,14 +579,21 @@ static int emit_functions(struct selection *s)
 		const char *name = ref_name(r);
 		const struct elf_func *sym = elf_syms_find_func(s->syms, name);
 
-		id = btf__add_func(s->merged, name, BTF_FUNC_STATIC, r->cand->type);
+		if (r->true_sig)	/* the clone's name, its own prototype */
+			id = btf__add_func(s->merged,
+					   elf_syms_clone_at(s->syms, sym, r->cand->addr)->name,
+					   BTF_FUNC_STATIC, r->cand->true_type);
+		else
+			id = btf__add_func(s->merged, name, BTF_FUNC_STATIC,
+					   r->cand->type);
 		if (id < 0)
 			return id;
 		err = emit_tags(s, r, id);
 		if (err)
 			return err;
 		s->stats->funcs++;
-		if (!kfunc_tags || !sym->kfunc)
+		/* pahole tags kfuncs by their own name only */
+		if (!kfunc_tags || !sym->kfunc || r->true_sig)
 			continue;
 		err = btf__add_decl_tag(s->merged, "bpf_kfunc", id, -1);
 		if (err < 0)

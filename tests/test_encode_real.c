@@ -12,7 +12,8 @@
  *	funcs		with the kernel build's features and flat arrays, the
  *			FUNC names equal those of the newest pahole (v1.31-38)
  *			on both kernels (tests/golden/pahole-1.31-38), but for
- *			the differences listed, each with its DWARF fact
+ *			the differences listed, each with its DWARF fact; and
+ *			with true_signature added, on 6.12.117
  *	consumers	libbpf parses the output, the running kernel's
  *			verifier accepts it (bpf(BPF_BTF_LOAD)), bpftool dumps
  *			it as C and that header compiles with clang -target bpf
@@ -211,7 +212,8 @@ static bool is_expected(const char *const *expected, char sign, const char *name
 }
 
 static void check_funcs(const char *path, const char *package,
-			const char *reference, const char *const *expected)
+			const char *reference, const char *const *expected,
+			const char *features)
 {
 	struct name_list ours = { 0 }, theirs = { 0 };
 	struct blob out;
@@ -221,7 +223,7 @@ static void check_funcs(const char *path, const char *package,
 
 	require_file(path, package);
 	read_names_gz(reference, &theirs);
-	out = encode_blob_with(path, 2, -1, false, KERNEL_FEATURES, true);
+	out = encode_blob_with(path, 2, -1, false, features, true);
 	btf = btf__new(out.data, out.size);
 	ck_assert_ptr_nonnull(btf);
 	n = btf__type_cnt(btf);
@@ -260,14 +262,23 @@ static void check_funcs(const char *path, const char *package,
 START_TEST(test_funcs_612)
 {
 	check_funcs(VMLINUX_612, PKG_612, PAHOLE_FUNCS "6.12.117.funcs.gz",
-		    expected_612);
+		    expected_612, KERNEL_FEATURES);
+}
+END_TEST
+
+/* true_signature: 499 clones get a FUNC of their own name (foo.isra.0). */
+START_TEST(test_true_signature_612)
+{
+	check_funcs(VMLINUX_612, PKG_612,
+		    PAHOLE_FUNCS "6.12.117.true_signature.funcs.gz", expected_612,
+		    KERNEL_FEATURES ",true_signature");
 }
 END_TEST
 
 START_TEST(test_funcs_61)
 {
 	check_funcs(VMLINUX_61, PKG_61, PAHOLE_FUNCS "6.1.192.funcs.gz",
-		    expected_61);
+		    expected_61, KERNEL_FEATURES);
 }
 END_TEST
 
@@ -540,6 +551,9 @@ Suite *encode_real_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("funcs_612");
 	tcase_add_test(tc, test_funcs_612);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("true_signature_612");
+	tcase_add_test(tc, test_true_signature_612);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("funcs_61");
 	tcase_add_test(tc, test_funcs_61);

@@ -13,6 +13,8 @@
  *	clone		clone_me.constprop/.isra: matched to clone_me
  *	optimized	opt_unused keeps its FUNC, opt_clone's clone does not
  *	reordered	reo_fn.isra.0 lists its parameters in another order
+ *	true_sig	true_signature: opt_clone's code gets the FUNC
+ *			opt_clone.constprop.0, and opt_clone none
  *	plus_uconst	a variable at DW_OP_addr + DW_OP_plus_uconst gets its VAR
  *	abi		registers counted as pahole counts them: by size, a
  *			struct parameter excusing the rest
@@ -415,24 +417,74 @@ static uint32_t inspect_flags(const char *so, const char *name)
 	return flags;
 }
 
+/* optimized.c alone as a shared object (linked: nonzero addresses). */
+static const char *build_optimized_so(int i)
+{
+	static char so[160];
+	char cmd[512];
+
+	build(&variants[i]);	/* makes tmpdir */
+	snprintf(so, sizeof(so), "%s/optimized-%s%s.so", tmpdir, variants[i].cc,
+		 variants[i].opt);
+	if (!access(so, R_OK))
+		return so;
+	snprintf(cmd, sizeof(cmd),
+		 "%s -g %s -fPIC -shared -nostdlib -w -o %s " FIXTURES "/optimized.c",
+		 variants[i].cc, variants[i].opt, so);
+	ck_assert_msg(!system(cmd), "cannot build %s", so);
+	return so;
+}
+
+/*
+ * true_signature (pahole's feature): the code at a clone's address gets a
+ * FUNC named as the clone, with the clone's own parameter list, and the
+ * optimized-parameter rule leaves nothing out. Under gcc -O2 that is
+ * opt_clone.constprop.0 (pahole v1.31-38 writes the same FUNC here, its
+ * three parameters listed in place); opt_unused keeps its FUNC.
+ */
+START_TEST(true_sig)
+{
+	struct captured *cap;
+	struct blob canonical;
+	struct btf *btf;
+	const char *so;
+
+	if (strcmp(variants[_i].cc, "gcc") || strcmp(variants[_i].opt, "-O2"))
+		return;
+	so = build_optimized_so(_i);
+	ck_assert_msg(only_clones_of(so, "opt_clone"), "gcc -O2 made no opt_clone clone");
+	cap = calloc(1, sizeof(*cap));
+	btf = encode(so, "default,true_signature", 1, 0, 0, cap, &canonical);
+	ck_assert_msg(find(btf, "opt_clone.constprop.0", BTF_KIND_FUNC) > 0 ||
+		      find(btf, "opt_clone.isra.0", BTF_KIND_FUNC) > 0,
+		      "no FUNC for opt_clone's clone: %s", cap->text);
+	ck_assert_int_lt(find(btf, "opt_clone", BTF_KIND_FUNC), 0);
+	ck_assert_int_gt(find(btf, "opt_unused", BTF_KIND_FUNC), 0);
+	ck_assert_msg(!strstr(cap->text, "optimized parameters"), "%s", cap->text);
+	blob_free(&canonical);
+	btf__free(btf);
+	/* without the feature: the optimized-parameter rule */
+	btf = encode(so, "default", 1, 0, 0, cap, &canonical);
+	ck_assert_int_lt(find(btf, "opt_clone.constprop.0", BTF_KIND_FUNC), 0);
+	ck_assert_int_lt(find(btf, "opt_clone", BTF_KIND_FUNC), 0);
+	blob_free(&canonical);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
 /*
  * gcc -O2 turns reo_fn(ctx, x, y) into reo_fn.isra.0, whose DWARF lists
  * x, y, then ctx: reordered. At -O0 the definition is as declared.
  */
 START_TEST(reordered)
 {
-	char so[160], cmd[512];
-	const char *cc = variants[_i].cc, *opt = variants[_i].opt;
+	const char *cc = variants[_i].cc, *opt = variants[_i].opt, *so;
 	uint32_t flags;
 
 	if (strcmp(cc, "gcc") || (strcmp(opt, "-O2") && strcmp(opt, "-O0")))
 		return;
-	build(&variants[_i]);	/* makes tmpdir */
-	snprintf(so, sizeof(so), "%s/optimized%s.so", tmpdir, opt);
-	snprintf(cmd, sizeof(cmd),
-		 "%s -g %s -fPIC -shared -nostdlib -w -o %s " FIXTURES "/optimized.c",
-		 cc, opt, so);
-	ck_assert_msg(!system(cmd), "cannot build %s", so);
+	so = build_optimized_so(_i);
 	flags = inspect_flags(so, "reo_fn");
 	if (!strcmp(opt, "-O2")) {
 		ck_assert_msg(only_clones_of(so, "reo_fn"), "gcc -O2 made no reo_fn clone");
@@ -634,6 +686,7 @@ Suite *funcs_suite(void)
 		{ "clone", clone },
 		{ "optimized", optimized },
 		{ "reordered", reordered },
+		{ "true_sig", true_sig },
 		{ "plus_uconst", plus_uconst },
 		{ "abi", abi },
 		{ "percpu", percpu },
