@@ -13,6 +13,7 @@
  *	clone		clone_me.constprop/.isra: matched to clone_me
  *	optimized	opt_unused keeps its FUNC, opt_clone's clone does not
  *	reordered	reo_fn.isra.0 lists its parameters in another order
+ *	uncertain	unc_fn, a packed struct by value past the registers
  *	true_sig	true_signature: opt_clone's code gets the FUNC
  *			opt_clone.constprop.0, and opt_clone none
  *	plus_uconst	a variable at DW_OP_addr + DW_OP_plus_uconst gets its VAR
@@ -417,6 +418,25 @@ static uint32_t inspect_flags(const char *so, const char *name)
 	return flags;
 }
 
+/*
+ * A packed struct by value after the register parameters: its place on
+ * the stack is not what the DWARF says, whatever the compiler and level.
+ */
+START_TEST(uncertain)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct btf *btf = encode_variant(_i, NULL, cap);
+
+	ck_assert_int_lt(find(btf, "unc_fn", BTF_KIND_FUNC), 0);
+	ck_assert_msg(strstr(cap->text, "function unc_fn skipped: uncertain parameter location"),
+		      "%s %s: %s", variants[_i].cc, variants[_i].opt, cap->text);
+	ck_assert_msg(find(btf, "unc_aligned", BTF_KIND_FUNC) > 0, "%s %s: %s",
+		      variants[_i].cc, variants[_i].opt, cap->text);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
 /* optimized.c alone as a shared object (linked: nonzero addresses). */
 static const char *build_optimized_so(int i)
 {
@@ -686,6 +706,7 @@ Suite *funcs_suite(void)
 		{ "clone", clone },
 		{ "optimized", optimized },
 		{ "reordered", reordered },
+		{ "uncertain", uncertain },
 		{ "true_sig", true_sig },
 		{ "plus_uconst", plus_uconst },
 		{ "abi", abi },
