@@ -213,7 +213,7 @@ struct param_fact {
 	uint32_t size;			/* bytes of its type; 0: unknown */
 	bool has_loc;			/* DW_AT_location */
 	bool has_const;			/* DW_AT_const_value */
-	bool is_struct;			/* a struct, through typedef and const */
+	Dwarf_Die decl;			/* its declaration: the type's DIE chain */
 };
 
 static bool atom_is_reg(unsigned int atom)
@@ -378,7 +378,7 @@ static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
 	memset(p, 0, sizeof(*p));
 	p->reg = PARAM_NO_REG;
 	p->size = param_size(decl);
-	p->is_struct = param_is_struct(decl);
+	p->decl = *decl;
 	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
@@ -405,13 +405,12 @@ static void analyze_params(const struct param_fact *p, unsigned int n,
 			   uint64_t *opt_mask)
 {
 	unsigned int i, reg_idx = 0;
-	bool any_unexpected = false, any_struct = false;
+	bool any_unexpected = false;
 	uint64_t mask = 0;
 
 	for (i = 0; i < n; i++) {
 		unsigned int slots = param_slots(&p[i]);
 
-		any_struct |= p[i].is_struct;
 		if (!p[i].has_loc)
 			mask |= 1ULL << i;
 		if (clang && !sig_changed) {
@@ -443,7 +442,10 @@ static void analyze_params(const struct param_fact *p, unsigned int n,
 		*optimized = true;
 	if (opt_mask)
 		*opt_mask = mask;
-	if (any_unexpected && !any_struct)
+	/* a struct parameter excuses it (rare: looked up only then) */
+	for (i = 0; any_unexpected && i < n; i++)
+		any_unexpected = !param_is_struct((Dwarf_Die *)&p[i].decl);
+	if (any_unexpected)
 		*unexpected = true;
 }
 
