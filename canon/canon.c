@@ -11,7 +11,7 @@
  * The answer is ordered partition refinement, the colour refinement of
  * graph isomorphism testing kept in order:
  *
- *  1. Rank. Sort the types by their local key L (sort/order.h: kind, vlen,
+ *  1. Rank. Sort the types by their local key L (order.h: kind, vlen,
  *     name, sizes, member names and offsets, ... but no type ids). Equal
  *     keys form a class; a class's rank is the position of its first
  *     member. Void is rank 0; in split BTF each base type's rank is its id,
@@ -46,7 +46,11 @@
  *     content, and merges.
  *
  *  4. Rebuild. Emit one type per class in rank order, remap every id, lay
- *     the strings out in order of first use, write a fixed header.
+ *     the strings out in order of first use, write a fixed header. This
+ *     is the project's one writer of BTF: a pass that built helper types
+ *     (the encoder's candidate markers) hands them over as omitted
+ *     (canon_opts.omit); they take no part in steps 1-3 and are not
+ *     emitted, and no kept type may refer to one.
  *
  * Invariant: every decision reads ranks and local keys, never input ids or
  * input offsets, so the output is a function of the type graph alone:
@@ -71,12 +75,14 @@ struct canon {
 	const struct bc_btf *btf;
 	const struct canon_opts *opts;
 	uint32_t n;		/* local types */
-	uint32_t n_live;	/* of which ranked: all but resolved FWDs */
+	uint32_t n_live;	/* of which ranked: all but resolved FWDs and
+				 * omitted types */
+	uint32_t n_kept;	/* all but omitted types (opts->omit) */
 	uint32_t start_id;	/* first local id */
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
-	uint32_t *local_order;	/* [n] all local indices by local key */
+	uint32_t *local_order;	/* [n_kept] the kept local indices by local key */
 	uint32_t *local_class;	/* [n] class start of each local_order slot */
 	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
@@ -95,6 +101,11 @@ static double now_sec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline bool is_omitted(const struct canon *c, uint32_t idx)
+{
+	return c->opts->omit && c->opts->omit[idx];
 }
 
 /* Rank of any type id: void and base ids rank as themselves. */
@@ -455,26 +466,28 @@ static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 }
 
 /*
- * Sorts all types by local key into c->order and splits them into
- * classes there (split_sorted). Returns 0 or -ENOMEM.
+ * Sorts the kept types (all but opts->omit's) by local key into c->order
+ * and splits them into classes there (split_sorted). Returns how many
+ * were kept, or -ENOMEM.
  */
 static int split_by_local_key(struct canon *c)
 {
 	struct keyed_type *keyed = malloc((c->n ? c->n : 1) * sizeof(*keyed));
 	struct keyed_order ko = { c, keyed };
-	uint32_t p;
+	uint32_t p, live = 0;
 
 	if (!keyed)
 		return -ENOMEM;
 	for (p = 0; p < c->n; p++)
-		prefix_keys(c, p, &keyed[p]);
-	sort_keyed(c, keyed, c->n, 2 * (32 - __builtin_clz(c->n | 1)));
-	for (p = 0; p < c->n; p++)
+		if (!is_omitted(c, p))
+			prefix_keys(c, p, &keyed[live++]);
+	sort_keyed(c, keyed, live, 2 * (32 - __builtin_clz(live | 1)));
+	for (p = 0; p < live; p++)
 		c->order[p] = keyed[p].idx;
-	if (c->n)
-		split_sorted(c, 0, c->n, cmp_keyed_slots, &ko);
+	if (live)
+		split_sorted(c, 0, live, cmp_keyed_slots, &ko);
 	free(keyed);
-	return 0;
+	return (int)live;
 }
 
 /* Closes the class order[start, end) built by rank_by_local_key(). */
@@ -494,25 +507,28 @@ static void close_class(struct canon *c, uint32_t start, uint32_t end)
 static int rank_by_local_key(struct canon *c)
 {
 	uint32_t p, live = 0, start = 0, prev_class = UINT32_MAX;
+	int err;
 
 	memset(c->moved, 0, c->n);
 	if (!c->local_sorted) {
 		for (p = 0; p < c->n; p++)
 			c->rank[p] = 0;
-		c->n_live = c->n;
 		begin_update(c);
-		if (split_by_local_key(c))
-			return -ENOMEM;
+		err = split_by_local_key(c);
+		if (err < 0)
+			return err;
+		live = (uint32_t)err;
+		c->n_live = c->n_kept = live;
 		end_update(c);
-		memcpy(c->local_order, c->order, c->n * sizeof(*c->order));
-		for (p = 0; p < c->n; p++)
+		memcpy(c->local_order, c->order, live * sizeof(*c->order));
+		for (p = 0; p < live; p++)
 			c->local_class[p] = c->rank[c->order[p]];
 		c->local_sorted = true;
 		return 0;
 	}
 
 	c->nr_work = 0;
-	for (p = 0; p < c->n; p++) {
+	for (p = 0; p < c->n_kept; p++) {
 		uint32_t idx = c->local_order[p];
 
 		if (c->alias && c->alias[idx])
@@ -550,7 +566,7 @@ static uint64_t *var_identity_keys(const struct canon *c)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		uint64_t sec_rank = c->rank[idx];
 
-		if (bc_type_kind(t) != BTF_KIND_DATASEC)
+		if (bc_type_kind(t) != BTF_KIND_DATASEC || is_omitted(c, idx))
 			continue;
 		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
 			uint32_t var = c->refs[i];
@@ -755,7 +771,9 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	}
 	out_words = (uint32_t *)(out + sizeof(*hdr));
 	for (idx = 0; idx < c->n; idx++)
-		if (!c->alias || !c->alias[idx])
+		if (is_omitted(c, idx))
+			res->id_map[idx] = 0;
+		else if (!c->alias || !c->alias[idx])
 			res->id_map[idx] = class_out[c->rank[idx]];
 	for (idx = 0; c->alias && idx < c->n; idx++) {
 		uint32_t to = c->alias[idx];
@@ -961,7 +979,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (!c->alias[idx] && t->name_off && fwd_family(t) != NOT_FWD &&
+		if (!c->alias[idx] && !is_omitted(c, idx) && t->name_off &&
+		    fwd_family(t) != NOT_FWD &&
 		    bc_strset_add(&fwd_names, bc_btf_str(btf, t->name_off)) < 0)
 			err = -ENOMEM;
 	}
@@ -982,7 +1001,7 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	for (idx = 0; fwd_names.nr_used && idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD &&
+		if (full_family(t) != NOT_FWD && !is_omitted(c, idx) &&
 		    bc_strset_find(&fwd_names, bc_btf_str(btf, t->name_off)) >= 0)
 			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
 				full_family(t), bc_btf_str(btf, t->name_off),
@@ -996,8 +1015,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		struct fwd_candidate *hit;
 
-		if (c->alias[idx])
-			continue;	/* resolved by an earlier pass */
+		if (c->alias[idx] || is_omitted(c, idx))
+			continue;	/* resolved by an earlier pass, or left out */
 		key.family = fwd_family(t);
 		if (key.family == NOT_FWD || !t->name_off)
 			continue;
@@ -1095,6 +1114,32 @@ static int resolve_fwds_to_fixpoint(struct canon *c)
 	}
 }
 
+/*
+ * Omitted types are invisible to the order, so a kept type must not refer
+ * to one: its rank would be read. Returns 0, or -EINVAL after a message.
+ */
+static int check_omitted(const struct canon *c, const struct bc_log *log)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t idx, i;
+
+	if (!c->opts->omit)
+		return 0;
+	for (idx = 0; idx < c->n; idx++) {
+		if (is_omitted(c, idx))
+			continue;
+		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
+			uint32_t id = btf->refs[i];
+
+			if (id >= c->start_id && is_omitted(c, id - c->start_id))
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] refers to [%u], which is left out",
+					btf->path, c->start_id + idx, id);
+		}
+	}
+	return 0;
+}
+
 static void canon_deinit(struct canon *c)
 {
 	free(c->alias);
@@ -1156,9 +1201,11 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		err = -ENOMEM;
 		goto out;
 	}
-	res->stats.types_in = c.n;
-
+	err = check_omitted(&c, log);
+	if (err)
+		goto out;
 	err = partition(&c);
+	res->stats.types_in = c.n_kept;
 	if (!err && opts->resolve_fwds) {
 		c.alias = calloc(n1, sizeof(*c.alias));
 		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;

@@ -71,7 +71,8 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	struct canon_opts copts = { .order = opts->order, .resolve_fwds = true };
 	struct encode_opts eopts;
 	struct encode_stats stats;
-	struct btf *encoded = NULL, *base = NULL;
+	struct encode_result encoded = { 0 };
+	struct btf *base = NULL;
 	const void *raw;
 	__u32 raw_size;
 	int err;
@@ -88,7 +89,8 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	err = encode_file(path, &eopts, &encoded, &stats, log);
 	if (err)
 		goto out;
-	raw = btf__raw_data(encoded, &raw_size);
+	copts.omit = encoded.omit;	/* the encoder's helper types */
+	raw = btf__raw_data(encoded.btf, &raw_size);
 	if (!raw)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	else
@@ -97,7 +99,7 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	in->encoded = true;
 out:
-	btf__free(encoded);
+	encode_result_deinit(&encoded);
 	btf__free(base);
 	return err;
 }

@@ -26,7 +26,8 @@
  * inlined instances. Types reached only through references are encoded on
  * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
  * Top-level subprograms and variables also go to funcs.c
- * (cand_collect_die), which keeps the function and variable candidates.
+ * (cand_collect_die), which keeps the function and variable candidates
+ * and says which type each needs; the walk encodes it (collect_candidate).
  *
  * Forward declarations keep their names: libbpf's dedup then treats a FWD
  * and a struct or union of the same name as equivalent, as pahole relies
@@ -1568,6 +1569,30 @@ static bool walk_into(int tag)
 	}
 }
 
+/*
+ * A unit-level function or variable: funcs.c decides whether it is a
+ * candidate and which type it needs; that type is encoded here.
+ */
+static int collect_candidate(struct cu_encoder *e, Dwarf_Die *die, int tag)
+{
+	struct cand_need need;
+	uint32_t id;
+	int ret = cand_collect_die(e->cand_ctx, die, tag, e->cands, &need);
+
+	if (ret <= 0)
+		return ret;
+	ret = need.proto ? cu_encoder_proto_id(e, &need.die, &id) :
+			   cu_encoder_type_id(e, &need.die, &id);
+	if (!ret)
+		cand_set_type(e->cands, !need.proto, id);
+	if (!ret && need.true_proto) {
+		ret = cu_encoder_true_proto_id(e, &need.true_die, need.drop, &id);
+		if (!ret)
+			cand_set_true_type(e->cands, id);
+	}
+	return ret;
+}
+
 int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
@@ -1612,7 +1637,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 				break;
 		} else if (depth == 0 && e->cand_ctx &&
 			   (tag == DW_TAG_subprogram || tag == DW_TAG_variable)) {
-			err = cand_collect_die(e->cand_ctx, e, die, tag, e->cands);
+			err = collect_candidate(e, die, tag);
 			if (err)
 				break;
 		}
@@ -1715,6 +1740,63 @@ int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	int err = type_id_of(e, die, id);
 
 	return err ? err : settle(e);
+}
+
+int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
+			     uint64_t drop, uint32_t *id)
+{
+	struct { const char *name; uint32_t type; } params[64];
+	unsigned int nr = 0, k = 0, i;
+	Dwarf_Attribute mem;
+	Dwarf_Die child, type;
+	uint32_t ret = 0;
+	int err = 0;
+
+	/* the types first: each is encoded and settled, the queue empty */
+	if (dwarf_attr_integrate(fn, DW_AT_type, &mem) &&
+	    dwarf_formref_die(&mem, &type))
+		err = cu_encoder_type_id(e, &type, &ret);
+	if (!err && !dwarf_child(fn, &child)) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_unspecified_parameters && nr < 64) {
+				params[nr].name = "";
+				params[nr++].type = 0;
+				continue;
+			}
+			if (tag != DW_TAG_formal_parameter)
+				continue;
+			if (k < 64 && (drop >> k) & 1) {
+				k++;
+				continue;
+			}
+			k++;
+			if (nr == 64)
+				break;
+			params[nr].name = dwarf_diename(&child);	/* through the origin */
+			params[nr].type = 0;
+			if (dwarf_attr_integrate(&child, DW_AT_type, &mem) &&
+			    dwarf_formref_die(&mem, &type))
+				err = cu_encoder_type_id(e, &type, &params[nr].type);
+			nr++;
+		} while (!err && !dwarf_siblingof(&child, &child));
+	}
+	if (err)
+		return err;
+	err = btf__add_func_proto(e->btf, ret);
+	if (err < 0)
+		return btf_error(e, fn, err);
+	*id = err;
+	for (i = 0; i < nr; i++) {
+		err = btf__add_func_param(e->btf, params[i].name ? params[i].name : "",
+					  params[i].type);
+		if (err < 0)
+			return btf_error(e, fn, err);
+	}
+	e->next_id = btf__type_cnt(e->btf);
+	e->types++;
+	return 0;
 }
 
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)

@@ -637,8 +637,17 @@ static bool arrays_flat(const struct encode_opts *opts)
 	}
 }
 
+void encode_result_deinit(struct encode_result *res)
+{
+	if (!res)
+		return;
+	btf__free(res->btf);
+	free(res->omit);
+	memset(res, 0, sizeof(*res));
+}
+
 int encode_file(const char *path, const struct encode_opts *opts,
-		struct btf **out, struct encode_stats *stats,
+		struct encode_result *out, struct encode_stats *stats,
 		const struct bc_log *log)
 {
 	struct encoder enc = { .path = path, .opts = opts, .log = log };
@@ -649,7 +658,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	double t0, cpu0;
 	int err;
 
-	*out = NULL;
+	memset(out, 0, sizeof(*out));
 	memset(stats, 0, sizeof(*stats));
 	atomic_init(&enc.cursor, 0);
 	atomic_init(&enc.first_error, 0);
@@ -776,18 +785,11 @@ join:
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	if (enc.want_cands) {
-		struct btf *selected;
-
-		t0 = now_sec(CLOCK_MONOTONIC);
-		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
-				  &enc.features, &selected, &stats->select, log);
-		if (err)
-			goto out;
-		btf__free(merged);
-		merged = selected;
-		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	}
+	/*
+	 * Split BTF: the module's types, deduplicated alone, are mapped onto
+	 * the base first, so that selection sees the ids the output keeps
+	 * and its omit map needs no translation.
+	 */
 	if (opts->base) {
 		struct btf *split;
 
@@ -803,7 +805,15 @@ join:
 		merged = split;
 		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	}
-	*out = merged;
+	if (enc.want_cands) {
+		t0 = now_sec(CLOCK_MONOTONIC);
+		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
+				  &enc.features, &out->omit, &stats->select, log);
+		if (err)
+			goto out;
+		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	}
+	out->btf = merged;
 	merged = NULL;
 out:
 	btf__free(merged);

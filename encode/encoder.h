@@ -8,8 +8,8 @@
  * libbpf BTF and deduplicated. The chunks' BTFs are merged in chunk order
  * and deduplicated, so the result's content does not depend on thread
  * count or schedule; for split BTF (opts.base) the result is then mapped
- * onto the base once (split.c). The caller canonicalizes it (canon_run),
- * which fixes the ids and the bytes.
+ * onto the base once (split.c). The caller canonicalizes it (canon_run,
+ * with the result's omit map), which fixes the ids and writes the bytes.
  */
 #ifndef BTFCANON_ENCODER_H
 #define BTFCANON_ENCODER_H
@@ -36,6 +36,12 @@ struct encode_features {
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
 	bool layout;		/* the kind layout section, base BTF only [layout] */
+	/*
+	 * [true_signature] a clone's code (foo.isra.0, foo.constprop.1) gets
+	 * a FUNC of that name with the signature it really has, instead of
+	 * foo's, and optimized parameters leave nothing out.
+	 */
+	bool true_signature;
 	/*
 	 * A multi-dimensional array as one ARRAY of all its elements, as
 	 * pahole and every kernel's BTF write it (int a[2][3] -> int[6]);
@@ -108,12 +114,25 @@ struct encode_stats {
 void encode_opts_init(struct encode_opts *opts);
 
 /*
- * Encodes path's DWARF. Returns 0 and a deduplicated libbpf BTF in *out
- * (free with btf__free), or a negative errno after one message naming the
- * file (and the CU and DIE where it applies).
+ * What encode_file() hands on to canon: the deduplicated BTF with the
+ * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
+ * leaves out of it (canon_opts.omit; NULL when there are none).
+ */
+struct encode_result {
+	struct btf *btf;
+	uint8_t *omit;			/* [btf's own types], by id - first own id */
+};
+
+/* Frees what encode_file() put in res; accepts a zeroed res. */
+void encode_result_deinit(struct encode_result *res);
+
+/*
+ * Encodes path's DWARF. Returns 0 and fills *out, or a negative errno
+ * after one message naming the file (and the CU and DIE where it
+ * applies), with *out zeroed.
  */
 int encode_file(const char *path, const struct encode_opts *opts,
-		struct btf **out, struct encode_stats *stats,
+		struct encode_result *out, struct encode_stats *stats,
 		const struct bc_log *log);
 
 #endif

@@ -43,7 +43,7 @@ static const struct feature features[] = {
 	{ "global_var", FIELD(global_vars), false },
 	{ "distilled_base", NO_FIELD, false },
 	{ "attributes", NO_FIELD, false },
-	{ "true_signature", NO_FIELD, false },
+	{ "true_signature", FIELD(true_signature), false },
 	{ "layout", FIELD(layout), false },
 };
 

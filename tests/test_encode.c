@@ -415,15 +415,10 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 {
 	struct log_text text = { .len = 0 };
 	struct bc_log log = { .fn = log_collect, .ctx = &text };
-	struct canon_opts copts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
-	struct canon_result res = { 0 };
+	struct encode_result enc;
 	struct encode_stats stats;
 	struct encode_opts opts;
-	struct bc_btf *parsed;
-	struct btf *btf = NULL;
 	struct blob out;
-	const void *raw;
-	__u32 raw_size;
 	int err;
 
 	text.buf[0] = '\0';
@@ -435,21 +430,10 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 		opts.chunk_cus = run->chunk_cus;
 	opts.arrays = run->arrays;
 	opts.base = base;
-	err = encode_file(path, &opts, &btf, &stats, &log);
+	err = encode_file(path, &opts, &enc, &stats, &log);
 	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
-	raw = btf__raw_data(btf, &raw_size);
-	ck_assert_ptr_nonnull(raw);
-	err = bc_btf_parse(raw, raw_size, bc_base, path, &log, &parsed);
-	ck_assert_msg(!err, "%s: encoder output does not parse: %d\n%s", path,
-		      err, text.buf);
-	err = canon_run(parsed, &copts, &res, &log);
-	ck_assert_msg(!err, "%s: canon_run failed: %d\n%s", path, err, text.buf);
-	out.data = res.raw;
-	out.size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	bc_btf_free(parsed);
-	btf__free(btf);
+	out = canon_encoded(&enc, bc_base, BC_ORDER_KIND, true);
+	encode_result_deinit(&enc);
 	return out;
 }
 

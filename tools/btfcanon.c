@@ -17,7 +17,7 @@
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
-#include "../sort/order.h"
+#include "../canon/order.h"
 
 #ifndef BTFCANON_VERSION
 #define BTFCANON_VERSION "0.1.0"
@@ -430,7 +430,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	struct canon_result res = { 0 };
 	struct encode_args args;
 	struct bc_btf *parsed = NULL, *base = NULL;
-	struct btf *btf = NULL, *base_btf = NULL;
+	struct encode_result enc = { 0 };
+	struct btf *base_btf = NULL;
 	struct bc_btf_layout layout[BC_NR_KINDS];
 	uint32_t i;
 	enum bc_file_format base_format;
@@ -460,11 +461,11 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		}
 		args.encode.base = base_btf;
 	}
-	err = encode_file(args.input, &args.encode, &btf, &es, log);
+	err = encode_file(args.input, &args.encode, &enc, &es, log);
 	if (err)
 		goto out;
 	t_canon0 = now_sec();
-	raw = btf__raw_data(btf, &raw_size);
+	raw = btf__raw_data(enc.btf, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
 		goto out;
@@ -477,6 +478,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		args.canon.nr_layout = BC_NR_KINDS;
 	}
 	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
+	args.canon.omit = enc.omit;	/* the encoder's helper types */
 	if (!err)
 		err = canon_run(parsed, &args.canon, &res, log);
 	if (err)
@@ -526,7 +528,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 out:
 	canon_result_deinit(&res);
 	bc_btf_free(parsed);
-	btf__free(btf);
+	encode_result_deinit(&enc);
 	bc_btf_free(base);
 	btf__free(base_btf);
 	return err ? 1 : 0;

@@ -235,15 +235,15 @@ int fuzz_btf_elf_one(const uint8_t *data, size_t size)
  * An ELF file with DWARF into the encoder (one worker, every feature), and
  * whatever it encodes into the canonicalization encode runs before writing.
  */
-static void canonicalize(struct btf *btf)
+static void canonicalize(const struct encode_result *enc)
 {
-	static const struct canon_opts opts = { .resolve_fwds = true };
+	struct canon_opts opts = { .resolve_fwds = true, .omit = enc->omit };
 	struct canon_result res = { 0 };
 	struct bc_btf *parsed = NULL;
 	const void *raw;
 	uint32_t raw_size;
 
-	raw = btf__raw_data(btf, &raw_size);
+	raw = btf__raw_data(enc->btf, &raw_size);
 	FUZZ_ASSERT(raw != NULL);
 	/* the encoder's output must be valid BTF */
 	FUZZ_ASSERT(bc_btf_parse(raw, raw_size, NULL, "encoded", &fuzz_log,
@@ -257,7 +257,7 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 {
 	struct encode_opts opts;
 	struct encode_stats stats;
-	struct btf *btf = NULL;
+	struct encode_result enc;
 	char path[64];
 	int fd;
 
@@ -265,9 +265,9 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 	fd = memory_file(data, size, path, sizeof(path));
 	encode_opts_init(&opts);
 	opts.jobs = 1;
-	if (!encode_file(path, &opts, &btf, &stats, &fuzz_log)) {
-		canonicalize(btf);
-		btf__free(btf);
+	if (!encode_file(path, &opts, &enc, &stats, &fuzz_log)) {
+		canonicalize(&enc);
+		encode_result_deinit(&enc);
 	}
 	close(fd);
 	return 0;
