@@ -19,6 +19,7 @@ void bc_btf_free(struct bc_btf *btf)
 	free(btf->type_off);
 	free(btf->ref_start);
 	free(btf->refs);
+	free(btf->layout);
 	free(btf);
 }
 
@@ -38,21 +39,108 @@ const char *bc_btf_str(const struct bc_btf *btf, uint32_t off)
 	return btf->strs + (off - btf->start_str_off);
 }
 
-static int parse_header(struct bc_btf *btf, const struct bc_log *log)
+/* Where the sections of the blob being parsed lie (the caller's bytes). */
+struct raw_view {
+	const uint8_t *types;
+	uint32_t type_len;
+	const char *strs;
+	uint32_t str_len;
+};
+
+/* Reports a bad layout section: what is wrong, then where things are. */
+static int bad_layout(const struct bc_btf *btf, const struct btf_header *hdr,
+		      uint32_t off, uint32_t len, uint64_t body,
+		      const struct bc_log *log, const char *what)
 {
-	const struct btf_header *hdr = (const void *)btf->data;
+	return bc_log_error(log, -EINVAL,
+		"%s: bad kind layout section: %s (types %u+%u, layout %u+%u, strings %u+%u, %llu bytes after the header)",
+		btf->path, what, hdr->type_off, hdr->type_len, off, len,
+		hdr->str_off, hdr->str_len, (unsigned long long)body);
+}
+
+/* Do [a, a+alen) and [b, b+blen) share a byte? */
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/*
+ * The kind layout section of a 32-byte header: checked for bounds,
+ * alignment and overlap, placed between the types and the strings (where
+ * pahole and libbpf put it), every entry of a kind btfcanon knows equal to
+ * that kind's real sizes; then copied into btf->layout.
+ */
+static int parse_layout(struct bc_btf *btf, const uint8_t *data,
+			uint64_t body, const struct bc_log *log)
+{
+	const struct bc_btf_header_layout *lh = (const void *)data;
+	const struct btf_header *hdr = &lh->base;
+	uint32_t off = lh->layout_off, len = lh->layout_len, i;
+	uint64_t end = (uint64_t)off + len;
+
+	if (!len)
+		return 0;	/* as libbpf: no section, whatever the offset */
+	if (end > body)
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "it runs past the end of the data (truncated?)");
+	if ((hdr->hdr_len + off) % 4)
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "it is not 4-byte aligned");
+	if (len % sizeof(struct bc_btf_layout))
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "its length is not a multiple of 4 (one 4-byte entry per kind)");
+	if (overlaps(off, len, hdr->type_off, hdr->type_len))
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "it overlaps the type section");
+	if (overlaps(off, len, hdr->str_off, hdr->str_len))
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "it overlaps the string section");
+	if (hdr->type_off != 0 || off != hdr->type_len ||
+	    hdr->str_off != end || (uint64_t)hdr->str_off + hdr->str_len != body)
+		return bad_layout(btf, hdr, off, len, body, log,
+				  "expected the types at 0, the layout section right after them and the strings right after it up to the end");
+	btf->nr_layout = len / sizeof(struct bc_btf_layout);
+	btf->layout = malloc(len);
+	if (!btf->layout)
+		return -ENOMEM;
+	memcpy(btf->layout, data + hdr->hdr_len + off, len);
+	for (i = 1; i < btf->nr_layout && i < BC_NR_KINDS; i++) {
+		struct bc_btf_layout want = bc_kind_btf_layout(i);
+		const struct bc_btf_layout *got = &btf->layout[i];
+
+		if (got->info_sz != want.info_sz || got->elem_sz != want.elem_sz)
+			return bc_log_error(log, -EINVAL,
+				"%s: bad kind layout section: entry %u (%s) says %u bytes after the type and %u per entry; %s has %u and %u",
+				btf->path, i, bc_kinds[i].name, got->info_sz,
+				got->elem_sz, bc_kinds[i].name, want.info_sz,
+				want.elem_sz);
+	}
+	return 0;
+}
+
+/*
+ * Checks the header of the size bytes at data (the caller's) and finds the
+ * sections in *view. A header is 24 bytes, or 32 with the kind layout
+ * section (any bytes past 32 must be zero, as libbpf demands of a longer
+ * header than it knows).
+ */
+static int parse_header(struct bc_btf *btf, const uint8_t *data, size_t size,
+			struct raw_view *view, const struct bc_log *log)
+{
+	const struct btf_header *hdr = (const void *)data;
 	const char *path = btf->path;
 	uint64_t body, type_end, str_end;
-	size_t i;
+	size_t i, known_len = sizeof(*hdr);
+	int err;
 
-	if (btf->size == 0)
+	if (size == 0)
 		return bc_log_error(log, -EINVAL,
 			"%s: empty file: no BTF header", path);
 	/* the magic first: a short text file is not BTF, not truncated BTF */
-	if (btf->size >= sizeof(hdr->magic)) {
+	if (size >= sizeof(hdr->magic)) {
 		uint16_t magic;
 
-		memcpy(&magic, btf->data, sizeof(magic));
+		memcpy(&magic, data, sizeof(magic));
 		if (magic == BTF_MAGIC_SWAPPED)
 			return bc_log_error(log, -EOPNOTSUPP,
 				"%s: BTF of the other byte order is not supported",
@@ -62,10 +150,10 @@ static int parse_header(struct bc_btf *btf, const struct bc_log *log)
 				"%s: bad magic 0x%04x: not BTF (0xeb9f) and not ELF",
 				path, magic);
 	}
-	if (btf->size < sizeof(*hdr))
+	if (size < sizeof(*hdr))
 		return bc_log_error(log, -EINVAL,
 			"%s: truncated: %zu bytes, a BTF header needs %zu",
-			path, btf->size, sizeof(*hdr));
+			path, size, sizeof(*hdr));
 	if (hdr->version != 1)
 		return bc_log_error(log, -EINVAL,
 			"%s: unsupported BTF version %u (expected 1)", path,
@@ -73,16 +161,23 @@ static int parse_header(struct bc_btf *btf, const struct bc_log *log)
 	if (hdr->flags)
 		return bc_log_error(log, -EINVAL,
 			"%s: unsupported header flags 0x%x", path, hdr->flags);
-	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > btf->size)
+	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > size)
 		return bc_log_error(log, -EINVAL,
 			"%s: header length %u out of range (%zu..%zu)", path,
-			hdr->hdr_len, sizeof(*hdr), btf->size);
-	for (i = sizeof(*hdr); i < hdr->hdr_len; i++)
-		if (btf->data[i])
+			hdr->hdr_len, sizeof(*hdr), size);
+	if (hdr->hdr_len > sizeof(*hdr) &&
+	    hdr->hdr_len < sizeof(struct bc_btf_header_layout))
+		return bc_log_error(log, -EINVAL,
+			"%s: header length %u: neither the 24-byte header nor the 32-byte one with a kind layout section",
+			path, hdr->hdr_len);
+	if (hdr->hdr_len >= sizeof(struct bc_btf_header_layout))
+		known_len = sizeof(struct bc_btf_header_layout);
+	for (i = known_len; i < hdr->hdr_len; i++)
+		if (data[i])
 			return bc_log_error(log, -EINVAL,
 				"%s: unknown non-zero header field at byte %zu",
 				path, i);
-	body = btf->size - hdr->hdr_len;
+	body = size - hdr->hdr_len;
 	type_end = (uint64_t)hdr->type_off + hdr->type_len;
 	str_end = (uint64_t)hdr->str_off + hdr->str_len;
 	if (type_end > body || str_end > body)
@@ -92,19 +187,25 @@ static int parse_header(struct bc_btf *btf, const struct bc_log *log)
 			hdr->str_len,
 			(unsigned long long)(type_end > str_end ? type_end : str_end),
 			(unsigned long long)body);
-	if (hdr->type_off != 0 || hdr->str_off != hdr->type_len ||
-	    str_end != body)
+	if (known_len > sizeof(*hdr) &&
+	    ((const struct bc_btf_header_layout *)hdr)->layout_len) {
+		err = parse_layout(btf, data, body, log);
+		if (err)
+			return err;
+	} else if (hdr->type_off != 0 || hdr->str_off != hdr->type_len ||
+		   str_end != body) {
 		return bc_log_error(log, -EINVAL,
 			"%s: header lengths do not add up: expected types at 0 and strings right after them up to the end (%llu), got types %u+%u, strings %u+%u",
 			path, (unsigned long long)body, hdr->type_off,
 			hdr->type_len, hdr->str_off, hdr->str_len);
+	}
 	if ((hdr->hdr_len + hdr->type_off) % 4 || hdr->type_len % 4)
 		return bc_log_error(log, -EINVAL,
 			"%s: type section is not 4-byte aligned", path);
-	btf->hdr = hdr;
-	btf->types = btf->data + hdr->hdr_len + hdr->type_off;
-	btf->strs = (const char *)btf->data + hdr->hdr_len + hdr->str_off;
-	btf->str_len = hdr->str_len;
+	view->types = data + hdr->hdr_len + hdr->type_off;
+	view->type_len = hdr->type_len;
+	view->strs = (const char *)data + hdr->hdr_len + hdr->str_off;
+	view->str_len = hdr->str_len;
 	return 0;
 }
 
@@ -124,18 +225,66 @@ static int parse_strings(struct bc_btf *btf, const struct bc_log *log)
 	return 0;
 }
 
-/* Walks the type section once: record bounds, kinds, offsets of types. */
-static int index_types(struct bc_btf *btf, const struct bc_log *log)
+/* The layout section that sizes btf's types: its own, else its base's. */
+static const struct bc_btf *layout_owner(const struct bc_btf *btf)
 {
-	uint32_t off = 0, cap = 1024, n = 0, len = btf->hdr->type_len;
+	while (btf && !btf->layout)
+		btf = btf->base;
+	return btf;
+}
+
+/*
+ * Bytes of the record of unknown kind at t, from the layout section, or a
+ * negative errno after a message. Without skip_unknown the kind is refused,
+ * naming it and what the layout section would have allowed.
+ */
+static int64_t unknown_kind_size(const struct bc_btf *btf, uint32_t id,
+				 const struct btf_type *t,
+				 const struct bc_parse_opts *opts,
+				 const struct bc_log *log)
+{
+	const struct bc_btf *owner = layout_owner(btf);
+	uint32_t kind = bc_type_kind(t);
+	const struct bc_btf_layout *l;
+
+	if (kind == BTF_KIND_UNKN || !owner || kind >= owner->nr_layout)
+		return bc_log_error(log, -EINVAL,
+			"%s: type [%u] has unknown kind %u%s", btf->path, id,
+			kind, kind == BTF_KIND_UNKN || !owner ? "" :
+			" (the kind layout section has no entry for it)");
+	if (!opts->skip_unknown_kinds)
+		return bc_log_error(log, -EOPNOTSUPP,
+			"%s: type [%u] has kind %u, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids, so it cannot be sorted (dump and diff skip it)",
+			btf->path, id, kind);
+	l = &owner->layout[kind];
+	if (l->info_sz % 4 || l->elem_sz % 4)
+		return bc_log_error(log, -EINVAL,
+			"%s: type [%u] has kind %u, whose kind layout entry (%u bytes after the type, %u per entry) is not in 4-byte words",
+			btf->path, id, kind, l->info_sz, l->elem_sz);
+	return sizeof(*t) + l->info_sz +
+	       (uint64_t)bc_type_vlen(t) * l->elem_sz;
+}
+
+/*
+ * Walks the type section once: record bounds, kinds, offsets of types in
+ * the plain form (where a placeholder of 12 bytes replaces a record of an
+ * unknown kind). Returns the plain type section's length, or a negative
+ * errno after a message.
+ */
+static int64_t index_types(struct bc_btf *btf, const struct raw_view *view,
+			   const struct bc_parse_opts *opts,
+			   const struct bc_log *log)
+{
+	uint32_t off = 0, cap = 1024, n = 0, len = view->type_len;
+	uint64_t out_off = 0;
 	const char *path = btf->path;
 
 	btf->type_off = malloc(cap * sizeof(*btf->type_off));
 	if (!btf->type_off)
 		return -ENOMEM;
 	while (off < len) {
-		const struct btf_type *t = (const void *)(btf->types + off);
-		uint64_t words;
+		const struct btf_type *t = (const void *)(view->types + off);
+		uint64_t bytes, out_bytes;
 		uint32_t kind;
 
 		if (len - off < sizeof(*t))
@@ -143,10 +292,23 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 				"%s: type [%u] at byte %u of the type section is truncated",
 				path, btf->start_id + n, off);
 		kind = bc_type_kind(t);
-		if (!bc_kind_valid(kind))
-			return bc_log_error(log, -EINVAL,
-				"%s: type [%u] has unknown kind %u", path,
-				btf->start_id + n, kind);
+		if (!bc_kind_valid(kind)) {
+			int64_t size = unknown_kind_size(btf, btf->start_id + n,
+							 t, opts, log);
+
+			if (size < 0)
+				return size;
+			if ((uint64_t)size > len - off)
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] of unknown kind %u with vlen %u needs %llu bytes by the kind layout section but only %u remain",
+					path, btf->start_id + n, kind,
+					bc_type_vlen(t), (unsigned long long)size,
+					len - off);
+			bytes = size;
+			out_bytes = sizeof(*t);
+			btf->nr_unknown++;
+			goto record;
+		}
 		/*
 		 * vlen of a kind without entries must be 0 (a FUNC's is its
 		 * linkage, at most extern), as the kernel demands: downstream
@@ -160,13 +322,15 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 				bc_type_vlen(t), kind == BTF_KIND_FUNC ?
 				"a FUNC's linkage is 0 (static), 1 (global) or 2 (extern)" :
 				"this kind has no entries and needs vlen 0");
-		words = bc_type_words(t);
-		if (words * 4 > len - off)
+		bytes = (uint64_t)bc_type_words(t) * 4;
+		if (bytes > len - off)
 			return bc_log_error(log, -EINVAL,
 				"%s: type [%u] %s with vlen %u needs %llu bytes but only %u remain: the record runs past the end of the type section (truncated, or a wrong vlen)",
 				path, btf->start_id + n, bc_kinds[kind].name,
-				bc_type_vlen(t), (unsigned long long)words * 4,
+				bc_type_vlen(t), (unsigned long long)bytes,
 				len - off);
+		out_bytes = bytes;
+record:
 		if (n == cap) {
 			uint32_t *grown;
 
@@ -176,13 +340,98 @@ static int index_types(struct bc_btf *btf, const struct bc_log *log)
 				return -ENOMEM;
 			btf->type_off = grown;
 		}
-		btf->type_off[n++] = off;
-		off += words * 4;
+		btf->type_off[n++] = out_off;
+		off += bytes;
+		out_off += out_bytes;
 	}
 	if (btf->base && (uint64_t)btf->start_id + n > UINT32_MAX)
 		return bc_log_error(log, -E2BIG, "%s: too many types", path);
 	btf->nr_types = n;
+	return out_off;
+}
+
+/*
+ * Puts the plain form of the parsed blob into btf->data: a 24-byte header,
+ * the types (each record of an unknown kind replaced by `typedef void
+ * NAME`), the strings.
+ */
+static int build_plain(struct bc_btf *btf, const struct raw_view *view,
+		       uint32_t plain_type_len)
+{
+	struct btf_header *hdr;
+	uint8_t *types;
+
+	btf->size = sizeof(*hdr) + (size_t)plain_type_len + view->str_len;
+	btf->data = malloc(btf->size);
+	if (!btf->data)
+		return -ENOMEM;
+	hdr = (struct btf_header *)btf->data;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = BTF_MAGIC_NATIVE;
+	hdr->version = 1;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_len = plain_type_len;
+	hdr->str_off = plain_type_len;
+	hdr->str_len = view->str_len;
+	types = btf->data + sizeof(*hdr);
+	if (!btf->nr_unknown) {
+		memcpy(types, view->types, plain_type_len);
+	} else {
+		const struct bc_btf *owner = layout_owner(btf);
+		uint32_t i, in_off = 0;
+
+		for (i = 0; i < btf->nr_types; i++) {
+			const struct btf_type *t = (const void *)(view->types + in_off);
+			uint32_t kind = bc_type_kind(t), bytes;
+			struct btf_type *out = (void *)(types + btf->type_off[i]);
+
+			if (bc_kind_valid(kind)) {
+				bytes = bc_type_words(t) * 4;
+				memcpy(out, t, bytes);
+			} else {
+				bytes = sizeof(*t) + owner->layout[kind].info_sz +
+					bc_type_vlen(t) * owner->layout[kind].elem_sz;
+				out->name_off = t->name_off;
+				out->info = (uint32_t)BTF_KIND_TYPEDEF << 24;
+				out->type = 0;
+			}
+			in_off += bytes;
+		}
+	}
+	memcpy(types + plain_type_len, view->strs, view->str_len);
+	btf->hdr = hdr;
+	btf->types = types;
+	btf->strs = (const char *)types + plain_type_len;
+	btf->str_len = view->str_len;
 	return 0;
+}
+
+/* One warning per unknown kind read as a placeholder, after the checks. */
+static void warn_unknown_kinds(const struct bc_btf *btf, const uint8_t *types,
+			       const struct bc_log *log)
+{
+	uint32_t first[128] = { 0 }, count[128] = { 0 }, i, off = 0, kind;
+	const struct bc_btf *owner = layout_owner(btf);
+
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = (const void *)(types + off);
+
+		kind = bc_type_kind(t);
+		if (bc_kind_valid(kind)) {
+			off += bc_type_words(t) * 4;
+			continue;
+		}
+		off += sizeof(*t) + owner->layout[kind].info_sz +
+		       bc_type_vlen(t) * owner->layout[kind].elem_sz;
+		if (!count[kind]++)
+			first[kind] = btf->start_id + i;
+	}
+	for (kind = 0; kind < 128; kind++)
+		if (count[kind])
+			bc_log_printf(log, BC_LOG_WARN,
+				"%s: %u type(s) of kind %u, which btfcanon does not know, skipped with the kind layout section and read as 'typedef void NAME' (first: [%u] '%s')",
+				btf->path, count[kind], kind, first[kind],
+				bc_btf_str(btf, bc_btf_local(btf, first[kind] - btf->start_id)->name_off));
 }
 
 /* Said after an out-of-range id or string offset in split BTF. */
@@ -351,41 +600,108 @@ out:
 	return err;
 }
 
-int bc_btf_parse(const void *data, size_t size, const struct bc_btf *base,
-		 const char *path, const struct bc_log *log, struct bc_btf **out)
+int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
+		      const struct bc_parse_opts *opts, const char *path,
+		      const struct bc_log *log, struct bc_btf **out)
 {
+	static const struct bc_parse_opts no_opts;
 	struct bc_btf *btf = calloc(1, sizeof(*btf));
+	struct raw_view view = { 0 };
+	int64_t plain_type_len;
+	void *aligned = NULL;
 	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!btf)
 		return -ENOMEM;
+	/* records are read in place: 4-byte words need 4-byte alignment */
+	if ((uintptr_t)data % 4) {
+		aligned = malloc(size ? size : 1);
+		if (!aligned)
+			goto fail;
+		memcpy(aligned, data, size);
+		data = aligned;
+	}
+	if (!opts)
+		opts = &no_opts;
 	btf->path = strdup(path ? path : "<memory>");
-	btf->data = malloc(size ? size : 1);
-	if (!btf->path || !btf->data)
+	if (!btf->path)
 		goto fail;
-	memcpy(btf->data, data, size);
-	btf->size = size;
 	btf->base = base;
 	btf->start_id = base ? bc_btf_end_id(base) : 1;
 	btf->start_str_off = base ? bc_btf_str_end(base) : 0;
 
-	err = parse_header(btf, log);
+	err = parse_header(btf, data, size, &view, log);
+	if (err)
+		goto fail;
+	btf->strs = view.strs;		/* the caller's, until build_plain */
+	btf->str_len = view.str_len;
+	err = parse_strings(btf, log);
+	if (err)
+		goto fail;
+	plain_type_len = index_types(btf, &view, opts, log);
+	err = plain_type_len < 0 ? (int)plain_type_len : 0;
+	if (!err && (uint64_t)plain_type_len > UINT32_MAX - sizeof(struct btf_header))
+		err = -E2BIG;
 	if (!err)
-		err = parse_strings(btf, log);
-	if (!err)
-		err = index_types(btf, log);
+		err = build_plain(btf, &view, plain_type_len);
 	if (!err)
 		err = check_types(btf, log);
 	if (!err)
 		err = check_loops(btf, log);
 	if (err)
 		goto fail;
+	if (btf->nr_unknown)
+		warn_unknown_kinds(btf, view.types, log);
+	free(aligned);
 	*out = btf;
 	return 0;
 fail:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", btf->path ? btf->path : "");
+	free(aligned);
 	bc_btf_free(btf);
 	return err;
+}
+
+int bc_btf_parse(const void *data, size_t size, const struct bc_btf *base,
+		 const char *path, const struct bc_log *log, struct bc_btf **out)
+{
+	return bc_btf_parse_opts(data, size, base, NULL, path, log, out);
+}
+
+int bc_btf_blob_add_layout(void **raw, size_t *size,
+			   const struct bc_btf_layout *layout, uint32_t nr)
+{
+	struct btf_header hdr;
+	struct bc_btf_header_layout *lh;
+	size_t layout_len = (size_t)nr * sizeof(*layout);
+	size_t grow = sizeof(*lh) - sizeof(hdr) + layout_len;
+	uint8_t *p;
+
+	if (*size < sizeof(hdr))
+		return -EINVAL;
+	memcpy(&hdr, *raw, sizeof(hdr));
+	if (hdr.hdr_len != sizeof(hdr) || hdr.type_off != 0 ||
+	    hdr.str_off != hdr.type_len ||
+	    sizeof(hdr) + (uint64_t)hdr.type_len + hdr.str_len != *size ||
+	    layout_len > UINT32_MAX - (uint64_t)hdr.type_len - hdr.str_len)
+		return -EINVAL;
+	p = realloc(*raw, *size + grow);
+	if (!p)
+		return -ENOMEM;
+	/* strings to the end first, then the types to after the new header */
+	memmove(p + sizeof(*lh) + hdr.type_len + layout_len,
+		p + sizeof(hdr) + hdr.type_len, hdr.str_len);
+	memmove(p + sizeof(*lh), p + sizeof(hdr), hdr.type_len);
+	memcpy(p + sizeof(*lh) + hdr.type_len, layout, layout_len);
+	lh = (struct bc_btf_header_layout *)p;
+	lh->base = hdr;
+	lh->base.hdr_len = sizeof(*lh);
+	lh->base.str_off = hdr.type_len + layout_len;
+	lh->layout_off = hdr.type_len;
+	lh->layout_len = layout_len;
+	*raw = p;
+	*size += grow;
+	return 0;
 }

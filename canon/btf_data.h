@@ -16,6 +16,18 @@
  * The parser also lays out every local type's references in one flat array
  * (refs[ref_start[i] .. ref_start[i+1]) for local type i) since canon and
  * the validator both walk them.
+ *
+ * The 2026 format (libbpf's include/uapi/linux/btf.h): the header may be
+ * 32 bytes, its last two words placing a kind layout section, one 4-byte
+ * struct btf_layout {info_sz, elem_sz, flags} per kind indexed by kind
+ * number, between the types and the strings; and the info word's vlen
+ * and kind grew to bits 0-23 and 24-30. The parser checks the section
+ * (bounds, alignment, no overlap, entries of known kinds equal to their
+ * real sizes), keeps a copy of its entries in layout[], and always holds
+ * data in the plain form: a 24-byte header, types at 0, strings right after
+ * them. That form is what libbpf 1.1 reads and what canon writes from.
+ * Cost: one pass over the types, one copy of the blob (an input at an odd
+ * address is copied once more first), as before the 2026 format.
  */
 #ifndef BTFCANON_BTF_DATA_H
 #define BTFCANON_BTF_DATA_H
@@ -24,13 +36,21 @@
 #include <stdint.h>
 #include <linux/btf.h>
 
+#include "btf_kinds.h"
 #include "log.h"
+
+/* The 2026 header: struct btf_header, then where the layout section is. */
+struct bc_btf_header_layout {
+	struct btf_header base;
+	uint32_t layout_off;	/* after the header, as type_off and str_off */
+	uint32_t layout_len;
+};
 
 struct bc_btf {
 	char *path;			/* names the input in messages */
-	uint8_t *data;			/* the raw blob, owned */
+	uint8_t *data;			/* the blob in the plain form, owned */
 	size_t size;
-	const struct btf_header *hdr;
+	const struct btf_header *hdr;	/* hdr_len 24, types at 0, strings after */
 	const uint8_t *types;		/* type section */
 	const char *strs;		/* this blob's own string section */
 	uint32_t str_len;
@@ -41,6 +61,22 @@ struct bc_btf {
 	uint32_t *ref_start;		/* [nr_types + 1] index into refs */
 	uint32_t *refs;			/* all references, in canonical order */
 	const struct bc_btf *base;	/* NULL for base BTF */
+	struct bc_btf_layout *layout;	/* the input's layout section, or NULL */
+	uint32_t nr_layout;		/* its entries (kinds 0 .. nr_layout-1) */
+	uint32_t nr_unknown;		/* types of unknown kinds, as placeholders */
+};
+
+struct bc_parse_opts {
+	/*
+	 * A type of a kind btfcanon does not know, but which the layout
+	 * section (the blob's own; for split BTF without one, the base's)
+	 * sizes, is read as a placeholder `typedef void NAME` under the same
+	 * id, with one warning per kind, instead of being an error: the id
+	 * stays, so every reference to it stays valid and reads as an opaque
+	 * type. For passes that can go on past such a type (dump, diff); not
+	 * for sort, which would have to know the type's references.
+	 */
+	bool skip_unknown_kinds;
 };
 
 /*
@@ -50,6 +86,21 @@ struct bc_btf {
  */
 int bc_btf_parse(const void *data, size_t size, const struct bc_btf *base,
 		 const char *path, const struct bc_log *log, struct bc_btf **out);
+
+/* bc_btf_parse() with options; opts may be NULL (all off). */
+int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
+		      const struct bc_parse_opts *opts, const char *path,
+		      const struct bc_log *log, struct bc_btf **out);
+
+/*
+ * Turns the plain blob *raw (24-byte header, types at 0, strings right
+ * after them: what canon writes) into the 2026 form with the nr entries of
+ * layout, placed as pahole and libbpf place them: a 32-byte header, the
+ * types, the layout section, the strings. Reallocates *raw and updates
+ * *size. Returns 0, -EINVAL if *raw is not plain, or -ENOMEM.
+ */
+int bc_btf_blob_add_layout(void **raw, size_t *size,
+			   const struct bc_btf_layout *layout, uint32_t nr);
 
 /* Frees btf; accepts NULL. */
 void bc_btf_free(struct bc_btf *btf);

@@ -79,3 +79,15 @@ uint32_t bc_type_refs(const struct btf_type *t, uint32_t *refs)
 				refs[n++] = entry[i];
 	return n;
 }
+
+struct bc_btf_layout bc_kind_btf_layout(uint32_t kind)
+{
+	const struct bc_kind_layout *k = &bc_kinds[kind];
+	struct bc_btf_layout l = { 0 };
+
+	if (!bc_kind_valid(kind))
+		return l;
+	l.info_sz = k->fixed_words * 4;
+	l.elem_sz = k->vlen_entries ? k->entry_words * 4 : 0;
+	return l;
+}

@@ -49,8 +49,13 @@ struct bc_kind_layout {
 
 extern const struct bc_kind_layout bc_kinds[BC_NR_KINDS];
 
-static inline uint32_t bc_info_kind(uint32_t info) { return (info >> 24) & 0x1f; }
-static inline uint32_t bc_info_vlen(uint32_t info) { return info & 0xffff; }
+/*
+ * The info word as of 2026: vlen in bits 0-23, kind in bits 24-30, kflag in
+ * bit 31 (older headers said vlen 0-15 and kind 24-28, with the bits between
+ * unused and zero, so every BTF written before reads the same).
+ */
+static inline uint32_t bc_info_kind(uint32_t info) { return (info >> 24) & 0x7f; }
+static inline uint32_t bc_info_vlen(uint32_t info) { return info & 0xffffff; }
 static inline uint32_t bc_info_kflag(uint32_t info) { return info >> 31; }
 
 static inline uint32_t bc_type_kind(const struct btf_type *t)
@@ -115,6 +120,24 @@ uint32_t bc_type_nr_refs(const struct btf_type *t);
  * fixed words, entries in declared order (word order). Returns the count.
  */
 uint32_t bc_type_refs(const struct btf_type *t, uint32_t *refs);
+
+/*
+ * One entry of the kind layout section (2026): for a kind, the bytes of its
+ * fixed part after the 12-byte head and of each of its vlen entries. The
+ * UAPI's struct btf_layout; Debian's <linux/btf.h> predates it.
+ */
+struct bc_btf_layout {
+	uint8_t info_sz;
+	uint8_t elem_sz;
+	uint16_t flags;		/* unused so far; kept as read */
+};
+
+/*
+ * The layout entry of a known kind, derived from bc_kinds[] (FUNC's vlen
+ * is its linkage, so it has no entries). Entry 0 (UNKN) is all zero. This
+ * is what pahole (through libbpf) writes for kinds 0 .. BC_NR_KINDS-1.
+ */
+struct bc_btf_layout bc_kind_btf_layout(uint32_t kind);
 
 /* Name of a kind for messages; "UNKNOWN(n)" style is up to the caller. */
 static inline const char *bc_kind_name(uint32_t kind)

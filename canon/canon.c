@@ -11,7 +11,7 @@
  * The answer is ordered partition refinement, the colour refinement of
  * graph isomorphism testing kept in order:
  *
- *  1. Rank. Sort the types by their local key L (sort/order.h: kind, vlen,
+ *  1. Rank. Sort the types by their local key L (order.h: kind, vlen,
  *     name, sizes, member names and offsets, ... but no type ids). Equal
  *     keys form a class; a class's rank is the position of its first
  *     member. Void is rank 0; in split BTF each base type's rank is its id,
@@ -46,7 +46,11 @@
  *     content, and merges.
  *
  *  4. Rebuild. Emit one type per class in rank order, remap every id, lay
- *     the strings out in order of first use, write a fixed header.
+ *     the strings out in order of first use, write a fixed header. This
+ *     is the project's one writer of BTF: a pass that built helper types
+ *     (the encoder's candidate markers) hands them over as omitted
+ *     (canon_opts.omit); they take no part in steps 1-3 and are not
+ *     emitted, and no kept type may refer to one.
  *
  * Invariant: every decision reads ranks and local keys, never input ids or
  * input offsets, so the output is a function of the type graph alone:
@@ -71,12 +75,14 @@ struct canon {
 	const struct bc_btf *btf;
 	const struct canon_opts *opts;
 	uint32_t n;		/* local types */
-	uint32_t n_live;	/* of which ranked: all but resolved FWDs */
+	uint32_t n_live;	/* of which ranked: all but resolved FWDs and
+				 * omitted types */
+	uint32_t n_kept;	/* all but omitted types (opts->omit) */
 	uint32_t start_id;	/* first local id */
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
-	uint32_t *local_order;	/* [n] all local indices by local key */
+	uint32_t *local_order;	/* [n_kept] the kept local indices by local key */
 	uint32_t *local_class;	/* [n] class start of each local_order slot */
 	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
@@ -97,20 +103,16 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static inline bool is_omitted(const struct canon *c, uint32_t idx)
+{
+	return c->opts->omit && c->opts->omit[idx];
+}
+
 /* Rank of any type id: void and base ids rank as themselves. */
 static inline uint32_t id_rank(const struct canon *c, const uint32_t *rank,
 			       uint32_t id)
 {
 	return id < c->start_id ? id : c->start_id + rank[id - c->start_id];
-}
-
-static int cmp_local_key(const void *pa, const void *pb, void *arg)
-{
-	const struct canon *c = arg;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	return bc_order_cmp_local(c->opts->order, c->btf,
-				  bc_btf_local(c->btf, a), bc_btf_local(c->btf, b));
 }
 
 /* Compares the reference lists of a and b under the current ranks. */
@@ -163,17 +165,16 @@ static void end_update(struct canon *c)
 }
 
 /*
- * Sorts the class order[from, to) with cmp and splits it wherever cmp sees
- * a difference. Members that change rank are marked moved; sub-classes of
+ * Splits the class order[from, to), sorted by cmp, wherever cmp sees a
+ * difference. Members that change rank are marked moved; sub-classes of
  * two or more go on the next worklist. Returns the number of new classes
  * beyond the first.
  */
-static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
-			    span_cmp_fn cmp, void *arg)
+static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
+			     span_cmp_fn cmp, void *arg)
 {
 	uint32_t p, start = from, splits = 0;
 
-	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
 	for (p = from + 1; p <= to; p++) {
 		uint32_t q;
 
@@ -196,6 +197,14 @@ static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
 		start = p;
 	}
 	return splits;
+}
+
+/* split_sorted() after sorting order[from, to) with cmp. */
+static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
+			    span_cmp_fn cmp, void *arg)
+{
+	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
+	return split_sorted(c, from, to, cmp, arg);
 }
 
 /* Does any member of the class at start refer to a type that just moved? */
@@ -252,6 +261,235 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 	}
 }
 
+/*
+ * The first sort by local key compares three 64-bit prefixes of the key
+ * before the key itself: on vmlinux most pairs differ early, and the full
+ * comparison (strings through the string section, entry by entry) runs
+ * only on ties. A prefix orders exactly as the key does, item by item:
+ *
+ *   kind order: (kind, vlen, name bytes 0-3), then name bytes 4-11 and
+ *   12-19; when the name ended within 4 bytes, (kflag, first data word)
+ *   and then the second data word, or, for a kind without one but with
+ *   entries, the first 8 bytes of the first entry's name (a member, a
+ *   parameter, an enumerator: what the key compares next);
+ *   name order: name bytes 0-7, then 8-15 and 16-23; when the name ended
+ *   within 8 bytes, (kind, vlen, kflag) instead.
+ *
+ * Names are packed big-endian and padded with zero bytes, which is how
+ * strcmp orders them. A type whose whole key is in its prefix (a PTR, an
+ * ARRAY, a TYPEDEF of a short name) is 'full': two full types with equal
+ * prefixes are equal, with no comparison.
+ */
+struct keyed_type {
+	uint64_t k1, k2, k3;
+	uint32_t idx;
+	uint32_t full;		/* bool; 32 bytes in all */
+};
+
+static uint64_t name_bytes(const char *name, uint32_t from, uint32_t nr)
+{
+	uint64_t v = 0;
+	uint32_t i, len = strnlen(name, from + nr);
+
+	for (i = from; i < from + nr; i++)
+		v = v << 8 | (i < len ? (unsigned char)name[i] : 0);
+	return v;
+}
+
+static void prefix_keys(const struct canon *c, uint32_t idx,
+			struct keyed_type *k)
+{
+	const struct bc_btf *btf = c->btf;
+	const struct btf_type *t = bc_btf_local(btf, idx);
+	const uint32_t *w = (const uint32_t *)t;
+	const char *name = bc_btf_str(btf, t->name_off);
+	uint32_t kind = bc_type_kind(t), head = 3 + bc_kinds[kind].fixed_words;
+	uint64_t kind_vlen = (uint64_t)kind << 24 | bc_type_vlen(t);
+	uint64_t kflag = bc_info_kflag(t->info);
+	uint32_t j, nr_data = 0, data[2] = { 0, 0 }, entries = bc_type_entries(t);
+
+	/* what the key compares after the kflag: data words, then entries */
+	for (j = 2; j < head; j++)
+		if (bc_word_class(kind, j) == BC_WORD_DATA && nr_data++ < 2)
+			data[nr_data - 1] = w[j];
+	k->idx = idx;
+	k->full = false;
+	if (c->opts->order == BC_ORDER_NAME) {
+		k->k1 = name_bytes(name, 0, 8);
+		if (strnlen(name, 8) < 8) {
+			k->k2 = kind_vlen << 32 | kflag << 31;
+			k->k3 = 0;
+			k->full = !nr_data && !entries;
+		} else {
+			k->k2 = name_bytes(name, 8, 8);
+			k->k3 = name_bytes(name, 16, 8);
+		}
+		return;
+	}
+	k->k1 = kind_vlen << 32 | name_bytes(name, 0, 4);
+	if (strnlen(name, 4) >= 4) {
+		k->k2 = name_bytes(name, 4, 8);
+		k->k3 = name_bytes(name, 12, 8);
+		return;
+	}
+	k->k2 = kflag << 32 | data[0];
+	if (nr_data >= 2) {
+		k->k3 = data[1];
+		k->full = nr_data == 2 && !entries;
+	} else if (entries && bc_word_class(kind, head) == BC_WORD_NAME) {
+		/* at most one data word, then the first entry's name */
+		k->k3 = name_bytes(bc_btf_str(btf, w[head]), 0, 8);
+	} else {
+		k->k3 = 0;
+		k->full = !entries;
+	}
+}
+
+static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
+		     const struct keyed_type *b)
+{
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	if (a->k2 != b->k2)
+		return a->k2 < b->k2 ? -1 : 1;
+	if (a->k3 != b->k3)
+		return a->k3 < b->k3 ? -1 : 1;
+	if (a->full && b->full)
+		return 0;
+	return bc_order_cmp_local(c->opts->order, c->btf,
+				  bc_btf_local(c->btf, a->idx),
+				  bc_btf_local(c->btf, b->idx));
+}
+
+static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
+{
+	struct keyed_type t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Heapsort of v[0, n): the fallback that bounds sort_keyed's worst case. */
+static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
+			   size_t n)
+{
+	size_t start = n / 2, end = n, root, child;
+
+	for (;;) {
+		if (start > 0) {
+			start--;
+		} else {
+			if (end <= 1)
+				return;
+			swap_keyed(&v[0], &v[--end]);
+		}
+		for (root = start; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end &&
+			    cmp_keyed(c, &v[child], &v[child + 1]) < 0)
+				child++;
+			if (cmp_keyed(c, &v[root], &v[child]) >= 0)
+				break;
+			swap_keyed(&v[root], &v[child]);
+		}
+	}
+}
+
+/*
+ * Introsort of v[0, n) by cmp_keyed: quicksort on the median of three,
+ * heapsort below a depth of 2 log2 n, insertion sort on short runs. In
+ * place (qsort's merge sort allocates as much again) and with the prefix
+ * comparison inlined. Elements that compare equal have the same local
+ * key, so where each lands changes nothing: classes are what is kept.
+ */
+static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
+		       unsigned int depth)
+{
+	size_t i, j;
+
+	while (n > 16) {
+		size_t mid = n / 2;
+		struct keyed_type pivot;
+
+		if (!depth--) {
+			heapsort_keyed(c, v, n);
+			return;
+		}
+		if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+			swap_keyed(&v[mid], &v[0]);
+		if (cmp_keyed(c, &v[n - 1], &v[mid]) < 0) {
+			swap_keyed(&v[n - 1], &v[mid]);
+			if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+				swap_keyed(&v[mid], &v[0]);
+		}
+		pivot = v[mid];
+		/* Hoare: v[0] <= pivot <= v[n - 1] keep both scans in bounds */
+		for (i = 0, j = n - 1;;) {
+			while (cmp_keyed(c, &v[i], &pivot) < 0)
+				i++;
+			while (cmp_keyed(c, &pivot, &v[j]) < 0)
+				j--;
+			if (i >= j)
+				break;
+			swap_keyed(&v[i++], &v[j--]);
+		}
+		/* [0, j] <= pivot <= [j + 1, n): recurse into the smaller side */
+		if (j + 1 < n - j - 1) {
+			sort_keyed(c, v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_keyed(c, v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		struct keyed_type t = v[i];
+
+		for (j = i; j > 0 && cmp_keyed(c, &t, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+struct keyed_order {
+	const struct canon *c;
+	const struct keyed_type *keyed;	/* [p]: the type at c->order[p] */
+};
+
+/* cmp_keyed() of two slots of c->order, through their keys. */
+static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
+{
+	const struct keyed_order *ko = arg;
+
+	return cmp_keyed(ko->c, &ko->keyed[(const uint32_t *)pa - ko->c->order],
+			 &ko->keyed[(const uint32_t *)pb - ko->c->order]);
+}
+
+/*
+ * Sorts the kept types (all but opts->omit's) by local key into c->order
+ * and splits them into classes there (split_sorted). Returns how many
+ * were kept, or -ENOMEM.
+ */
+static int split_by_local_key(struct canon *c)
+{
+	struct keyed_type *keyed = malloc((c->n ? c->n : 1) * sizeof(*keyed));
+	struct keyed_order ko = { c, keyed };
+	uint32_t p, live = 0;
+
+	if (!keyed)
+		return -ENOMEM;
+	for (p = 0; p < c->n; p++)
+		if (!is_omitted(c, p))
+			prefix_keys(c, p, &keyed[live++]);
+	sort_keyed(c, keyed, live, 2 * (32 - __builtin_clz(live | 1)));
+	for (p = 0; p < live; p++)
+		c->order[p] = keyed[p].idx;
+	if (live)
+		split_sorted(c, 0, live, cmp_keyed_slots, &ko);
+	free(keyed);
+	return (int)live;
+}
+
 /* Closes the class order[start, end) built by rank_by_local_key(). */
 static void close_class(struct canon *c, uint32_t start, uint32_t end)
 {
@@ -266,30 +504,31 @@ static void close_class(struct canon *c, uint32_t start, uint32_t end)
  * after FWDs were resolved drops them from the kept order in linear time
  * instead of sorting again.
  */
-static void rank_by_local_key(struct canon *c)
+static int rank_by_local_key(struct canon *c)
 {
 	uint32_t p, live = 0, start = 0, prev_class = UINT32_MAX;
+	int err;
 
 	memset(c->moved, 0, c->n);
 	if (!c->local_sorted) {
-		for (p = 0; p < c->n; p++) {
-			c->rank[p] = 0;
-			c->order[p] = p;
-		}
-		c->n_live = c->n;
-		begin_update(c);
-		if (c->n)
-			split_class(c, 0, c->n, cmp_local_key, c);
-		end_update(c);
-		memcpy(c->local_order, c->order, c->n * sizeof(*c->order));
 		for (p = 0; p < c->n; p++)
+			c->rank[p] = 0;
+		begin_update(c);
+		err = split_by_local_key(c);
+		if (err < 0)
+			return err;
+		live = (uint32_t)err;
+		c->n_live = c->n_kept = live;
+		end_update(c);
+		memcpy(c->local_order, c->order, live * sizeof(*c->order));
+		for (p = 0; p < live; p++)
 			c->local_class[p] = c->rank[c->order[p]];
 		c->local_sorted = true;
-		return;
+		return 0;
 	}
 
 	c->nr_work = 0;
-	for (p = 0; p < c->n; p++) {
+	for (p = 0; p < c->n_kept; p++) {
 		uint32_t idx = c->local_order[p];
 
 		if (c->alias && c->alias[idx])
@@ -306,6 +545,7 @@ static void rank_by_local_key(struct canon *c)
 	if (live)
 		close_class(c, start, live);
 	c->n_live = live;
+	return 0;
 }
 
 /*
@@ -326,7 +566,7 @@ static uint64_t *var_identity_keys(const struct canon *c)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		uint64_t sec_rank = c->rank[idx];
 
-		if (bc_type_kind(t) != BTF_KIND_DATASEC)
+		if (bc_type_kind(t) != BTF_KIND_DATASEC || is_omitted(c, idx))
 			continue;
 		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
 			uint32_t var = c->refs[i];
@@ -377,47 +617,163 @@ static int64_t split_var_classes(struct canon *c)
 	return splits;
 }
 
-/* Step 4: one type per class, in rank order. */
+/*
+ * Step 4's strings for base BTF: each name word of out (at the word
+ * indices names[0..nr)) gets its string's offset in a new string section,
+ * laid out in order of first use. str_map caches input offset -> output
+ * offset + 1; it is indexed all over the input's strings, so the entry of
+ * the name 16 ahead is fetched early.
+ */
+static int map_names(const struct bc_btf *btf, uint32_t *words,
+		     const uint32_t *names, uint32_t nr, uint32_t *str_map,
+		     struct bc_strset *strs)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		uint32_t *w = &words[names[i]];
+		int64_t off;
+
+		if (i + 16 < nr)
+			__builtin_prefetch(&str_map[words[names[i + 16]]]);
+		if (str_map[*w]) {
+			*w = str_map[*w] - 1;
+			continue;
+		}
+		off = bc_strset_add(strs, bc_btf_str(btf, *w));
+		if (off < 0)
+			return -ENOMEM;
+		str_map[*w] = off + 1;
+		*w = off;
+	}
+	return 0;
+}
+
+/*
+ * Step 4's strings for split BTF: a string the base holds takes the base's
+ * offset (its first occurrence), any other is the split part's own, laid
+ * out in order of first use. Indexing the base's strings would cost a pass
+ * of hash-table inserts over all of them for the few a module names;
+ * instead the distinct names go into a small set (needles) and one scan
+ * over the base's strings looks each base string up in it, stopping once
+ * every needle is found. The scan reads the base sequentially and probes
+ * a table that stays in cache.
+ */
+static int map_names_split(const struct bc_btf *btf, uint32_t *words,
+			   const uint32_t *names, uint32_t nr,
+			   uint32_t *str_map, struct bc_strset *strs)
+{
+	const struct bc_btf *base = btf->base;
+	uint32_t i, off, found = 0, *base_hit = NULL;
+	struct bc_strset needles;
+	int err = bc_strset_init_over(&needles, 0);
+
+	if (err)
+		return err;
+	/* the distinct strings, by content; str_map: input offset -> needle + 1 */
+	for (i = 0; i < nr; i++) {
+		uint32_t w = words[names[i]];
+		int64_t k;
+
+		if (str_map[w])
+			continue;
+		k = bc_strset_add(&needles, bc_btf_str(btf, w));
+		if (k < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		str_map[w] = k + 1;
+	}
+	base_hit = calloc(needles.len ? needles.len : 1, sizeof(*base_hit));
+	if (!base_hit) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (off = 0; off < base->str_len && found < needles.nr_used;) {
+		const char *str = base->strs + off;
+		size_t len = strlen(str);
+		int64_t k = bc_strset_find_hashed(&needles, str, len,
+						  bc_strset_hash(str, len));
+
+		if (k >= 0 && !base_hit[k]) {
+			base_hit[k] = off + 1;
+			found++;
+		}
+		off += len + 1;
+	}
+	for (i = 0; i < nr; i++) {
+		uint32_t *w = &words[names[i]], k = str_map[*w] - 1;
+		int64_t own;
+
+		if (base_hit[k]) {
+			*w = base_hit[k] - 1;
+			continue;
+		}
+		own = bc_strset_add(strs, needles.buf + k);
+		if (own < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*w = own;
+	}
+out:
+	free(base_hit);
+	bc_strset_deinit(&needles);
+	return err;
+}
+
+/*
+ * Step 4: one type per class, in rank order. Types are copied with their
+ * ids remapped and the positions of their name words noted; the names are
+ * then mapped in that same order, so strings are laid out in order of
+ * first use.
+ */
 static int rebuild(struct canon *c, struct canon_result *res)
 {
 	const struct bc_btf *btf = c->btf, *base = btf->base;
 	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	/* input string offset -> output offset; names repeat a lot */
-	uint32_t *str_map = malloc(bc_btf_str_end(btf) * sizeof(uint32_t));
-	uint32_t p, idx, j, nr_out = 0, type_len = 0;
+	/*
+	 * input string offset -> output offset + 1 (0: not seen); calloc'ed,
+	 * so only the pages of offsets in use are ever touched
+	 */
+	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
+	/* word indices of name words in out; every word at most */
+	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
+	uint32_t p, idx, j, nr_out = 0, type_len = 0, nr_names = 0;
 	struct btf_header *hdr;
 	struct bc_strset strs;
 	uint8_t *out = NULL;
+	uint32_t *out_words;
 	size_t cap;
 	int err;
 
-	if (!class_out || !str_map) {
+	if (!class_out || !str_map || !names) {
 		free(class_out);
 		free(str_map);
+		free(names);
 		return -ENOMEM;
 	}
-	memset(str_map, 0xff, bc_btf_str_end(btf) * sizeof(uint32_t));
-	err = bc_strset_init(&strs, base ? base->strs : NULL,
-			     base ? base->str_len : 0);
+	err = base ? bc_strset_init_over(&strs, base->str_len) :
+		     bc_strset_init(&strs, NULL, 0);
 	if (err)
 		goto out;
 
-	for (p = 0; p < c->n_live; p++) {
-		idx = c->order[p];
-		if (c->rank[idx] != p)
-			continue;
-		class_out[p] = c->start_id + nr_out++;
-		type_len += bc_type_words(bc_btf_local(btf, idx)) * 4;
-	}
-	cap = sizeof(*hdr) + type_len;
+	for (p = 0; p < c->n_live; p++)
+		if (c->rank[c->order[p]] == p)
+			class_out[p] = c->start_id + nr_out++;
+	/* at most every input type: no pass over the types in rank order */
+	cap = sizeof(*hdr) + btf->hdr->type_len;
 	out = malloc(cap);
 	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
 	if (!out || !res->id_map) {
 		err = -ENOMEM;
 		goto out;
 	}
+	out_words = (uint32_t *)(out + sizeof(*hdr));
 	for (idx = 0; idx < c->n; idx++)
-		if (!c->alias || !c->alias[idx])
+		if (is_omitted(c, idx))
+			res->id_map[idx] = 0;
+		else if (!c->alias || !c->alias[idx])
 			res->id_map[idx] = class_out[c->rank[idx]];
 	for (idx = 0; c->alias && idx < c->n; idx++) {
 		uint32_t to = c->alias[idx];
@@ -427,39 +783,35 @@ static int rebuild(struct canon *c, struct canon_result *res)
 					   res->id_map[to - c->start_id];
 	}
 
-	type_len = 0;
 	for (p = 0; p < c->n_live; p++) {
 		const struct btf_type *t;
 		uint32_t *w, kind, words;
 
+		/*
+		 * Types are read in rank order, all over the input: fetch the
+		 * offset of the type 16 ahead and the record of the one 8
+		 * ahead while this one is copied.
+		 */
+		if (p + 16 < c->n_live)
+			__builtin_prefetch(&btf->type_off[c->order[p + 16]]);
+		if (p + 8 < c->n_live)
+			__builtin_prefetch(bc_btf_local(btf, c->order[p + 8]));
 		idx = c->order[p];
 		if (c->rank[idx] != p)
 			continue;
 		t = bc_btf_local(btf, idx);
 		kind = bc_type_kind(t);
 		words = bc_type_words(t);
-		w = (uint32_t *)(out + sizeof(*hdr) + type_len);
+		w = out_words + type_len / 4;
 		memcpy(w, t, words * 4);
 		for (j = 0; j < words; j++) {
-			int64_t off;
-
 			switch (bc_word_class(kind, j)) {
 			case BC_WORD_REF:
 				if (w[j] >= c->start_id)
 					w[j] = res->id_map[w[j] - c->start_id];
 				break;
 			case BC_WORD_NAME:
-				if (str_map[w[j]] != UINT32_MAX) {
-					w[j] = str_map[w[j]];
-					break;
-				}
-				off = bc_strset_add(&strs, bc_btf_str(btf, w[j]));
-				if (off < 0) {
-					err = -ENOMEM;
-					goto out;
-				}
-				str_map[w[j]] = off;
-				w[j] = off;
+				names[nr_names++] = type_len / 4 + j;
 				break;
 			default:
 				break;
@@ -467,6 +819,11 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		}
 		type_len += words * 4;
 	}
+	err = base ? map_names_split(btf, out_words, names, nr_names, str_map,
+				     &strs) :
+		     map_names(btf, out_words, names, nr_names, str_map, &strs);
+	if (err)
+		goto out;
 
 	res->raw_size = sizeof(*hdr) + type_len + strs.len;
 	res->raw = realloc(out, res->raw_size ? res->raw_size : 1);
@@ -475,7 +832,7 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		goto out;
 	}
 	out = NULL;
-	if (strs.len)	/* split BTF without strings of its own: buf is NULL */
+	if (strs.len)	/* split BTF may add no string: buf is NULL */
 		memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf,
 		       strs.len);
 	hdr = res->raw;
@@ -492,6 +849,7 @@ out:
 	free(out);
 	free(class_out);
 	free(str_map);
+	free(names);
 	bc_strset_deinit(&strs);
 	return err;
 }
@@ -522,8 +880,9 @@ out:
  * stays resolved and each pass that continues resolves at least one more:
  * the loop ends, and sort(sort(x)) == sort(x) holds.
  *
- * Cost: a pass is a sort of the named complete types (O(m log m) for m of
- * them) plus a lookup per FWD; a pass that resolves something is followed
+ * Cost: a pass is a sort of the named complete types whose name some open
+ * FWD has (O(m log m) for m of them; none at all when no FWD is open) plus
+ * a lookup per FWD; a pass that resolves something is followed
  * by a partition, which reuses the local-key order of the first and only
  * redoes the refinement. On vmlinux-sized graphs a second resolving pass
  * is rare and a third rarer still (canon_stats.fwd_rounds).
@@ -611,21 +970,39 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	const struct bc_btf *btf = c->btf, *base = btf->base;
 	struct fwd_candidate *cand = NULL, key;
 	uint32_t nr = 0, cap = 0, idx, i, resolved = 0;
+	struct bc_strset fwd_names;	/* names of the FWDs still open */
 	uint32_t *refs;
-	int err = 0;
+	int err = bc_strset_init_over(&fwd_names, 0);
 
-	for (idx = 0; base && idx < base->nr_types && !err; idx++) {
-		const struct btf_type *t = bc_btf_local(base, idx);
-		uint32_t id = base->start_id + idx;
-
-		if (full_family(t) != NOT_FWD)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(base, t->name_off), id, id });
-	}
+	if (err)
+		return err;
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD)
+		if (!c->alias[idx] && !is_omitted(c, idx) && t->name_off &&
+		    fwd_family(t) != NOT_FWD &&
+		    bc_strset_add(&fwd_names, bc_btf_str(btf, t->name_off)) < 0)
+			err = -ENOMEM;
+	}
+	/*
+	 * Only complete types named like an open FWD can be its target:
+	 * none are collected when there is no FWD, and the base's types are
+	 * only looked at by name.
+	 */
+	for (idx = 0; base && fwd_names.nr_used && idx < base->nr_types && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(base, idx);
+		uint32_t id = base->start_id + idx;
+
+		if (full_family(t) != NOT_FWD &&
+		    bc_strset_find(&fwd_names, bc_btf_str(base, t->name_off)) >= 0)
+			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
+				full_family(t), bc_btf_str(base, t->name_off), id, id });
+	}
+	for (idx = 0; fwd_names.nr_used && idx < c->n && !err; idx++) {
+		const struct btf_type *t = bc_btf_local(btf, idx);
+
+		if (full_family(t) != NOT_FWD && !is_omitted(c, idx) &&
+		    bc_strset_find(&fwd_names, bc_btf_str(btf, t->name_off)) >= 0)
 			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
 				full_family(t), bc_btf_str(btf, t->name_off),
 				c->start_id + c->rank[idx], c->start_id + idx });
@@ -638,8 +1015,8 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 		const struct btf_type *t = bc_btf_local(btf, idx);
 		struct fwd_candidate *hit;
 
-		if (c->alias[idx])
-			continue;	/* resolved by an earlier pass */
+		if (c->alias[idx] || is_omitted(c, idx))
+			continue;	/* resolved by an earlier pass, or left out */
 		key.family = fwd_family(t);
 		if (key.family == NOT_FWD || !t->name_off)
 			continue;
@@ -688,6 +1065,7 @@ static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
 	}
 	*refs_out = refs;
 out:
+	bc_strset_deinit(&fwd_names);
 	free(cand);
 	return err ? (int64_t)err : (int64_t)resolved;
 }
@@ -698,7 +1076,8 @@ static int partition(struct canon *c)
 	double t0 = now_sec(), t1;
 	int64_t splits;
 
-	rank_by_local_key(c);
+	if (rank_by_local_key(c))
+		return -ENOMEM;
 	t1 = now_sec();
 	c->stats->rank_sec += t1 - t0;
 	refine_to_fixpoint(c, true);
@@ -733,6 +1112,32 @@ static int resolve_fwds_to_fixpoint(struct canon *c)
 		if (err)
 			return err;
 	}
+}
+
+/*
+ * Omitted types are invisible to the order, so a kept type must not refer
+ * to one: its rank would be read. Returns 0, or -EINVAL after a message.
+ */
+static int check_omitted(const struct canon *c, const struct bc_log *log)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t idx, i;
+
+	if (!c->opts->omit)
+		return 0;
+	for (idx = 0; idx < c->n; idx++) {
+		if (is_omitted(c, idx))
+			continue;
+		for (i = btf->ref_start[idx]; i < btf->ref_start[idx + 1]; i++) {
+			uint32_t id = btf->refs[i];
+
+			if (id >= c->start_id && is_omitted(c, id - c->start_id))
+				return bc_log_error(log, -EINVAL,
+					"%s: type [%u] refers to [%u], which is left out",
+					btf->path, c->start_id + idx, id);
+		}
+	}
+	return 0;
 }
 
 static void canon_deinit(struct canon *c)
@@ -796,9 +1201,11 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		err = -ENOMEM;
 		goto out;
 	}
-	res->stats.types_in = c.n;
-
+	err = check_omitted(&c, log);
+	if (err)
+		goto out;
 	err = partition(&c);
+	res->stats.types_in = c.n_kept;
 	if (!err && opts->resolve_fwds) {
 		c.alias = calloc(n1, sizeof(*c.alias));
 		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;
@@ -808,6 +1215,9 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	t0 = now_sec();
 
 	err = rebuild(&c, res);
+	if (!err && opts->layout)	/* the 2026 header, layout section */
+		err = bc_btf_blob_add_layout(&res->raw, &res->raw_size,
+					     opts->layout, opts->nr_layout);
 	res->stats.rebuild_sec = now_sec() - t0;
 	res->stats.merged = res->stats.types_in - res->stats.types_out;
 out:

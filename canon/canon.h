@@ -13,7 +13,7 @@
 
 #include "btf_data.h"
 #include "log.h"
-#include "../sort/order.h"
+#include "order.h"
 
 struct canon_opts {
 	enum bc_order order;
@@ -23,10 +23,26 @@ struct canon_opts {
 	 * dropped. Off for sort (content is kept as given); on for encode.
 	 */
 	bool resolve_fwds;
+	/*
+	 * Write the 2026 header (32 bytes) and this kind layout section of
+	 * nr_layout entries between the types and the strings, as pahole
+	 * does; NULL: the 24-byte header and no section.
+	 */
+	const struct bc_btf_layout *layout;
+	uint32_t nr_layout;
+	/*
+	 * [local types] nonzero for a type to leave out of the output, or
+	 * NULL: helper types another pass built and needs no more (the
+	 * encoder's candidate markers and unchosen prototypes). Left out
+	 * types take no part in the order; no kept type may refer to one
+	 * (-EINVAL otherwise). This is how passes hand their types to the
+	 * one BTF writer, the rebuild, instead of writing BTF themselves.
+	 */
+	const uint8_t *omit;
 };
 
 struct canon_stats {
-	uint32_t types_in;
+	uint32_t types_in;		/* not counting the omitted */
 	uint32_t types_out;
 	uint32_t merged;		/* types_in - types_out */
 	uint32_t refine_rounds;		/* rounds of reference refinement */
@@ -42,7 +58,8 @@ struct canon_stats {
 struct canon_result {
 	void *raw;			/* the canonical BTF blob (malloc'd) */
 	size_t raw_size;
-	uint32_t *id_map;		/* [types_in]: input local index -> output id */
+	uint32_t *id_map;		/* [local types]: input local index -> output
+					 * id; 0 for an omitted type */
 	struct canon_stats stats;
 };
 

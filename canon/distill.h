@@ -21,7 +21,7 @@
 
 #include "btf_data.h"
 #include "log.h"
-#include "../sort/order.h"
+#include "order.h"
 
 /* The ELF section that holds the distilled base. */
 #define BC_BTF_BASE_SECTION ".BTF.base"

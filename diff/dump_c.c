@@ -1,36 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `dump -f c`: a C header (vmlinux.h) whose lines move only where the
- * types really changed.
+ * types really changed, and whose `git diff` between two kernels stays
+ * small and readable.
  *
- * bpftool writes the header by asking libbpf's btf_dump for every type id
- * in id order; btf_dump emits each type after the types it needs by value,
- * and a forward declaration before the first use of a struct through a
- * pointer. Id order is the order the encoder happened to produce, so two
- * kernels that differ in one struct give headers that differ in thousands
- * of places. Here the same btf_dump writes every definition (so the
- * declarations are bpftool's, byte for byte), but the roots are visited in
- * an order that depends on names only:
+ * bpftool >= 7.5 sorts its header by kind rank and name; btf_dump emits
+ * each type after the types it needs by value, and a forward declaration
+ * before the first use of a struct through a pointer. Here the same
+ * btf_dump writes every definition (so the declarations are bpftool's,
+ * byte for byte), with the roots visited in this order:
  *
- *   rank 0  a forward declaration of every named struct and union, by name;
+ *   decls   "struct foo;" for every forward declaration (FWD) and every
+ *	     struct or union named inside a prototype's parameter list
+ *	     anywhere in the header, by name (see below);
  *   rank 1  named enums by name, then enums nobody refers to (anonymous,
  *	     so their enumerators are the point) by their first enumerator;
- *   rank 2  typedefs of scalars, pointers and function prototypes, by name;
- *   rank 3  structs, unions and the other typedefs, by name.
+ *   rank 2  typedefs of scalars, pointers and function prototypes,
+ *	     striped;
+ *   rank 3  structs, unions and typedefs that a struct or union holds by
+ *	     value (through arrays, qualifiers, typedefs), by name;
+ *   rank 4  the other structs, unions and typedefs, striped;
+ *   kfuncs  an `extern ... __weak __ksym;` prototype per kfunc, by name,
+ *	     as bpftool writes them.
  *
- * btf_dump still pulls in what a definition needs by value just before it
- * (C needs that), so a type sits either at its own place by name or right
- * before its first user by value. Since every struct is declared in rank 0,
- * the forward declarations btf_dump would scatter through the file are
- * dropped from its output. Adding a member to a struct then changes one
- * line; adding a type adds its definition and one declaration.
+ * btf_dump pulls in what a definition holds by value just before it (C
+ * needs that), so a held type sits before its first holder, and moves
+ * (its lines count twice in a diff) whenever its first holder changes.
+ * Giving held types their own rank before all others means rank 4 never
+ * pulls anything forward, and within rank 3 name order tends to put
+ * "foo" before its holders "foo_bar". A type moves when it gets its first
+ * holder or loses its last.
  *
- * Types of the same name and kind get btf_dump's "___2" suffixes in the
- * order of rank 0, i.e. by name and then canonical id. The cost is one
- * sort of the roots and one pass of btf_dump: linear in the types.
+ * Striped means sorted by (stripe, name): the stripe is a hash of the
+ * type's family (the name up to its last '_': "tcp_sock" and
+ * "tcp_request_sock" are families "tcp" and "tcp_request") modulo
+ * NR_STRIPES. Each stripe is in name order, so a family stays together (a
+ * struct renamed within its family stays where it was), while a subsystem
+ * that grew or changed as a whole is spread over NR_STRIPES places. That
+ * matters for git: its diff gives up being minimal where one stretch of
+ * the files holds more than a few hundred differing lines (xdiff cuts the
+ * Myers search at about the square root of the file's length), and a
+ * name-sorted header puts a new subsystem's thousands of lines in one
+ * stretch. Between the headers of 6.12.117 and the 6.18 kernel git diff
+ * reports 173k changed lines when everything is in name order and 73k
+ * with this order, against a lower bound of 56k (BENCH.md).
+ *
+ * Forward declarations: C gives a struct first named inside a parameter
+ * list the scope of that prototype, and one first named anywhere else
+ * (a pointer member, a typedef) file scope. So only names that appear in
+ * parameter lists need a declaration ahead of them. Declaring every one
+ * of those up front, whatever the order, keeps the set a function of the
+ * prototypes alone; btf_dump's own forward declarations are dropped.
+ *
+ * Types of the same name and kind get btf_dump's "___2" suffixes in name
+ * order (then canonical id): every struct, union and FWD is named once, in
+ * that order, before anything is written. The cost is one sort of the
+ * roots, one pass of btf_dump and one scan of the text: linear in the
+ * types.
  *
  * The text around the types (include guard, the preserve_access_index
- * pragma that BPF_NO_PRESERVE_ACCESS_INDEX turns off) is bpftool's.
+ * pragma that BPF_NO_PRESERVE_ACCESS_INDEX turns off, the __ksym, __weak
+ * and __bpf_fastcall macros, BPF_NO_KFUNC_PROTOTYPES) is bpftool 7.8's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,21 +75,31 @@
 enum root_rank {
 	RANK_ENUM = 1,
 	RANK_ANON_ENUM,
-	RANK_SIMPLE_TYPEDEF,
-	RANK_AGGREGATE,
+	RANK_SIMPLE_TYPEDEF,	/* striped */
+	RANK_HELD,		/* by name */
+	RANK_UNHELD,		/* striped */
 };
+
+#define NR_STRIPES 8
 
 struct root {
 	uint32_t id;
 	uint32_t rank;
+	uint32_t stripe;	/* ranks 2 and 4: hash of the family */
 	const char *name;	/* sort name: own name, or first enumerator/member */
+};
+
+/* "struct foo;" as btf_dump spells it, and whether foo is only a FWD */
+struct fwd_line {
+	char *text;
+	bool is_fwd_kind;
 };
 
 struct c_dump {
 	const struct bc_btf *btf;
 	struct btf_dump *d;
-	struct bc_text *out;
-	char **fwd_lines;	/* "struct foo;" as emitted in rank 0, sorted */
+	struct bc_text *sink;	/* where btf_dump writes now */
+	struct fwd_line *fwds;	/* every struct, union and FWD, sorted by text */
 	uint32_t nr_fwds;
 };
 
@@ -70,7 +110,7 @@ struct c_dump {
  */
 static void append_printf(void *ctx, const char *fmt, va_list args)
 {
-	struct bc_text *out = ctx;
+	struct bc_text *out = ((struct c_dump *)ctx)->sink;
 	size_t mark = out->len;
 
 	bc_text_vprintf(out, fmt, args);
@@ -107,6 +147,93 @@ static bool is_simple_typedef(const struct bc_btf *btf, const struct btf_type *t
 	}
 }
 
+/*
+ * The kth type t holds by value, or 0 when it has no more: members of
+ * structs and unions, array elements, what modifiers and typedefs name.
+ * Pointers and prototypes hold nothing by value.
+ */
+static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return k < btf_vlen(t) ? btf_members(t)[k].type : 0;
+	case BTF_KIND_ARRAY:
+		return k ? 0 : btf_array(t)->type;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return k ? 0 : t->type;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Which types some struct or union holds by value: the named struct or
+ * union a member's type reaches through arrays, qualifiers and typedefs,
+ * and the typedefs on the way ("struct foo a[2]", "foo_t a" with
+ * "typedef struct foo foo_t"). Anonymous structs and unions are walked
+ * like named ones, so what they hold counts for their parent. Linear in
+ * the members (the chains are finite: check_layout refused any type that
+ * holds itself). Returns a calloc'd array indexed by id, or NULL.
+ */
+static bool *held_types(const struct bc_btf *btf)
+{
+	bool *held = calloc(bc_btf_end_id(btf), sizeof(*held));
+	uint32_t i, j;
+
+	if (!held)
+		return NULL;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+
+		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
+			continue;
+		for (j = 0; j < btf_vlen(t); j++) {
+			uint32_t id = btf_members(t)[j].type, steps;
+
+			for (steps = 0; steps <= btf->nr_types; steps++) {
+				const struct btf_type *m = bc_btf_type(btf, id);
+				uint32_t kind = m ? btf_kind(m) : BTF_KIND_UNKN;
+
+				if (kind == BTF_KIND_TYPEDEF)
+					held[id] = true;
+				else if ((kind == BTF_KIND_STRUCT ||
+					  kind == BTF_KIND_UNION) && m->name_off)
+					held[id] = true;
+				if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_ARRAY &&
+				    kind != BTF_KIND_CONST && kind != BTF_KIND_VOLATILE &&
+				    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
+					break;
+				id = by_value_ref(m, 0);
+			}
+		}
+	}
+	return held;
+}
+
+/*
+ * The stripe of a striped type: FNV-1a of its family, the name
+ * up to its last '_' (the whole name when it has none past its first
+ * character), modulo NR_STRIPES.
+ */
+static uint32_t family_stripe(const char *name)
+{
+	const char *last = strrchr(name, '_');
+	size_t len = last && last != name ? (size_t)(last - name) : strlen(name);
+	uint64_t hash = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		hash ^= (unsigned char)name[i];
+		hash *= 1099511628211ULL;
+	}
+	return hash % NR_STRIPES;
+}
+
 static int cmp_root(const void *pa, const void *pb)
 {
 	const struct root *a = pa, *b = pb;
@@ -114,6 +241,8 @@ static int cmp_root(const void *pa, const void *pb)
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
+	if (a->stripe != b->stripe)
+		return a->stripe < b->stripe ? -1 : 1;
 	c = strcmp(a->name, b->name);
 	if (c)
 		return c;
@@ -121,20 +250,23 @@ static int cmp_root(const void *pa, const void *pb)
 }
 
 /*
- * Picks the roots of ranks 1-3 among btf's own types, and the named
- * structs, unions and forward declarations of rank 0 (rank 0 in *roots).
+ * Picks the roots of ranks 1-4 among btf's own types, and the named
+ * structs, unions and forward declarations to name first (rank 0 in
+ * *roots).
  */
 static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			 uint32_t *nr_out)
 {
 	uint32_t i, nr = 0;
 	struct root *roots;
-	bool *referenced;
+	bool *referenced, *held;
 
 	referenced = bc_referenced_types(btf, false);
+	held = held_types(btf);
 	roots = calloc(btf->nr_types + 1, sizeof(*roots));
-	if (!referenced || !roots) {
+	if (!referenced || !held || !roots) {
 		free(referenced);
+		free(held);
 		free(roots);
 		return -ENOMEM;
 	}
@@ -149,7 +281,7 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			/* btf_dump writes anonymous ones only inside others */
 			if (!*name)
 				continue;
-			rank = RANK_AGGREGATE;
+			rank = held[id] ? RANK_HELD : RANK_UNHELD;
 			break;
 		case BTF_KIND_FWD:
 			rank = 0;
@@ -166,24 +298,32 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			}
 			break;
 		case BTF_KIND_TYPEDEF:
-			rank = is_simple_typedef(btf, t) ? RANK_SIMPLE_TYPEDEF :
-							   RANK_AGGREGATE;
+			if (is_simple_typedef(btf, t))
+				rank = RANK_SIMPLE_TYPEDEF;
+			else
+				rank = held[id] ? RANK_HELD : RANK_UNHELD;
 			break;
 		default:
 			continue;
 		}
-		roots[nr++] = (struct root){ .id = id, .rank = rank, .name = name };
+		roots[nr++] = (struct root){
+			.id = id, .rank = rank, .name = name,
+			.stripe = rank == RANK_SIMPLE_TYPEDEF || rank == RANK_UNHELD ?
+				  family_stripe(name) : 0,
+		};
 	}
 	free(referenced);
+	free(held);
 	qsort(roots, nr, sizeof(*roots), cmp_root);
 	*roots_out = roots;
 	*nr_out = nr;
 	return 0;
 }
 
-static int cmp_str_ptr(const void *a, const void *b)
+static int cmp_fwd_line(const void *pa, const void *pb)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct fwd_line *)pa)->text,
+		      ((const struct fwd_line *)pb)->text);
 }
 
 static int cmp_fwd_root(const void *pa, const void *pb)
@@ -197,21 +337,23 @@ static int cmp_fwd_root(const void *pa, const void *pb)
 }
 
 /*
- * Rank 0: "struct foo;" for every named struct, union and forward
- * declaration, by name, spelled as btf_dump names them (which also fixes
- * the ___N suffixes in this order).
+ * Asks btf_dump for "struct foo;" of every named struct, union and forward
+ * declaration, by name, into a scratch text: this fixes the ___N suffixes
+ * in name order, and keeps each spelling (c->fwds, sorted by text) to
+ * recognize btf_dump's own forward declarations later.
  */
-static int emit_fwd_decls(struct c_dump *c, const struct root *roots,
-			  uint32_t nr_roots)
+static int name_aggregates(struct c_dump *c, const struct root *roots,
+			   uint32_t nr_roots)
 {
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	struct bc_text scratch;
 	struct root *decls;
 	uint32_t i, nr = 0;
 	int err = 0;
 
 	decls = calloc(nr_roots + 1, sizeof(*decls));
-	c->fwd_lines = calloc(nr_roots + 1, sizeof(*c->fwd_lines));
-	if (!decls || !c->fwd_lines) {
+	c->fwds = calloc(nr_roots + 1, sizeof(*c->fwds));
+	if (!decls || !c->fwds) {
 		free(decls);
 		return -ENOMEM;
 	}
@@ -224,58 +366,74 @@ static int emit_fwd_decls(struct c_dump *c, const struct root *roots,
 			decls[nr++] = roots[i];
 	}
 	qsort(decls, nr, sizeof(*decls), cmp_fwd_root);
+	bc_text_init(&scratch);
+	c->sink = &scratch;
 	for (i = 0; i < nr && !err; i++) {
-		size_t mark = c->out->len;
+		struct fwd_line *line = &c->fwds[c->nr_fwds];
 
+		bc_text_truncate(&scratch, 0);
 		err = btf_dump__emit_type_decl(c->d, decls[i].id, &opts);
+		bc_text_puts(&scratch, ";");
+		if (!err)
+			err = scratch.err;
 		if (err)
 			break;
-		bc_text_puts(c->out, ";");
-		err = c->out->err;
-		if (err)
-			break;
-		c->fwd_lines[c->nr_fwds] = strdup(c->out->buf + mark);
-		if (!c->fwd_lines[c->nr_fwds])
+		line->text = strdup(bc_text_str(&scratch));
+		line->is_fwd_kind =
+			bc_type_kind(bc_btf_type(c->btf, decls[i].id)) == BTF_KIND_FWD;
+		if (!line->text)
 			err = -ENOMEM;
 		else
 			c->nr_fwds++;
-		bc_text_puts(c->out, "\n");
 	}
+	bc_text_deinit(&scratch);
 	free(decls);
-	if (nr)
-		bc_text_puts(c->out, "\n");
-	qsort(c->fwd_lines, c->nr_fwds, sizeof(*c->fwd_lines), cmp_str_ptr);
-	return err ? err : c->out->err;
+	qsort(c->fwds, c->nr_fwds, sizeof(*c->fwds), cmp_fwd_line);
+	return err;
 }
 
-/* A block "struct foo;" that rank 0 already declared. */
-static bool is_declared_fwd(const struct c_dump *c, char *block, size_t len)
+/* The entry of c->fwds whose text is the len bytes at s, or NULL. */
+static const struct fwd_line *find_fwd(const struct c_dump *c, const char *s,
+				       size_t len)
 {
-	char *key = block;
-	bool found;
-	char saved;
+	uint32_t lo = 0, hi = c->nr_fwds;
 
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const char *text = c->fwds[mid].text;
+		int cmp = strncmp(text, s, len);
+
+		if (!cmp)
+			cmp = text[len] ? 1 : 0;
+		if (!cmp)
+			return &c->fwds[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A block that is btf_dump's forward declaration of a struct or union. */
+static bool is_fwd_block(const struct c_dump *c, const char *block, size_t len)
+{
 	if (len < 2 || block[len - 1] != ';' || memchr(block, '\n', len) ||
 	    memchr(block, '{', len))
 		return false;
 	if (strncmp(block, "struct ", 7) && strncmp(block, "union ", 6))
 		return false;
-	saved = block[len];
-	block[len] = '\0';
-	found = bsearch(&key, c->fwd_lines, c->nr_fwds, sizeof(*c->fwd_lines),
-			cmp_str_ptr) != NULL;
-	block[len] = saved;
-	return found;
+	return find_fwd(c, block, len) != NULL;
 }
 
 /*
- * Removes from out (from mark on) the forward declarations that rank 0
- * made. btf_dump ends every top-level declaration with ";\n\n" and puts no
- * blank line inside one, so blocks are separated by "\n\n".
+ * Removes from c->sink (from mark on) the forward declarations btf_dump
+ * wrote. btf_dump ends every top-level declaration with ";\n\n" and puts
+ * no blank line inside one, so blocks are separated by "\n\n".
  */
-static void drop_declared_fwds(struct c_dump *c, size_t mark)
+static void drop_fwd_blocks(struct c_dump *c, size_t mark)
 {
-	char *buf = c->out->buf, *end = buf + c->out->len;
+	char *buf = c->sink->buf, *end = buf + c->sink->len;
 	char *src = buf + mark, *dst = src;
 
 	while (src < end) {
@@ -283,13 +441,300 @@ static void drop_declared_fwds(struct c_dump *c, size_t mark)
 		size_t block_len = sep ? (size_t)(sep - src) : (size_t)(end - src);
 		size_t take = sep ? block_len + 2 : block_len;
 
-		if (!is_declared_fwd(c, src, block_len)) {
+		if (!is_fwd_block(c, src, block_len)) {
 			memmove(dst, src, take);
 			dst += take;
 		}
 		src += take;
 	}
-	bc_text_truncate(c->out, dst - buf);
+	bc_text_truncate(c->sink, dst - buf);
+}
+
+static bool is_ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/*
+ * Marks (in *needed, indexed like c->fwds) every struct and union that
+ * the text names inside parentheses: in a parameter list, where C would
+ * give an undeclared one the prototype's scope. Parentheses in btf_dump's
+ * output are parameter lists, the "(*name)" of a declarator (which names
+ * no struct) and attributes (which name none either). A definition
+ * "struct foo {" inside a parameter list does not occur. Linear in the
+ * text.
+ */
+static void mark_prototype_names(const struct c_dump *c, const char *text,
+				 size_t len, bool *needed)
+{
+	size_t i = 0;
+	int depth = 0;
+
+	while (i < len) {
+		size_t kw, start, end;
+		const struct fwd_line *line;
+		char decl[512];
+
+		if (text[i] == '(') {
+			depth++;
+			i++;
+			continue;
+		}
+		if (text[i] == ')') {
+			depth -= depth > 0;
+			i++;
+			continue;
+		}
+		if (!is_ident_char(text[i])) {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < len && is_ident_char(text[i]))
+			i++;
+		if (!depth)
+			continue;
+		kw = i - start;
+		if (!((kw == 6 && !memcmp(text + start, "struct", 6)) ||
+		      (kw == 5 && !memcmp(text + start, "union", 5))) ||
+		    i >= len || text[i] != ' ')
+			continue;
+		end = i + 1;
+		while (end < len && is_ident_char(text[end]))
+			end++;
+		if (end == i + 1 || end - start + 1 >= sizeof(decl))
+			continue;
+		memcpy(decl, text + start, end - start);
+		decl[end - start] = ';';
+		line = find_fwd(c, decl, end - start + 1);
+		if (line)
+			needed[line - c->fwds] = true;
+		i = end;
+	}
+}
+
+static int cmp_decl_name(const void *pa, const void *pb)
+{
+	const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+	int c = strcmp(strchr(a, ' ') + 1, strchr(b, ' ') + 1);
+
+	return c ? c : strcmp(a, b);
+}
+
+/*
+ * Appends to out the forward declarations the body needs (see the top of
+ * this file), sorted by name, then a blank line. Returns 0 or -ENOMEM.
+ */
+static int emit_needed_fwds(const struct c_dump *c, const struct bc_text *body,
+			    struct bc_text *out)
+{
+	bool *needed = calloc(c->nr_fwds + 1, sizeof(*needed));
+	const char **decls = calloc(c->nr_fwds + 1, sizeof(*decls));
+	uint32_t i, nr = 0;
+
+	if (!needed || !decls) {
+		free(needed);
+		free(decls);
+		return -ENOMEM;
+	}
+	mark_prototype_names(c, bc_text_str(body), body->len, needed);
+	for (i = 0; i < c->nr_fwds; i++) {
+		if (needed[i] || c->fwds[i].is_fwd_kind)
+			decls[nr++] = c->fwds[i].text;
+	}
+	qsort(decls, nr, sizeof(*decls), cmp_decl_name);
+	for (i = 0; i < nr; i++) {
+		bc_text_puts(out, decls[i]);
+		bc_text_puts(out, "\n");
+	}
+	if (nr)
+		bc_text_puts(out, "\n");
+	free(needed);
+	free(decls);
+	return out->err;
+}
+
+struct kfunc {
+	uint32_t func_id;
+	const char *name;
+	bool fastcall;
+};
+
+static int cmp_kfunc(const void *pa, const void *pb)
+{
+	const struct kfunc *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->func_id < b->func_id ? -1 : a->func_id > b->func_id;
+}
+
+/*
+ * The kfuncs: FUNCs with a DECL_TAG "bpf_kfunc" on the function itself
+ * (component_idx -1), "bpf_fastcall" likewise marking the fastcall ones.
+ * One per FUNC, by name. Returns the count or -ENOMEM.
+ */
+static int collect_kfuncs(const struct bc_btf *btf, struct kfunc **out)
+{
+	struct kfunc *kfuncs = NULL;
+	uint32_t i, j, nr = 0, cap = 0;
+	bool *fastcall = calloc(bc_btf_end_id(btf), sizeof(*fastcall));
+
+	if (!fastcall)
+		return -ENOMEM;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+		const struct btf_type *func;
+
+		/* t->type is a reference (checked by the parser) only in tags */
+		if (bc_type_kind(t) != BTF_KIND_DECL_TAG ||
+		    btf_decl_tag(t)->component_idx != -1)
+			continue;
+		func = bc_btf_type(btf, t->type);
+		if (!func || bc_type_kind(func) != BTF_KIND_FUNC)
+			continue;
+		if (!strcmp(bc_btf_str(btf, t->name_off), "bpf_fastcall"))
+			fastcall[t->type] = true;
+		if (strcmp(bc_btf_str(btf, t->name_off), "bpf_kfunc"))
+			continue;
+		if (nr == cap) {
+			struct kfunc *grown;
+
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(kfuncs, cap * sizeof(*kfuncs));
+			if (!grown) {
+				free(kfuncs);
+				free(fastcall);
+				return -ENOMEM;
+			}
+			kfuncs = grown;
+		}
+		kfuncs[nr++] = (struct kfunc){
+			.func_id = t->type,
+			.name = bc_btf_str(btf, func->name_off),
+		};
+	}
+	if (nr)
+		qsort(kfuncs, nr, sizeof(*kfuncs), cmp_kfunc);
+	/* a FUNC tagged twice is one prototype */
+	for (i = 0, j = 0; i < nr; i++) {
+		if (j && kfuncs[j - 1].func_id == kfuncs[i].func_id)
+			continue;
+		kfuncs[j] = kfuncs[i];
+		kfuncs[j++].fastcall = fastcall[kfuncs[i].func_id];
+	}
+	free(fastcall);
+	*out = kfuncs;
+	return j;
+}
+
+/*
+ * The kfunc prototypes, as bpftool >= 7.5 writes them after the types:
+ * "extern [__bpf_fastcall ]DECL __weak __ksym;" inside
+ * #ifndef BPF_NO_KFUNC_PROTOTYPES, by name; the section is there (empty)
+ * when the BTF has no kfuncs. Returns 0 or a negative errno.
+ */
+static int emit_kfuncs(struct c_dump *c)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts);
+	struct kfunc *kfuncs = NULL;
+	int nr = collect_kfuncs(c->btf, &kfuncs), i, err = 0;
+
+	if (nr < 0)
+		return nr;
+	bc_text_puts(c->sink, "\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n");
+	for (i = 0; i < nr && !err; i++) {
+		const struct btf_type *func = bc_btf_type(c->btf, kfuncs[i].func_id);
+
+		bc_text_puts(c->sink, kfuncs[i].fastcall ? "extern __bpf_fastcall " :
+							  "extern ");
+		opts.field_name = kfuncs[i].name;
+		err = btf_dump__emit_type_decl(c->d, func->type, &opts);
+		bc_text_puts(c->sink, " __weak __ksym;\n");
+	}
+	bc_text_puts(c->sink, "#endif\n\n");
+	free(kfuncs);
+	return err ? err : c->sink->err;
+}
+
+/*
+ * A TYPE_TAG with kflag set (pahole's "attributes", 2026) is a C
+ * attribute, not a BTF tag: libbpf >= 1.6 writes it as
+ * "__attribute__((NAME))", where Debian's libbpf 1.1.2 writes
+ * "__attribute__((btf_type_tag("NAME")))" for every type tag. The kernel
+ * uses it for "address_space(1)" on BPF arena pointers. This rewrites the
+ * second spelling into the first for every name that only kflag tags
+ * carry (a name both kinds carry keeps libbpf 1.1.2's spelling). Linear
+ * in the text per such name; there are one or two.
+ */
+struct type_tag {
+	const char *name;
+	bool kflag;
+};
+
+static int cmp_type_tag(const void *pa, const void *pb)
+{
+	return strcmp(((const struct type_tag *)pa)->name,
+		      ((const struct type_tag *)pb)->name);
+}
+
+/* Replaces every "__attribute__((btf_type_tag("NAME")))" in body. */
+static int rewrite_tag(struct bc_text *body, const char *name)
+{
+	struct bc_text from, rewritten;
+	const char *at, *text = bc_text_str(body);
+	int err;
+
+	bc_text_init(&from);
+	bc_text_init(&rewritten);
+	bc_text_printf(&from, "__attribute__((btf_type_tag(\"%s\")))", name);
+	while ((at = strstr(text, bc_text_str(&from)))) {
+		bc_text_add(&rewritten, text, at - text);
+		bc_text_printf(&rewritten, "__attribute__((%s))", name);
+		text = at + from.len;
+	}
+	bc_text_puts(&rewritten, text);
+	err = from.err ? from.err : rewritten.err;
+	if (!err) {
+		bc_text_truncate(body, 0);
+		bc_text_add(body, bc_text_str(&rewritten), rewritten.len);
+		err = body->err;
+	}
+	bc_text_deinit(&from);
+	bc_text_deinit(&rewritten);
+	return err;
+}
+
+static int rewrite_attribute_tags(const struct bc_btf *btf, struct bc_text *body)
+{
+	struct type_tag *tags = calloc(btf->nr_types + 1, sizeof(*tags));
+	uint32_t i, j, nr = 0;
+	int err = 0;
+
+	if (!tags)
+		return -ENOMEM;
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+
+		if (bc_type_kind(t) == BTF_KIND_TYPE_TAG)
+			tags[nr++] = (struct type_tag){
+				.name = bc_btf_str(btf, t->name_off),
+				.kflag = bc_info_kflag(t->info),
+			};
+	}
+	qsort(tags, nr, sizeof(*tags), cmp_type_tag);
+	for (i = 0; i < nr && !err; i = j) {
+		bool all_kflag = true;
+
+		for (j = i; j < nr && !strcmp(tags[j].name, tags[i].name); j++)
+			all_kflag &= tags[j].kflag;
+		if (all_kflag)
+			err = rewrite_tag(body, tags[i].name);
+	}
+	free(tags);
+	return err;
 }
 
 static const char c_prologue[] =
@@ -298,6 +743,22 @@ static const char c_prologue[] =
 	"\n"
 	"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
 	"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n"
+	"#endif\n"
+	"\n"
+	"#ifndef __ksym\n"
+	"#define __ksym __attribute__((section(\".ksyms\")))\n"
+	"#endif\n"
+	"\n"
+	"#ifndef __weak\n"
+	"#define __weak __attribute__((weak))\n"
+	"#endif\n"
+	"\n"
+	"#ifndef __bpf_fastcall\n"
+	"#if __has_attribute(bpf_fastcall)\n"
+	"#define __bpf_fastcall __attribute__((bpf_fastcall))\n"
+	"#else\n"
+	"#define __bpf_fastcall\n"
+	"#endif\n"
 	"#endif\n"
 	"\n";
 
@@ -324,30 +785,6 @@ static const char c_epilogue[] =
  *
  * Returns 0 or -EINVAL after a message.
  */
-/*
- * The kth type t holds by value, or 0 when it has no more: members of
- * structs and unions, array elements, what modifiers and typedefs name.
- * Pointers and prototypes hold nothing by value.
- */
-static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
-{
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return k < btf_vlen(t) ? btf_members(t)[k].type : 0;
-	case BTF_KIND_ARRAY:
-		return k ? 0 : btf_array(t)->type;
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPE_TAG:
-		return k ? 0 : t->type;
-	default:
-		return 0;
-	}
-}
-
 /*
  * A struct that contains itself by value (through members, arrays,
  * typedefs) has no size: libbpf's btf__align_of() recurses on it until the
@@ -478,47 +915,59 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log)
 {
-	struct c_dump c = { .btf = btf, .out = out };
+	struct c_dump c = { .btf = btf };
 	struct root *roots = NULL;
 	uint32_t i, nr_roots = 0;
+	struct bc_text body;
 	int err;
 
 	err = check_layout(btf, lbtf, log);
 	if (err)
 		return err;
+	bc_text_init(&body);
 	err = collect_roots(btf, &roots, &nr_roots);
 	if (err)
 		goto out;
-	c.d = btf_dump__new(lbtf, append_printf, out, NULL);
+	c.d = btf_dump__new(lbtf, append_printf, &c, NULL);
 	if (!c.d) {
 		err = -errno;
 		goto out;
 	}
-	bc_text_puts(out, c_prologue);
-	err = emit_fwd_decls(&c, roots, nr_roots);
+	err = name_aggregates(&c, roots, nr_roots);
+	c.sink = &body;
 	for (i = 0; !err && i < nr_roots; i++) {
-		size_t mark = out->len;
+		size_t mark = body.len;
 
 		if (!roots[i].rank)
 			continue;
 		err = btf_dump__dump_type(c.d, roots[i].id);
 		if (!err)
-			err = out->err;
+			err = body.err;
 		if (!err)
-			drop_declared_fwds(&c, mark);
+			drop_fwd_blocks(&c, mark);
 	}
 	if (!err)
-		bc_text_puts(out, c_epilogue);
+		err = emit_kfuncs(&c);
 	if (!err)
+		err = rewrite_attribute_tags(btf, &body);
+	if (!err) {
+		bc_text_puts(out, c_prologue);
+		err = emit_needed_fwds(&c, &body, out);
+	}
+	if (!err) {
+		bc_text_add(out, bc_text_str(&body), body.len);
+		bc_text_puts(out, c_epilogue);
 		err = out->err;
+	}
 out:
 	if (err)
 		bc_log_error(log, err, "%s: cannot write the C header: %s",
 			     btf->path, strerror(-err));
 	btf_dump__free(c.d);
 	for (i = 0; i < c.nr_fwds; i++)
-		free(c.fwd_lines[i]);
-	free(c.fwd_lines);
+		free(c.fwds[i].text);
+	free(c.fwds);
 	free(roots);
+	bc_text_deinit(&body);
 	return err;
 }

@@ -71,7 +71,8 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	struct canon_opts copts = { .order = opts->order, .resolve_fwds = true };
 	struct encode_opts eopts;
 	struct encode_stats stats;
-	struct btf *encoded = NULL, *base = NULL;
+	struct encode_result encoded = { 0 };
+	struct btf *base = NULL;
 	const void *raw;
 	__u32 raw_size;
 	int err;
@@ -88,7 +89,8 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	err = encode_file(path, &eopts, &encoded, &stats, log);
 	if (err)
 		goto out;
-	raw = btf__raw_data(encoded, &raw_size);
+	copts.omit = encoded.omit;	/* the encoder's helper types */
+	raw = btf__raw_data(encoded.btf, &raw_size);
 	if (!raw)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	else
@@ -97,10 +99,17 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	in->encoded = true;
 out:
-	btf__free(encoded);
+	encode_result_deinit(&encoded);
 	btf__free(base);
 	return err;
 }
+
+/*
+ * dump and diff go on past types of kinds they do not know, as long as a
+ * kind layout section sizes them: such a type reads as `typedef void NAME`
+ * (an opaque type; references to it stay valid) and the parser warns.
+ */
+static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
 
 int bc_input_load(const char *path, const struct bc_input_opts *opts,
 		  struct bc_input *in, const struct bc_log *log)
@@ -116,8 +125,8 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 	memset(in, 0, sizeof(*in));
 	in->path = path;
 	if (opts->base_path) {
-		err = bc_file_load_btf(opts->base_path, NULL, &in->base, &format,
-				       log);
+		err = bc_file_load_btf_opts(opts->base_path, NULL, &skip_unknown,
+					    &in->base, &format, log);
 		if (err)
 			goto fail;
 	}
@@ -132,7 +141,8 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 	release_message(&held, log);
 	if (err)
 		goto fail;
-	err = bc_btf_parse(data, size, in->base, path, log, &in->btf);
+	err = bc_btf_parse_opts(data, size, in->base, &skip_unknown, path, log,
+				&in->btf);
 	free(data);
 	if (!err && opts->canonicalize)
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
@@ -182,6 +192,26 @@ static struct btf *libbpf_split(const struct bc_btf *btf, struct btf *base)
 	return out;
 }
 
+/*
+ * libbpf 1.1 reads vlen from bits 0-15 of the info word; a type with more
+ * entries (possible since 2026) would be misread.
+ */
+static int check_libbpf_vlen(const struct bc_btf *btf, const struct bc_log *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(btf, i);
+
+		if (bc_type_vlen(t) > 0xffff)
+			return bc_log_error(log, -EOPNOTSUPP,
+				"%s: type [%u] %s has %u entries, more than libbpf 1.1 reads (65535): -f raw and -f json can list it, -f c cannot",
+				btf->path, btf->start_id + i,
+				bc_kind_name(bc_type_kind(t)), bc_type_vlen(t));
+	}
+	return 0;
+}
+
 int bc_input_to_libbpf(const struct bc_input *in, struct btf **base,
 		       struct btf **btf, const struct bc_log *log)
 {
@@ -189,6 +219,12 @@ int bc_input_to_libbpf(const struct bc_input *in, struct btf **base,
 
 	*base = NULL;
 	*btf = NULL;
+	/* the data of a bc_btf is in the plain form (24-byte header) */
+	err = in->base ? check_libbpf_vlen(in->base, log) : 0;
+	if (!err)
+		err = check_libbpf_vlen(in->btf, log);
+	if (err)
+		return err;
 	if (in->base) {
 		*base = btf__new(in->base->data, in->base->size);
 		if (!*base) {

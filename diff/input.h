@@ -15,7 +15,7 @@
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
-#include "../sort/order.h"
+#include "../canon/order.h"
 
 struct btf;
 

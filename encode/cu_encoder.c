@@ -26,7 +26,8 @@
  * inlined instances. Types reached only through references are encoded on
  * demand, wherever they live (type units, other CUs via DW_FORM_ref_addr).
  * Top-level subprograms and variables also go to funcs.c
- * (cand_collect_die), which keeps the function and variable candidates.
+ * (cand_collect_die), which keeps the function and variable candidates
+ * and says which type each needs; the walk encodes it (collect_candidate).
  *
  * Forward declarations keep their names: libbpf's dedup then treats a FWD
  * and a struct or union of the same name as equivalent, as pahole relies
@@ -41,12 +42,10 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "annot.h"
 #include "cu_encoder.h"
 #include "funcs.h"
 
-#ifndef DW_TAG_LLVM_annotation
-#define DW_TAG_LLVM_annotation 0x6000
-#endif
 #ifndef DW_TAG_atomic_type
 #define DW_TAG_atomic_type 0x47
 #endif
@@ -179,13 +178,6 @@ static int die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *value)
 	return dwarf_formudata(&mem, value) ? -EINVAL : 0;
 }
 
-static const char *die_name(Dwarf_Die *die)
-{
-	const char *name = dwarf_diename(die);
-
-	return name ? name : "";
-}
-
 /*
  * The attributes the encoder reads, collected in one scan of the DIE
  * (dwarf_getattrs) instead of one scan per dwarf_attr call; a member DIE
@@ -195,7 +187,8 @@ enum die_attr_slot {
 	DA_NAME, DA_TYPE, DA_BYTE_SIZE, DA_ENCODING, DA_DECLARATION,
 	DA_EXTERNAL, DA_BIT_SIZE, DA_DATA_BIT_OFFSET, DA_BIT_OFFSET,
 	DA_MEMBER_LOCATION, DA_COUNT, DA_UPPER_BOUND, DA_LOWER_BOUND,
-	DA_CONST_VALUE, DA_INDIRECT, DA_DECL_LINE, DA_DECL_COLUMN, DA_SIBLING, DA_DECL_FILE, DA_NR,
+	DA_CONST_VALUE, DA_INDIRECT, DA_DECL_LINE, DA_DECL_COLUMN, DA_SIBLING, DA_DECL_FILE,
+	DA_GNU_ANNOTATION, DA_NR,
 };
 
 struct die_attrs {
@@ -227,6 +220,7 @@ static int da_slot(unsigned int name)
 	case DW_AT_decl_column:			return DA_DECL_COLUMN;
 	case DW_AT_sibling:			return DA_SIBLING;
 	case DW_AT_decl_file:			return DA_DECL_FILE;
+	case DW_AT_GNU_annotation:		return DA_GNU_ANNOTATION;
 	default:				return -1;
 	}
 }
@@ -299,31 +293,6 @@ static const char *da_name(struct die_attrs *da)
 	return name ? name : "";
 }
 
-/* Visits the DW_TAG_LLVM_annotation children named kind ("btf_type_tag"...). */
-static uint32_t count_annotations(Dwarf_Die *die, const char *kind)
-{
-	Dwarf_Die child;
-	uint32_t n = 0;
-
-	if (dwarf_child(die, &child))
-		return 0;
-	do {
-		if (dwarf_tag(&child) == DW_TAG_LLVM_annotation &&
-		    !strcmp(die_name(&child), kind))
-			n++;
-	} while (!dwarf_siblingof(&child, &child));
-	return n;
-}
-
-static const char *annotation_value(Dwarf_Die *die)
-{
-	Dwarf_Attribute mem;
-
-	if (!dwarf_attr(die, DW_AT_const_value, &mem))
-		return NULL;
-	return dwarf_formstring(&mem);
-}
-
 static bool is_float_encoding(Dwarf_Word enc)
 {
 	return enc == DW_ATE_float || enc == DW_ATE_complex_float ||
@@ -353,9 +322,12 @@ static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 			} while (!dwarf_siblingof(&child, &child));
 		}
 		return n ? n : 1;
-	case DW_TAG_pointer_type:
-		return 1 + (e->features->type_tags ?
-			    count_annotations(die, "btf_type_tag") : 0);
+	case DW_TAG_pointer_type: {
+		/* a loop in a GCC chain: no tags here, emit_pointer refuses it */
+		int tags = e->features->type_tags ? annot_type_tags(die, NULL, 0) : 0;
+
+		return 1 + (tags > 0 ? tags : 0);
+	}
 	default:
 		return 1;
 	}
@@ -426,7 +398,8 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
  * types around them. (Only the name and place: the compat ELF loader
  * includes binfmt_elf.c with its types renamed by macros, and the struct
  * it defines there at the same line, of the same size, is another type.)
- * Anything with BTF annotations (DW_TAG_LLVM_annotation) is not cached.
+ * Anything with BTF annotations (clang's DW_TAG_LLVM_annotation children,
+ * GCC's DW_AT_GNU_annotation) is not cached.
  *
  * Fingerprints of the types members use are memoized per chunk.
  */
@@ -601,7 +574,8 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		case DW_TAG_formal_parameter:
 			if (dwarf_haschildren(&child))
 				return false;	/* annotations */
-			if (da_read(&da, &child))
+			if (da_read(&da, &child) ||
+			    (da.have & (1u << DA_GNU_ANNOTATION)))
 				return false;
 			*h = fp_str(*h, da_name(&da));
 			if (!fp_const(h, &da, DA_MEMBER_LOCATION,
@@ -631,6 +605,7 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		case DW_TAG_unspecified_parameters:
 			break;
 		case DW_TAG_LLVM_annotation:
+		case DW_TAG_GNU_annotation:
 			return false;
 		default:
 			/* nested definitions and the like: reached by reference */
@@ -649,7 +624,7 @@ static bool fp_type_compute(struct cu_encoder *e, Dwarf_Die *die, int depth,
 
 	if (depth > FP_MAX_DEPTH)
 		return false;
-	if (da_read(&da, die))
+	if (da_read(&da, die) || (da.have & (1u << DA_GNU_ANNOTATION)))
 		return false;
 	*h = fp_mix(*h, tag);
 	switch (tag) {
@@ -755,7 +730,7 @@ static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
 	case DW_TAG_enumeration_type:
 		if (da_read(&da, die))
 			return 0;
-		if ((da.have & (1u << DA_INDIRECT)) ||
+		if ((da.have & ((1u << DA_INDIRECT) | (1u << DA_GNU_ANNOTATION))) ||
 		    da_flag(&da, DA_DECLARATION, DW_AT_declaration))
 			return 0;
 		if (!da_get(&da, DA_NAME, DW_AT_name))
@@ -973,42 +948,55 @@ static int array_index_id(struct cu_encoder *e, uint32_t *id)
 	return err;
 }
 
+/* Where add_decl_tag() puts what it finds. */
+struct decl_tag_sink {
+	struct cu_encoder *e;
+	uint32_t target;
+	int component;
+};
+
+static int add_decl_tag(void *ctx, Dwarf_Die *annot, const char *value)
+{
+	struct decl_tag_sink *sink = ctx;
+	struct cu_encoder *e = sink->e;
+	struct pending_decl_tag *t;
+
+	if (!value)
+		return die_error(e, annot, -EINVAL,
+				 "btf_decl_tag annotation without a value");
+	if (e->nr_tags == e->tags_cap) {
+		uint32_t cap = e->tags_cap ? e->tags_cap * 2 : 64;
+
+		t = realloc(e->tags, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		e->tags = t;
+		e->tags_cap = cap;
+	}
+	t = &e->tags[e->nr_tags];
+	t->value = strdup(value);
+	if (!t->value)
+		return -ENOMEM;
+	t->target = sink->target;
+	t->component = sink->component;
+	e->nr_tags++;
+	return 0;
+}
+
+/* The btf_decl_tag annotations of die, clang's or GCC's, on target. */
 static int add_decl_tags(struct cu_encoder *e, Dwarf_Die *die, uint32_t target,
 			 int component)
 {
-	Dwarf_Die child;
+	struct decl_tag_sink sink = { e, target, component };
+	int err;
 
-	if (!e->features->decl_tags || dwarf_child(die, &child))
+	if (!e->features->decl_tags)
 		return 0;
-	do {
-		struct pending_decl_tag *t;
-		const char *value;
-
-		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation ||
-		    strcmp(die_name(&child), "btf_decl_tag"))
-			continue;
-		value = annotation_value(&child);
-		if (!value)
-			return die_error(e, &child, -EINVAL,
-					 "btf_decl_tag annotation without a value");
-		if (e->nr_tags == e->tags_cap) {
-			uint32_t cap = e->tags_cap ? e->tags_cap * 2 : 64;
-
-			t = realloc(e->tags, cap * sizeof(*t));
-			if (!t)
-				return -ENOMEM;
-			e->tags = t;
-			e->tags_cap = cap;
-		}
-		t = &e->tags[e->nr_tags];
-		t->value = strdup(value);
-		if (!t->value)
-			return -ENOMEM;
-		t->target = target;
-		t->component = component;
-		e->nr_tags++;
-	} while (!dwarf_siblingof(&child, &child));
-	return 0;
+	err = annot_decl_tags(die, add_decl_tag, &sink);
+	if (err == -ELOOP)
+		return die_error(e, die, err,
+				 "DW_AT_GNU_annotation chain that loops");
+	return err;
 }
 
 /* Checks libbpf handed out the reserved id. */
@@ -1059,34 +1047,36 @@ static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 /*
  * A pointer with btf_type_tag annotations: PTR -> TYPE_TAG ... -> pointee.
- * The tag written last in the source (last in DWARF) comes right after
- * the PTR, as clang's own BPF output and pahole have it:
- * `int __tag("a") __tag("b") *p` is PTR -> "b" -> "a" -> int.
+ * The tag written last in the source comes right after the PTR, as
+ * clang's own BPF output and pahole have it: `int __tag("a") __tag("b")
+ * *p` is PTR -> "b" -> "a" -> int (annot_type_tags gives that order, for
+ * clang's annotations and GCC's).
  */
 static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
-	uint32_t n_tags = die_type_count(e, die) - 1, pointee, n = 0, i;
+	uint32_t n_tags = die_type_count(e, die) - 1, pointee, i;
 	const char **values;
-	Dwarf_Die child;
-	int err;
+	int err, n;
 
 	err = ref_type_id(e, die, &pointee);
 	if (err)
 		return err;
 	err = expect_id(e, die, btf__add_ptr(e->btf, n_tags ? id + 1 : pointee), id);
-	if (err || !n_tags || dwarf_child(die, &child))
+	if (err)
 		return err;
+	if (!n_tags) {
+		if (e->features->type_tags && annot_type_tags(die, NULL, 0) < 0)
+			return die_error(e, die, -ELOOP,
+					 "DW_AT_GNU_annotation chain that loops");
+		return 0;
+	}
 	values = calloc(n_tags, sizeof(*values));
 	if (!values)
 		return -ENOMEM;
-	do {
-		if (dwarf_tag(&child) == DW_TAG_LLVM_annotation &&
-		    !strcmp(die_name(&child), "btf_type_tag") && n < n_tags)
-			values[n++] = annotation_value(&child);
-	} while (!dwarf_siblingof(&child, &child));
-	/* ids id+1 .. id+n_tags, from the last annotation to the first */
+	n = annot_type_tags(die, values, n_tags);
+	/* ids id+1 .. id+n_tags, from the tag next to the pointer on */
 	for (i = 0; i < n_tags && !err; i++) {
-		const char *value = i < n ? values[n - 1 - i] : NULL;
+		const char *value = (uint32_t)n == n_tags ? values[i] : NULL;
 
 		err = expect_id(e, die,
 			btf__add_type_tag(e->btf, value ? value : "",
@@ -1579,6 +1569,30 @@ static bool walk_into(int tag)
 	}
 }
 
+/*
+ * A unit-level function or variable: funcs.c decides whether it is a
+ * candidate and which type it needs; that type is encoded here.
+ */
+static int collect_candidate(struct cu_encoder *e, Dwarf_Die *die, int tag)
+{
+	struct cand_need need;
+	uint32_t id;
+	int ret = cand_collect_die(e->cand_ctx, die, tag, e->cands, &need);
+
+	if (ret <= 0)
+		return ret;
+	ret = need.proto ? cu_encoder_proto_id(e, &need.die, &id) :
+			   cu_encoder_type_id(e, &need.die, &id);
+	if (!ret)
+		cand_set_type(e->cands, !need.proto, id);
+	if (!ret && need.true_proto) {
+		ret = cu_encoder_true_proto_id(e, &need.true_die, need.drop, &id);
+		if (!ret)
+			cand_set_true_type(e->cands, id);
+	}
+	return ret;
+}
+
 int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
@@ -1623,7 +1637,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 				break;
 		} else if (depth == 0 && e->cand_ctx &&
 			   (tag == DW_TAG_subprogram || tag == DW_TAG_variable)) {
-			err = cand_collect_die(e->cand_ctx, e, die, tag, e->cands);
+			err = collect_candidate(e, die, tag);
 			if (err)
 				break;
 		}
@@ -1726,6 +1740,63 @@ int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	int err = type_id_of(e, die, id);
 
 	return err ? err : settle(e);
+}
+
+int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
+			     uint64_t drop, uint32_t *id)
+{
+	struct { const char *name; uint32_t type; } params[64];
+	unsigned int nr = 0, k = 0, i;
+	Dwarf_Attribute mem;
+	Dwarf_Die child, type;
+	uint32_t ret = 0;
+	int err = 0;
+
+	/* the types first: each is encoded and settled, the queue empty */
+	if (dwarf_attr_integrate(fn, DW_AT_type, &mem) &&
+	    dwarf_formref_die(&mem, &type))
+		err = cu_encoder_type_id(e, &type, &ret);
+	if (!err && !dwarf_child(fn, &child)) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_unspecified_parameters && nr < 64) {
+				params[nr].name = "";
+				params[nr++].type = 0;
+				continue;
+			}
+			if (tag != DW_TAG_formal_parameter)
+				continue;
+			if (k < 64 && (drop >> k) & 1) {
+				k++;
+				continue;
+			}
+			k++;
+			if (nr == 64)
+				break;
+			params[nr].name = dwarf_diename(&child);	/* through the origin */
+			params[nr].type = 0;
+			if (dwarf_attr_integrate(&child, DW_AT_type, &mem) &&
+			    dwarf_formref_die(&mem, &type))
+				err = cu_encoder_type_id(e, &type, &params[nr].type);
+			nr++;
+		} while (!err && !dwarf_siblingof(&child, &child));
+	}
+	if (err)
+		return err;
+	err = btf__add_func_proto(e->btf, ret);
+	if (err < 0)
+		return btf_error(e, fn, err);
+	*id = err;
+	for (i = 0; i < nr; i++) {
+		err = btf__add_func_param(e->btf, params[i].name ? params[i].name : "",
+					  params[i].type);
+		if (err < 0)
+			return btf_error(e, fn, err);
+	}
+	e->next_id = btf__type_cnt(e->btf);
+	e->types++;
+	return 0;
 }
 
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)

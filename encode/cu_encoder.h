@@ -60,13 +60,21 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die);
  * and forgets the DIE map, whose ids belonged to the previous BTF.
  */
 /*
- * After cu_encoder_encode() of a unit, for the function and variable
- * candidates (funcs.c): the id of a type DIE, or of a subprogram's
- * prototype as a FUNC_PROTO, in the current BTF, encoding it and whatever
- * it needs now. Returns 0 or a negative errno after a message.
+ * The id of a type DIE, or of a subprogram's prototype as a FUNC_PROTO,
+ * in the current BTF, encoding it and whatever it needs now (the walk
+ * does this for the function and variable candidates). Returns 0 or a
+ * negative errno after a message.
  */
 int cu_encoder_type_id(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id);
+/*
+ * The FUNC_PROTO of fn's own parameter list (a clone's code: its formal
+ * parameters in its order, names and types through their abstract
+ * origins), but the i-th formal parameter where bit i of drop is set.
+ * Always a new type (dedup merges copies). Returns 0 or a negative errno.
+ */
+int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
+			     uint64_t drop, uint32_t *id);
 
 void cu_encoder_start(struct cu_encoder *e, struct btf *btf);
 

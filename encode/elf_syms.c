@@ -54,6 +54,23 @@ static bool is_function_piece(const char *name)
 	return suffix && (strstr(suffix, ".cold") || strstr(suffix, ".part"));
 }
 
+/* foo.isra.0, foo.constprop.1: clones whose arguments the compiler changed. */
+static bool is_optimized_clone(const char *name)
+{
+	const char *suffix = strchr(name, '.');
+
+	return suffix && (strstr(suffix, ".isra") || strstr(suffix, ".constprop"));
+}
+
+static int cmp_clone(const void *a, const void *b)
+{
+	const struct elf_clone *ca = a, *cb = b;
+
+	if (ca->func != cb->func)
+		return ca->func < cb->func ? -1 : 1;
+	return (ca->order > cb->order) - (ca->order < cb->order);
+}
+
 static int cmp_object(const void *a, const void *b)
 {
 	const struct elf_object *oa = a, *ob = b;
@@ -159,6 +176,7 @@ static int index_funcs(struct elf_syms *syms)
 			g->nr_syms++;
 			if (g->addr != f->addr)
 				g->ambiguous = true;
+			g->opt_clone |= f->opt_clone;
 			if (f->exact && !g->exact) {
 				g->exact = true;
 				g->addr = f->addr;	/* foo's own address over a clone's */
@@ -172,6 +190,49 @@ static int index_funcs(struct elf_syms *syms)
 	}
 	syms->nr_funcs = out;
 	return 0;
+}
+
+/* Gives each clone its function's index and each function its clones. */
+static void link_clones(struct elf_syms *syms)
+{
+	uint32_t i;
+
+	for (i = 0; i < syms->nr_clones; i++) {
+		struct elf_clone *c = &syms->clones[i];
+		size_t len = strchr(c->name, '.') - c->name;
+		char base[256];
+		const struct elf_func *f;
+
+		c->func = UINT32_MAX;
+		if (len >= sizeof(base))
+			continue;
+		memcpy(base, c->name, len);
+		base[len] = 0;
+		f = elf_syms_find_func(syms, base);
+		if (f)
+			c->func = f - syms->funcs;
+	}
+	qsort(syms->clones, syms->nr_clones, sizeof(*syms->clones), cmp_clone);
+	for (i = syms->nr_clones; i-- > 0;) {
+		struct elf_func *f;
+
+		if (syms->clones[i].func == UINT32_MAX)
+			continue;
+		f = &syms->funcs[syms->clones[i].func];
+		f->first_clone = i;
+		f->nr_clones++;
+	}
+}
+
+const struct elf_clone *elf_syms_clone_at(const struct elf_syms *syms,
+					  const struct elf_func *f, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->nr_clones; i++)
+		if (syms->clones[f->first_clone + i].addr == addr)
+			return &syms->clones[f->first_clone + i];
+	return NULL;
 }
 
 struct kfunc_set {
@@ -300,7 +361,8 @@ int elf_syms_read(Elf *elf, const char *path, struct elf_syms *syms,
 	nr_syms = shdr.sh_size / shdr.sh_entsize;
 	syms->funcs = calloc(nr_syms ? nr_syms : 1, sizeof(*syms->funcs));
 	syms->objects = calloc(nr_syms ? nr_syms : 1, sizeof(*syms->objects));
-	if (!syms->funcs || !syms->objects) {
+	syms->clones = calloc(nr_syms ? nr_syms : 1, sizeof(*syms->clones));
+	if (!syms->funcs || !syms->objects || !syms->clones) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -343,11 +405,20 @@ int elf_syms_read(Elf *elf, const char *path, struct elf_syms *syms,
 		}
 		syms->funcs[syms->nr_funcs].addr = sym_addr(syms, &sym);
 		syms->funcs[syms->nr_funcs].exact = !dot;
+		syms->funcs[syms->nr_funcs].opt_clone = is_optimized_clone(name);
+		if (dot) {
+			struct elf_clone *c = &syms->clones[syms->nr_clones];
+
+			c->name = name;
+			c->addr = sym_addr(syms, &sym);
+			c->order = syms->nr_clones++;
+		}
 		syms->funcs[syms->nr_funcs++].nr_syms = 1;
 	}
 	err = index_funcs(syms);
 	if (err)
 		goto fail;
+	link_clones(syms);
 	qsort(syms->objects, syms->nr_objects, sizeof(*syms->objects), cmp_object);
 	if (btf_ids) {
 		err = read_kfuncs(syms, elf, symdata, nr_syms, strtab, btf_ids,
@@ -372,6 +443,7 @@ void elf_syms_free(struct elf_syms *syms)
 	free(syms->func_index);
 	free(syms->func_index_hash);
 	free(syms->objects);
+	free(syms->clones);
 	free(syms->sections);
 	memset(syms, 0, sizeof(*syms));
 }
@@ -439,10 +511,6 @@ void elf_syms_call_abi(const struct elf_syms *syms, struct call_abi *abi)
 {
 	memset(abi, 0, sizeof(*abi));
 	abi->nr_regs = elf_syms_param_regs(syms, &abi->regs);
-	abi->sret_in_first_reg = syms->machine == EM_X86_64;
-	abi->big_by_reference = syms->machine == EM_AARCH64;
-	abi->pair_even = syms->machine == EM_AARCH64;
-	abi->pair_spill_ends = syms->machine == EM_AARCH64;
 }
 
 unsigned int elf_syms_param_regs(const struct elf_syms *syms,

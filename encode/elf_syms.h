@@ -31,8 +31,20 @@ struct elf_func {
 	uint32_t nr_syms;
 	bool exact;			/* a symbol has the base name itself */
 	bool ambiguous;			/* symbols at different addresses */
+	bool opt_clone;			/* a symbol is an optimized clone: a
+					 * .isra or .constprop suffix */
+	uint32_t first_clone, nr_clones;	/* its "."-suffixed symbols,
+					 * in syms->clones */
 	bool kfunc;			/* listed in a .BTF_ids kfunc set */
 	uint32_t kfunc_flags;		/* the set8 pair's flags */
+};
+
+/* A function symbol with a "." suffix: foo.isra.0 at addr, of funcs[func]. */
+struct elf_clone {
+	const char *name;		/* the whole name, in the ELF string table */
+	uint64_t addr;
+	uint32_t func;			/* index in syms->funcs */
+	uint32_t order;			/* in the symbol table */
 };
 
 /* One STT_OBJECT symbol of nonzero size. */
@@ -61,6 +73,8 @@ struct elf_syms {
 	uint32_t *func_index;		/* hash of names: slot -> index + 1 */
 	uint32_t *func_index_hash;	/* slot -> the name's full hash */
 	uint32_t func_index_mask;
+	struct elf_clone *clones;	/* by function, then symbol-table order */
+	uint32_t nr_clones;
 	struct elf_object *objects;	/* sorted by (shndx, offset, name) */
 	uint32_t nr_objects;
 	uint32_t nr_kfuncs;
@@ -82,6 +96,13 @@ const struct elf_func *elf_syms_find_func(const struct elf_syms *syms,
 					  const char *name);
 
 /*
+ * The first "."-suffixed symbol of f at addr, in symbol-table order (the
+ * name a clone is known by), or NULL.
+ */
+const struct elf_clone *elf_syms_clone_at(const struct elf_syms *syms,
+					  const struct elf_func *f, uint64_t addr);
+
+/*
  * Index of the PROGBITS or NOBITS section holding addr (an address in the
  * DWARF's address space), or 0 when none does.
  */
@@ -94,20 +115,11 @@ const struct elf_object *elf_syms_find_object(const struct elf_syms *syms,
 
 /*
  * How a machine passes integer arguments: the registers, in order, as
- * DWARF register numbers (x86-64: rdi rsi rdx rcx r8 r9), and the rules
- * for what does not fit one register (funcs.c param_slots).
+ * DWARF register numbers (x86-64: rdi rsi rdx rcx r8 r9).
  */
 struct call_abi {
 	const uint8_t *regs;
 	unsigned int nr_regs;		/* 0: machine not known, no checks */
-	bool sret_in_first_reg;		/* a returned aggregate over 16 bytes: its
-					 * address in regs[0] (x86-64; AArch64 uses x8) */
-	bool big_by_reference;		/* an aggregate over 16 bytes goes by address,
-					 * in one register (AArch64); else in memory */
-	bool pair_even;			/* a 16-byte-aligned pair starts at an even
-					 * register (AArch64) */
-	bool pair_spill_ends;		/* a pair that does not fit ends the
-					 * registers (AArch64); else they stay usable */
 };
 
 void elf_syms_call_abi(const struct elf_syms *syms, struct call_abi *abi);

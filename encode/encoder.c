@@ -12,6 +12,12 @@
  * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
  * cursor, the first-error slot and the chunk's own result slot.
  *
+ * Split BTF (a module over vmlinux): everything above runs as for
+ * standalone BTF, without the base; the result is then mapped onto the
+ * base once (split.c), which only reads the base. libbpf's dedup of split
+ * BTF would index every base string and type, per chunk and again at the
+ * end; here no worker holds a base and a module's cost follows the module.
+ *
  * Why chunks: libbpf's dedup treats a FWD and a struct of the same name as
  * equivalent, which is what merges the thousands of per-CU copies of the
  * kernel's types when some units only declare what others define. That
@@ -54,7 +60,7 @@
 struct encoder {
 	const char *path;
 	const struct encode_opts *opts;
-	struct encode_features features;	/* opts', and flat_arrays over a flat base */
+	struct encode_features features;	/* opts', flat_arrays from opts->arrays */
 	const struct bc_log *log;
 	Dwarf_Off *cu_offs;		/* CU DIE offsets, in file order */
 	uint32_t nr_cus;
@@ -78,12 +84,6 @@ struct worker {
 	pthread_t thread;
 	struct cu_encoder cu;
 	Dwarf *dwarf;			/* its own handle over the shared Elf */
-	/*
-	 * Its own copy of the base BTF, for split encoding: libbpf looks
-	 * strings up in a base by writing scratch bytes into it, so one base
-	 * cannot serve two threads.
-	 */
-	struct btf *base;
 	char message[1024];		/* this worker's first error message */
 	uint32_t cus, cus_skipped, chunks;
 	uint64_t types_chunked;		/* types in its chunks after their dedup */
@@ -407,22 +407,12 @@ static void close_dwarf(struct dwarf_handle *h)
 	drop_mapped(h);
 }
 
-static int copy_base(const struct btf *base, struct btf **copy)
-{
-	const void *raw;
-	__u32 size;
-
-	raw = btf__raw_data(base, &size);
-	*copy = raw ? btf__new(raw, size) : NULL;
-	return *copy ? 0 : -ENOMEM;
-}
-
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
 	uint32_t first = k * enc->chunk_cus, end = first + enc->chunk_cus, i;
-	struct btf *btf = w->base ? btf__new_empty_split(w->base) : btf__new_empty();
+	struct btf *btf = btf__new_empty();
 	int err = 0;
 
 	if (!btf)
@@ -582,8 +572,8 @@ static int plan_chunks(struct encoder *enc)
 		enc->chunk_cus = (enc->nr_cus + ENCODE_CHUNKS - 1) / ENCODE_CHUNKS;
 		if (enc->chunk_cus > ENCODE_CHUNK_CUS_MAX)
 			enc->chunk_cus = ENCODE_CHUNK_CUS_MAX;
-		if (!enc->chunk_cus)
-			enc->chunk_cus = 1;
+		if (enc->chunk_cus < ENCODE_CHUNK_CUS_MIN)
+			enc->chunk_cus = ENCODE_CHUNK_CUS_MIN;
 	}
 	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
 	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
@@ -612,30 +602,52 @@ static int plan_chunks(struct encoder *enc)
 }
 
 /*
- * Whether base writes multi-dimensional arrays flat, as pahole does: it
- * has arrays, and no ARRAY of an ARRAY. A vmlinux has multi-dimensional
- * arrays (struct kvm_vcpu_arch, struct xa_node), so an answer of yes means
- * pahole made it; a base with no arrays at all is not taken as flat.
+ * Whether base nests multi-dimensional arrays: it has an ARRAY of an
+ * ARRAY, which pahole never writes (it flattens them, and a C array of a
+ * typedef'd array is an ARRAY of a TYPEDEF). A base made by btfcanon with
+ * --nested-arrays has them wherever the kernel has a multi-dimensional
+ * array (struct kvm_vcpu_arch, struct xa_node).
  */
-static bool base_arrays_flat(const struct btf *base)
+static bool base_arrays_nested(const struct btf *base)
 {
-	uint32_t n = btf__type_cnt(base), arrays = 0, id;
+	uint32_t n = btf__type_cnt(base), id;
 	const struct btf_type *t, *elem;
 
 	for (id = 1; id < n; id++) {
 		t = btf__type_by_id(base, id);
 		if (!btf_is_array(t))
 			continue;
-		arrays++;
 		elem = btf__type_by_id(base, btf_array(t)->type);
 		if (elem && btf_is_array(elem))
-			return false;
+			return true;
 	}
-	return arrays > 0;
+	return false;
+}
+
+/* The array shape of opts: flat unless asked, or the base nests them. */
+static bool arrays_flat(const struct encode_opts *opts)
+{
+	switch (opts->arrays) {
+	case ENCODE_ARRAYS_FLAT:
+		return true;
+	case ENCODE_ARRAYS_NESTED:
+		return false;
+	default:
+		return !(opts->base && base_arrays_nested(opts->base));
+	}
+}
+
+void encode_result_deinit(struct encode_result *res)
+{
+	if (!res)
+		return;
+	btf__free(res->btf);
+	free(res->omit);
+	memset(res, 0, sizeof(*res));
 }
 
 int encode_file(const char *path, const struct encode_opts *opts,
-		struct btf **out, struct encode_stats *stats,
+		struct encode_result *out, struct encode_stats *stats,
 		const struct bc_log *log)
 {
 	struct encoder enc = { .path = path, .opts = opts, .log = log };
@@ -646,15 +658,14 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	double t0, cpu0;
 	int err;
 
-	*out = NULL;
+	memset(out, 0, sizeof(*out));
 	memset(stats, 0, sizeof(*stats));
 	atomic_init(&enc.cursor, 0);
 	atomic_init(&enc.first_error, 0);
 	atomic_init(&enc.error_owner, -1);
 	elf_version(EV_CURRENT);
 	enc.features = opts->features;
-	if (opts->base && base_arrays_flat(opts->base))
-		enc.features.flat_arrays = true;
+	enc.features.flat_arrays = arrays_flat(opts);
 
 	t0 = now_sec(CLOCK_MONOTONIC);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
@@ -686,8 +697,6 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		workers[i].enc = &enc;
 		workers[i].index = i;
 		err = cu_encoder_init(&workers[i].cu, path, &enc.features, NULL);
-		if (!err && opts->base)
-			err = copy_base(opts->base, &workers[i].base);
 		if (err)
 			goto join;
 		workers[i].cu.use_cache = !opts->no_type_cache;
@@ -744,19 +753,17 @@ join:
 		goto out;
 	}
 
-	/* merge, in chunk order: the order is part of dedup's input */
+	/*
+	 * Merge, in chunk order: the order is part of dedup's input. The
+	 * chunks know nothing of a base, nor does the merge, its dedup or
+	 * the selection: a module's types meet the base after them, once
+	 * (split_attach_base).
+	 */
 	t0 = now_sec(CLOCK_MONOTONIC);
-	/* split: into a BTF over the caller's base, not a worker's copy */
-	merged = opts->base ? btf__new_empty_split(opts->base) : enc.results[0];
-	if (!merged) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (!opts->base)
-		enc.results[0] = NULL;
-	for (i = opts->base ? 0 : 1; i < enc.nr_chunks && !err; i++) {
-		int ret = opts->base ? split_btf_append(merged, enc.results[i]) :
-				       btf__add_btf(merged, enc.results[i]);
+	merged = enc.results[0];
+	enc.results[0] = NULL;
+	for (i = 1; i < enc.nr_chunks && !err; i++) {
+		int ret = btf__add_btf(merged, enc.results[i]);
 
 		err = ret < 0 ? ret : 0;
 		btf__free(enc.results[i]);
@@ -778,19 +785,35 @@ join:
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	if (enc.want_cands) {
-		struct btf *selected;
+	/*
+	 * Split BTF: the module's types, deduplicated alone, are mapped onto
+	 * the base first, so that selection sees the ids the output keeps
+	 * and its omit map needs no translation.
+	 */
+	if (opts->base) {
+		struct btf *split;
 
 		t0 = now_sec(CLOCK_MONOTONIC);
+		err = split_attach_base(merged, opts->base, &split, &stats->attach);
+		if (err) {
+			bc_log_error(log, err,
+				"%s: mapping its types onto the base BTF failed: %s",
+				path, strerror(-err));
+			goto out;
+		}
+		btf__free(merged);
+		merged = split;
+		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	}
+	if (enc.want_cands) {
+		t0 = now_sec(CLOCK_MONOTONIC);
 		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
-				  &enc.features, &selected, &stats->select, log);
+				  &enc.features, &out->omit, &stats->select, log);
 		if (err)
 			goto out;
-		btf__free(merged);
-		merged = selected;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	}
-	*out = merged;
+	out->btf = merged;
 	merged = NULL;
 out:
 	btf__free(merged);
@@ -798,7 +821,6 @@ out:
 		btf__free(enc.results[i]);
 	for (i = 0; workers && i < jobs; i++) {
 		cu_encoder_deinit(&workers[i].cu);
-		btf__free(workers[i].base);
 		if (i && workers[i].dwarf)
 			dwarf_end(workers[i].dwarf);
 	}

@@ -7,8 +7,9 @@
  * atomic cursor in no particular order; each chunk is encoded into its own
  * libbpf BTF and deduplicated. The chunks' BTFs are merged in chunk order
  * and deduplicated, so the result's content does not depend on thread
- * count or schedule; the caller then canonicalizes it (canon_run), which
- * fixes the ids and the bytes.
+ * count or schedule; for split BTF (opts.base) the result is then mapped
+ * onto the base once (split.c). The caller canonicalizes it (canon_run,
+ * with the result's omit map), which fixes the ids and writes the bytes.
  */
 #ifndef BTFCANON_ENCODER_H
 #define BTFCANON_ENCODER_H
@@ -18,6 +19,7 @@
 
 #include "../canon/log.h"
 #include "select.h"
+#include "split.h"
 
 struct btf;
 
@@ -33,12 +35,19 @@ struct encode_features {
 	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
+	bool layout;		/* the kind layout section, base BTF only [layout] */
+	/*
+	 * [true_signature] a clone's code (foo.isra.0, foo.constprop.1) gets
+	 * a FUNC of that name with the signature it really has, instead of
+	 * foo's, and optimized parameters leave nothing out.
+	 */
+	bool true_signature;
 	/*
 	 * A multi-dimensional array as one ARRAY of all its elements, as
-	 * pahole writes it (int a[2][3] -> int[6]), instead of nested ARRAYs
-	 * as in C. Not a pahole feature name: --flat-arrays, and on by itself
-	 * for split BTF over a base whose arrays are all flat (pahole's), so
-	 * that the module's types match the base's and are not repeated.
+	 * pahole and every kernel's BTF write it (int a[2][3] -> int[6]);
+	 * else nested ARRAYs as in C. Not a pahole feature name: encode_file
+	 * sets it from encode_opts.arrays (and the base's shape), whatever
+	 * the caller left here.
 	 */
 	bool flat_arrays;
 	/*
@@ -49,15 +58,33 @@ struct encode_features {
 	bool distilled_base;
 };
 
+/* How multi-dimensional arrays are written. */
+enum encode_arrays {
+	/*
+	 * Flat, as pahole writes them; but nested for split BTF over a base
+	 * that nests them (one made with --nested-arrays), so that the
+	 * module's types match the base's and are not repeated.
+	 */
+	ENCODE_ARRAYS_AUTO,
+	ENCODE_ARRAYS_FLAT,	/* --flat-arrays: flat, whatever the base */
+	ENCODE_ARRAYS_NESTED,	/* --nested-arrays: as in C, whatever the base */
+};
+
 /*
  * Units per chunk by default: the units split into ENCODE_CHUNKS chunks,
- * at most ENCODE_CHUNK_CUS_MAX units each. A function of the number of
- * units alone, so that the output is a function of the input alone (see
- * encoder.c for why chunks exist). Sixteen chunks keep eight threads busy
- * on a small input; on vmlinux (2,401 units) chunks of 151 units cost
- * the serial merge and dedup a third less than chunks of 64.
+ * at least ENCODE_CHUNK_CUS_MIN and at most ENCODE_CHUNK_CUS_MAX units
+ * each. A function of the number of units alone, so that the output is a
+ * function of the input alone (see encoder.c for why chunks exist).
+ * Sixteen chunks keep eight threads busy on a mid-sized input; on vmlinux
+ * (2,401 units) chunks of 151 units cost the serial merge and dedup a
+ * third less than chunks of 64. A small input (most modules have one to
+ * ten units) is one chunk: a chunk of one unit repeats every type its
+ * headers declare, which the type cache would share within a chunk, and
+ * on Debian's nfsv4.ko (25 units) chunks of 8 take 0.27 s of CPU where
+ * chunks of 2 take 0.37 s.
  */
 #define ENCODE_CHUNKS		16
+#define ENCODE_CHUNK_CUS_MIN	8
 #define ENCODE_CHUNK_CUS_MAX	256
 
 struct encode_opts {
@@ -68,6 +95,7 @@ struct encode_opts {
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
+	enum encode_arrays arrays;
 	struct btf *base;		/* split BTF over this (a module over vmlinux) */
 };
 
@@ -84,18 +112,33 @@ struct encode_stats {
 	double merge_sec, dedup_sec;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;
+	struct split_attach_stats attach;	/* split BTF: types onto the base */
+	double attach_sec;
 };
 
 /* Sets the defaults: jobs = online CPUs, every feature on. */
 void encode_opts_init(struct encode_opts *opts);
 
 /*
- * Encodes path's DWARF. Returns 0 and a deduplicated libbpf BTF in *out
- * (free with btf__free), or a negative errno after one message naming the
- * file (and the CU and DIE where it applies).
+ * What encode_file() hands on to canon: the deduplicated BTF with the
+ * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
+ * leaves out of it (canon_opts.omit; NULL when there are none).
+ */
+struct encode_result {
+	struct btf *btf;
+	uint8_t *omit;			/* [btf's own types], by id - first own id */
+};
+
+/* Frees what encode_file() put in res; accepts a zeroed res. */
+void encode_result_deinit(struct encode_result *res);
+
+/*
+ * Encodes path's DWARF. Returns 0 and fills *out, or a negative errno
+ * after one message naming the file (and the CU and DIE where it
+ * applies), with *out zeroed.
  */
 int encode_file(const char *path, const struct encode_opts *opts,
-		struct btf **out, struct encode_stats *stats,
+		struct encode_result *out, struct encode_stats *stats,
 		const struct bc_log *log);
 
 #endif

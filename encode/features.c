@@ -10,8 +10,16 @@
  * Every name pahole knows, each mapped onto a field of struct
  * encode_features. reproducible_build needs nothing: btfcanon's output is
  * always reproducible. encode_force (skip bad symbols instead of failing)
- * is what btfcanon always does. distilled_base is for the writer of split
- * BTF (canon/distill.c); like pahole, it applies to ELF output only.
+ * is what btfcanon always does. The names of pahole 1.28 to 1.31 that the
+ * kernel's scripts pass are known so that their command lines run:
+ * distilled_base (split BTF with a .BTF.base: the writer distills, see
+ * canon/distill.c; as in pahole, for ELF output only), attributes (DECL_TAG and
+ * TYPE_TAG with kflag 1: pahole writes one, TYPE_TAG "address_space(1)",
+ * on the pointers of kfuncs flagged KF_ARENA_RET/ARG1/ARG2), layout (the
+ * kind layout section) and true_signature (a clone's real signature).
+ * Those without a field here have no effect yet. (attributes changes
+ * nothing before the kernel had KF_ARENA flags: pahole's own 6.12.117
+ * BTF with it has no kflag tag.)
  */
 struct feature {
 	const char *name;
@@ -35,6 +43,9 @@ static const struct feature features[] = {
 	{ "reproducible_build", NO_FIELD, false },
 	{ "global_var", FIELD(global_vars), false },
 	{ "distilled_base", FIELD(distilled_base), false },
+	{ "attributes", NO_FIELD, false },
+	{ "true_signature", FIELD(true_signature), false },
+	{ "layout", FIELD(layout), false },
 };
 
 static void enable(struct encode_features *f, const struct feature *feat)

@@ -19,8 +19,15 @@
  * the whole file, so dedup never merges two markers, and dedup rewrites a
  * marker's target like any other reference. After the final dedup a scan of
  * the TYPEDEFs finds every candidate's type id in the final BTF. The
- * decisions then run over all candidates at once (select.c), and the
- * rebuild that adds the FUNCs, VARs and DATASECs leaves the markers out.
+ * decisions then run over all candidates at once (select.c), which adds
+ * the FUNCs, VARs and DATASECs, and canon's rebuild leaves the markers
+ * out (canon_opts.omit).
+ *
+ * Data flows one way: the DIE walk (cu_encoder.c) hands each unit-level
+ * subprogram and variable to cand_collect_die(), which says whether it is
+ * a candidate and which type it needs; the walk encodes that type and
+ * hands its id back with cand_set_type(). Nothing here calls the walk or
+ * the selection.
  *
  *	chunk 3, unit a.c: static int foo(int x) {...}  -> [7] FUNC_PROTO,
  *	                   [9] TYPEDEF "\1btfcanon.3.f0" -> [7]
@@ -35,6 +42,7 @@
  * The other half of this file reads what the DWARF says about where a
  * function's parameters live, for pahole's rules on calling conventions.
  */
+#include <ctype.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -43,15 +51,11 @@
 
 #include <bpf/btf.h>
 
-#include "cu_encoder.h"
+#include "annot.h"
 #include "elf_syms.h"
 #include "encoder.h"
 #include "funcs.h"
-#include "select.h"
 
-#ifndef DW_TAG_LLVM_annotation
-#define DW_TAG_LLVM_annotation 0x6000
-#endif
 #ifndef DW_OP_addrx
 #define DW_OP_addrx 0xa1
 #endif
@@ -150,28 +154,28 @@ int cand_list_add_tag(struct cand_list *l, struct cand *c, const char *value,
 	return 0;
 }
 
-void cand_marker_name(char *buf, size_t size, uint32_t chunk, bool is_var,
-		      uint32_t index)
+void cand_marker_name(char *buf, size_t size, uint32_t chunk,
+		      enum cand_marker_kind kind, uint32_t index)
 {
-	snprintf(buf, size, CAND_MARKER_PREFIX "%u.%c%u", chunk,
-		 is_var ? 'v' : 'f', index);
+	snprintf(buf, size, CAND_MARKER_PREFIX "%u.%c%u", chunk, (char)kind, index);
 }
 
-bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
-		       uint32_t *index)
+bool cand_marker_parse(const char *name, uint32_t *chunk,
+		       enum cand_marker_kind *kind, uint32_t *index)
 {
 	size_t plen = strlen(CAND_MARKER_PREFIX);
 	unsigned int k, i;
-	char kind;
+	char c;
 	int n = 0;
 
 	if (strncmp(name, CAND_MARKER_PREFIX, plen))
 		return false;
-	if (sscanf(name + plen, "%u.%c%u%n", &k, &kind, &i, &n) != 3 ||
-	    name[plen + n] || (kind != 'v' && kind != 'f'))
+	if (sscanf(name + plen, "%u.%c%u%n", &k, &c, &i, &n) != 3 ||
+	    name[plen + n] ||
+	    (c != CAND_MARK_FUNC && c != CAND_MARK_VAR && c != CAND_MARK_TRUE))
 		return false;
 	*chunk = k;
-	*is_var = kind == 'v';
+	*kind = (enum cand_marker_kind)c;
 	*index = i;
 	return true;
 }
@@ -179,58 +183,129 @@ bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
 /* --- where parameters live */
 
 /*
- * The register a parameter's location names, as pahole reads it: the
- * first location's whole expression DW_OP_regN (a trailing
- * DW_OP_stack_value ignored), or DW_OP_entry_value(DW_OP_regN) at any
- * location. Returns the DWARF register number, or -1 when there is none.
+ * pahole's reading of parameter locations (its dwarf_loader.c, v1.31 and
+ * later), as facts:
+ *  - a parameter's register is the first one found, in this order of
+ *    looking: the first location's DW_OP_regN (alone, or first of several
+ *    operations for a value of 8 bytes or less), its DW_OP_bregN followed
+ *    somewhere by DW_OP_stack_value, DW_OP_entry_value(DW_OP_regN) in any
+ *    location, and for a bigger value the first DW_OP_regN among the
+ *    pieces of any location. DW_OP_regx counts for nothing;
+ *  - a parameter takes ceil(size / 8) registers, one when over 16 bytes
+ *    (passed in memory, counted as one all the same), whatever its type:
+ *    a double takes an integer register, and a returned big struct takes
+ *    none;
+ *  - a parameter with a location but no register is optimized out, and so
+ *    is one with no location; one in another register than its place
+ *    says is in an unexpected register, unless the function has a struct
+ *    parameter (its pieces throw the count off). For clang (not a changed
+ *    signature) only a register outside the parameter's window counts,
+ *    and nothing is optimized out but what has no location.
  */
-static int param_reg(Dwarf_Attribute *loc, int expected)
+
+#define PARAM_NO_REG (-1)
+
+/* What the analysis needs of one formal parameter. */
+struct param_fact {
+	int reg;			/* DWARF register, or PARAM_NO_REG */
+	uint32_t size;			/* bytes of its type; 0: unknown */
+	bool has_loc;			/* DW_AT_location */
+	bool has_const;			/* DW_AT_const_value */
+	Dwarf_Die decl;			/* its declaration: the type's DIE chain */
+};
+
+static bool atom_is_reg(unsigned int atom)
+{
+	return atom >= DW_OP_reg0 && atom <= DW_OP_reg31;
+}
+
+static bool atom_is_breg(unsigned int atom)
+{
+	return atom >= DW_OP_breg0 && atom <= DW_OP_breg31;
+}
+
+static void set_reg(struct param_fact *p, int reg)
+{
+	if (p->reg == PARAM_NO_REG)
+		p->reg = reg;
+}
+
+/* One location expression of a value of more than one operation. */
+static void decode_ops(struct param_fact *p, const Dwarf_Op *expr, size_t len,
+		       int n)
+{
+	size_t i;
+
+	if (p->size <= 8) {
+		if (n != 0)
+			return;
+		if (atom_is_reg(expr[0].atom)) {
+			set_reg(p, expr[0].atom - DW_OP_reg0);
+			return;
+		}
+		if (!atom_is_breg(expr[0].atom))
+			return;
+		for (i = 1; i < len; i++)
+			if (expr[i].atom == DW_OP_stack_value) {
+				set_reg(p, expr[0].atom - DW_OP_breg0);
+				return;
+			}
+		return;
+	}
+	/* an aggregate in pieces: the first register named */
+	for (i = 0; i < len; i++)
+		if (atom_is_reg(expr[i].atom)) {
+			set_reg(p, expr[i].atom - DW_OP_reg0);
+			return;
+		}
+}
+
+static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t offset = 0;
 	Dwarf_Op *expr;
 	size_t len;
-	int n = -1, found = -1;
+	int n = -1;
 
-	while ((offset = dwarf_getlocations(loc, offset, &base, &start, &end,
+	/*
+	 * The first register found is the one: stop there. Most parameters
+	 * name theirs in the first location, and libdw keeps every
+	 * expression it decoded until the end, so reading no further saves
+	 * memory as well as time.
+	 */
+	while (p->reg == PARAM_NO_REG &&
+	       (offset = dwarf_getlocations(loc, offset, &base, &start, &end,
 					    &expr, &len)) > 0) {
 		Dwarf_Attribute entry;
 		Dwarf_Op *entry_ops;
 		size_t entry_len;
-		int reg = -1;
+		bool stack;
 
 		n++;
-		if (len > 1 && expr[len - 1].atom == DW_OP_stack_value)
-			len--;
-		if (len != 1)
+		if (!len)
 			continue;
-		if (expr->atom >= DW_OP_reg0 && expr->atom <= DW_OP_reg31) {
-			if (n != 0)
-				continue;
-			reg = expr->atom - DW_OP_reg0;
-		} else if (expr->atom == DW_OP_regx) {
-			if (n != 0)
-				continue;
-			reg = expr->number;
-		} else if (expr->atom == DW_OP_entry_value ||
-			   expr->atom == DW_OP_GNU_entry_value) {
-			if (dwarf_getlocation_attr(loc, expr, &entry) ||
-			    dwarf_getlocation(&entry, &entry_ops, &entry_len) ||
-			    entry_len != 1)
-				continue;
-			if (entry_ops->atom >= DW_OP_reg0 &&
-			    entry_ops->atom <= DW_OP_reg31)
-				reg = entry_ops->atom - DW_OP_reg0;
-			else if (entry_ops->atom == DW_OP_regx)
-				reg = entry_ops->number;
+		stack = expr[len - 1].atom == DW_OP_stack_value;
+		if (len == 2 && stack)
+			len = 1;
+		if (len != 1) {
+			decode_ops(p, expr, len, n);
+			continue;
 		}
-		if (reg < 0)
-			continue;
-		found = reg;
-		if (reg == expected)
-			break;
+		if (atom_is_reg(expr->atom)) {
+			if (n == 0)
+				set_reg(p, expr->atom - DW_OP_reg0);
+		} else if (atom_is_breg(expr->atom)) {
+			if (n == 0 && stack)
+				set_reg(p, expr->atom - DW_OP_breg0);
+		} else if ((expr->atom == DW_OP_entry_value ||
+			    expr->atom == DW_OP_GNU_entry_value) &&
+			   !dwarf_getlocation_attr(loc, expr, &entry) &&
+			   !dwarf_getlocation(&entry, &entry_ops, &entry_len) &&
+			   entry_len == 1 && atom_is_reg(entry_ops->atom)) {
+			set_reg(p, entry_ops->atom - DW_OP_reg0);
+		}
 	}
-	return found;
 }
 
 /* The DIE's DW_AT_type target, following specification/abstract origin. */
@@ -240,6 +315,136 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 
 	return dwarf_attr_integrate(die, DW_AT_type, &mem) &&
 	       dwarf_formref_die(&mem, type);
+}
+
+/*
+ * The size of a parameter's type as pahole takes it: a pointer is 8
+ * bytes, anything else its DW_AT_byte_size, or, without one (typedef,
+ * const), its own type's.
+ */
+static uint32_t param_size(Dwarf_Die *param)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word size;
+	Dwarf_Die t;
+	int depth;
+
+	if (!die_type(param, &t))
+		return 0;
+	for (depth = 0; depth < 16; depth++) {
+		if (dwarf_tag(&t) == DW_TAG_pointer_type)
+			return 8;
+		if (dwarf_attr(&t, DW_AT_byte_size, &mem) &&
+		    !dwarf_formudata(&mem, &size) && size)
+			return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		if (!die_type(&t, &t))
+			return 0;
+	}
+	return 0;
+}
+
+/* A struct, through typedefs and const (not a union, not volatile). */
+static bool param_is_struct(Dwarf_Die *param)
+{
+	Dwarf_Die t;
+	int depth;
+
+	if (!die_type(param, &t))
+		return false;
+	for (depth = 0; depth < 16; depth++) {
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_structure_type:
+			return true;
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+			if (!die_type(&t, &t))
+				return false;
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* The location facts of param (its own DIE); type facts from decl. */
+static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
+			    Dwarf_Die *decl)
+{
+	Dwarf_Attribute loc;
+
+	memset(p, 0, sizeof(*p));
+	p->reg = PARAM_NO_REG;
+	p->size = param_size(decl);
+	p->decl = *decl;
+	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
+	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
+	if (p->has_loc)
+		decode_location(p, &loc);
+}
+
+/* Registers a parameter takes in pahole's count (see above). */
+static unsigned int param_slots(const struct param_fact *p)
+{
+	if (p->size <= 8)
+		return 1;
+	if (p->size > 16)
+		return 1;
+	return (p->size + 7) / 8;
+}
+
+/*
+ * pahole's verdict on one parameter list in the order given: sets
+ * *optimized and *unexpected (never clears them).
+ */
+static void analyze_params(const struct param_fact *p, unsigned int n,
+			   const struct call_abi *abi, bool clang,
+			   bool sig_changed, bool *optimized, bool *unexpected,
+			   uint64_t *opt_mask)
+{
+	unsigned int i, reg_idx = 0;
+	bool any_unexpected = false;
+	uint64_t mask = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned int slots = param_slots(&p[i]);
+
+		if (!p[i].has_loc)
+			mask |= 1ULL << i;
+		if (clang && !sig_changed) {
+			unsigned int k;
+			bool in_window = false;
+
+			if (p[i].size > 16 || reg_idx >= abi->nr_regs)
+				continue;
+			for (k = reg_idx; k < reg_idx + slots && k < abi->nr_regs; k++)
+				in_window |= p[i].reg == abi->regs[k];
+			if (p[i].reg != PARAM_NO_REG && !in_window)
+				any_unexpected = true;
+			reg_idx += slots;
+			continue;
+		}
+		if (p[i].has_loc) {
+			if (reg_idx >= abi->nr_regs)
+				continue;	/* on the stack: nothing to check */
+			if (p[i].reg == PARAM_NO_REG)
+				mask |= 1ULL << i;
+			else if (p[i].reg != abi->regs[reg_idx])
+				any_unexpected = true;
+		} else if (p[i].has_const && !clang) {
+			mask |= 1ULL << i;
+		}
+		reg_idx += slots;
+	}
+	if (mask)
+		*optimized = true;
+	if (opt_mask)
+		*opt_mask = mask;
+	/* a struct parameter excuses it (rare: looked up only then) */
+	for (i = 0; any_unexpected && i < n; i++)
+		any_unexpected = !param_is_struct((Dwarf_Die *)&p[i].decl);
+	if (any_unexpected)
+		*unexpected = true;
 }
 
 /* Natural alignment of a type DIE, as far as it can be told; 1 if not. */
@@ -346,127 +551,50 @@ static int param_index(Dwarf_Die *param, const Dwarf_Off *proto_params,
 }
 
 /*
- * What the calling convention does with a value of type t (a parameter's,
- * or the return type): the integer registers it takes (0: none, in memory
- * or in floating-point registers), and whether it is an aggregate over 16
- * bytes. Integers, pointers and enums up to 8 bytes take one register,
- * 16-byte integers two; floats take none. Aggregates up to 8 bytes take
- * one, up to 16 two; larger ones none, or one where they go by address
- * (AArch64). Aggregates are not classified member by member: one that
- * holds floats is counted as integers (the kernel has none).
+ * Did clang change the function's signature? It says so with
+ * DW_AT_calling_convention DW_CC_nocall on the subprogram (the abstract
+ * origin's, for a concrete instance); an inline instance never has.
  */
-static unsigned int value_regs(Dwarf_Die *t, const struct call_abi *abi,
-			       bool *big, unsigned int *align)
+static bool signature_changed(Dwarf_Die *fn, Dwarf_Die *proto)
 {
-	Dwarf_Word size, enc;
 	Dwarf_Attribute mem;
-	int depth;
+	Dwarf_Word cc;
 
-	*big = false;
-	*align = 1;
-	for (depth = 0; depth < 16; depth++) {
-		switch (dwarf_tag(t)) {
-		case DW_TAG_typedef:
-		case DW_TAG_const_type:
-		case DW_TAG_volatile_type:
-		case DW_TAG_restrict_type:
-		case DW_TAG_atomic_type:
-			if (!die_type(t, t))
-				return 1;
-			continue;
-		case DW_TAG_structure_type:
-		case DW_TAG_class_type:
-		case DW_TAG_union_type:
-			if (dwarf_aggregate_size(t, &size))
-				return 1;
-			*align = natural_align(t);
-			if (size > 16) {
-				*big = true;
-				return abi->big_by_reference ? 1 : 0;
-			}
-			return (size + 7) / 8;
-		case DW_TAG_base_type:
-			if (dwarf_attr(t, DW_AT_encoding, &mem) &&
-			    !dwarf_formudata(&mem, &enc) &&
-			    (enc == DW_ATE_float || enc == DW_ATE_complex_float))
-				return 0;
-			if (!dwarf_aggregate_size(t, &size) && size > 8) {
-				*align = 16;
-				return 2;
-			}
-			return 1;
-		default:
-			return 1;
-		}
-	}
-	return 1;
-}
-
-/*
- * The integer register each declared parameter starts in, by the calling
- * convention: slot[i] is an index into abi->regs, or -1 for a parameter in
- * memory or in floating-point registers; width[i] the registers it takes.
- * A returned aggregate over 16 bytes takes the first register on x86-64
- * (its address); a pair that does not fit goes to memory.
- */
-static void param_slots(Dwarf_Die *proto, const struct call_abi *abi,
-			int *slot, uint8_t *width, unsigned int max)
-{
-	unsigned int next = 0, n = 0, regs, align;
-	Dwarf_Die child, type;
-	bool big;
-
-	if (abi->sret_in_first_reg && die_type(proto, &type) &&
-	    value_regs(&type, abi, &big, &align) == 0 && big)
-		next = 1;
-	if (dwarf_child(proto, &child))
-		return;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
-			continue;
-		if (n >= max)
-			break;
-		regs = die_type(&child, &type) ? value_regs(&type, abi, &big, &align) : 1;
-		slot[n] = -1;
-		width[n] = regs;
-		if (regs == 2 && abi->pair_even && align >= 16)
-			next += next & 1;
-		if (regs && next + regs <= abi->nr_regs) {
-			slot[n] = next;
-			next += regs;
-		} else if (regs && abi->pair_spill_ends) {
-			next = abi->nr_regs;
-		}
-		n++;
-	} while (!dwarf_siblingof(&child, &child));
+	if (dwarf_hasattr(fn, DW_AT_inline))
+		return false;
+	return dwarf_attr(proto, DW_AT_calling_convention, &mem) &&
+	       !dwarf_formudata(&mem, &cc) && cc == DW_CC_nocall;
 }
 
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  uint32_t *flags, uint64_t *addr)
+		  bool clang, uint32_t *flags, uint64_t *addr)
 {
+	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
-	int slot[MAX_INSPECT_PARAMS];
-	uint8_t width[MAX_INSPECT_PARAMS];
-	uint64_t seen = 0;
-	unsigned int nr = 0;
-	bool uncertain = false;
+	Dwarf_Die decl_die[MAX_INSPECT_PARAMS];
+	unsigned int nr = 0, nr_own = 0;
+	bool uncertain = false, optimized = false, unexpected = false, ignored;
+	bool sig_changed, concrete = dwarf_dieoffset(proto) != dwarf_dieoffset(fn);
 	Dwarf_Addr pc;
 	Dwarf_Die child;
 
 	*flags = 0;
 	*addr = 0;
+	/*
+	 * Its code's address, as pahole takes it: DW_AT_low_pc. A function
+	 * split in hot and cold parts has DW_AT_ranges instead, and counts
+	 * as one without an address (not at its symbol).
+	 */
 	if (!dwarf_lowpc(fn, &pc) || !dwarf_entrypc(fn, &pc)) {
 		*flags |= CAND_HAS_CODE;
 		*addr = pc;
 	}
 	if (die_flag(fn, DW_AT_external))
 		*flags |= CAND_EXTERNAL;
-	for (nr = 0; nr < MAX_INSPECT_PARAMS; nr++)
-		slot[nr] = -1;
-	if (abi->nr_regs)
-		param_slots(proto, abi, slot, width, MAX_INSPECT_PARAMS);
-	/* the declared parameters: names, and packed structs on the stack */
-	nr = 0;
+	sig_changed = clang && signature_changed(fn, proto);
+	if (sig_changed)
+		*flags |= CAND_SIG_CHANGED;
+	/* the declared parameters: names, types, packed structs on the stack */
 	if (!dwarf_child(proto, &child)) {
 		do {
 			Dwarf_Attribute mem;
@@ -478,8 +606,11 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			/* pahole's rule: by position, past the registers */
 			if (abi->nr_regs && nr >= abi->nr_regs)
 				uncertain |= param_uncertain(&child);
-			if (nr < MAX_INSPECT_PARAMS)
+			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
+				decl_die[nr] = child;
+				param_fact_read(&decl[nr], &child, &child);
+			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
 	}
@@ -487,94 +618,203 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		*flags |= CAND_UNCERTAIN_LOC;
 	if (nr > MAX_INSPECT_PARAMS)
 		nr = MAX_INSPECT_PARAMS;
-	/*
-	 * Where the code keeps them, checked as pahole does only in a concrete
-	 * instance (an out-of-line copy of a function also inlined, or a
-	 * clone): its parameters name their declaration by abstract origin,
-	 * GCC sometimes lists one twice (the first counts), and what the
-	 * compiler changed shows. Only parameters in one register are checked:
-	 * a pair's location is made of pieces.
-	 */
-	if (!(*flags & CAND_HAS_CODE) ||
-	    dwarf_dieoffset(proto) == dwarf_dieoffset(fn) || dwarf_child(fn, &child))
+	if (!abi->nr_regs)
 		return;
+	if (!concrete) {
+		/* a plain definition: its own parameters, in their order */
+		analyze_params(decl, nr, abi, clang, sig_changed, &optimized,
+			       &unexpected, NULL);
+		goto out;
+	}
+	/*
+	 * A concrete instance (an out-of-line copy, or a clone): its
+	 * parameters name their declaration by abstract origin, in an order
+	 * of their own. A parameter in another place than its declaration's
+	 * means the compiler reordered them. pahole judges the instance by
+	 * its own list, and the abstract instance by the declared list with
+	 * the locations the instance gave it; both count for the function.
+	 */
+	if (dwarf_child(fn, &child))
+		goto out;
 	do {
-		Dwarf_Attribute loc;
-		int idx, reg, expected;
+		int idx;
 
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
 		idx = param_index(&child, params, nr);
-		if (idx < 0 || (seen >> idx) & 1)
-			continue;
-		seen |= 1ULL << idx;
-		if (!dwarf_attr(&child, DW_AT_location, &loc)) {
-			*flags |= CAND_OPTIMIZED_PARAM;
-			continue;
+		if (idx >= 0 && (unsigned int)idx != nr_own)
+			*flags |= CAND_REORDERED;
+		if (nr_own >= MAX_INSPECT_PARAMS)
+			break;
+		param_fact_read(&own[nr_own], &child, idx >= 0 ? &decl_die[idx] : &child);
+		if (idx >= 0) {
+			decl[idx].has_loc |= own[nr_own].has_loc;
+			decl[idx].has_const |= own[nr_own].has_const;
+			if (own[nr_own].reg != PARAM_NO_REG)
+				decl[idx].reg = own[nr_own].reg;
 		}
-		if (slot[idx] < 0 || width[idx] != 1)
-			continue;
-		expected = abi->regs[slot[idx]];
-		reg = param_reg(&loc, expected);
-		if (reg < 0)
-			*flags |= CAND_OPTIMIZED_PARAM;
-		else if (reg != expected)
-			*flags |= CAND_UNEXPECTED_REG;
+		nr_own++;
 	} while (!dwarf_siblingof(&child, &child));
+	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
+		       &unexpected, NULL);
+	ignored = false;
+	analyze_params(decl, nr, abi, clang, false, &ignored, &unexpected, NULL);
+out:
+	if (optimized)
+		*flags |= CAND_OPTIMIZED_PARAM;
+	if (unexpected)
+		*flags |= CAND_UNEXPECTED_REG;
+}
+
+uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+			const struct call_abi *abi, bool clang, uint32_t flags)
+{
+	struct param_fact own[MAX_INSPECT_PARAMS];
+	Dwarf_Off params[MAX_INSPECT_PARAMS];
+	Dwarf_Die decl_die[MAX_INSPECT_PARAMS], child;
+	unsigned int nr = 0, nr_own = 0;
+	bool optimized = false, unexpected = false;
+	uint64_t mask = 0;
+
+	if (!(flags & (CAND_REORDERED | CAND_SIG_CHANGED)) || !abi->nr_regs)
+		return 0;
+	if (!dwarf_child(proto, &child)) {
+		do {
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			if (nr == MAX_INSPECT_PARAMS)
+				break;
+			params[nr] = dwarf_dieoffset(&child);
+			decl_die[nr++] = child;
+		} while (!dwarf_siblingof(&child, &child));
+	}
+	if (dwarf_child(fn, &child))
+		return 0;
+	do {
+		int idx;
+
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		if (nr_own == MAX_INSPECT_PARAMS)
+			break;
+		idx = param_index(&child, params, nr);
+		param_fact_read(&own[nr_own++], &child,
+				idx >= 0 ? &decl_die[idx] : &child);
+	} while (!dwarf_siblingof(&child, &child));
+	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
+		       &optimized, &unexpected, &mask);
+	return mask;
 }
 
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr)
 {
 	Dwarf_Attribute loc, result;
+	Dwarf_Addr a;
 	Dwarf_Op *ops;
 	size_t n;
 
 	if (!dwarf_attr(var, DW_AT_location, &loc) ||
-	    dwarf_getlocation(&loc, &ops, &n) || n != 1)
+	    dwarf_getlocation(&loc, &ops, &n) || n < 1 || n > 2)
 		return false;
-	if (ops[0].atom == DW_OP_addr) {
-		*addr = ops[0].number;
-		return true;
-	}
-	if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
-	    !dwarf_getlocation_attr(&loc, ops, &result)) {
-		Dwarf_Addr a;
+	/*
+	 * An address, and optionally DW_OP_plus_uconst: LLVM's GlobalMerge
+	 * (on by default for RISC-V and PowerPC since LLVM 20) addresses
+	 * merged variables as the group's address plus an offset.
+	 */
+	if (n == 2 && ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	if (ops[0].atom == DW_OP_addr)
+		a = ops[0].number;
+	else if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+		 !dwarf_getlocation_attr(&loc, ops, &result) &&
+		 !dwarf_formaddr(&result, &a))
+		;
+	else
+		return false;
+	*addr = a + (n == 2 ? ops[1].number : 0);
+	return true;
+}
 
-		if (!dwarf_formaddr(&result, &a)) {
-			*addr = a;
+/* --- where variables live */
+
+#define KSYM_NAME_LEN 128
+
+static bool btf_name_valid(const char *p)
+{
+	const char *start = p;
+
+	if (!(*p == '_' || *p == '.' || isalpha((unsigned char)*p)))
+		return false;
+	for (p++; *p; p++)
+		if (!(*p == '_' || *p == '.' || isalnum((unsigned char)*p)) ||
+		    p - start >= KSYM_NAME_LEN)
+			return false;
+	return true;
+}
+
+/* Names with no use to anyone (pahole's filter_variable_name). */
+static bool filtered_var_name(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__UNIQUE_ID", "__tpstrtab_", "__exitcall_",
+		"__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
-		}
-	}
 	return false;
+}
+
+enum cand_var_verdict cand_var_place(const struct elf_syms *syms,
+				     bool global_vars, const char *name,
+				     uint64_t addr, uint32_t *shndx,
+				     uint64_t *offset)
+{
+	*shndx = elf_syms_section_of(syms, addr);
+	if (!*shndx || (!global_vars && *shndx != syms->percpu_shndx))
+		return CAND_VAR_NO_SYMBOL;
+	*offset = addr - syms->sections[*shndx].addr;
+	if (filtered_var_name(name) || !btf_name_valid(name))
+		return CAND_VAR_NAME;
+	if (*shndx == syms->percpu_shndx &&
+	    !elf_syms_find_object(syms, *shndx, *offset, NULL))
+		return CAND_VAR_NO_SYMBOL;
+	if (*offset == 0 && !elf_syms_find_object(syms, *shndx, 0, name))
+		return CAND_VAR_NO_SYMBOL;
+	if (*offset > UINT32_MAX)
+		return CAND_VAR_TOO_FAR;
+	return CAND_VAR_PLACED;
 }
 
 /* --- collection */
 
-/* The btf_decl_tag annotations among die's children, as component. */
+/* Where add_tag() puts what it finds. */
+struct tag_sink {
+	struct cand_list *l;
+	struct cand *c;
+	int component;
+};
+
+static int add_tag(void *ctx, Dwarf_Die *annot, const char *value)
+{
+	struct tag_sink *sink = ctx;
+
+	(void)annot;
+	return value ? cand_list_add_tag(sink->l, sink->c, value,
+					 sink->component) : 0;
+}
+
+/* die's btf_decl_tag annotations (clang's or GCC's), as component. */
 static int collect_tags(struct cand_list *l, struct cand *c, Dwarf_Die *die,
 			int component)
 {
-	Dwarf_Die child;
-	Dwarf_Attribute mem;
-	int err;
+	struct tag_sink sink = { l, c, component };
+	int err = annot_decl_tags(die, add_tag, &sink);
 
-	if (dwarf_child(die, &child))
-		return 0;
-	do {
-		const char *value, *name;
-
-		if (dwarf_tag(&child) != DW_TAG_LLVM_annotation)
-			continue;
-		name = dwarf_diename(&child);
-		if (!name || strcmp(name, "btf_decl_tag") ||
-		    !dwarf_attr(&child, DW_AT_const_value, &mem) ||
-		    !(value = dwarf_formstring(&mem)))
-			continue;
-		err = cand_list_add_tag(l, c, value, component);
-		if (err)
-			return err;
-	} while (!dwarf_siblingof(&child, &child));
-	return 0;
+	/* a chain that loops in broken DWARF: the tags up to there */
+	return err == -ELOOP ? 0 : err;
 }
 
 /* The DIE an out-of-line instance or a definition completes, or itself. */
@@ -613,16 +853,28 @@ static bool own_flag(Dwarf_Die *die, unsigned int name)
 	return dwarf_attr(die, name, &mem) && !dwarf_formflag(&mem, &flag) && flag;
 }
 
-static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
-			    Dwarf_Die *fn, struct cand_list *l)
+/* Did clang make the unit of die? (pahole: "clang" in DW_AT_producer) */
+static bool unit_is_clang(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem;
+	const char *producer;
+	Dwarf_Die cu;
+
+	return dwarf_diecu(die, &cu, NULL, NULL) &&
+	       dwarf_attr(&cu, DW_AT_producer, &mem) &&
+	       (producer = dwarf_formstring(&mem)) && strstr(producer, "clang");
+}
+
+static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
+			    struct cand_list *l, struct cand_need *need)
 {
 	const struct elf_func *sym;
 	Dwarf_Attribute mem;
-	Dwarf_Die origin;
 	const char *name;
 	struct cand *c;
-	uint32_t flags, proto;
+	uint32_t flags;
 	uint64_t addr;
+	bool clang;
 	int err;
 
 	if (own_flag(fn, DW_AT_declaration))
@@ -635,30 +887,37 @@ static int collect_function(const struct cand_ctx *ctx, struct cu_encoder *e,
 	/* the prototype as declared: a concrete instance's parameter list
 	 * can hold repeats and leave out what was optimized away */
 	if (!dwarf_attr(fn, DW_AT_abstract_origin, &mem) ||
-	    !dwarf_formref_die(&mem, &origin))
-		origin = *fn;
-	func_inspect(fn, &origin, &ctx->abi, &flags, &addr);
-	err = cu_encoder_proto_id(e, &origin, &proto);
-	if (err)
-		return err;
+	    !dwarf_formref_die(&mem, &need->die))
+		need->die = *fn;
+	need->proto = true;
+	clang = unit_is_clang(fn);
+	func_inspect(fn, &need->die, &ctx->abi, clang, &flags, &addr);
+	/* true_signature: the code at a clone's address, as it really is */
+	need->true_proto = ctx->features->true_signature &&
+			   (flags & CAND_HAS_CODE) &&
+			   elf_syms_clone_at(ctx->syms, sym, addr);
+	if (need->true_proto) {
+		need->true_die = *fn;
+		need->drop = func_true_drop(fn, &need->die, &ctx->abi, clang, flags);
+	}
 	c = cand_list_add(l, false, name);
 	if (!c)
 		return -ENOMEM;
 	c->flags = flags;
 	c->addr = addr;
-	c->type = proto;
-	return ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	err = ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	return err ? err : 1;
 }
 
-static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
-			    Dwarf_Die *var, struct cand_list *l)
+static int collect_variable(const struct cand_ctx *ctx, Dwarf_Die *var,
+			    struct cand_list *l, struct cand_need *need)
 {
 	Dwarf_Attribute mem;
-	Dwarf_Die type, spec, *src;
+	Dwarf_Die spec, *src;
 	const char *name;
-	enum select_skip why;
+	enum cand_var_verdict why;
 	struct cand *c;
-	uint32_t shndx, type_id;
+	uint32_t shndx;
 	uint64_t addr, offset;
 	int err;
 
@@ -671,21 +930,17 @@ static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
 		return 0;
 	name = dwarf_diename(var);	/* follows specification */
 	if (!name || !*name ||
-	    !select_var_wanted(ctx->syms, ctx->features->global_vars, name, addr,
-			       &shndx, &offset, &why) ||
+	    (why = cand_var_place(ctx->syms, ctx->features->global_vars, name,
+				  addr, &shndx, &offset)) != CAND_VAR_PLACED ||
 	    !dwarf_attr_integrate(var, DW_AT_type, &mem) ||
-	    !dwarf_formref_die(&mem, &type))
+	    !dwarf_formref_die(&mem, &need->die))
 		return 0;
-	err = cu_encoder_type_id(e, &type, &type_id);
-	if (err)
-		return err;
-	if (!type_id)
-		return 0;
+	need->proto = false;
+	need->true_proto = false;
 	c = cand_list_add(l, true, name);
 	if (!c)
 		return -ENOMEM;
 	c->addr = addr;
-	c->type = type_id;
 	c->flags = CAND_HAS_CODE;
 	if (dwarf_attr_integrate(var, DW_AT_external, &mem)) {
 		bool flag = false;
@@ -694,12 +949,31 @@ static int collect_variable(const struct cand_ctx *ctx, struct cu_encoder *e,
 			c->flags |= CAND_EXTERNAL;
 	}
 	if (!ctx->features->decl_tags)
-		return 0;
+		return 1;
 	err = collect_tags(l, c, var, -1);
 	src = origin_of(var, &spec);
 	if (!err && src != var)
 		err = collect_tags(l, c, src, -1);
-	return err;
+	return err ? err : 1;
+}
+
+void cand_set_type(struct cand_list *l, bool is_var, uint32_t type)
+{
+	struct cand *c = is_var ? &l->vars[l->nr_vars - 1] :
+				  &l->funcs[l->nr_funcs - 1];
+
+	c->type = type;
+	if (type || !is_var)
+		return;
+	/* a variable of no type BTF can hold: it was never a candidate */
+	l->nr_tags = c->first_tag;
+	l->strs_len = c->name;
+	l->nr_vars--;
+}
+
+void cand_set_true_type(struct cand_list *l, uint32_t type)
+{
+	l->funcs[l->nr_funcs - 1].true_type = type;
 }
 
 int cand_add_markers(struct cand_list *l, struct btf *btf)
@@ -708,13 +982,24 @@ int cand_add_markers(struct cand_list *l, struct btf *btf)
 	int id;
 
 	for (; l->funcs_marked < l->nr_funcs; l->funcs_marked++) {
-		cand_marker_name(name, sizeof(name), l->chunk, false, l->funcs_marked);
-		id = btf__add_typedef(btf, name, l->funcs[l->funcs_marked].type);
+		const struct cand *c = &l->funcs[l->funcs_marked];
+
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_FUNC,
+				 l->funcs_marked);
+		id = btf__add_typedef(btf, name, c->type);
+		if (id < 0)
+			return id;
+		if (!c->true_type)
+			continue;
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_TRUE,
+				 l->funcs_marked);
+		id = btf__add_typedef(btf, name, c->true_type);
 		if (id < 0)
 			return id;
 	}
 	for (; l->vars_marked < l->nr_vars; l->vars_marked++) {
-		cand_marker_name(name, sizeof(name), l->chunk, true, l->vars_marked);
+		cand_marker_name(name, sizeof(name), l->chunk, CAND_MARK_VAR,
+				 l->vars_marked);
 		id = btf__add_typedef(btf, name, l->vars[l->vars_marked].type);
 		if (id < 0)
 			return id;
@@ -722,15 +1007,16 @@ int cand_add_markers(struct cand_list *l, struct btf *btf)
 	return 0;
 }
 
-int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
-		     Dwarf_Die *die, int tag, struct cand_list *l)
+int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+		     struct cand_list *l, struct cand_need *need)
 {
 	/* most top-level DIEs are declarations: the abbreviation says so */
 	if (dwarf_hasattr(die, DW_AT_declaration))
 		return 0;
 	if (tag == DW_TAG_subprogram)
-		return ctx->features->funcs ? collect_function(ctx, e, die, l) : 0;
+		return ctx->features->funcs ? collect_function(ctx, die, l, need) : 0;
 	if (!ctx->features->vars && !ctx->features->global_vars)
 		return 0;
-	return dwarf_hasattr(die, DW_AT_location) ? collect_variable(ctx, e, die, l) : 0;
+	return dwarf_hasattr(die, DW_AT_location) ?
+	       collect_variable(ctx, die, l, need) : 0;
 }

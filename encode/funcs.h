@@ -14,7 +14,6 @@
 #include "elf_syms.h"
 
 struct btf;
-struct cu_encoder;
 struct encode_features;
 
 /* What the DWARF says about one definition of a function. */
@@ -25,6 +24,8 @@ enum cand_flag {
 	CAND_UNEXPECTED_REG	= 1 << 3,	/* a parameter outside its register */
 	CAND_UNCERTAIN_LOC	= 1 << 4,	/* packed struct by value on the stack */
 	CAND_EXTERNAL		= 1 << 5,	/* DW_AT_external */
+	CAND_REORDERED		= 1 << 6,	/* parameters in another order */
+	CAND_SIG_CHANGED	= 1 << 7,	/* clang: DW_CC_nocall */
 };
 
 /* A btf_decl_tag annotation of a candidate: value, and -1 or a parameter. */
@@ -41,6 +42,8 @@ struct cand {
 	uint32_t first_tag, nr_tags;	/* in the list's tags */
 	uint32_t type;			/* FUNC_PROTO (function) or variable type;
 					 * a chunk id until the final dedup */
+	uint32_t true_type;		/* true_signature: the FUNC_PROTO of the
+					 * code at a clone's address, or 0 */
 };
 
 /*
@@ -81,26 +84,45 @@ int cand_list_add_tag(struct cand_list *l, struct cand *c, const char *value,
  * A marker name starts with CAND_MARKER_PREFIX, which no C name does.
  */
 #define CAND_MARKER_PREFIX "\x01" "btfcanon."
-void cand_marker_name(char *buf, size_t size, uint32_t chunk, bool is_var,
-		      uint32_t index);
+
+/* What a marker points at: a candidate's type, or its true signature. */
+enum cand_marker_kind {
+	CAND_MARK_FUNC = 'f',		/* a function's declared prototype */
+	CAND_MARK_VAR = 'v',		/* a variable's type */
+	CAND_MARK_TRUE = 't',		/* a function's true_type */
+};
+
+void cand_marker_name(char *buf, size_t size, uint32_t chunk,
+		      enum cand_marker_kind kind, uint32_t index);
 /* Parses a marker name; false when name is not one. */
-bool cand_marker_parse(const char *name, uint32_t *chunk, bool *is_var,
-		       uint32_t *index);
+bool cand_marker_parse(const char *name, uint32_t *chunk,
+		       enum cand_marker_kind *kind, uint32_t *index);
 
 /*
  * Inspects a subprogram DIE fn whose declared prototype is proto (fn
- * itself, or its abstract origin): its address, whether every parameter
- * has a name, and whether each parameter the calling convention abi puts
- * in one integer register is in that register at entry. Sets *flags (enum
+ * itself, or its abstract origin), from a unit clang made or not: its
+ * address, whether every parameter has a name, whether the parameters
+ * are where the calling convention abi puts them at entry, optimized out
+ * or reordered, as pahole judges them (funcs.c). Sets *flags (enum
  * cand_flag) and *addr. Never fails: what cannot be read is not flagged.
  */
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  uint32_t *flags, uint64_t *addr);
+		  bool clang, uint32_t *flags, uint64_t *addr);
+
+/*
+ * Which of fn's own formal parameters (bit i: the i-th) its true
+ * signature leaves out, as pahole does: when the parameters are reordered,
+ * those optimized out (no location, or none pahole can read); when clang
+ * changed the signature, those optimized out.
+ */
+uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+			const struct call_abi *abi, bool clang, uint32_t flags);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or
- * DW_OP_addrx as its whole location). Returns false for every other kind
- * of location (registers, stack, TLS, none).
+ * DW_OP_addrx as its whole location, or followed by DW_OP_plus_uconst).
+ * Returns false for every other kind of location (registers, stack, TLS,
+ * none).
  */
 bool var_static_addr(Dwarf_Die *var, uint64_t *addr);
 
@@ -111,14 +133,59 @@ struct cand_ctx {
 	struct call_abi abi;		/* elf_syms_call_abi() */
 };
 
+/* The type a new candidate needs encoded into the chunk BTF. */
+struct cand_need {
+	Dwarf_Die die;			/* the DIE to encode */
+	bool proto;			/* die is a subprogram: its FUNC_PROTO */
+	/*
+	 * true_signature, a function's code at a clone's address: also the
+	 * prototype of true_die's own parameter list but those in drop (bit
+	 * i: its i-th formal parameter), for cand_set_true_type().
+	 */
+	bool true_proto;
+	Dwarf_Die true_die;
+	uint64_t drop;
+};
+
 /*
- * Called by the DIE walk (cu_encoder_encode) for each subprogram and
- * variable at the unit's top level: adds it to l when it is a candidate,
- * encoding its type into the chunk BTF through e. Returns 0 or a negative
- * errno.
+ * Called by the DIE walk (cu_encoder.c) for each subprogram and variable
+ * at the unit's top level. Returns 1 when die is a candidate: it was added
+ * to l, and *need says which type the walk must encode for it, whose id
+ * then goes to cand_set_type(). Returns 0 when it is none, or a negative
+ * errno. Reads the DWARF and calls nothing back: data flows from the walk
+ * to here, never the other way.
  */
-int cand_collect_die(const struct cand_ctx *ctx, struct cu_encoder *e,
-		     Dwarf_Die *die, int tag, struct cand_list *l);
+int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+		     struct cand_list *l, struct cand_need *need);
+
+/*
+ * The id of the last candidate's type (is_var: the last variable's, else
+ * the last function's), as the walk encoded it. A variable whose type is
+ * 0 (none BTF can hold) is taken back out of the list.
+ */
+void cand_set_type(struct cand_list *l, bool is_var, uint32_t type);
+
+/* The last function candidate's true_type (cand_need.true_proto). */
+void cand_set_true_type(struct cand_list *l, uint32_t type);
+
+/* Why a variable gets no place in a DATASEC (cand_var_place()). */
+enum cand_var_verdict {
+	CAND_VAR_PLACED,
+	CAND_VAR_NO_SYMBOL,		/* no section, or no symbol where needed */
+	CAND_VAR_NAME,			/* filtered or invalid name */
+	CAND_VAR_TOO_FAR,		/* offset past 4 GiB */
+};
+
+/*
+ * The rules a variable at addr must pass, whatever its type: a section
+ * holding addr (the per-CPU one unless global_vars), a name BTF can hold
+ * and nobody filters, an ELF symbol where the section needs one. Sets its
+ * section and offset. Read-only: the workers and the selection both ask.
+ */
+enum cand_var_verdict cand_var_place(const struct elf_syms *syms,
+				     bool global_vars, const char *name,
+				     uint64_t addr, uint32_t *shndx,
+				     uint64_t *offset);
 
 /*
  * After a unit: adds the markers of the candidates collected since the

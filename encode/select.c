@@ -8,26 +8,37 @@
  * an order fixed by their names and their place in the file (chunk, then
  * index), so the result does not depend on threads.
  *
- * Functions, pahole's rules (its btf_encoder.c, newest version): group the
+ * Functions, pahole's rules (v1.31-38, its btf_encoder.c): group the
  * candidates by name. Candidates with an unnamed parameter do not count.
- * The function is left out when
- *  - its name has ELF symbols at different addresses (SKIP_AMBIGUOUS_ADDR);
+ * The function is left out when (the reason given is the last that holds)
  *  - a definition has a parameter outside its calling-convention register
  *    (SKIP_UNEXPECTED_REG): callers pass it elsewhere than BTF says. The
- *    registers are counted as the ABI does (funcs.c param_slots): a 16-byte
- *    struct takes two, a bigger one none, a returned big struct the first;
+ *    registers are counted as pahole counts them (funcs.c);
+ *  - two definitions' prototypes differ (SKIP_INCONSISTENT, only under
+ *    consistent_func): parameter count, return or parameter types,
+ *    compared by name through pointers, arrays and prototypes; const is
+ *    ignored, a FWD matches its struct;
  *  - a definition takes a packed struct by value past the register
  *    parameters (SKIP_UNCERTAIN_LOC): where it lies is not known;
- *  - two definitions' prototypes differ (SKIP_INCONSISTENT): parameter
- *    count, return or parameter types, compared by name through pointers,
- *    arrays and prototypes; const is ignored, a FWD matches its struct.
- * With consistent_func off none of this leaves anything out. Parameters
- * optimized out do not: callers still pass them. Otherwise the FUNC
- * (linkage static, as pahole writes) takes the prototype of the definition
- * at the ELF symbol's address (the strong one of a weak/strong pair), or
- * of the first definition with code, or the first. Its DECL_TAGs are that
- * definition's btf_decl_tag annotations, then "bpf_kfunc" (and
- * "bpf_fastcall") for kfuncs.
+ *  - a definition lists its parameters in another order than declared
+ *    (SKIP_REORDERED);
+ *  - the definition chosen has parameters optimized out and its ABI
+ *    changed: clang said so (DW_CC_nocall), or it is the code of a clone
+ *    named foo.isra.N or foo.constprop.N (SKIP_OPTIMIZED). Optimized-out
+ *    parameters alone do not: callers still pass them;
+ *  - its name has ELF symbols at different addresses (SKIP_AMBIGUOUS_ADDR).
+ * Otherwise the FUNC (linkage static, as pahole writes) takes the
+ * prototype of the first definition at the symbol's address that needs no
+ * optimized skip (the strong one of a weak/strong pair), else of the first
+ * at that address, else of the first. Its DECL_TAGs are that definition's
+ * btf_decl_tag annotations, then "bpf_kfunc" (and "bpf_fastcall") for
+ * kfuncs.
+ *
+ * With true_signature (pahole's feature) a function whose code sits at a
+ * clone's address (foo.isra.0) gets, unless a parameter is in an
+ * unexpected register or at an uncertain place, a FUNC of the clone's name
+ * with the clone's own parameter list (funcs.c func_true_drop() says which
+ * parameters it leaves out), and optimized parameters leave nothing out.
  *
  *	a.c: static int f(int);      b.c: static int f(long);  -> no FUNC f
  *	a.c: __weak void g(void) {}  b.c: void g(void) {}      -> g from b.c
@@ -41,19 +52,17 @@
  * one VAR; a DATASEC lists its variables by offset, each once, none
  * overlapping (the kernel refuses overlaps).
  *
- * Output: the rebuild copies every type but the markers, remapping ids
- * (one pass over the raw type section, with the word table of
- * canon/btf_kinds.h), appends the new types and their strings, and
- * parses the result back into a libbpf BTF. Canon orders it afterwards.
- * Cost: linear in the BTF plus a sort of the candidates.
+ * Output: the chosen FUNCs (with their DECL_TAGs), VARs and DATASECs are
+ * added to the merged BTF itself, and the types the output does without
+ * (the markers, the prototypes of functions that got no FUNC) are handed
+ * to canon as a map of types to omit: canon's rebuild is the one writer
+ * of BTF. Cost: linear in the BTF plus a sort of the candidates.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
@@ -63,15 +72,17 @@
 #include "funcs.h"
 #include "select.h"
 
-#define KSYM_NAME_LEN 128
 
 const char *select_skip_reason(enum select_skip why)
 {
 	static const char *const reasons[SKIP_NR] = {
-		[SKIP_AMBIGUOUS_ADDR] = "symbols at several addresses",
-		[SKIP_INCONSISTENT] = "inconsistent prototypes",
-		[SKIP_UNEXPECTED_REG] = "parameter in an unexpected register",
+		/* the words of pahole -V, where it has the rule */
+		[SKIP_AMBIGUOUS_ADDR] = "ambiguous address",
+		[SKIP_OPTIMIZED] = "optimized parameters",
+		[SKIP_REORDERED] = "reordered parameters",
 		[SKIP_UNCERTAIN_LOC] = "uncertain parameter location",
+		[SKIP_INCONSISTENT] = "inconsistent prototype",
+		[SKIP_UNEXPECTED_REG] = "unexpected register usage for parameter",
 		[SKIP_UNNAMED_PARAM] = "unnamed parameter",
 		[SKIP_VAR_NO_SYMBOL] = "no ELF symbol at its address",
 		[SKIP_VAR_NAME] = "filtered or invalid name",
@@ -89,6 +100,7 @@ struct cand_ref {
 	uint32_t shndx;			/* variables: section */
 	uint64_t offset;		/* variables: offset in it */
 	uint32_t size;			/* variables: type size */
+	bool true_sig;			/* functions: the FUNC is the clone's */
 };
 
 static const char *ref_name(const struct cand_ref *r)
@@ -209,81 +221,6 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, int depth
 	return false;
 }
 
-/* --- the output: raw BTF being assembled */
-
-struct out_btf {
-	uint32_t *types;		/* words */
-	size_t nr_words, cap_words;
-	char *strs;
-	size_t str_len, str_cap;
-	uint32_t str_base;		/* offset of strs[0] (base strings before) */
-	uint32_t next_id;
-};
-
-static int out_words(struct out_btf *o, const uint32_t *w, size_t n)
-{
-	if (o->nr_words + n > o->cap_words) {
-		size_t cap = o->cap_words ? o->cap_words * 2 : 1 << 16;
-		uint32_t *grown;
-
-		while (cap < o->nr_words + n)
-			cap *= 2;
-		grown = realloc(o->types, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		o->types = grown;
-		o->cap_words = cap;
-	}
-	if (n)	/* w may be NULL for no words */
-		memcpy(o->types + o->nr_words, w, n * sizeof(*w));
-	o->nr_words += n;
-	return 0;
-}
-
-/* Appends a string; returns its offset in the output, or 0 on ENOMEM. */
-static uint32_t out_str(struct out_btf *o, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	uint32_t off;
-
-	if (o->str_len + len > o->str_cap) {
-		size_t cap = o->str_cap ? o->str_cap * 2 : 1 << 16;
-		char *grown;
-
-		while (cap < o->str_len + len)
-			cap *= 2;
-		grown = realloc(o->strs, cap);
-		if (!grown)
-			return 0;
-		o->strs = grown;
-		o->str_cap = cap;
-	}
-	off = o->str_base + o->str_len;
-	memcpy(o->strs + o->str_len, s, len);
-	o->str_len += len;
-	return off;
-}
-
-/* Adds a type of three words plus extra; returns its id, or 0 on ENOMEM. */
-static uint32_t out_type(struct out_btf *o, const char *name, uint32_t info,
-			 uint32_t size_or_type, const uint32_t *extra,
-			 size_t nr_extra)
-{
-	uint32_t w[3] = { name ? out_str(o, name) : 0, info, size_or_type };
-
-	if ((name && !w[0]) || out_words(o, w, 3) || out_words(o, extra, nr_extra))
-		return 0;
-	return o->next_id++;
-}
-
-static uint32_t out_decl_tag(struct out_btf *o, const char *value,
-			     uint32_t target, int component)
-{
-	uint32_t comp = (uint32_t)component;
-
-	return out_type(o, value, BTF_KIND_DECL_TAG << 24, target, &comp, 1);
-}
-
 /* --- the selection */
 
 struct selection {
@@ -293,14 +230,12 @@ struct selection {
 	const struct bc_log *log;
 	struct select_stats *stats;
 	uint32_t start_id;		/* first id of merged's own types */
-	uint32_t end_id;		/* one past its last */
-	uint8_t *drop;			/* [own types]: a marker, or a proto nobody uses */
-	uint32_t *new_id;		/* [own types]: output id */
+	uint32_t end_id;		/* one past its last, before the new types */
+	uint8_t *omit;			/* [own types]: a marker, or a proto nobody uses */
 	struct cand_ref *funcs;		/* chosen: one definition per function */
 	uint32_t nr_funcs;
 	struct cand_ref *vars;		/* chosen: by section and offset */
 	uint32_t nr_vars;
-	struct out_btf out;
 };
 
 static bool usable(const struct cand *c)
@@ -315,27 +250,88 @@ static void log_skip(struct selection *s, const char *name, enum select_skip why
 		      select_skip_reason(why));
 }
 
-static uint32_t map_id(const struct selection *s, uint32_t id)
+/*
+ * Does pahole leave a function out for c's optimized parameters? Only when
+ * the ABI changed: clang said so (DW_CC_nocall), or c is the code of a
+ * clone the symbol table names foo.isra.N or foo.constprop.N.
+ */
+static bool optimized_skip(const struct selection *s,
+			   const struct elf_func *sym, const struct cand *c)
 {
-	return id < s->start_id ? id : s->new_id[id - s->start_id];
+	if (s->features->true_signature || !(c->flags & CAND_OPTIMIZED_PARAM))
+		return false;
+	if (c->flags & CAND_SIG_CHANGED)
+		return true;
+	return sym->opt_clone && (c->flags & CAND_HAS_CODE) && c->addr == sym->addr;
+}
+
+/* Is c the code at one of sym's addresses? */
+static bool at_symbol(const struct selection *s, const struct elf_func *sym,
+		      const struct cand *c)
+{
+	return (c->flags & CAND_HAS_CODE) &&
+	       (c->addr == sym->addr || elf_syms_clone_at(s->syms, sym, c->addr));
 }
 
 /*
  * Decides one function: refs[0 .. n) are its candidates, in order.
  * Returns the definition whose prototype the FUNC takes, or NULL.
+ *
+ * pahole's order of reasons, the last that applies being the one given:
+ * unexpected register, inconsistent prototype, uncertain location,
+ * reordered, optimized, ambiguous address. The flags of all definitions
+ * count, but a prototype is compared with the first only while none of
+ * the definitions seen so far has an unexpected register or reordered
+ * parameters (pahole compares no further then). The FUNC takes the
+ * prototype of the first definition at the symbol's address that needs
+ * no optimized skip, else the first at that address, else the first.
  */
+/*
+ * true_signature: the first definition that is the code at a clone's
+ * address (its true_type was made), unless it or one before it has a
+ * parameter in an unexpected register or at an uncertain place (the first
+ * counting every definition's flags, as pahole shares them): a FUNC named
+ * as the clone (foo.isra.0), with the signature the code really has.
+ */
+static struct cand_ref *true_signature(struct cand_ref *refs, uint32_t n)
+{
+	uint32_t prefix = 0, all = 0, seen = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (usable(refs[i].cand))
+			all |= refs[i].cand->flags;
+	for (i = 0; i < n; i++) {
+		const struct cand *c = refs[i].cand;
+
+		if (!usable(c))
+			continue;
+		/* the first sees everyone's flags, the others those up to them */
+		prefix |= c->flags;
+		if (c->true_type &&
+		    !((seen ? prefix : all) & (CAND_UNEXPECTED_REG | CAND_UNCERTAIN_LOC))) {
+			refs[i].true_sig = true;
+			return &refs[i];
+		}
+		seen = 1;
+	}
+	return NULL;
+}
+
 static struct cand_ref *decide_function(struct selection *s,
 					struct cand_ref *refs, uint32_t n)
 {
 	const char *name = ref_name(&refs[0]);
 	const struct elf_func *sym = elf_syms_find_func(s->syms, name);
-	bool strict = s->features->consistent_funcs;
-	struct cand_ref *win = NULL, *first = NULL;
+	struct cand_ref *first = NULL, *win = NULL, *at_sym = NULL;
+	bool inconsistent = false;
+	enum select_skip why = SKIP_NR;
 	uint32_t flags = 0, i;
 	struct cand *c;
 
 	if (!sym)
 		return NULL;
+	if (s->features->true_signature && (win = true_signature(refs, n)))
+		return win;
 	for (i = 0; i < n; i++) {
 		c = refs[i].cand;
 		if (!usable(c))
@@ -343,34 +339,40 @@ static struct cand_ref *decide_function(struct selection *s,
 		flags |= c->flags;
 		if (!first)
 			first = &refs[i];
-		else if (strict && !types_match(s->merged, first->cand->type,
-						c->type, 0)) {
-			log_skip(s, name, SKIP_INCONSISTENT);
-			return NULL;
-		}
-		if (!win && (c->flags & CAND_HAS_CODE) && c->addr == sym->addr)
+		else if (!inconsistent &&
+			 !(flags & (CAND_UNEXPECTED_REG | CAND_REORDERED)) &&
+			 !types_match(s->merged, first->cand->type, c->type, 0))
+			inconsistent = true;
+		if (!at_symbol(s, sym, c))
+			continue;
+		if (!at_sym)
+			at_sym = &refs[i];
+		if (!win && !optimized_skip(s, sym, c))
 			win = &refs[i];
 	}
 	if (!first) {
 		log_skip(s, name, SKIP_UNNAMED_PARAM);
 		return NULL;
 	}
-	if (strict && sym->ambiguous) {
-		log_skip(s, name, SKIP_AMBIGUOUS_ADDR);
+	if (!win)
+		win = at_sym ? at_sym : first;
+	if (flags & CAND_UNEXPECTED_REG)
+		why = SKIP_UNEXPECTED_REG;
+	if (inconsistent && s->features->consistent_funcs)
+		why = SKIP_INCONSISTENT;
+	if (flags & CAND_UNCERTAIN_LOC)
+		why = SKIP_UNCERTAIN_LOC;
+	if (flags & CAND_REORDERED)
+		why = SKIP_REORDERED;
+	if (optimized_skip(s, sym, win->cand))
+		why = SKIP_OPTIMIZED;
+	if (sym->ambiguous)
+		why = SKIP_AMBIGUOUS_ADDR;
+	if (why != SKIP_NR) {
+		log_skip(s, name, why);
 		return NULL;
 	}
-	if (strict && (flags & CAND_UNEXPECTED_REG)) {
-		log_skip(s, name, SKIP_UNEXPECTED_REG);
-		return NULL;
-	}
-	if (strict && (flags & CAND_UNCERTAIN_LOC)) {
-		log_skip(s, name, SKIP_UNCERTAIN_LOC);
-		return NULL;
-	}
-	for (i = 0; !win && i < n; i++)
-		if (usable(refs[i].cand) && (refs[i].cand->flags & CAND_HAS_CODE))
-			win = &refs[i];
-	return win ? win : first;
+	return win;
 }
 
 static int decide_functions(struct selection *s, struct cand_list *lists,
@@ -408,63 +410,23 @@ static int decide_functions(struct selection *s, struct cand_list *lists,
 	return 0;
 }
 
-static bool btf_name_valid(const char *p)
-{
-	const char *start = p;
-
-	if (!(*p == '_' || *p == '.' || isalpha((unsigned char)*p)))
-		return false;
-	for (p++; *p; p++)
-		if (!(*p == '_' || *p == '.' || isalnum((unsigned char)*p)) ||
-		    p - start >= KSYM_NAME_LEN)
-			return false;
-	return true;
-}
-
-/* Names with no use to anyone (pahole's filter_variable_name). */
-static bool filtered_var_name(const char *name)
-{
-	static const char *const prefixes[] = {
-		"__UNIQUE_ID", "__tpstrtab_", "__exitcall_",
-		"__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-bool select_var_wanted(const struct elf_syms *syms, bool global_vars,
-		       const char *name, uint64_t addr, uint32_t *shndx,
-		       uint64_t *offset, enum select_skip *why)
-{
-	*shndx = elf_syms_section_of(syms, addr);
-	if (!*shndx || (!global_vars && *shndx != syms->percpu_shndx))
-		return *why = SKIP_VAR_NO_SYMBOL, false;
-	*offset = addr - syms->sections[*shndx].addr;
-	if (filtered_var_name(name) || !btf_name_valid(name))
-		return *why = SKIP_VAR_NAME, false;
-	if (*shndx == syms->percpu_shndx &&
-	    !elf_syms_find_object(syms, *shndx, *offset, NULL))
-		return *why = SKIP_VAR_NO_SYMBOL, false;
-	if (*offset == 0 && !elf_syms_find_object(syms, *shndx, 0, name))
-		return *why = SKIP_VAR_NO_SYMBOL, false;
-	if (*offset > UINT32_MAX)
-		return *why = SKIP_VAR_SIZE, false;
-	return true;
-}
-
 /* Places a variable; false (with a reason) when it gets no VAR. */
 static bool place_variable(struct selection *s, struct cand_ref *r,
 			   enum select_skip *why)
 {
 	__s64 size;
 
-	if (!select_var_wanted(s->syms, s->features->global_vars, ref_name(r),
-			       r->cand->addr, &r->shndx, &r->offset, why))
-		return false;
+	static const enum select_skip skip_of[] = {
+		[CAND_VAR_NO_SYMBOL] = SKIP_VAR_NO_SYMBOL,
+		[CAND_VAR_NAME] = SKIP_VAR_NAME,
+		[CAND_VAR_TOO_FAR] = SKIP_VAR_SIZE,
+	};
+	enum cand_var_verdict verdict;
+
+	verdict = cand_var_place(s->syms, s->features->global_vars, ref_name(r),
+				 r->cand->addr, &r->shndx, &r->offset);
+	if (verdict != CAND_VAR_PLACED)
+		return *why = skip_of[verdict], false;
 	size = btf__resolve_size(s->merged, r->cand->type);
 	if (size <= 0 || size > UINT32_MAX)
 		return *why = SKIP_VAR_SIZE, false;
@@ -524,116 +486,83 @@ static int decide_variables(struct selection *s, struct cand_list *lists,
 
 /*
  * Finds the markers among merged's types and gives each candidate its
- * type's id. Markers are dropped from the output; so are the prototypes
- * of candidates that got no FUNC, when nothing else refers to them.
+ * type's id. The markers are left out of the output (s->omit).
  */
 static int resolve_markers(struct selection *s, struct cand_list *lists,
 			   uint32_t nr_lists)
 {
 	uint32_t id;
 
-	s->drop = calloc(s->end_id - s->start_id + 1, 1);
-	s->new_id = calloc(s->end_id - s->start_id + 1, sizeof(*s->new_id));
-	if (!s->drop || !s->new_id)
-		return -ENOMEM;
 	for (id = s->start_id; id < s->end_id; id++) {
 		const struct btf_type *t = btf__type_by_id(s->merged, id);
+		enum cand_marker_kind kind;
 		uint32_t chunk, index;
 		bool is_var;
 
 		if (btf_kind(t) != BTF_KIND_TYPEDEF ||
 		    !cand_marker_parse(btf__name_by_offset(s->merged, t->name_off),
-				       &chunk, &is_var, &index) ||
-		    chunk >= nr_lists ||
-		    index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
+				       &chunk, &kind, &index) ||
+		    chunk >= nr_lists)
 			continue;
-		(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type = t->type;
-		s->drop[id - s->start_id] = 1;
+		is_var = kind == CAND_MARK_VAR;
+		if (index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
+			continue;
+		if (kind == CAND_MARK_TRUE)
+			lists[chunk].funcs[index].true_type = t->type;
+		else
+			(is_var ? lists[chunk].vars : lists[chunk].funcs)[index].type = t->type;
+		s->omit[id - s->start_id] = 1;
 	}
 	return 0;
 }
 
-/* Drops unused candidate prototypes; numbers the types that stay. */
-static int number_types(struct selection *s, const uint8_t *types, uint32_t len)
+/*
+ * Leaves out the candidates' prototypes that nothing kept refers to: not
+ * a FUNC (the function got none), not a pointer. Runs after the new
+ * types were added, so their references count.
+ */
+static int omit_unused_protos(struct selection *s)
 {
-	uint32_t off = 0, id = s->start_id, next = s->start_id, i;
+	uint32_t end = btf__type_cnt(s->merged), id, j;
 	uint8_t *used = calloc(s->end_id - s->start_id + 1, 1);
 
 	if (!used)
 		return -ENOMEM;
-	/* referred to by a type that stays, or by a chosen FUNC or VAR */
-	while (off < len) {
-		const struct btf_type *t = (const void *)(types + off);
-		uint32_t kind = bc_type_kind(t), words = bc_type_words(t), j;
-
-		if (!s->drop[id - s->start_id])
-			for (j = 2; j < words; j++) {
-				uint32_t ref = ((const uint32_t *)t)[j];
-
-				if (bc_word_class(kind, j) == BC_WORD_REF &&
-				    ref >= s->start_id && ref < s->end_id)
-					used[ref - s->start_id] = 1;
-			}
-		off += words * 4;
-		id++;
-	}
-	for (i = 0; i < s->nr_funcs; i++)
-		if (s->funcs[i].cand->type >= s->start_id)
-			used[s->funcs[i].cand->type - s->start_id] = 1;
-	for (i = 0; i < s->nr_vars; i++)
-		if (s->vars[i].cand->type >= s->start_id)
-			used[s->vars[i].cand->type - s->start_id] = 1;
-	for (id = s->start_id; id < s->end_id; id++) {
+	for (id = s->start_id; id < end; id++) {
 		const struct btf_type *t = btf__type_by_id(s->merged, id);
+		uint32_t kind = bc_type_kind(t), words = bc_type_words(t);
 
-		if (btf_kind(t) == BTF_KIND_FUNC_PROTO && !used[id - s->start_id])
-			s->drop[id - s->start_id] = 1;
-		if (!s->drop[id - s->start_id])
-			s->new_id[id - s->start_id] = next++;
+		if (id < s->end_id && s->omit[id - s->start_id])
+			continue;
+		for (j = 2; j < words; j++) {
+			uint32_t ref = ((const uint32_t *)t)[j];
+
+			if (bc_word_class(kind, j) == BC_WORD_REF &&
+			    ref >= s->start_id && ref < s->end_id)
+				used[ref - s->start_id] = 1;
+		}
 	}
-	s->out.next_id = next;
+	for (id = s->start_id; id < s->end_id; id++)
+		if (btf_kind(btf__type_by_id(s->merged, id)) == BTF_KIND_FUNC_PROTO &&
+		    !used[id - s->start_id])
+			s->omit[id - s->start_id] = 1;
 	free(used);
 	return 0;
 }
 
-/* Copies merged's types but the dropped ones, ids remapped. */
-static int copy_types(struct selection *s, const uint8_t *types, uint32_t len)
-{
-	uint32_t off = 0, id = s->start_id;
-
-	while (off < len) {
-		const struct btf_type *t = (const void *)(types + off);
-		uint32_t kind = bc_type_kind(t), words, j, base;
-
-		if (!bc_kind_valid(kind))
-			return -EINVAL;
-		words = bc_type_words(t);
-		if (!s->drop[id - s->start_id]) {
-			base = s->out.nr_words;
-			if (out_words(&s->out, (const uint32_t *)t, words))
-				return -ENOMEM;
-			for (j = 2; j < words; j++)
-				if (bc_word_class(kind, j) == BC_WORD_REF)
-					s->out.types[base + j] =
-						map_id(s, s->out.types[base + j]);
-		}
-		off += words * 4;
-		id++;
-	}
-	return 0;
-}
-
-/* A candidate's decl tags, on the output type id. */
-static int emit_tags(struct selection *s, const struct cand_ref *r, uint32_t id)
+/* A candidate's decl tags, on type id. */
+static int emit_tags(struct selection *s, const struct cand_ref *r, int id)
 {
 	uint32_t i;
+	int err;
 
 	for (i = 0; i < r->cand->nr_tags; i++) {
 		const struct cand_tag *t = &r->list->tags[r->cand->first_tag + i];
 
-		if (!out_decl_tag(&s->out, cand_str(r->list, t->value), id,
-				  t->component))
-			return -ENOMEM;
+		err = btf__add_decl_tag(s->merged, cand_str(r->list, t->value), id,
+					t->component);
+		if (err < 0)
+			return err;
 		s->stats->decl_tags++;
 	}
 	return 0;
@@ -642,27 +571,39 @@ static int emit_tags(struct selection *s, const struct cand_ref *r, uint32_t id)
 static int emit_functions(struct selection *s)
 {
 	bool kfunc_tags = s->features->kfunc_tags && s->features->decl_tags;
-	uint32_t i, id;
+	uint32_t i;
+	int id, err;
 
 	for (i = 0; i < s->nr_funcs; i++) {
 		const struct cand_ref *r = &s->funcs[i];
 		const char *name = ref_name(r);
 		const struct elf_func *sym = elf_syms_find_func(s->syms, name);
 
-		id = out_type(&s->out, name, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC,
-			      map_id(s, r->cand->type), NULL, 0);
-		if (!id || emit_tags(s, r, id))
-			return -ENOMEM;
+		if (r->true_sig)	/* the clone's name, its own prototype */
+			id = btf__add_func(s->merged,
+					   elf_syms_clone_at(s->syms, sym, r->cand->addr)->name,
+					   BTF_FUNC_STATIC, r->cand->true_type);
+		else
+			id = btf__add_func(s->merged, name, BTF_FUNC_STATIC,
+					   r->cand->type);
+		if (id < 0)
+			return id;
+		err = emit_tags(s, r, id);
+		if (err)
+			return err;
 		s->stats->funcs++;
-		if (!kfunc_tags || !sym->kfunc)
+		/* pahole tags kfuncs by their own name only */
+		if (!kfunc_tags || !sym->kfunc || r->true_sig)
 			continue;
-		if (!out_decl_tag(&s->out, "bpf_kfunc", id, -1))
-			return -ENOMEM;
+		err = btf__add_decl_tag(s->merged, "bpf_kfunc", id, -1);
+		if (err < 0)
+			return err;
 		s->stats->kfunc_tags++;
 		if (!(sym->kfunc_flags & ELF_KF_FASTCALL))
 			continue;
-		if (!out_decl_tag(&s->out, "bpf_fastcall", id, -1))
-			return -ENOMEM;
+		err = btf__add_decl_tag(s->merged, "bpf_fastcall", id, -1);
+		if (err < 0)
+			return err;
 		s->stats->kfunc_tags++;
 	}
 	return 0;
@@ -671,161 +612,88 @@ static int emit_functions(struct selection *s)
 /* VARs, and a DATASEC for each section's run of them. */
 static int emit_variables(struct selection *s)
 {
-	uint32_t i, first = 0, *entries;
+	uint32_t i, k, first = 0;
+	int *ids, id, err = 0;
 
-	entries = calloc(3 * (size_t)s->nr_vars + 1, sizeof(*entries));
-	if (!entries)
+	ids = calloc(s->nr_vars + 1, sizeof(*ids));
+	if (!ids)
 		return -ENOMEM;
-	for (i = 0; i < s->nr_vars; i++) {
+	for (i = 0; i < s->nr_vars && !err; i++) {
 		const struct cand_ref *r = &s->vars[i];
-		uint32_t linkage = r->cand->flags & CAND_EXTERNAL ?
-				   BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
-		uint32_t id = out_type(&s->out, ref_name(r), BTF_KIND_VAR << 24,
-				       map_id(s, r->cand->type), &linkage, 1);
+		int linkage = r->cand->flags & CAND_EXTERNAL ?
+			      BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC;
 
-		if (!id || emit_tags(s, r, id))
-			goto nomem;
+		id = btf__add_var(s->merged, ref_name(r), linkage, r->cand->type);
+		err = id < 0 ? id : emit_tags(s, r, id);
+		if (err)
+			break;
 		s->stats->vars++;
-		entries[3 * i] = id;
-		entries[3 * i + 1] = r->offset;
-		entries[3 * i + 2] = r->size;
+		ids[i] = id;
 		if (i + 1 < s->nr_vars && s->vars[i + 1].shndx == r->shndx)
 			continue;
 		/* the section's last variable: its DATASEC */
-		if (!out_type(&s->out, s->syms->sections[r->shndx].name,
-			      BTF_KIND_DATASEC << 24 | (i + 1 - first),
-			      r->offset + r->size, entries + 3 * first,
-			      3 * (i + 1 - first)))
-			goto nomem;
+		err = btf__add_datasec(s->merged, s->syms->sections[r->shndx].name,
+				       r->offset + r->size);
+		for (k = first; err >= 0 && k <= i; k++)
+			err = btf__add_datasec_var_info(s->merged, ids[k],
+							s->vars[k].offset,
+							s->vars[k].size);
+		err = err < 0 ? err : 0;
 		s->stats->datasecs++;
 		first = i + 1;
 	}
-	free(entries);
-	return 0;
-nomem:
-	free(entries);
-	return -ENOMEM;
-}
-
-/*
- * A libbpf BTF from raw bytes. libbpf 1.1.2 exports no btf__new_split:
- * split BTF goes through btf__parse_raw_split on an in-memory file.
- */
-static struct btf *btf_from_raw(const void *raw, size_t size, struct btf *base)
-{
-	struct btf *btf = NULL;
-	char path[64];
-	int fd;
-
-	if (!base)
-		return btf__new(raw, size);
-	fd = memfd_create("btfcanon-split", MFD_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, raw, size) == (ssize_t)size) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		btf = btf__parse_raw_split(path, base);
-	}
-	close(fd);
-	return btf;
-}
-
-static struct btf *out_finish(struct selection *s, struct btf *base,
-			      const struct btf_header *in_hdr)
-{
-	struct btf_header hdr = *in_hdr;
-	size_t types_len = s->out.nr_words * 4;
-	struct btf *btf;
-	uint8_t *raw;
-
-	hdr.hdr_len = sizeof(hdr);
-	hdr.type_off = 0;
-	hdr.type_len = types_len;
-	hdr.str_off = types_len;
-	hdr.str_len = s->out.str_len;
-	raw = malloc(sizeof(hdr) + types_len + s->out.str_len);
-	if (!raw)
-		return NULL;
-	memcpy(raw, &hdr, sizeof(hdr));
-	if (types_len)	/* no types: s->out.types is NULL */
-		memcpy(raw + sizeof(hdr), s->out.types, types_len);
-	if (s->out.str_len)
-		memcpy(raw + sizeof(hdr) + types_len, s->out.strs, s->out.str_len);
-	btf = btf_from_raw(raw, sizeof(hdr) + types_len + s->out.str_len, base);
-	free(raw);
-	return btf;	/* libbpf 1.x: NULL on error */
+	free(ids);
+	return err;
 }
 
 int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 		uint32_t nr_lists, const struct elf_syms *syms,
-		const struct encode_features *features, struct btf **out,
+		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, const struct bc_log *log)
 {
 	struct selection s = {
 		.merged = merged, .syms = syms, .features = features,
 		.log = log, .stats = stats,
 	};
-	const struct btf_header *hdr;
-	const uint8_t *raw, *types;
-	uint32_t raw_size, base_str_len = 0;
+	uint8_t *all;
 	int err;
 
-	*out = NULL;
+	*omit = NULL;
 	memset(stats, 0, sizeof(*stats));
-	raw = btf__raw_data(merged, &raw_size);
-	if (!raw)
-		return bc_log_error(log, -ENOMEM, "out of memory");
-	hdr = (const void *)raw;
-	types = raw + hdr->hdr_len + hdr->type_off;
-	if (base) {
-		const struct btf_header *bhdr;
-		uint32_t bsize;
-
-		bhdr = btf__raw_data(base, &bsize);
-		if (!bhdr)
-			return bc_log_error(log, -ENOMEM, "out of memory");
-		base_str_len = bhdr->str_len;
-	}
 	s.start_id = base ? btf__type_cnt(base) : 1;
 	s.end_id = btf__type_cnt(merged);
-	/* the output's strings: merged's own, then what the new types add */
-	s.out.str_base = base_str_len;
-	s.out.str_cap = hdr->str_len + 4096;
-	s.out.strs = malloc(s.out.str_cap);
-	if (!s.out.strs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	memcpy(s.out.strs, raw + hdr->hdr_len + hdr->str_off, hdr->str_len);
-	s.out.str_len = hdr->str_len;
+	s.omit = calloc(s.end_id - s.start_id + 1, 1);
+	if (!s.omit)
+		return bc_log_error(log, -ENOMEM, "out of memory");
 	err = resolve_markers(&s, lists, nr_lists);
 	if (!err && features->funcs)
 		err = decide_functions(&s, lists, nr_lists);
 	if (!err && (features->vars || features->global_vars))
 		err = decide_variables(&s, lists, nr_lists);
 	if (!err)
-		err = number_types(&s, types, hdr->type_len);
-	if (!err)
-		err = copy_types(&s, types, hdr->type_len);
-	if (!err)
 		err = emit_functions(&s);
 	if (!err)
 		err = emit_variables(&s);
+	if (!err)
+		err = omit_unused_protos(&s);
 	if (err) {
 		bc_log_error(log, err, "function and variable selection failed: %s",
 			     strerror(-err));
 		goto out;
 	}
-	*out = out_finish(&s, base, hdr);
-	if (!*out)
-		err = bc_log_error(log, -EINVAL,
-			"internal error: the BTF with functions and variables does not parse");
+	/* the new types are all kept: the omit map covers them as zeros */
+	all = realloc(s.omit, btf__type_cnt(merged) - s.start_id + 1);
+	if (!all) {
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(all + (s.end_id - s.start_id), 0,
+	       btf__type_cnt(merged) - s.end_id + 1);
+	*omit = all;
+	s.omit = NULL;
 out:
-	free(s.drop);
-	free(s.new_id);
+	free(s.omit);
 	free(s.funcs);
 	free(s.vars);
-	free(s.out.types);
-	free(s.out.strs);
 	return err;
 }

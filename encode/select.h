@@ -20,9 +20,11 @@ struct encode_features;
 /* Why a function (or variable) was left out, for --verbose and the stats. */
 enum select_skip {
 	SKIP_AMBIGUOUS_ADDR,	/* its name has symbols at several addresses */
+	SKIP_OPTIMIZED,		/* parameters optimized out of a changed ABI */
+	SKIP_REORDERED,		/* parameters reordered by the compiler */
+	SKIP_UNCERTAIN_LOC,	/* packed struct passed by value on the stack */
 	SKIP_INCONSISTENT,	/* definitions with different prototypes */
 	SKIP_UNEXPECTED_REG,	/* a parameter outside its calling-convention register */
-	SKIP_UNCERTAIN_LOC,	/* packed struct passed by value on the stack */
 	SKIP_UNNAMED_PARAM,	/* every definition has an unnamed parameter */
 	SKIP_VAR_NO_SYMBOL,	/* variable: no ELF symbol where it lives */
 	SKIP_VAR_NAME,		/* variable: filtered or invalid name */
@@ -44,26 +46,18 @@ struct select_stats {
 };
 
 /*
- * The rules a variable at addr must pass, whatever its type: a section
- * holding addr (the per-CPU one unless global_vars), a name BTF can hold
- * and nobody filters, an ELF symbol where the section needs one. Sets its
- * section and offset, or *why. Called by the workers too (read-only).
- */
-bool select_var_wanted(const struct elf_syms *syms, bool global_vars,
-		       const char *name, uint64_t addr, uint32_t *shndx,
-		       uint64_t *offset, enum select_skip *why);
-
-/*
  * Decides over every candidate of lists[0 .. nr_lists) (list k is chunk k)
- * and returns in *out a new BTF: merged without the candidates' markers,
- * plus the chosen FUNCs with their DECL_TAGs, the VARs and the DATASECs.
- * merged is split over base when base is not NULL. Skipped functions are
- * logged at BC_LOG_INFO, one line each, by name. Returns 0 or a negative
- * errno after a message.
+ * and adds to merged (split over base when base is not NULL) the chosen
+ * FUNCs with their DECL_TAGs, the VARs and the DATASECs. Sets *omit to a
+ * map of merged's own types (index id - first own id; malloc'd) marking
+ * those the output leaves out, for canon_opts.omit: the candidates'
+ * markers and the prototypes nothing uses. Skipped functions are logged
+ * at BC_LOG_INFO, one line each, by name. Returns 0 or a negative errno
+ * after a message.
  */
 int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 		uint32_t nr_lists, const struct elf_syms *syms,
-		const struct encode_features *features, struct btf **out,
+		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, const struct bc_log *log);
 
 #endif

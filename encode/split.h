@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Split BTF (a module's types over vmlinux's) in the encoder.
+ * Split BTF (a module's types over vmlinux's) in the encoder: the module's
+ * standalone BTF mapped onto the base (see split.c).
  */
 #ifndef BTFCANON_SPLIT_H
 #define BTFCANON_SPLIT_H
 
+#include <stdint.h>
+
 struct btf;
 
+struct split_attach_stats {
+	uint32_t mapped;	/* module types replaced by base types */
+	uint32_t own;		/* module types kept: the split part */
+};
+
 /*
- * Appends src's own types to dst, both split over the same base: ids into
- * the base stay, src's own ids move past dst's. libbpf 1.1.2's
- * btf__add_btf() does not take split BTF. Returns 0 or a negative errno.
+ * Makes *out, split BTF over base holding the types of mod (standalone
+ * BTF) that no base type equals; references to the others name base ids.
+ * base is only read. Returns 0 or a negative errno (-ENOMEM; -EINVAL when
+ * mod is itself split or holds a type of unknown kind).
  */
-int split_btf_append(struct btf *dst, const struct btf *src);
+int split_attach_base(const struct btf *mod, struct btf *base,
+		      struct btf **out, struct split_attach_stats *stats);
 
 #endif

@@ -158,6 +158,13 @@ int bc_file_load_btf(const char *path, const struct bc_btf *base,
 		     struct bc_btf **btf, enum bc_file_format *format,
 		     const struct bc_log *log)
 {
+	return bc_file_load_btf_opts(path, base, NULL, btf, format, log);
+}
+
+int bc_file_load_btf_opts(const char *path, const struct bc_btf *base,
+			  const struct bc_parse_opts *opts, struct bc_btf **btf,
+			  enum bc_file_format *format, const struct bc_log *log)
+{
 	size_t size;
 	void *data;
 	int err;
@@ -166,7 +173,7 @@ int bc_file_load_btf(const char *path, const struct bc_btf *base,
 	err = bc_file_read_btf(path, &data, &size, format, log);
 	if (err)
 		return err;
-	err = bc_btf_parse(data, size, base, path, log, btf);
+	err = bc_btf_parse_opts(data, size, base, opts, path, log, btf);
 	free(data);
 	return err;
 }

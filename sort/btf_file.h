@@ -31,6 +31,11 @@ int bc_file_load_btf(const char *path, const struct bc_btf *base,
 		     struct bc_btf **btf, enum bc_file_format *format,
 		     const struct bc_log *log);
 
+/* bc_file_load_btf() with parse options (may be NULL). */
+int bc_file_load_btf_opts(const char *path, const struct bc_btf *base,
+			  const struct bc_parse_opts *opts, struct bc_btf **btf,
+			  enum bc_file_format *format, const struct bc_log *log);
+
 /*
  * Writes size bytes to path through a temporary file in the same directory
  * and a rename, so path either keeps its old content or gets all of the new.

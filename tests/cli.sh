@@ -516,6 +516,49 @@ check_dump_c() {
 }
 run_case "dump -f c compiles with clang -target bpf" check_dump_c
 
+# kfunc prototypes: the header of 6.12.117's BTF, encoded with the kernel
+# build's features (decl_tag_kfuncs), declares every kfunc the way
+# bpftool 7.8 does, and a BPF program that calls bpf_task_from_pid and
+# bpf_task_release compiles against it (and the running kernel loads it,
+# where this user may load BPF programs).
+check_kfunc_header() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	v=/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
+	[ -r "$v" ] || skip_case "$v not installed"
+	run 0 "$BTFCANON" encode -j2 --features encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs "$v" -o v.btf
+	run 0 "$BTFCANON" dump -f c v.btf -o vmlinux.h
+	for line in \
+		'extern struct task_struct *bpf_task_from_pid(s32 pid) __weak __ksym;' \
+		'extern void bpf_task_release(struct task_struct *p) __weak __ksym;' \
+		'#define __ksym __attribute__((section(".ksyms")))' \
+		'#define __weak __attribute__((weak))' \
+		'#define __bpf_fastcall __attribute__((bpf_fastcall))' \
+		'#ifndef BPF_NO_KFUNC_PROTOTYPES' \
+		'/* BPF kfuncs */'; do
+		grep -qxF -- "$line" vmlinux.h || die "vmlinux.h lacks '$line'"
+	done
+	# one prototype per FUNC that carries a bpf_kfunc tag itself, by name
+	run 0 "$BTFCANON" dump -f raw v.btf
+	want=$(sed -n "s/.* DECL_TAG 'bpf_kfunc' type_id=\([0-9]*\) component_idx=-1$/\1/p" stdout | sort -u | wc -l)
+	grep ' __weak __ksym;$' vmlinux.h | sed 's/(.*//; s/.*[ *]//' > names
+	[ "$(wc -l < names)" -eq "$want" ] && [ "$want" -gt 100 ] ||
+		die "$(wc -l < names) kfunc prototypes for $want bpf_kfunc FUNCs"
+	sort -c names || die "the kfunc prototypes are not sorted by name"
+	run 0 clang -target bpf -O2 -g -Wall -Werror -I. \
+		-c "$src/tests/fixtures/bpf/task_kfunc.bpf.c" -o prog.o
+	run 0 readelf -sW prog.o
+	stdout_has "WEAK   DEFAULT  UND bpf_task_from_pid"
+	stdout_has "WEAK   DEFAULT  UND bpf_task_release"
+	run 0 bpftool btf dump file prog.o
+	stdout_has "DATASEC '.ksyms' size=0 vlen=2"
+	pin=/sys/fs/bpf/btfcanon-cli-$$
+	if [ "$(id -u)" -eq 0 ] && [ -w /sys/fs/bpf ]; then
+		run 0 bpftool prog load prog.o "$pin"
+		rm -f "$pin"
+	fi
+}
+run_case "dump -f c: kfunc prototypes of 6.12.117 compile and load" check_kfunc_header
+
 # --check: 0 when up to date, 1 and a diff when stale, 2 when unreadable.
 check_dump_check() {
 	run 0 "$BTFCANON" dump -f c "$IN/clang.o" -o prog.h
@@ -621,11 +664,14 @@ check_distilled() {
 }
 run_case "distilled_base: encode with .BTF.base, relocate" check_distilled
 
-# --flat-arrays writes int a[2][3] as pahole does, one ARRAY of 6; over a
-# base made by pahole (flat arrays) split encoding turns it on by itself,
-# so the module's copies of the base's types match them and are not
-# repeated.
-check_flat_arrays() {
+# Multi-dimensional arrays are flat by default, as pahole writes them:
+# int a[2][3] is one ARRAY of 6, and the result equals pahole's BTF;
+# --flat-arrays (the default, still accepted) changes nothing;
+# --nested-arrays gives C's shape. Split BTF over pahole's base reuses
+# the base's types; over a base made with --nested-arrays the module's
+# arrays are nested by themselves, to match it, unless --flat-arrays says
+# otherwise.
+check_array_shapes() {
 	cat > base.c << 'EOF'
 struct grid { int cells[2][3]; long cube[2][2][2]; };
 struct board { struct grid *g; int id; };
@@ -639,30 +685,114 @@ int piece_cell(struct piece *p) { return p->on->g->cells[0][1] + p->name[1][0]; 
 EOF
 	run 0 gcc -g -O2 -c base.c -o base.o
 	run 0 gcc -g -O2 -c mod.c -o mod.o
-	run 0 "$BTFCANON" encode --flat-arrays base.o -o flat.btf
+	run 0 "$BTFCANON" encode base.o -o flat.btf
 	run 0 pahole -J --btf_encode_detached=pahole.btf base.o
 	run 0 "$BTFCANON" diff flat.btf pahole.btf
 	run 0 bpftool btf dump file flat.btf
 	grep -q "ARRAY '(anon)' type_id=[0-9]* index_type_id=[0-9]* nr_elems=6" stdout ||
 		die "no flat ARRAY of 6 for int[2][3]"
 	run 0 "$BTFCANON" encode -j4 --flat-arrays base.o -o flat4.btf
-	cmp -s flat.btf flat4.btf || die "--flat-arrays output differs at -j4"
-	run 0 "$BTFCANON" encode base.o -o nested.btf
+	cmp -s flat.btf flat4.btf || die "--flat-arrays or -j4 changes the default output"
+	run 0 "$BTFCANON" encode --nested-arrays base.o -o nested.btf
 	run 1 "$BTFCANON" diff nested.btf pahole.btf
+	run 0 bpftool btf dump file nested.btf
+	grep -q "nr_elems=6" stdout && die "--nested-arrays: a flat ARRAY of 6"
+	grep -q "nr_elems=3" stdout || die "--nested-arrays: no ARRAY of 3 for int[2][3]"
+	run 2 "$BTFCANON" encode --nested-arrays --flat-arrays base.o -o both.btf
+	stderr_has "exclude each other"
 	# split over pahole's base: grid and board come from the base
 	run 0 "$BTFCANON" encode --btf_base pahole.btf mod.o -o mod.btf
 	run 0 bpftool btf dump file mod.btf -B pahole.btf
 	grep -qF "STRUCT 'piece'" stdout || die "no struct piece in the module"
 	grep -qE "STRUCT '(grid|board)'" stdout && die "base structs repeated in the module"
 	grep -q "nr_elems=8" stdout || die "char name[2][4] not flat in the module"
-	# over btfcanon's own (nested) base: nested
+	# over a nested base: nested by itself, the base's types reused
 	run 0 "$BTFCANON" encode --btf_base nested.btf mod.o -o mod2.btf
 	run 0 bpftool btf dump file mod2.btf -B nested.btf
 	grep -qE "STRUCT '(grid|board)'" stdout && die "base structs repeated over the nested base"
 	grep -q "nr_elems=8" stdout && die "char name[2][4] flat over a nested base"
+	# unless asked: flat, and the base's structs repeated to match
+	run 0 "$BTFCANON" encode --flat-arrays --btf_base nested.btf mod.o -o mod3.btf
+	run 0 bpftool btf dump file mod3.btf -B nested.btf
+	grep -q "nr_elems=8" stdout || die "--flat-arrays over a nested base: not flat"
 	true
 }
-run_case "encode --flat-arrays; split over a base with flat arrays" check_flat_arrays
+run_case "array shapes: flat by default, --nested-arrays, split over either base" check_array_shapes
+
+# attributes (pahole 1.30): DECL_TAG and TYPE_TAG with kflag 1 (libbpf's
+# btf__add_decl_attr/btf__add_type_attr; the kernel's own BTF has one,
+# TYPE_TAG "address_space(1)", on its arena kfuncs' pointers). sort keeps
+# the flag, and keeps a tag with it apart from the same tag without it.
+check_tag_attributes() {
+	cat > tags.py << 'EOF'
+import struct, sys
+
+# size of each kind's data past the 12-byte common part: (fixed, per vlen)
+EXTRA = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8),
+         13: (0, 8), 14: (4, 0), 15: (0, 12), 17: (4, 0), 19: (0, 12)}
+
+def write(path):
+    strs = b"\0int\0x\0y\0s\0a\0b\0"
+    off = {n: strs.index(b"\0" + n.encode() + b"\0") + 1
+           for n in ("int", "x", "y", "s", "a", "b")}
+    def t(name, kind, vlen, kflag, st):
+        return struct.pack("<III", off[name] if name else 0,
+                           kind << 24 | kflag << 31 | vlen, st)
+    types = (t("int", 1, 0, 0, 4) + struct.pack("<I", 0x01000020) +
+             t("x", 18, 0, 0, 1) + t("x", 18, 0, 1, 1) +
+             t(None, 2, 0, 0, 2) + t(None, 2, 0, 0, 3) +
+             t("s", 4, 2, 0, 16) +
+             struct.pack("<III", off["a"], 4, 0) +
+             struct.pack("<III", off["b"], 5, 64) +
+             t("y", 17, 0, 0, 6) + struct.pack("<i", -1) +
+             t("y", 17, 0, 1, 6) + struct.pack("<i", -1))
+    hdr = struct.pack("<HBBIIIII", 0xeB9F, 1, 0, 24, 0, len(types),
+                      len(types), len(strs))
+    open(path, "wb").write(hdr + types + strs)
+
+def count(path):
+    d = open(path, "rb").read()
+    hlen, toff, tlen = struct.unpack("<III", d[4:16])
+    t, off, n = d[hlen + toff:hlen + toff + tlen], 0, {}
+    while off < len(t):
+        info = struct.unpack("<I", t[off + 4:off + 8])[0]
+        kind, vlen = info >> 24 & 0x1f, info & 0xffff
+        if kind in (17, 18):
+            key = ("DECL_TAG" if kind == 17 else "TYPE_TAG") + \
+                  " kflag=%d" % (info >> 31)
+            n[key] = n.get(key, 0) + 1
+        fixed, per = EXTRA.get(kind, (0, 0))
+        off += 12 + fixed + per * vlen
+    return " ".join("%s:%d" % kv for kv in sorted(n.items()))
+
+if sys.argv[1] == "write":
+    write(sys.argv[2])
+else:
+    print(count(sys.argv[2]))
+EOF
+	run 0 python3 tags.py write tags.btf
+	run 0 bpftool btf dump file tags.btf
+	run 0 "$BTFCANON" sort tags.btf -o sorted.btf
+	run 0 python3 tags.py count sorted.btf
+	tags_want="DECL_TAG kflag=0:1 DECL_TAG kflag=1:1 TYPE_TAG kflag=0:1 TYPE_TAG kflag=1:1"
+	[ "$(cat stdout)" = "$tags_want" ] ||
+		die "sort lost or merged kflag tags: $(cat stdout), want $tags_want"
+	run 0 "$BTFCANON" sort sorted.btf -o again.btf
+	same sorted.btf again.btf "sort(sort(x))"
+	run 0 "$BTFCANON" sort --order=name tags.btf -o name.btf
+	run 0 python3 tags.py count name.btf
+	[ "$(cat stdout)" = "$tags_want" ] || die "--order=name: $(cat stdout)"
+	run 0 bpftool btf dump file sorted.btf
+	# the running kernel's kflag tags survive its sort
+	run 0 python3 tags.py count "$VMLINUX"
+	before=$(cat stdout)
+	run 0 "$BTFCANON" sort "$VMLINUX" -o vmlinux.btf
+	run 0 python3 tags.py count vmlinux.btf
+	[ "$(cat stdout)" = "$before" ] ||
+		die "$VMLINUX: tags by kflag $before, sorted $(cat stdout)"
+	true
+}
+run_case "attributes: DECL_TAG and TYPE_TAG with kflag 1 through sort" check_tag_attributes
 
 # The git recipe of btfcanon(1): textconv shows .btf changes as C.
 check_git_textconv() {

@@ -15,6 +15,7 @@ Suite *faults_suite(void);	/* test_faults.c: worker errors, allocation failures,
 Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */
+Suite *layout_suite(void);	/* test_layout.c: the 2026 header, kind layout, unknown kinds */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
 #endif

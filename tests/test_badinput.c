@@ -387,20 +387,23 @@ START_TEST(test_hdr_len_too_big)
 }
 END_TEST
 
-/* A header 8 bytes longer than we know, its extra bytes set to fill. */
+/*
+ * A header 16 bytes longer than the 24-byte one: the 2026 layout words
+ * (zero: no layout section), then 8 bytes no version knows, one set to fill.
+ */
 static struct blob longer_header(uint8_t fill)
 {
 	struct blob b = valid_blob(), big;
 	size_t hlen = sizeof(struct btf_header);
 
-	big.size = b.size + 8;
+	big.size = b.size + 16;
 	big.data = malloc(big.size);
 	ck_assert_ptr_nonnull(big.data);
 	memcpy(big.data, b.data, hlen);
-	memset((char *)big.data + hlen, 0, 8);
-	((uint8_t *)big.data)[hlen + 5] = fill;
-	memcpy((char *)big.data + hlen + 8, (char *)b.data + hlen, b.size - hlen);
-	hdr_of(&big)->hdr_len = hlen + 8;
+	memset((char *)big.data + hlen, 0, 16);
+	((uint8_t *)big.data)[hlen + 13] = fill;
+	memcpy((char *)big.data + hlen + 16, (char *)b.data + hlen, b.size - hlen);
+	hdr_of(&big)->hdr_len = hlen + 16;
 	blob_free(&b);
 	return big;
 }
@@ -410,7 +413,7 @@ START_TEST(test_unknown_header_bytes)
 	struct blob b = longer_header(0x5a);
 
 	expect_reject(b.data, b.size, NULL, -EINVAL, "non-zero",
-		      "byte 29");
+		      "byte 37");
 	blob_free(&b);
 	/* Zero bytes in a longer header are a newer writer's unused fields. */
 	b = longer_header(0);

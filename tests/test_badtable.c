@@ -35,6 +35,7 @@
 
 #include "suites.h"
 #include "testutil.h"
+#include "../canon/btf_kinds.h"
 
 static char scratch[] = "/tmp/btfcanon-badtable-XXXXXX";
 
@@ -58,6 +59,8 @@ enum {
 	HDR_TYPE_OFF = 8, HDR_TYPE_LEN = 12, HDR_STR_OFF = 16, HDR_STR_LEN = 20,
 	INT_NAME = 24, INT_INFO = 28, PTR_TYPE = 48, STRUCT_INFO = 56, NEXT_TYPE = 80,
 };
+/* ... and of its 2026 form (make_layout_inputs) */
+enum { LAYOUT_OFF = 24, LAYOUT_LEN = 28, LAYOUT_ENTRIES = 32 + 64 };
 
 static char *in_scratch(const char *name)
 {
@@ -168,6 +171,32 @@ static size_t first_ref4(const char *path)
 	return found;
 }
 
+/*
+ * good.btf in the 2026 form: a 32-byte header, the types (bytes 32..95),
+ * pahole's 20-entry kind layout section (96..175), the strings; broken
+ * in its section or header.
+ */
+static void make_layout_inputs(const struct blob *good)
+{
+	struct bc_btf_layout layout[BC_NR_KINDS];
+	struct blob lay = { malloc(good->size), good->size };
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(lay.data);
+	memcpy(lay.data, good->data, good->size);
+	for (i = 0; i < BC_NR_KINDS; i++)
+		layout[i] = bc_kind_btf_layout(i);
+	ck_assert_int_eq(bc_btf_blob_add_layout(&lay.data, &lay.size, layout,
+						BC_NR_KINDS), 0);
+	write_patched("layout-len.btf", &lay, LAYOUT_LEN, 0x1000, 4);
+	write_patched("layout-strs.btf", &lay, LAYOUT_LEN, 84, 4);
+	write_patched("layout-odd.btf", &lay, LAYOUT_OFF, 66, 4);
+	write_patched("layout-struct.btf", &lay, LAYOUT_ENTRIES +
+		      4 * BTF_KIND_STRUCT + 1, 16, 1);
+	write_patched("layout-hdrlen.btf", &lay, HDR_HDR_LEN, 28, 4);
+	blob_free(&lay);
+}
+
 static void make_btf_inputs(void)
 {
 	struct btf *btf = btf__new_empty();
@@ -212,6 +241,7 @@ static void make_btf_inputs(void)
 	write_patched("int-vlen.btf", &good, INT_INFO, BTF_KIND_INT << 24 | 3, 4);
 	/* a member's type id out of range */
 	write_patched("member.btf", &good, NEXT_TYPE, 0x7fffffff, 4);
+	make_layout_inputs(&good);
 	blob_free(&good);
 }
 
@@ -319,6 +349,17 @@ static const struct bad_row rows[] = {
 	{ "vlen on a kind without entries", "sort", "int-vlen.btf", NULL, 1,
 	  "type [1] INT has vlen 3" },
 	{ "bad BTF, diff", "diff", "vlen.btf", NULL, 2, "with vlen 100 needs" },
+	/* the 2026 header and its kind layout section */
+	{ "layout section past the end", "sort", "layout-len.btf", NULL, 1,
+	  "bad kind layout section: it runs past the end" },
+	{ "layout section over the strings", "dump", "layout-strs.btf", NULL, 2,
+	  "overlaps the string section" },
+	{ "layout section misaligned", "sort", "layout-odd.btf", NULL, 1,
+	  "not 4-byte aligned" },
+	{ "layout entry wrong for STRUCT", "diff", "layout-struct.btf", NULL, 2,
+	  "entry 4 (STRUCT) says 0 bytes after the type and 16 per entry" },
+	{ "hdr_len 28", "sort", "layout-hdrlen.btf", NULL, 1,
+	  "header length 28: neither the 24-byte header nor the 32-byte one" },
 	/* ELF and DWARF */
 	{ "ELF cut at 16", "encode", "elf-cut16.o", NULL, 1, "not an ELF file" },
 	{ "ELF cut at 64", "encode", "elf-cut64.o", NULL, 1,

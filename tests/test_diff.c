@@ -353,6 +353,130 @@ static char *dump_text(const struct blob *raw, int format)
 	return bc_text_take(&out);
 }
 
+/* The text of every header around the types: bpftool 7.8's. */
+#define C_PROLOGUE \
+		"#ifndef __VMLINUX_H__\n" \
+		"#define __VMLINUX_H__\n" \
+		"\n" \
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" \
+		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __ksym\n" \
+		"#define __ksym __attribute__((section(\".ksyms\")))\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __weak\n" \
+		"#define __weak __attribute__((weak))\n" \
+		"#endif\n" \
+		"\n" \
+		"#ifndef __bpf_fastcall\n" \
+		"#if __has_attribute(bpf_fastcall)\n" \
+		"#define __bpf_fastcall __attribute__((bpf_fastcall))\n" \
+		"#else\n" \
+		"#define __bpf_fastcall\n" \
+		"#endif\n" \
+		"#endif\n" \
+		"\n"
+#define C_EPILOGUE \
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" \
+		"#pragma clang attribute pop\n" \
+		"#endif\n" \
+		"\n" \
+		"#endif /* __VMLINUX_H__ */\n"
+
+/*
+ * The order of dump -f c: [2] struct dep is held by value by [5] struct
+ * zz_leaf (through [4] typedef dep_t), so both come first, by name; the
+ * types nobody holds follow by stripe, then name: [15] tcp_stats (family
+ * "tcp", stripe 0), [6] a_leaf ("a", 4), then [5] zz_leaf and [7]
+ * zz_other (both "zz", 5). [14] typedef void (*cb_t)(struct opaque_arg *)
+ * is a typedef of a pointer, written before the structs, and names struct
+ * opaque_arg in a parameter list: that one is declared up front. [12] is
+ * an "address_space(1)" type tag with kflag set, an attribute, written as
+ * bpftool 7.8 writes it.
+ */
+static struct blob order_blob(void)
+{
+	struct btf *btf = new_btf();
+	struct btf_type *tag;
+	struct blob raw;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, "dep", 4));		/* [2] struct dep { */
+	ENTRY(btf__add_field(btf, "x", 1, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_typedef(btf, "dep_t", 2));
+	ADD(5, btf__add_struct(btf, "zz_leaf", 16));	/* [5] struct zz_leaf { */
+	ENTRY(btf__add_field(btf, "d", 4, 0, 0));
+	ENTRY(btf__add_field(btf, "p", 13, 64, 0));
+	ADD(6, btf__add_struct(btf, "a_leaf", 8));	/* [6] struct a_leaf { */
+	ENTRY(btf__add_field(btf, "d", 3, 0, 0));
+	ADD(7, btf__add_struct(btf, "zz_other", 4));	/* [7] struct zz_other { */
+	ENTRY(btf__add_field(btf, "y", 1, 0, 0));
+	ADD(8, btf__add_fwd(btf, "opaque_arg", BTF_FWD_STRUCT));
+	ADD(9, btf__add_ptr(btf, 8));
+	ADD(10, btf__add_func_proto(btf, 0));		/* [10] void (struct opaque_arg *) */
+	ENTRY(btf__add_func_param(btf, "", 9));
+	ADD(11, btf__add_ptr(btf, 10));
+	ADD(12, btf__add_type_tag(btf, "address_space(1)", 1));
+	ADD(13, btf__add_ptr(btf, 12));
+	ADD(14, btf__add_typedef(btf, "cb_t", 11));
+	ADD(15, btf__add_struct(btf, "tcp_stats", 4));	/* [15] struct tcp_stats { */
+	ENTRY(btf__add_field(btf, "n", 1, 0, 0));
+	/* libbpf 1.1.2 cannot add an attribute: set the kflag by hand */
+	tag = (struct btf_type *)btf__type_by_id(btf, 12);
+	tag->info |= 1u << 31;
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	return raw;
+}
+
+START_TEST(test_dump_c_order)
+{
+	struct blob raw = order_blob();
+	char *got = dump_text(&raw, 'c');
+
+	assert_text(got,
+		C_PROLOGUE
+		"struct opaque_arg;\n"
+		"\n"
+		"typedef void (*cb_t)(struct opaque_arg *);\n"
+		"\n"
+		"struct dep {\n"
+		"\tint x;\n"
+		"};\n"
+		"\n"
+		"typedef struct dep dep_t;\n"
+		"\n"
+		"struct tcp_stats {\n"
+		"\tint n;\n"
+		"};\n"
+		"\n"
+		"struct a_leaf {\n"
+		"\tstruct dep *d;\n"
+		"};\n"
+		"\n"
+		"struct zz_leaf {\n"
+		"\tdep_t d;\n"
+		"\tint __attribute__((address_space(1))) *p;\n"
+		"};\n"
+		"\n"
+		"struct zz_other {\n"
+		"\tint y;\n"
+		"};\n"
+		"\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
+		"#endif\n"
+		"\n"
+		C_EPILOGUE);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_raw)
 {
 	struct btf *btf = new_btf();
@@ -394,21 +518,91 @@ START_TEST(test_dump_raw)
 }
 END_TEST
 
+/*
+ * kfuncs: [4] int bpf_task_get(struct task *t, int pid), [7] void
+ * bpf_nop(void) (also bpf_fastcall), [11] void bpf_zz(struct hidden *h)
+ * with struct hidden only a FWD, and [14] not_kfunc whose "bpf_kfunc" tag
+ * sits on a parameter.
+ */
+static struct blob kfunc_blob(void)
+{
+	struct btf *btf = new_btf();
+	struct blob raw;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, "task", 4));	/* [2] struct task { */
+	ENTRY(btf__add_field(btf, "pid", 1, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_func_proto(btf, 1));		/* [4] int (struct task *, int) */
+	ENTRY(btf__add_func_param(btf, "t", 3));
+	ENTRY(btf__add_func_param(btf, "pid", 1));
+	ADD(5, btf__add_func(btf, "bpf_task_get", BTF_FUNC_GLOBAL, 4));
+	ADD(6, btf__add_decl_tag(btf, "bpf_kfunc", 5, -1));
+	ADD(7, btf__add_func_proto(btf, 0));		/* [7] void (void) */
+	ADD(8, btf__add_func(btf, "bpf_nop", BTF_FUNC_GLOBAL, 7));
+	ADD(9, btf__add_decl_tag(btf, "bpf_kfunc", 8, -1));
+	ADD(10, btf__add_decl_tag(btf, "bpf_fastcall", 8, -1));
+	ADD(11, btf__add_fwd(btf, "hidden", BTF_FWD_STRUCT));
+	ADD(12, btf__add_ptr(btf, 11));
+	ADD(13, btf__add_func_proto(btf, 0));		/* [13] void (struct hidden *) */
+	ENTRY(btf__add_func_param(btf, "h", 12));
+	ADD(14, btf__add_func(btf, "bpf_zz", BTF_FUNC_GLOBAL, 13));
+	ADD(15, btf__add_decl_tag(btf, "bpf_kfunc", 14, -1));
+	ADD(16, btf__add_func(btf, "not_kfunc", BTF_FUNC_GLOBAL, 4));
+	ADD(17, btf__add_decl_tag(btf, "bpf_kfunc", 16, 0));
+	/* [18] struct holder { struct task *t; }: no declaration needed */
+	ADD(18, btf__add_struct(btf, "holder", 8));
+	ENTRY(btf__add_field(btf, "t", 3, 0, 0));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	return raw;
+}
+
+/*
+ * The prototypes are bpftool 7.8's lines for the same BTF; struct hidden
+ * and struct task are named in parameter lists, so they are declared up
+ * front; struct holder's pointer member needs no declaration.
+ */
+START_TEST(test_dump_c_kfuncs)
+{
+	struct blob raw = kfunc_blob();
+	char *got = dump_text(&raw, 'c');
+
+	assert_text(got,
+		C_PROLOGUE
+		"struct hidden;\n"
+		"struct task;\n"
+		"\n"
+		"struct task {\n"
+		"\tint pid;\n"
+		"};\n"
+		"\n"
+		"struct holder {\n"
+		"\tstruct task *t;\n"
+		"};\n"
+		"\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
+		"extern __bpf_fastcall void bpf_nop(void) __weak __ksym;\n"
+		"extern int bpf_task_get(struct task *t, int pid) __weak __ksym;\n"
+		"extern void bpf_zz(struct hidden *h) __weak __ksym;\n"
+		"#endif\n"
+		"\n"
+		C_EPILOGUE);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_c)
 {
 	struct blob raw = rich_blob();
 	char *got = dump_text(&raw, 'c');
 
 	assert_text(got,
-		"#ifndef __VMLINUX_H__\n"
-		"#define __VMLINUX_H__\n"
-		"\n"
-		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
-		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n"
-		"#endif\n"
-		"\n"
+		C_PROLOGUE
 		"union opaque;\n"
-		"struct outer;\n"
 		"\n"
 		"enum {\n"
 		"\tK_A = 1,\n"
@@ -427,11 +621,12 @@ START_TEST(test_dump_c)
 		"\n"
 		"typedef struct outer outer_t;\n"
 		"\n"
-		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
-		"#pragma clang attribute pop\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
 		"#endif\n"
 		"\n"
-		"#endif /* __VMLINUX_H__ */\n");
+		C_EPILOGUE);
 	free(got);
 	blob_free(&raw);
 }
@@ -459,6 +654,8 @@ Suite *diff_suite(void)
 	tc = tcase_create("dump");
 	tcase_add_test(tc, test_dump_raw);
 	tcase_add_test(tc, test_dump_c);
+	tcase_add_test(tc, test_dump_c_kfuncs);
+	tcase_add_test(tc, test_dump_c_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -566,13 +566,8 @@ static struct blob encode(const char *path, struct btf *base,
 {
 	struct encode_opts eo;
 	struct encode_stats es;
-	struct canon_opts co = { .order = BC_ORDER_KIND, .resolve_fwds = true };
-	struct canon_result res = { 0 };
-	struct bc_btf *parsed = NULL;
-	struct btf *btf = NULL;
+	struct encode_result enc = { 0 };
 	struct blob out;
-	const void *raw;
-	__u32 raw_size;
 	int err;
 
 	encode_opts_init(&eo);
@@ -582,20 +577,10 @@ static struct blob encode(const char *path, struct btf *base,
 		eo.shuffle = true;
 		eo.shuffle_seed = shuffle_seed;
 	}
-	err = encode_file(path, &eo, &btf, &es, &test_log);
+	err = encode_file(path, &eo, &enc, &es, &test_log);
 	ck_assert_msg(!err, "%s: encode failed: %s", path, strerror(-err));
-	raw = btf__raw_data(btf, &raw_size);
-	ck_assert_ptr_nonnull(raw);
-	err = bc_btf_parse(raw, raw_size, bc_base, path, &test_log, &parsed);
-	ck_assert_msg(!err, "%s: encoder output does not parse", path);
-	err = canon_run(parsed, &co, &res, &test_log);
-	ck_assert_msg(!err, "%s: canon failed", path);
-	out.data = res.raw;
-	out.size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	bc_btf_free(parsed);
-	btf__free(btf);
+	out = canon_encoded(&enc, bc_base, BC_ORDER_KIND, true);
+	encode_result_deinit(&enc);
 	return out;
 }
 

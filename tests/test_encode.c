@@ -6,7 +6,8 @@
  * every variant below (-O0/-O2, DWARF 4/5, compressed sections), encoded
  * the way `btfcanon encode` does it (encode_file, then canon_run with FWD
  * resolution), and the listing of the result is compared with its golden
- * in tests/golden/encode/. Every variant of a compiler must give the same
+ * in tests/golden/encode/ (arrays flat, the default; arrays.nested.* with
+ * --nested-arrays). Every variant of a compiler must give the same
  * listing: optimization level, DWARF version and compression change the
  * DWARF, never the C types. The two compilers share one golden
  * (NAME.txt) where their DWARF describes the same types with the same
@@ -25,6 +26,10 @@
  *			no output file
  *	unsupported	C types BTF cannot hold (_Complex long double): a
  *			clean refusal or an output the kernel takes
+ *	gnu_annotations	GCC 16's DW_AT_GNU_annotation chains (hand-written
+ *			DWARF) give the golden listing and the bytes of
+ *			clang's DW_TAG_LLVM_annotation children for the
+ *			same source; a chain that loops is refused
  *
  * A missing compiler is a failure, not a skip (CI installs both). The CLI
  * is the one `make check` names in $BTFCANON. Run from the top of the
@@ -53,6 +58,7 @@
 
 #include "suites.h"
 #include "testutil.h"
+#include "../canon/btf_kinds.h"
 #include "../encode/encoder.h"
 
 extern char **environ;
@@ -73,22 +79,26 @@ struct fixture {
 	const char *golden;	/* golden file stem */
 	const char *sources[MAX_SOURCES];
 	enum fixture_link link;
+	enum encode_arrays arrays;	/* AUTO: flat, the default */
 };
 
 static const struct fixture fixtures[] = {
-	{ "bitfields", { "bitfields.c" }, LINK_NONE },
-	{ "packed_aligned", { "packed_aligned.c" }, LINK_NONE },
-	{ "arrays", { "arrays.c" }, LINK_NONE },
-	{ "anon_members", { "anon_members.c" }, LINK_NONE },
-	{ "enums", { "enums.c" }, LINK_NONE },
-	{ "forward_decls", { "forward_decls.c" }, LINK_NONE },
-	{ "base_types", { "base_types.c" }, LINK_NONE },
-	{ "qualifiers", { "qualifiers.c" }, LINK_NONE },
-	{ "func_types", { "func_types.c" }, LINK_NONE },
-	{ "btf_tags", { "btf_tags.c" }, LINK_NONE },
-	{ "local_types", { "local_types.c" }, LINK_NONE },
-	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC },
-	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_RELOC },
+	{ "bitfields", { "bitfields.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "packed_aligned", { "packed_aligned.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "arrays", { "arrays.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "arrays.nested", { "arrays.c" }, LINK_NONE, ENCODE_ARRAYS_NESTED },
+	{ "anon_members", { "anon_members.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "enums", { "enums.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "forward_decls", { "forward_decls.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "base_types", { "base_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "qualifiers", { "qualifiers.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "func_types", { "func_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "btf_tags", { "btf_tags.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "local_types", { "local_types.c" }, LINK_NONE, ENCODE_ARRAYS_AUTO },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC,
+	  ENCODE_ARRAYS_AUTO },
+	{ "multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_RELOC,
+	  ENCODE_ARRAYS_AUTO },
 };
 
 #define NR_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
@@ -393,22 +403,22 @@ struct encode_run {
 	bool shuffle;
 	uint64_t seed;
 	uint32_t chunk_cus;	/* 0: the default */
+	enum encode_arrays arrays;
 };
 
-/* encode_file() + canon_run() with FWD resolution: cmd_encode's bytes. */
-static struct blob encode_canon(const char *path, const struct encode_run *run)
+/*
+ * encode_file() + canon_run() with FWD resolution: cmd_encode's bytes.
+ * With base (libbpf's for the encoder, bc_base for canon): split BTF.
+ */
+static struct blob encode_canon_over(const char *path, const struct encode_run *run,
+				     struct btf *base, const struct bc_btf *bc_base)
 {
 	struct log_text text = { .len = 0 };
 	struct bc_log log = { .fn = log_collect, .ctx = &text };
-	struct canon_opts copts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
-	struct canon_result res = { 0 };
+	struct encode_result enc;
 	struct encode_stats stats;
 	struct encode_opts opts;
-	struct bc_btf *parsed;
-	struct btf *btf = NULL;
 	struct blob out;
-	const void *raw;
-	__u32 raw_size;
 	int err;
 
 	text.buf[0] = '\0';
@@ -418,22 +428,18 @@ static struct blob encode_canon(const char *path, const struct encode_run *run)
 	opts.shuffle_seed = run->seed;
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
-	err = encode_file(path, &opts, &btf, &stats, &log);
+	opts.arrays = run->arrays;
+	opts.base = base;
+	err = encode_file(path, &opts, &enc, &stats, &log);
 	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
-	raw = btf__raw_data(btf, &raw_size);
-	ck_assert_ptr_nonnull(raw);
-	err = bc_btf_parse(raw, raw_size, NULL, path, &log, &parsed);
-	ck_assert_msg(!err, "%s: encoder output does not parse: %d\n%s", path,
-		      err, text.buf);
-	err = canon_run(parsed, &copts, &res, &log);
-	ck_assert_msg(!err, "%s: canon_run failed: %d\n%s", path, err, text.buf);
-	out.data = res.raw;
-	out.size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	bc_btf_free(parsed);
-	btf__free(btf);
+	out = canon_encoded(&enc, bc_base, BC_ORDER_KIND, true);
+	encode_result_deinit(&enc);
 	return out;
+}
+
+static struct blob encode_canon(const char *path, const struct encode_run *run)
+{
+	return encode_canon_over(path, run, NULL, NULL);
 }
 
 static const struct encode_run default_run = { .jobs = 2 };
@@ -564,9 +570,11 @@ static void assert_compressed(const char *path)
 static void check_variants(const struct fixture *f, const char *cc,
 			   const struct variant *vs, size_t nr)
 {
+	struct encode_run run = default_run;
 	char *dir = scratch_dir(), what[128];
 	size_t i;
 
+	run.arrays = f->arrays;
 	for (i = 0; i < nr; i++) {
 		char *bin = build_fixture(f, cc, &vs[i], dir), *got;
 		struct blob out;
@@ -574,7 +582,7 @@ static void check_variants(const struct fixture *f, const char *cc,
 		variant_text(cc, &vs[i], what, sizeof(what));
 		if (vs[i].compressed)
 			assert_compressed(bin);
-		out = encode_canon(bin, &default_run);
+		out = encode_canon(bin, &run);
 		got = listing_blob(&out, NULL);
 		check_golden(f, cc, got, what);
 		free(got);
@@ -615,12 +623,14 @@ START_TEST(test_accept)
 	const char *cc = compilers[_i % NR_COMPILERS];
 	static const size_t log_size = 1 << 16;
 	char *dir = scratch_dir(), *bin, *raw_path, *log;
+	struct encode_run run = default_run;
 	struct blob out;
 	struct btf *btf;
 	int err;
 
+	run.arrays = f->arrays;
 	bin = build_fixture(f, cc, &variants[1], dir);
-	out = encode_canon(bin, &default_run);
+	out = encode_canon(bin, &run);
 	raw_path = path_join(dir, "out.btf");
 	write_blob(raw_path, &out);
 
@@ -659,6 +669,7 @@ static const struct fixture many_units = {
 	"many_units",
 	{ "multi_cu_1.c", "multi_cu_2.c", "multi_cu_3.c", "bitfields.c" },
 	LINK_RELOC,
+	ENCODE_ARRAYS_AUTO,
 };
 
 static const char *const more_units[] = {
@@ -679,7 +690,8 @@ static char *build_many_units(const char *cc, const char *dir)
 	argv[n++] = "-r";
 	argv[n++] = first;
 	for (i = 0; i < nr; i++) {
-		struct fixture one = { "one", { more_units[i] }, LINK_NONE };
+		struct fixture one = { "one", { more_units[i] }, LINK_NONE,
+				       ENCODE_ARRAYS_AUTO };
 		char sub[32], *subdir;
 
 		snprintf(sub, sizeof(sub), "u%zu", i);
@@ -788,6 +800,125 @@ START_TEST(test_determinism)
 }
 END_TEST
 
+/* ---- split BTF: a module over a base ---------------------------------------- */
+
+/* Does the base have a type of this kind and name? */
+static bool base_has(const struct bc_btf *base, uint32_t kind, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < base->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(base, i);
+
+		if (bc_type_kind(t) == kind && t->name_off &&
+		    !strcmp(bc_btf_str(base, t->name_off), name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A module over a base, as the kernel build encodes one: the base is the
+ * standalone BTF of the first four units, the module all fourteen linked
+ * into one relocatable object (like a .ko). Its split BTF must be the
+ * same bytes at -j1, 2, 4, 8, with shuffled unit order and with chunks of
+ * one unit (_i odd: several chunks whose types meet the base only after
+ * their merge); libbpf must read it over the base; and the types the
+ * module shares with the base must be the base's: no struct, union, enum
+ * or typedef of the split part has the name of a base type of its kind
+ * (both were built from the same headers).
+ */
+START_TEST(test_split_over_base)
+{
+	const char *cc = compilers[_i / 2];
+	uint32_t chunk_cus = _i % 2 ? 1 : 0;
+	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
+	char *first = path_join(dir, "linked.o"), *split_path;
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct blob base_raw = encode_canon(first, &default_run), ref, alone;
+	struct btf *base = btf__new(base_raw.data, base_raw.size), *reread;
+	struct bc_btf *bc_base = parse_or_fail(&base_raw, NULL), *split;
+	uint32_t i, shared = 0;
+	FILE *f;
+
+	ck_assert_msg(base != NULL, "%s: libbpf cannot read the base", cc);
+	ref = encode_canon_over(bin, &run, base, bc_base);
+	for (i = 0; i < sizeof(job_counts) / sizeof(job_counts[0]); i++) {
+		struct blob out;
+
+		run.jobs = job_counts[i];
+		out = encode_canon_over(bin, &run, base, bc_base);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: split BTF at -j%u differs from -j1",
+			      cc, chunk_cus, job_counts[i]);
+		blob_free(&out);
+	}
+	run.shuffle = true;
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct blob out;
+
+		run.jobs = 1 + i % 4 * 2;
+		run.seed = seeds[i];
+		out = encode_canon_over(bin, &run, base, bc_base);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s, chunk %u: split BTF with --shuffle-cus=%llu -j%u differs",
+			      cc, chunk_cus, (unsigned long long)seeds[i], run.jobs);
+		blob_free(&out);
+	}
+
+	split_path = path_join(dir, "split.btf");
+	f = fopen(split_path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(ref.data, 1, ref.size, f), ref.size);
+	fclose(f);
+	reread = btf__parse_raw_split(split_path, base);
+	ck_assert_msg(reread != NULL, "%s: libbpf cannot read the split BTF", cc);
+	btf__free(reread);
+
+	split = parse_or_fail(&ref, bc_base);
+	for (i = 0; i < split->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(split, i);
+		uint32_t kind = bc_type_kind(t);
+
+		if ((kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
+		     kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF) ||
+		    !t->name_off)
+			continue;
+		ck_assert_msg(!base_has(bc_base, kind, bc_btf_str(split, t->name_off)),
+			      "%s, chunk %u: split type [%u] %s '%s' repeats the base's",
+			      cc, chunk_cus, split->start_id + i,
+			      bc_kinds[kind].name, bc_btf_str(split, t->name_off));
+	}
+	/* the base took something: the module alone has more types */
+	alone = encode_canon(bin, &default_run);
+	{
+		struct bc_btf *a = parse_or_fail(&alone, NULL);
+
+		for (i = 0; i < a->nr_types; i++) {
+			const struct btf_type *t = bc_btf_local(a, i);
+
+			shared += bc_type_kind(t) == BTF_KIND_STRUCT && t->name_off &&
+				  base_has(bc_base, BTF_KIND_STRUCT,
+					   bc_btf_str(a, t->name_off));
+		}
+		ck_assert_msg(shared > 0 && split->nr_types < a->nr_types,
+			      "%s: the split BTF (%u types) took nothing from the base (module alone: %u, %u structs shared)",
+			      cc, split->nr_types, a->nr_types, shared);
+		bc_btf_free(a);
+	}
+	bc_btf_free(split);
+	bc_btf_free(bc_base);
+	btf__free(base);
+	blob_free(&alone);
+	blob_free(&ref);
+	blob_free(&base_raw);
+	free(split_path);
+	free(first);
+	free(bin);
+	scratch_free(dir);
+}
+END_TEST
+
 /* ---- bad input ----------------------------------------------------------- */
 
 /*
@@ -838,7 +969,7 @@ static void assert_rejected(const char *input, const char *dir,
 /* An object with plain (uncompressed) DWARF 5 from gcc, to be damaged. */
 static char *build_plain(const char *source, const char *dir)
 {
-	struct fixture f = { "bad", { source }, LINK_NONE };
+	struct fixture f = { "bad", { source }, LINK_NONE, ENCODE_ARRAYS_AUTO };
 
 	return build_fixture(&f, "gcc", &variants[0], dir);
 }
@@ -883,7 +1014,8 @@ START_TEST(test_grouped_type_units)
 	static const struct variant tu = {
 		{ "-O2", "-gdwarf-5", "-fdebug-types-section" }, false, false
 	};
-	static const struct fixture f = { "bad", { "qualifiers.c" }, LINK_NONE };
+	static const struct fixture f = { "bad", { "qualifiers.c" }, LINK_NONE,
+					  ENCODE_ARRAYS_AUTO };
 	const char *const want[] = { "type units", "link the object first", NULL };
 	char *dir = scratch_dir(), *obj = build_fixture(&f, "gcc", &tu, dir);
 
@@ -1146,7 +1278,8 @@ END_TEST
  */
 START_TEST(test_complex)
 {
-	static const struct fixture f = { "complex", { "complex.c" }, LINK_NONE };
+	static const struct fixture f = { "complex", { "complex.c" }, LINK_NONE,
+					  ENCODE_ARRAYS_AUTO };
 	static const char *const want[] = { "DIE at 0x", "complex", NULL };
 	static const char *const unwanted[] = { "cannot add BTF type", NULL };
 	const char *cc = compilers[_i];
@@ -1178,6 +1311,97 @@ START_TEST(test_complex)
 }
 END_TEST
 
+/* ---- GCC's annotations (DW_TAG_GNU_annotation) ---------------------------- */
+
+/*
+ * GCC 16 writes btf_decl_tag and btf_type_tag as DW_AT_GNU_annotation
+ * chains of DW_TAG_GNU_annotation DIEs; Debian 12's GCC writes none, so
+ * tests/fixtures/gnu_annotations.s has them by hand, for the C source in
+ * gnu_annotations.c. Assembled (defsym: extra -Wa,--defsym option or
+ * NULL), it is an object of one unit.
+ */
+static char *build_gnu_annotations(const char *dir, const char *defsym)
+{
+	char *obj = path_join(dir, "gnu_annotations.o");
+	char *argv[] = { "gcc", "-c", FIXTURE_DIR "/gnu_annotations.s", "-o",
+			 obj, (char *)defsym, NULL };
+
+	ck_assert_msg(file_exists(FIXTURE_DIR "/gnu_annotations.s"),
+		      "%s/gnu_annotations.s not found: run the tests from the top of the tree",
+		      FIXTURE_DIR);
+	run_ok(argv, dir);
+	return obj;
+}
+
+/*
+ * GCC's shape gives the golden listing, the same bytes as clang's
+ * DW_TAG_LLVM_annotation children for the same C source (in every
+ * variant), and BTF libbpf and the kernel take.
+ */
+START_TEST(test_gnu_annotations)
+{
+	static const struct fixture gnu = { "gnu_annotations",
+					    { "gnu_annotations.c" }, LINK_NONE,
+					    ENCODE_ARRAYS_AUTO };
+	static const size_t log_size = 1 << 16;
+	char *dir = scratch_dir(), *obj = build_gnu_annotations(dir, NULL);
+	char *raw_path = path_join(dir, "out.btf"), *got, *log, what[128];
+	struct blob out = encode_canon(obj, &default_run), twin;
+	struct btf *btf;
+	size_t i;
+	int err;
+
+	got = listing_blob(&out, NULL);
+	check_golden(&gnu, "as", got, "gnu_annotations.s");
+	free(got);
+
+	for (i = 0; i < NR_VARIANTS; i++) {
+		char *bin = build_fixture(&gnu, "clang", &variants[i], dir);
+
+		variant_text("clang", &variants[i], what, sizeof(what));
+		twin = encode_canon(bin, &default_run);
+		ck_assert_msg(blob_eq(&twin, &out),
+			      "gnu_annotations.c (%s, DW_TAG_LLVM_annotation) and gnu_annotations.s (DW_TAG_GNU_annotation) give different BTF",
+			      what);
+		blob_free(&twin);
+		free(bin);
+	}
+
+	write_blob(raw_path, &out);
+	btf = btf__parse(raw_path, NULL);
+	ck_assert_msg(btf != NULL, "gnu_annotations: libbpf btf__parse rejected it: %d",
+		      -errno);
+	btf__free(btf);
+	log = malloc(log_size);
+	ck_assert_ptr_nonnull(log);
+	err = kernel_load_btf(&out, log, log_size);
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "encode: gnu_annotations: kernel BTF load skipped: %s\n",
+			strerror(-err));
+	else
+		ck_assert_msg(!err, "gnu_annotations: the kernel rejected it: %s\n%s",
+			      strerror(-err), log);
+	free(log);
+	free(raw_path);
+	blob_free(&out);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
+/* A chain of GCC annotations that loops: refused, naming the DIE. */
+START_TEST(test_gnu_annotation_loop)
+{
+	static const char *const want[] = { "DIE at 0x", "chain that loops", NULL };
+	char *dir = scratch_dir();
+	char *obj = build_gnu_annotations(dir, "-Wa,--defsym,GNU_ANNOT_LOOP=1");
+
+	assert_rejected(obj, dir, want, NULL);
+	free(obj);
+	scratch_free(dir);
+}
+END_TEST
+
 /* ---- the suite ----------------------------------------------------------- */
 
 static TCase *encode_tcase(const char *name)
@@ -1191,7 +1415,8 @@ static TCase *encode_tcase(const char *name)
 /* ---- options: --format elf, --lang_exclude=rust -------------------------- */
 
 static const struct fixture multi_exec = {
-	"multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC
+	"multi_cu", { "multi_cu_1.c", "multi_cu_2.c" }, LINK_EXEC,
+	ENCODE_ARRAYS_AUTO,
 };
 
 /* Does the raw BTF in path have a type of this kind and name? */
@@ -1366,6 +1591,10 @@ Suite *encode_suite(void)
 	tcase_add_loop_test(tc, test_determinism, 0, NR_COMPILERS * 2);
 	suite_add_tcase(s, tc);
 
+	tc = encode_tcase("split");
+	tcase_add_loop_test(tc, test_split_over_base, 0, NR_COMPILERS * 2);
+	suite_add_tcase(s, tc);
+
 	tc = encode_tcase("bad_input");
 	tcase_add_test(tc, test_not_elf);
 	tcase_add_test(tc, test_stripped);
@@ -1374,6 +1603,11 @@ Suite *encode_suite(void)
 	tcase_add_loop_test(tc, test_bad_abbrev, 0,
 			    sizeof(bad_abbrevs) / sizeof(bad_abbrevs[0]));
 	tcase_add_loop_test(tc, test_ref_outside_unit, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("gnu_annotations");
+	tcase_add_test(tc, test_gnu_annotations);
+	tcase_add_test(tc, test_gnu_annotation_loop);
 	suite_add_tcase(s, tc);
 
 	tc = encode_tcase("unsupported");

@@ -9,6 +9,11 @@
  *			structs, unions, enums and typedefs equals, after
  *			canonicalization of both, that of Debian's pahole
  *			1.24 on the same file
+ *	funcs		with the kernel build's features and flat arrays, the
+ *			FUNC names equal those of the newest pahole (v1.31-38)
+ *			on both kernels (tests/golden/pahole-1.31-38), but for
+ *			the differences listed, each with its DWARF fact; and
+ *			with true_signature added, on 6.12.117
  *	consumers	libbpf parses the output, the running kernel's
  *			verifier accepts it (bpf(BPF_BTF_LOAD)), bpftool dumps
  *			it as C and that header compiles with clang -target bpf
@@ -27,6 +32,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "../encode/encoder.h"
+#include "../encode/features.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -42,53 +48,50 @@ static void require_file(const char *path, const char *package)
 		      path, package);
 }
 
+/* Warnings and errors; not the skipped functions (BC_LOG_INFO). */
 static void quiet_log(void *ctx, enum bc_log_level level, const char *msg)
 {
 	(void)ctx;
-	(void)level;
-	fprintf(stderr, "%s\n", msg);
+	if (level < BC_LOG_INFO)
+		fprintf(stderr, "%s\n", msg);
 }
 
 static const struct bc_log test_log = { .fn = quiet_log };
 
-/* encode + canon, as `btfcanon encode` does. */
-static struct blob encode_blob(const char *path, unsigned int jobs,
-			       int shuffle_seed, bool no_cache)
+/* encode + canon, as `btfcanon encode` does; features NULL: the defaults. */
+static struct blob encode_blob_with(const char *path, unsigned int jobs,
+				    int shuffle_seed, bool no_cache,
+				    const char *features, bool flat_arrays)
 {
 	struct encode_opts eo;
 	struct encode_stats es;
-	struct canon_opts co = { .order = BC_ORDER_KIND, .resolve_fwds = true };
-	struct canon_result res = { 0 };
-	struct bc_btf *parsed = NULL;
-	struct btf *btf = NULL;
-	struct blob out = { 0 };
-	const void *raw;
-	__u32 raw_size;
+	struct encode_result enc;
+	struct blob out;
 	int err;
 
 	encode_opts_init(&eo);
 	eo.jobs = jobs;
 	eo.no_type_cache = no_cache;
+	if (features)
+		ck_assert_int_eq(encode_features_parse(features, true, &eo.features,
+						       &test_log), 0);
+	eo.features.flat_arrays |= flat_arrays;
 	if (shuffle_seed >= 0) {
 		eo.shuffle = true;
 		eo.shuffle_seed = shuffle_seed;
 	}
-	err = encode_file(path, &eo, &btf, &es, &test_log);
+	err = encode_file(path, &eo, &enc, &es, &test_log);
 	ck_assert_msg(!err, "%s: encode -j%u failed: %s", path, jobs,
 		      strerror(-err));
-	raw = btf__raw_data(btf, &raw_size);
-	ck_assert_ptr_nonnull(raw);
-	err = bc_btf_parse(raw, raw_size, NULL, path, &test_log, &parsed);
-	ck_assert_msg(!err, "%s: encoder output does not parse", path);
-	err = canon_run(parsed, &co, &res, &test_log);
-	ck_assert_msg(!err, "%s: canon failed", path);
-	out.data = res.raw;
-	out.size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	bc_btf_free(parsed);
-	btf__free(btf);
+	out = canon_encoded(&enc, NULL, BC_ORDER_KIND, true);
+	encode_result_deinit(&enc);
 	return out;
+}
+
+static struct blob encode_blob(const char *path, unsigned int jobs,
+			       int shuffle_seed, bool no_cache)
+{
+	return encode_blob_with(path, jobs, shuffle_seed, no_cache, NULL, false);
 }
 
 static void check_determinism(const char *path, const char *package)
@@ -131,6 +134,151 @@ END_TEST
 START_TEST(test_determinism_61)
 {
 	check_determinism(VMLINUX_61, PKG_61);
+}
+END_TEST
+
+/* ---- FUNCs: the newest pahole's function rules ---- */
+
+/* The kernel build's --btf_features (scripts/Makefile.btf, 6.12). */
+#define KERNEL_FEATURES "encode_force,var,float,enum64,decl_tag,type_tag," \
+			"optimized_func,consistent_func,decl_tag_kfuncs"
+#define PAHOLE_FUNCS "tests/golden/pahole-1.31-38/"
+
+/*
+ * Names one side has and the other not, each with the DWARF fact that
+ * explains it: "+name" btfcanon writes a FUNC pahole does not, "-name"
+ * the other way. Empty today: the sets are equal on both kernels.
+ */
+static const char *const expected_612[] = { NULL };
+static const char *const expected_61[] = { NULL };
+
+struct name_list {
+	char **names;
+	size_t nr, cap;
+};
+
+static void name_list_add(struct name_list *l, const char *name)
+{
+	if (l->nr == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->names = realloc(l->names, l->cap * sizeof(*l->names));
+		ck_assert_ptr_nonnull(l->names);
+	}
+	l->names[l->nr] = strdup(name);
+	ck_assert_ptr_nonnull(l->names[l->nr]);
+	l->nr++;
+}
+
+static void name_list_free(struct name_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->names[i]);
+	free(l->names);
+	memset(l, 0, sizeof(*l));
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The reference list: one name a line, gzip'd. */
+static void read_names_gz(const char *path, struct name_list *l)
+{
+	char cmd[512], line[512];
+	FILE *f;
+
+	require_file(path, "the project's tests/golden");
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s", path);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0])
+			name_list_add(l, line);
+	}
+	ck_assert_int_eq(pclose(f), 0);
+	qsort(l->names, l->nr, sizeof(*l->names), cmp_name);
+}
+
+static bool is_expected(const char *const *expected, char sign, const char *name)
+{
+	for (; *expected; expected++)
+		if ((*expected)[0] == sign && !strcmp(*expected + 1, name))
+			return true;
+	return false;
+}
+
+static void check_funcs(const char *path, const char *package,
+			const char *reference, const char *const *expected,
+			const char *features)
+{
+	struct name_list ours = { 0 }, theirs = { 0 };
+	struct blob out;
+	struct btf *btf;
+	uint32_t id, n;
+	size_t i = 0, j = 0, differ = 0;
+
+	require_file(path, package);
+	read_names_gz(reference, &theirs);
+	out = encode_blob_with(path, 2, -1, false, features, true);
+	btf = btf__new(out.data, out.size);
+	ck_assert_ptr_nonnull(btf);
+	n = btf__type_cnt(btf);
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_func(t))
+			name_list_add(&ours, btf__name_by_offset(btf, t->name_off));
+	}
+	qsort(ours.names, ours.nr, sizeof(*ours.names), cmp_name);
+	while (i < ours.nr || j < theirs.nr) {
+		int c = i == ours.nr ? 1 : j == theirs.nr ? -1 :
+			strcmp(ours.names[i], theirs.names[j]);
+
+		if (c < 0 && !is_expected(expected, '+', ours.names[i])) {
+			fprintf(stderr, "funcs: %s: FUNC %s, which pahole leaves out\n",
+				path, ours.names[i]);
+			differ++;
+		} else if (c > 0 && !is_expected(expected, '-', theirs.names[j])) {
+			fprintf(stderr, "funcs: %s: no FUNC %s, which pahole writes\n",
+				path, theirs.names[j]);
+			differ++;
+		}
+		i += c <= 0;
+		j += c >= 0;
+	}
+	ck_assert_msg(!differ,
+		      "%s: %zu FUNC names differ from pahole v1.31-38's beyond the expected (%zu vs %zu FUNCs)",
+		      path, differ, ours.nr, theirs.nr);
+	btf__free(btf);
+	blob_free(&out);
+	name_list_free(&ours);
+	name_list_free(&theirs);
+}
+
+START_TEST(test_funcs_612)
+{
+	check_funcs(VMLINUX_612, PKG_612, PAHOLE_FUNCS "6.12.117.funcs.gz",
+		    expected_612, KERNEL_FEATURES);
+}
+END_TEST
+
+/* true_signature: 499 clones get a FUNC of their own name (foo.isra.0). */
+START_TEST(test_true_signature_612)
+{
+	check_funcs(VMLINUX_612, PKG_612,
+		    PAHOLE_FUNCS "6.12.117.true_signature.funcs.gz", expected_612,
+		    KERNEL_FEATURES ",true_signature");
+}
+END_TEST
+
+START_TEST(test_funcs_61)
+{
+	check_funcs(VMLINUX_61, PKG_61, PAHOLE_FUNCS "6.1.192.funcs.gz",
+		    expected_61, KERNEL_FEATURES);
 }
 END_TEST
 
@@ -400,6 +548,15 @@ Suite *encode_real_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("determinism_61");
 	tcase_add_test(tc, test_determinism_61);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("funcs_612");
+	tcase_add_test(tc, test_funcs_612);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("true_signature_612");
+	tcase_add_test(tc, test_true_signature_612);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("funcs_61");
+	tcase_add_test(tc, test_funcs_61);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("peer_pahole");
 	tcase_add_test(tc, test_peer_pahole);

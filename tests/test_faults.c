@@ -6,9 +6,9 @@
  *			run: the encode stops with that unit's error, one
  *			message, no output, no thread left behind, no hang;
  *	alloc_failure	the nth allocation fails, for every n, in the
- *			parser, canon, the file reader, dump and diff: each
- *			returns -ENOMEM or succeeds, never crashes, and under
- *			`make asan` never leaks;
+ *			parser, canon, the file reader, dump (raw and C)
+ *			and diff: each returns -ENOMEM or succeeds, never
+ *			crashes, and under `make asan` never leaks;
  *	resources	-j above the number of units, -j0 and negative -j,
  *			and the peak RSS of encoding the 6.12 vmlinux at -j8.
  *
@@ -129,6 +129,12 @@ static int parse_canon_dump_diff(const struct blob *raw)
 				   &quiet_log, &sorted);
 	if (!err)
 		err = bc_dump_raw(sorted, &text);
+	if (!err) {
+		struct btf *lbtf = btf__new(res.raw, res.raw_size);
+
+		err = lbtf ? bc_dump_c(sorted, lbtf, &text, &quiet_log) : -errno;
+		btf__free(lbtf);
+	}
 	if (!err)
 		err = bc_diff_run(btf, sorted, &diff, &quiet_log);
 	bc_diff_deinit(&diff);
@@ -358,7 +364,7 @@ START_TEST(test_worker_error)
 	struct bc_log log = { .fn = capture, .ctx = &cap };
 	struct encode_opts opts;
 	struct encode_stats stats;
-	struct btf *out = (struct btf *)1;
+	struct encode_result out;
 	char path[128], cu_at[64];
 	unsigned int threads;
 	int err;
@@ -374,15 +380,16 @@ START_TEST(test_worker_error)
 	 */
 	snprintf(path, sizeof(path), "%s/units.o", scratch);
 	ck_assert_int_eq(encode_file(path, &opts, &out, &stats, &quiet_log), 0);
-	btf__free(out);
+	encode_result_deinit(&out);
 	threads = count_threads();
 
 	snprintf(path, sizeof(path), "%s/late-bad.o", scratch);
 	snprintf(cu_at, sizeof(cu_at), "CU at 0x%llx", (unsigned long long)bad_cu_off);
-	out = (struct btf *)1;
+	memset(&out, 0xff, sizeof(out));
 	err = encode_file(path, &opts, &out, &stats, &log);
 	ck_assert_int_eq(err, -EINVAL);
-	ck_assert_ptr_null(out);
+	ck_assert_ptr_null(out.btf);
+	ck_assert_ptr_null(out.omit);
 	ck_assert_uint_eq(cap.errors, 1);
 	ck_assert_msg(strstr(cap.first, path) && strstr(cap.first, cu_at),
 		      "message names neither the file nor %s: %s", cu_at, cap.first);

@@ -45,6 +45,8 @@ static const struct finding findings[] = {
 	  "diff: an INT with vlen read as a struct's first member name" },
 	{ "diff/anon-body-blowup", fuzz_diff_one,
 	  "diff: anonymous bodies expanded within themselves, 2 GB of text" },
+	{ "diff/unaligned-new-blob", fuzz_diff_one,
+	  "parser: header and records read in place at an odd address (UBSan)" },
 	{ "btf_elf/empty-btf-section", fuzz_btf_elf_one,
 	  "reader: memcpy from the NULL buffer of an empty .BTF section" },
 	{ "encode/memcpy-null-no-extra", fuzz_encode_one,

@@ -435,6 +435,82 @@ START_TEST(test_func)
 }
 END_TEST
 
+/* ---- omitted types (canon_opts.omit) --------------------------------- */
+
+static void quiet(void *ctx, enum bc_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+static struct blob canon_omit(const struct blob *in, const uint8_t *omit,
+			      int *err)
+{
+	static const struct bc_log test_log = { .fn = quiet };
+	struct bc_btf *btf = parse_or_fail(in, NULL);
+	struct canon_opts opts = { .order = BC_ORDER_KIND, .omit = omit };
+	struct canon_result res;
+	struct blob out = { 0 };
+
+	*err = canon_run(btf, &opts, &res, &test_log);
+	if (!*err) {
+		out.data = res.raw;
+		out.size = res.raw_size;
+		res.raw = NULL;
+		canon_result_deinit(&res);
+	}
+	bc_btf_free(btf);
+	return out;
+}
+
+/*
+ * Types another pass hands canon to leave out vanish, and the rest come
+ * out as if they had never been there: the encoder's marker TYPEDEFs and
+ * unused prototypes. A kept type that refers to a left-out one is an
+ * error, not a dangling id.
+ */
+START_TEST(test_omit)
+{
+	struct btf *b = new_btf(), *c = new_btf();
+	/* local indices 0..5 = ids 1..6 */
+	static const uint8_t omit[] = { 0, 0, 1, 0, 1, 0 };
+	static const uint8_t omit_used[] = { 1, 0, 0, 0, 0, 0 };
+	struct blob in, without, out, plain;
+	int err;
+
+	ADD(1, btf__add_int(b, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_func_proto(b, 1));	/* [2] int (int x) */
+	ENTRY(btf__add_func_param(b, "x", 1));
+	ADD(3, btf__add_typedef(b, "\x01marker.f0", 2));	/* omitted */
+	ADD(4, btf__add_func(b, "f", BTF_FUNC_STATIC, 2));
+	ADD(5, btf__add_func_proto(b, 1));	/* [5] int (void), omitted */
+	ADD(6, btf__add_ptr(b, 1));
+	in = take_blob(b);
+
+	ADD(1, btf__add_int(c, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_func_proto(c, 1));
+	ENTRY(btf__add_func_param(c, "x", 1));
+	ADD(3, btf__add_func(c, "f", BTF_FUNC_STATIC, 2));
+	ADD(4, btf__add_ptr(c, 1));
+	without = take_blob(c);
+
+	out = canon_omit(&in, omit, &err);
+	ck_assert_int_eq(err, 0);
+	plain = canon_blob(&without, NULL, BC_ORDER_KIND, NULL);
+	ck_assert_msg(blob_eq(&out, &plain),
+		      "canon with types omitted differs from canon without them");
+	blob_free(&out);
+	blob_free(&plain);
+
+	out = canon_omit(&in, omit_used, &err);
+	ck_assert_int_eq(err, -EINVAL);
+	blob_free(&out);
+	blob_free(&without);
+	blob_free(&in);
+}
+END_TEST
+
 /* ---- VAR, DATASEC ------------------------------------------------------- */
 
 START_TEST(test_var_datasec)
@@ -989,6 +1065,10 @@ Suite *kinds_suite(void)
 	tcase_add_test(tc, test_struct_and_fwd_not_merged);
 	tcase_add_test(tc, test_vars_keep_identity);
 	tcase_add_test(tc, test_vars_in_one_section);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("omit");
+	tcase_add_test(tc, test_omit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("split");

@@ -8,8 +8,11 @@
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 
+#include <bpf/btf.h>
+
 #include "testutil.h"
 #include "../canon/btf_kinds.h"
+#include "../encode/encoder.h"
 
 void blob_free(struct blob *b)
 {
@@ -73,6 +76,33 @@ struct blob canon_blob(const struct blob *raw, const struct bc_btf *base,
 		*id_map = res.id_map;
 		res.id_map = NULL;
 	}
+	canon_result_deinit(&res);
+	bc_btf_free(btf);
+	return out;
+}
+
+struct blob canon_encoded(const struct encode_result *enc,
+			  const struct bc_btf *base, enum bc_order order,
+			  bool resolve_fwds)
+{
+	struct canon_opts opts = {
+		.order = order, .resolve_fwds = resolve_fwds, .omit = enc->omit,
+	};
+	struct canon_result res;
+	struct bc_btf *btf;
+	struct blob raw, out;
+	__u32 size;
+	int err;
+
+	raw.data = (void *)btf__raw_data(enc->btf, &size);
+	raw.size = size;
+	ck_assert_ptr_nonnull(raw.data);
+	btf = parse_or_fail(&raw, base);
+	err = canon_run(btf, &opts, &res, &test_log);
+	ck_assert_msg(!err, "canon_run of the encoder's result failed: %d", err);
+	out.data = res.raw;
+	out.size = res.raw_size;
+	res.raw = NULL;
 	canon_result_deinit(&res);
 	bc_btf_free(btf);
 	return out;

@@ -37,6 +37,17 @@ struct bc_btf *parse_or_fail(const struct blob *raw, const struct bc_btf *base);
 struct blob canon_blob(const struct blob *raw, const struct bc_btf *base,
 		       enum bc_order order, uint32_t **id_map);
 
+struct encode_result;
+
+/*
+ * Canonicalizes what encode_file() returned (over base, may be NULL), its
+ * helper types omitted as `btfcanon encode` omits them, FWDs resolved when
+ * resolve_fwds; fails the test on error.
+ */
+struct blob canon_encoded(const struct encode_result *enc,
+			  const struct bc_btf *base, enum bc_order order,
+			  bool resolve_fwds);
+
 /*
  * Writes the types of raw in a random order (seeded), ids remapped, the
  * string section unchanged. With base, only the split part moves.

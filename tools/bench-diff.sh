@@ -3,10 +3,7 @@
 #
 # Numbers for the "diff and dump" section of BENCH.md: wall time of
 # `btfcanon diff` and `btfcanon dump -f c` on vmlinux BTFs (best of N runs,
-# warm cache), and header stability: changed lines of `git diff --no-index`
-# between the vmlinux.h of two kernels, for bpftool's header and for
-# `dump -f c`, next to the lower bound (the symmetric difference of the
-# two headers' line multisets).
+# warm cache). Header stability across kernels: tools/bench-headers.sh.
 #
 #   tools/bench-diff.sh [BTFCANON] [RUNS]
 set -eu
@@ -16,8 +13,6 @@ K=/usr/lib/debug/boot
 V115=$K/vmlinux-6.12.115+deb12-cloud-amd64
 V117=$K/vmlinux-6.12.117+deb12-cloud-amd64
 V61=$K/vmlinux-6.1.0-56-cloud-amd64
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # best_of CMD...: the lowest wall time of RUNS runs, in seconds.
 best_of() {
@@ -44,35 +39,3 @@ echo "| diff --stat 6.1.192 -> 6.12.117 | $(best_of "$BTFCANON" diff --stat "$V6
 echo "| dump -f c 6.12.117 | $(best_of "$BTFCANON" dump -f c "$V117") s |"
 echo "| dump -f raw 6.12.117 | $(best_of "$BTFCANON" dump -f raw "$V117") s |"
 echo "| bpftool btf dump format c 6.12.117 | $(best_of bpftool btf dump file "$V117" format c) s |"
-echo
-
-for v in 115:$V115 117:$V117 61:$V61; do
-	name=${v%%:*}
-	bpftool btf dump file "${v#*:}" format c > "$tmp/bpftool-$name.h"
-	"$BTFCANON" dump -f c "${v#*:}" > "$tmp/btfcanon-$name.h"
-done
-
-# changed OLD NEW: added + deleted lines of git diff --no-index
-changed() {
-	git diff --no-index --numstat "$1" "$2" | awk '{ print $1 + $2 }'
-}
-
-# lower OLD NEW: size of the symmetric difference of the line multisets
-lower() {
-	sort "$1" > "$tmp/a"
-	sort "$2" > "$tmp/b"
-	comm -3 "$tmp/a" "$tmp/b" | wc -l
-}
-
-echo "| pair | header | changed lines | lower bound | ratio |"
-echo "|---|---|---|---|---|"
-for pair in 115:117 61:117; do
-	old=${pair%%:*}
-	new=${pair#*:}
-	for tool in bpftool btfcanon; do
-		c=$(changed "$tmp/$tool-$old.h" "$tmp/$tool-$new.h")
-		l=$(lower "$tmp/$tool-$old.h" "$tmp/$tool-$new.h")
-		printf '| %s -> %s | %s | %s | %s | %.3f |\n' "$old" "$new" "$tool" "$c" "$l" \
-			"$(echo "$c / $l" | bc -l)"
-	done
-done

@@ -5,31 +5,43 @@
  *
  * It takes the command lines the kernel's scripts give pahole for BTF and
  * runs `btfcanon encode` with the same meaning, found beside this program
- * (or on PATH). The lines, from 6.1 and 6.12:
+ * (or on PATH). The lines, from 6.1, 6.12 and 6.19:
  *
- *   scripts/link-vmlinux.sh  pahole -J $PAHOLE_FLAGS .tmp_vmlinux.btf
+ *   6.1, 6.12: scripts/link-vmlinux.sh  pahole -J $PAHOLE_FLAGS .tmp_vmlinux.btf
  *   scripts/Makefile.modfinal
  *      6.1:   pahole -J $PAHOLE_FLAGS --btf_base vmlinux MOD.ko
  *      6.12:  pahole -J $PAHOLE_FLAGS $MODULE_PAHOLE_FLAGS \
  *                    --btf_base $(objtree)/vmlinux MOD.ko
+ *   6.19: scripts/gen-btf.sh, run by link-vmlinux.sh for vmlinux and by
+ *         Makefile.modfinal for each module (--btf_base vmlinux), then
+ *         resolve_btfids on the detached file:
+ *         pahole -J $PAHOLE_FLAGS [--btf_base vmlinux] \
+ *                --btf_encode_detached=ELF.BTF.1 ELF
  *   PAHOLE_FLAGS, 6.1 (scripts/pahole-flags.sh, pahole >= 1.25):
  *      --btf_gen_floats -j --lang_exclude=rust \
  *      --skip_encoding_btf_inconsistent_proto --btf_gen_optimized
  *   PAHOLE_FLAGS, 6.12 (scripts/Makefile.btf, pahole >= 1.26):
  *      -j$(JOBS) --btf_features=encode_force,var,float,enum64,decl_tag,
  *      type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
- *      --lang_exclude=rust      (MODULE_PAHOLE_FLAGS: distilled_base,
- *                                for external modules only)
- *   (each --btf_features adds to the earlier ones, as in pahole; with
- *   distilled_base a module gets .BTF.base and .BTF over it)
+ *      --lang_exclude=rust      (MODULE_PAHOLE_FLAGS, pahole >= 1.28:
+ *                                --btf_features=distilled_base, for
+ *                                external modules only)
+ *   PAHOLE_FLAGS, 6.19 (scripts/Makefile.btf), pahole >= 1.31 as this
+ *      answers: the 6.12 line, then --btf_features=attributes (>= 1.30)
+ *      --btf_features=layout (>= 1.31) --lang_exclude=rust; external
+ *      modules get their base distilled by resolve_btfids --distill_base.
  *
+ * --btf_features may come several times: the lists add up, as in pahole.
+ * With distilled_base and --btf_base a module gets .BTF.base, a distilled
+ * base, and .BTF split over it (canon/distill.c).
  * Without --btf_encode_detached the BTF goes into the input's .BTF
  * section, replaced or added, as pahole does: through $LLVM_OBJCOPY (the
  * kernel sets it to its objcopy), since the first vmlinux of the link may
- * have a .BTF in the loaded image that must grow. --version answers v1.27,
- * the pahole whose feature set this matches, so the scripts take their
- * --btf_features path. Options that are not about BTF encoding are
- * refused with a message, never ignored.
+ * have a .BTF in the loaded image that must grow. --version answers
+ * v1.31, the newest pahole, so the scripts take its --btf_features path;
+ * the feature names they pass are btfcanon encode's --features names.
+ * Options that are not about BTF encoding are refused with a message,
+ * never ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,14 +57,13 @@
 
 extern char **environ;
 
-#define PAHOLE_COMPAT_VERSION "v1.27"
+#define PAHOLE_COMPAT_VERSION "v1.31"
 #define MAX_ARGS 32
 
 struct pahole_args {
 	bool encode;			/* -J */
 	const char *jobs;		/* -j[N]: "" for all CPUs */
-	const char *features;		/* --btf_features / _strict */
-	char features_buf[512];		/* several of them, joined */
+	char features[1024];		/* every --btf_features / _strict list, joined */
 	bool strict;
 	const char *detached;		/* --btf_encode_detached=FILE */
 	const char *base;		/* --btf_base FILE */
@@ -73,7 +84,8 @@ static void usage(FILE *out)
 "                       [--btf_gen_all] [--skip_encoding_btf_*] FILE\n"
 "\n"
 "pahole's BTF encoding (-J) by btfcanon: the same content, canonical bytes.\n"
-"Writes FILE's .BTF section, or FILE of --btf_encode_detached.\n");
+"Writes FILE's .BTF section, or FILE of --btf_encode_detached. Several\n"
+"--btf_features lists add up. --version answers " PAHOLE_COMPAT_VERSION ".\n");
 }
 
 enum {
@@ -82,6 +94,28 @@ enum {
 	OPT_SKIP_DECL_TAG, OPT_SKIP_TYPE_TAG, OPT_SKIP_ENUM64,
 	OPT_SKIP_INCONSISTENT, OPT_VERSION,
 };
+
+/*
+ * Adds a --btf_features list to the ones before it: the kernel's
+ * Makefile.btf gives several (--btf_features=encode_force,...
+ * --btf_features=attributes --btf_features=layout), and pahole takes
+ * every one.
+ */
+static int add_features(struct pahole_args *a, const char *list)
+{
+	size_t used = strlen(a->features), len = strlen(list);
+
+	if (!len)
+		return 0;
+	if (used + 1 + len >= sizeof(a->features)) {
+		fprintf(stderr, "btfcanon-pahole: --btf_features lists too long\n");
+		return -EINVAL;
+	}
+	if (used)
+		a->features[used++] = ',';
+	memcpy(a->features + used, list, len + 1);
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct pahole_args *a)
 {
@@ -121,27 +155,13 @@ static int parse(int argc, char **argv, struct pahole_args *a)
 			a->jobs = optarg ? optarg : "";
 			break;
 		case OPT_FEATURES:
-			/* pahole enables every feature of every --btf_features */
-			if (a->features && strlen(a->features) + strlen(optarg) + 2 <=
-					   sizeof(a->features_buf)) {
-				if (a->features != a->features_buf)
-					snprintf(a->features_buf,
-						 sizeof(a->features_buf), "%s",
-						 a->features);
-				strcat(a->features_buf, ",");
-				strcat(a->features_buf, optarg);
-				a->features = a->features_buf;
-			} else if (!a->features) {
-				a->features = optarg;
-			} else {
-				fprintf(stderr, "btfcanon-pahole: --btf_features lists too long\n");
+			if (add_features(a, optarg))
 				return -EINVAL;
-			}
 			break;
 		case OPT_STRICT:
 			a->strict = true;
-			if (optarg)
-				a->features = optarg;
+			if (optarg && add_features(a, optarg))
+				return -EINVAL;
 			break;
 		case OPT_DETACHED:
 			a->detached = optarg;
@@ -220,7 +240,7 @@ static int parse(int argc, char **argv, struct pahole_args *a)
  */
 static void features_of(const struct pahole_args *a, char *buf, size_t size)
 {
-	if (a->features) {
+	if (*a->features) {
 		snprintf(buf, size, "%s", a->features);
 		return;
 	}
@@ -306,7 +326,7 @@ static int write_section(const char *elf, const char *name, const char *btf)
 
 int main(int argc, char **argv)
 {
-	char features[512], jobs[32], self[PATH_MAX], tmp[PATH_MAX];
+	char features[1024], jobs[32], self[PATH_MAX], tmp[PATH_MAX];
 	char tmp_base[PATH_MAX];
 	bool distill;
 	const char *args[MAX_ARGS];

@@ -19,7 +19,7 @@
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
-#include "../sort/order.h"
+#include "../canon/order.h"
 
 #ifndef BTFCANON_VERSION
 #define BTFCANON_VERSION "0.1.0"
@@ -100,8 +100,10 @@ static void usage(FILE *out)
 "  --features-strict  unknown feature names are an error\n"
 "  --lang_exclude=rust  skip Rust compile units\n"
 "  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
-"  --flat-arrays   int a[2][3] as one ARRAY of 6, as pahole writes it (on\n"
-"                  by itself over a --btf_base whose arrays are all flat)\n"
+"  --nested-arrays int a[2][3] as an ARRAY of 2 ARRAYs of 3, as in C (the\n"
+"                  default is one ARRAY of 6, as pahole writes it; nested by\n"
+"                  itself over a --btf_base that nests them)\n"
+"  --flat-arrays   one ARRAY of 6 even over a base that nests them\n"
 "  --verbose       list the functions left out, with the rule, one a line\n"
 "  --distilled-base F  with --btf_base and raw output: write split BTF over a\n"
 "                  distilled base, and that base to F (as --features\n"
@@ -214,6 +216,9 @@ static int cmd_sort(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	}
 	t_read = now_sec();
+	/* a layout-bearing input keeps its kind layout section */
+	args.canon.layout = btf->layout;
+	args.canon.nr_layout = btf->nr_layout;
 	err = canon_run(btf, &args.canon, &res, log);
 	if (err)
 		goto out;
@@ -271,7 +276,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 {
 	enum { OPT_FORMAT = 256, OPT_FEATURES, OPT_STRICT, OPT_LANG_EXCLUDE,
 	       OPT_STATS, OPT_SHUFFLE, OPT_ORDER, OPT_CHUNK, OPT_NO_CACHE,
-	       OPT_FLAT_ARRAYS,
+	       OPT_FLAT_ARRAYS, OPT_NESTED_ARRAYS,
 	       OPT_VERBOSE, OPT_BASE, OPT_DISTILLED };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
@@ -285,6 +290,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "chunk-cus", required_argument, NULL, OPT_CHUNK },
 		{ "no-type-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "flat-arrays", no_argument, NULL, OPT_FLAT_ARRAYS },
+		{ "nested-arrays", no_argument, NULL, OPT_NESTED_ARRAYS },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "btf_base", required_argument, NULL, OPT_BASE },
@@ -294,7 +300,7 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL;
-	bool strict = false, flat = false;
+	bool strict = false;
 	char *end;
 	int c;
 
@@ -367,7 +373,17 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			}
 			break;
 		case OPT_FLAT_ARRAYS:
-			flat = true;
+		case OPT_NESTED_ARRAYS:
+			if (args->encode.arrays &&
+			    args->encode.arrays != (c == OPT_FLAT_ARRAYS ?
+						    ENCODE_ARRAYS_FLAT :
+						    ENCODE_ARRAYS_NESTED)) {
+				fprintf(stderr,
+					"btfcanon encode: --flat-arrays and --nested-arrays exclude each other\n");
+				return -EINVAL;
+			}
+			args->encode.arrays = c == OPT_FLAT_ARRAYS ?
+					      ENCODE_ARRAYS_FLAT : ENCODE_ARRAYS_NESTED;
 			break;
 		case OPT_NO_CACHE:
 			args->encode.no_type_cache = true;
@@ -403,7 +419,6 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 	if (features &&
 	    encode_features_parse(features, strict, &args->encode.features, log))
 		return -EINVAL;
-	args->encode.features.flat_arrays = flat;
 	if (args->distilled_out) {
 		if (args->elf || !args->base || !args->output) {
 			fprintf(stderr,
@@ -478,7 +493,10 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	struct canon_result res = { 0 };
 	struct encode_args args;
 	struct bc_btf *parsed = NULL, *base = NULL;
-	struct btf *btf = NULL, *base_btf = NULL;
+	struct encode_result enc = { 0 };
+	struct btf *base_btf = NULL;
+	struct bc_btf_layout layout[BC_NR_KINDS];
+	uint32_t i;
 	enum bc_file_format base_format;
 	double t0, cpu0, t_canon0, t_canon, t_write;
 	const void *raw;
@@ -496,7 +514,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
 		if (err)
 			goto out;
-		base_btf = btf__parse(args.base, NULL);
+		/* bc_btf holds the plain form, which libbpf 1.1 reads */
+		base_btf = btf__new(base->data, base->size);
 		if (!base_btf) {
 			err = bc_log_error(log, -errno ? -errno : -EINVAL,
 					   "%s: libbpf cannot read the base BTF",
@@ -505,16 +524,24 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		}
 		args.encode.base = base_btf;
 	}
-	err = encode_file(args.input, &args.encode, &btf, &es, log);
+	err = encode_file(args.input, &args.encode, &enc, &es, log);
 	if (err)
 		goto out;
 	t_canon0 = now_sec();
-	raw = btf__raw_data(btf, &raw_size);
+	raw = btf__raw_data(enc.btf, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
 		goto out;
 	}
+	if (args.encode.features.layout && !base) {
+		/* as pahole: a layout section for base BTF only */
+		for (i = 0; i < BC_NR_KINDS; i++)
+			layout[i] = bc_kind_btf_layout(i);
+		args.canon.layout = layout;
+		args.canon.nr_layout = BC_NR_KINDS;
+	}
 	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
+	args.canon.omit = enc.omit;	/* the encoder's helper types */
 	if (!err)
 		err = canon_run(parsed, &args.canon, &res, log);
 	if (err)
@@ -533,12 +560,19 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	t_write = now_sec();
 	if (args.stats) {
+		char attach[128] = "";
+
+		if (args.base)
+			snprintf(attach, sizeof(attach),
+				 "  onto the base      %8.3f s (%u types are the base's, %u the module's)\n",
+				 es.attach_sec, es.attach.mapped, es.attach.own);
 		fprintf(stderr,
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
 			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
 			"  load+encode        %8.3f s wall, %.3f s CPU\n"
 			"  merge              %8.3f s\n"
 			"  dedup              %8.3f s\n"
+			"%s"
 			"  canon              %8.3f s (rank %.3f, refine %.3f, fwd %.3f, rebuild %.3f)\n"
 			"  write              %8.3f s\n"
 			"  total              %8.3f s wall, %.3f s CPU, peak RSS %ld MB\n",
@@ -551,7 +585,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			res.stats.fwds_resolved, res.stats.fwd_rounds,
 			res.stats.merged,
 			es.encode_sec, es.encode_cpu_sec, es.merge_sec,
-			es.dedup_sec, t_canon - t_canon0, res.stats.rank_sec,
+			es.dedup_sec, attach, t_canon - t_canon0, res.stats.rank_sec,
 			res.stats.refine_sec, res.stats.fwd_sec,
 			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
@@ -561,7 +595,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 out:
 	canon_result_deinit(&res);
 	bc_btf_free(parsed);
-	btf__free(btf);
+	encode_result_deinit(&enc);
 	bc_btf_free(base);
 	btf__free(base_btf);
 	return err ? 1 : 0;

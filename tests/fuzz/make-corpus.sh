@@ -1,19 +1,70 @@
 #!/bin/sh
 # Regenerates the seed corpora in tests/fuzz/corpus/ from the encoder
-# fixtures (tests/fixtures/*.c): small objects with DWARF (encode), the BTF
-# the encoder makes of them (sort, dump), pairs of those (diff) and
-# DWARF-less objects carrying that BTF in a .BTF section (btf_elf), and
-# one fixture's BTF as the base of the next one's split BTF, the full base
-# and a distilled one (relocate). The relocate seeds named kernel-* (real
-# modules' .BTF.base and .BTF, not made here) are kept.
+# fixtures (tests/fixtures/*.c; *.s, hand-written DWARF, assembled): small
+# objects with DWARF (encode), the BTF the encoder makes of them (sort,
+# dump), pairs of those (diff) and DWARF-less objects carrying that BTF in
+# a .BTF section (btf_elf), and one fixture's BTF as the base of the next
+# one's split BTF, the full base and a distilled one (relocate; the seeds
+# named kernel-*, real modules' .BTF.base and .BTF not made here, are kept).
 # Seeds larger than 8 KB are left out. Needs build/btfcanon and gcc, clang.
 #
 #   tests/fuzz/make-corpus.sh
+#
+#   tests/fuzz/make-corpus.sh layout   only the 2026-format seeds (below)
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+max=8192
+small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
+
+# The 2026 format: each fixture's BTF (gcc) with the kind layout section
+# (sort, dump); a variant with a type of kind 25, which the section sizes,
+# and a PTR to it (dump; sort refuses it); the pair of both (diff).
+layout_seeds() {
+	for src in tests/fixtures/*.c; do
+		name=$(basename "$src" .c)
+		gcc -g -O0 -c "$src" -o "$tmp/$name-l.o" 2>/dev/null || continue
+		build/btfcanon encode -j1 --features default,layout \
+			"$tmp/$name-l.o" -o "$tmp/$name-layout.btf" 2>/dev/null ||
+			continue
+		small "$tmp/$name-layout.btf" || continue
+		cp "$tmp/$name-layout.btf" "$out/sort/$name-layout.btf"
+		cp "$tmp/$name-layout.btf" "$out/dump/$name-layout.btf"
+		python3 - "$tmp/$name-layout.btf" "$out/dump/$name-kind25.btf" \
+			"$out/diff/$name-kind25.pair" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+(magic, ver, flags, hlen, toff, tlen, soff, slen, loff, llen) = \
+    struct.unpack_from('<HBBIIIIIII', d)
+types = d[hlen + toff:hlen + toff + tlen]
+layout = d[hlen + loff:hlen + loff + llen]
+strs = d[hlen + soff:hlen + soff + slen]
+# count the types with the layout section's sizes
+n, off = 0, 0
+while off < len(types):
+    info = struct.unpack_from('<I', types, off + 4)[0]
+    kind, vlen = (info >> 24) & 0x7f, info & 0xffffff
+    isz, esz, _ = struct.unpack_from('<BBH', layout, kind * 4)
+    off += 12 + isz + vlen * esz
+    n += 1
+layout += b'\0' * 4 * (25 - len(layout) // 4) + struct.pack('<BBH', 4, 8, 0)
+types += struct.pack('<IIII', 1, 25 << 24 | 1, 0, 7) + struct.pack('<II', 1, 2)
+types += struct.pack('<III', 0, 2 << 24, n + 1)
+hdr = struct.pack('<HBBIIIIIII', magic, ver, flags, 32, 0, len(types),
+                  len(types) + len(layout), len(strs), len(types), len(layout))
+new = hdr + types + layout + strs
+open(sys.argv[2], 'wb').write(new)
+open(sys.argv[3], 'wb').write(struct.pack('<I', len(d)) + d + new)
+PY
+	done
+}
+
+if [ "${1:-}" = layout ]; then
+	layout_seeds
+	exit 0
+fi
 mkdir -p "$tmp/kept"
 cp "$out"/relocate/kernel-* "$tmp/kept/" 2>/dev/null || true
 rm -rf "$out"
@@ -29,8 +80,6 @@ b = open(sys.argv[2], 'rb').read()
 open(sys.argv[3], 'wb').write(struct.pack('<I', len(a)) + a + b)
 PY
 }
-max=8192
-small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
 prev=
 for src in tests/fixtures/*.c; do
 	name=$(basename "$src" .c)
@@ -48,7 +97,12 @@ for src in tests/fixtures/*.c; do
 		cp "$tmp/$name-$cc.btf" "$out/dump/$name-$cc.btf"
 		# diff: 4-byte little-endian length of the old blob, old, new
 		if [ -n "$prev" ]; then
-			pair "$prev" "$tmp/$name-$cc.btf" "$out/diff/$name-$cc.pair"
+			python3 - "$prev" "$tmp/$name-$cc.btf" "$out/diff/$name-$cc.pair" <<'PY'
+import struct, sys
+a = open(sys.argv[1], 'rb').read()
+b = open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(struct.pack('<I', len(a)) + a + b)
+PY
 			# relocate: split BTF over the previous one, full and distilled
 			if build/btfcanon encode -j1 --btf_base "$prev" "$obj" \
 				-o "$tmp/split.btf" 2>/dev/null &&
@@ -70,6 +124,13 @@ for src in tests/fixtures/*.c; do
 		cp "$tmp/$name-$cc-btf.o" "$out/btf_elf/$name-$cc.o"
 	done
 done
+# hand-written DWARF (GCC 16's annotation chains): encode seeds as they are
+for src in tests/fixtures/*.s; do
+	name=$(basename "$src" .s)
+	gcc -c "$src" -o "$tmp/$name-as.o" && small "$tmp/$name-as.o" &&
+		cp "$tmp/$name-as.o" "$out/encode/$name-as.o"
+done
+layout_seeds
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done

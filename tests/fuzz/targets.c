@@ -26,6 +26,7 @@
 #include "../../canon/distill.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
+#include "../../diff/input.h"
 #include "../../encode/encoder.h"
 #include "../../sort/btf_file.h"
 #include "targets.h"
@@ -70,28 +71,40 @@ static int memory_file(const uint8_t *data, size_t size, char *path,
 	} while (0)
 
 /*
- * Raw BTF into sort: bc_btf_parse() then canon_run() in both orders.
+ * Raw BTF into sort: bc_btf_parse() then canon_run() in both orders,
+ * keeping the input's kind layout section as `btfcanon sort` does.
  *
  * Besides "no crash, no leak", whatever the parser accepts must come out as
- * canonical BTF that the parser and libbpf accept again, and sorting that
- * output once more must give the same bytes (sort(sort(x)) == sort(x)).
+ * canonical BTF that the parser accepts again, with the input's layout
+ * section, whose plain form libbpf accepts, and sorting that output once
+ * more must give the same bytes (sort(sort(x)) == sort(x)).
  */
-static void sort_once(const struct bc_btf *in, const struct canon_opts *opts)
+static void sort_once(const struct bc_btf *in, enum bc_order order,
+		      bool resolve_fwds)
 {
+	struct canon_opts opts = {
+		.order = order, .resolve_fwds = resolve_fwds,
+		.layout = in->layout, .nr_layout = in->nr_layout,
+	};
 	struct canon_result res = { 0 }, again = { 0 };
 	struct bc_btf *out = NULL;
 	struct btf *lbtf;
 
-	if (canon_run(in, opts, &res, &fuzz_log)) {
+	if (canon_run(in, &opts, &res, &fuzz_log)) {
 		canon_result_deinit(&res);
 		return;
 	}
 	FUZZ_ASSERT(bc_btf_parse(res.raw, res.raw_size, NULL, "sorted",
 				 &fuzz_log, &out) == 0);
-	lbtf = btf__new(res.raw, res.raw_size);
+	FUZZ_ASSERT(out->nr_layout == in->nr_layout);
+	FUZZ_ASSERT(!in->nr_layout ||
+		    !memcmp(out->layout, in->layout,
+			    in->nr_layout * sizeof(*in->layout)));
+	lbtf = btf__new(out->data, out->size);
 	FUZZ_ASSERT(lbtf != NULL);
 	btf__free(lbtf);
-	FUZZ_ASSERT(canon_run(out, opts, &again, &fuzz_log) == 0);
+	opts.layout = out->layout;
+	FUZZ_ASSERT(canon_run(out, &opts, &again, &fuzz_log) == 0);
 	FUZZ_ASSERT(again.raw_size == res.raw_size &&
 		    !memcmp(again.raw, res.raw, res.raw_size));
 	canon_result_deinit(&again);
@@ -101,41 +114,50 @@ static void sort_once(const struct bc_btf *in, const struct canon_opts *opts)
 
 int fuzz_sort_one(const uint8_t *data, size_t size)
 {
-	static const struct canon_opts kind = { .order = BC_ORDER_KIND };
-	static const struct canon_opts name = {
-		.order = BC_ORDER_NAME, .resolve_fwds = true,
-	};
 	struct bc_btf *btf = NULL;
 
 	libbpf_set_print(NULL);
 	if (bc_btf_parse(data, size, NULL, "fuzz", &fuzz_log, &btf))
 		return 0;
-	sort_once(btf, &kind);
-	sort_once(btf, &name);
+	sort_once(btf, BC_ORDER_KIND, false);
+	sort_once(btf, BC_ORDER_NAME, true);
 	bc_btf_free(btf);
 	return 0;
 }
 
+/* dump and diff go on past kinds the layout section sizes (diff/input.c). */
+static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
+
 /*
  * Raw BTF into dump: the raw and JSON listings of whatever the parser
- * accepts, and the C header when libbpf takes the blob too.
+ * accepts (types of unknown kinds read as placeholders), and the C header
+ * when libbpf takes the blob too, through diff/input.c's hand-over. The
+ * plain form the parser holds must parse, without skipping, to itself.
  */
 int fuzz_dump_one(const uint8_t *data, size_t size)
 {
-	struct bc_btf *btf = NULL;
+	struct bc_btf *btf = NULL, *again = NULL;
+	struct btf *lbtf = NULL, *lbase = NULL;
+	struct bc_input in = { .path = "fuzz" };
 	struct bc_text text;
-	struct btf *lbtf;
 
 	libbpf_set_print(NULL);
-	if (bc_btf_parse(data, size, NULL, "fuzz", &fuzz_log, &btf))
+	if (bc_btf_parse_opts(data, size, NULL, &skip_unknown, "fuzz",
+			      &fuzz_log, &btf))
 		return 0;
+	FUZZ_ASSERT(bc_btf_parse(btf->data, btf->size, NULL, "plain", &fuzz_log,
+				 &again) == 0);
+	FUZZ_ASSERT(again->size == btf->size &&
+		    !memcmp(again->data, btf->data, btf->size));
+	bc_btf_free(again);
 	bc_text_init(&text);
 	bc_dump_raw(btf, &text);
 	bc_dump_json(btf, &text);
-	lbtf = btf__new(btf->data, btf->size);
-	if (lbtf) {
+	in.btf = btf;
+	if (!bc_input_to_libbpf(&in, &lbase, &lbtf, &fuzz_log)) {
 		bc_dump_c(btf, lbtf, &text, &fuzz_log);
 		btf__free(lbtf);
+		btf__free(lbase);
 	}
 	bc_text_deinit(&text);
 	bc_btf_free(btf);
@@ -182,9 +204,10 @@ int fuzz_diff_one(const uint8_t *data, size_t size)
 	size -= 4;
 	if (old_size > size)
 		return 0;
-	if (bc_btf_parse(data, old_size, NULL, "old", &fuzz_log, &old_btf) ||
-	    bc_btf_parse(data + old_size, size - old_size, NULL, "new",
-			 &fuzz_log, &new_btf))
+	if (bc_btf_parse_opts(data, old_size, NULL, &skip_unknown, "old",
+			      &fuzz_log, &old_btf) ||
+	    bc_btf_parse_opts(data + old_size, size - old_size, NULL,
+			      &skip_unknown, "new", &fuzz_log, &new_btf))
 		goto out;
 	diff_and_print(old_btf, new_btf);
 	diff_and_print(new_btf, new_btf);
@@ -214,15 +237,15 @@ int fuzz_btf_elf_one(const uint8_t *data, size_t size)
  * An ELF file with DWARF into the encoder (one worker, every feature), and
  * whatever it encodes into the canonicalization encode runs before writing.
  */
-static void canonicalize(struct btf *btf)
+static void canonicalize(const struct encode_result *enc)
 {
-	static const struct canon_opts opts = { .resolve_fwds = true };
+	struct canon_opts opts = { .resolve_fwds = true, .omit = enc->omit };
 	struct canon_result res = { 0 };
 	struct bc_btf *parsed = NULL;
 	const void *raw;
 	uint32_t raw_size;
 
-	raw = btf__raw_data(btf, &raw_size);
+	raw = btf__raw_data(enc->btf, &raw_size);
 	FUZZ_ASSERT(raw != NULL);
 	/* the encoder's output must be valid BTF */
 	FUZZ_ASSERT(bc_btf_parse(raw, raw_size, NULL, "encoded", &fuzz_log,
@@ -236,7 +259,7 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 {
 	struct encode_opts opts;
 	struct encode_stats stats;
-	struct btf *btf = NULL;
+	struct encode_result enc;
 	char path[64];
 	int fd;
 
@@ -244,9 +267,9 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 	fd = memory_file(data, size, path, sizeof(path));
 	encode_opts_init(&opts);
 	opts.jobs = 1;
-	if (!encode_file(path, &opts, &btf, &stats, &fuzz_log)) {
-		canonicalize(btf);
-		btf__free(btf);
+	if (!encode_file(path, &opts, &enc, &stats, &fuzz_log)) {
+		canonicalize(&enc);
+		encode_result_deinit(&enc);
 	}
 	close(fd);
 	return 0;

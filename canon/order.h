@@ -19,7 +19,7 @@
 #ifndef BTFCANON_ORDER_H
 #define BTFCANON_ORDER_H
 
-#include "../canon/btf_data.h"
+#include "btf_data.h"
 
 enum bc_order {
 	BC_ORDER_KIND,

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "order.h"
-#include "../canon/btf_kinds.h"
+#include "btf_kinds.h"
 
 int bc_order_parse(const char *text, enum bc_order *order)
 {
