@@ -1,0 +1,1213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dependency check of `btfcanon deps`.
+ *
+ * Problem: list what a BPF object needs from a kernel and, for each of
+ * several kernels, whether the kernel has it, and what happens if not.
+ * Sources of truth, per dependency class:
+ *	CO-RE relocation	the kernel's BTF, by libbpf's rules (core_relo.c)
+ *	fentry/fexit/fmod_ret,	a FUNC of the kernel's BTF (lsm: bpf_lsm_NAME,
+ *	lsm, iter		iter: bpf_iter_NAME); prototype against the
+ *				first kernel's
+ *	tp_btf, raw_tp,		the btf_trace_NAME typedef the kernel makes for
+ *	tracepoint		every tracepoint
+ *	kprobe, ksyscall	the kernel ELF file's symbol table: absent,
+ *				only clones (transformed), several local
+ *				definitions (duplicate); with BTF alone,
+ *				unknown
+ *	kfunc, ksym		a FUNC / VAR of the kernel's BTF
+ *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
+ *	program type		bpf_map_type, bpf_prog_type
+ * Invariant: a status is a fact of the kernel's inputs; what they cannot
+ * tell (inlining from BTF alone, kconfig values) is BC_DEP_UNKNOWN.
+ * Cost: per kernel one index of its names (core_relo.c) and one sorted
+ * symbol table; per object and kernel, work linear in its dependencies
+ * times a binary search.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../canon/btf_kinds.h"
+#include "cdecl.h"
+#include "core_relo.h"
+#include "deps.h"
+#include "text.h"
+#include "types.h"
+
+/* ---- statuses --------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum bc_dep_consequence consequence;
+} statuses[BC_DEP_NR_STATUS] = {
+	[BC_DEP_OK]            = { "ok", BC_CONS_NONE },
+	[BC_DEP_MISSING]       = { "missing", BC_CONS_NONE },
+	[BC_DEP_NO_MATCH]      = { "no-match", BC_CONS_NONE },
+	[BC_DEP_RESIZED]       = { "resized", BC_CONS_WRONG_DATA },
+	[BC_DEP_POISONED]      = { "poisoned", BC_CONS_ERROR },
+	[BC_DEP_AMBIGUOUS]     = { "ambiguous", BC_CONS_ERROR },
+	[BC_DEP_FAILED]        = { "failed", BC_CONS_ERROR },
+	[BC_DEP_ABSENT]        = { "absent", BC_CONS_ERROR },
+	[BC_DEP_FULLY_INLINED] = { "fully-inlined", BC_CONS_ERROR },
+	[BC_DEP_SEL_INLINED]   = { "selectively-inlined", BC_CONS_MISSED_CALLS },
+	[BC_DEP_TRANSFORMED]   = { "transformed", BC_CONS_ERROR },
+	[BC_DEP_DUPLICATE]     = { "duplicate", BC_CONS_MISSED_CALLS },
+	[BC_DEP_PROTO_CHANGED] = { "proto-changed", BC_CONS_WRONG_DATA },
+	[BC_DEP_UNKNOWN]       = { "unknown", BC_CONS_UNKNOWN },
+	[BC_DEP_USER]          = { "user-space", BC_CONS_NONE },
+};
+
+static const char *const consequence_names[] = {
+	[BC_CONS_NONE] = "none",
+	[BC_CONS_ERROR] = "error",
+	[BC_CONS_WRONG_DATA] = "wrong-data",
+	[BC_CONS_MISSED_CALLS] = "missed-calls",
+	[BC_CONS_UNKNOWN] = "unknown",
+};
+
+const char *bc_dep_status_name(enum bc_dep_status s)
+{
+	return statuses[s].name;
+}
+
+enum bc_dep_consequence bc_dep_status_consequence(enum bc_dep_status s)
+{
+	return statuses[s].consequence;
+}
+
+const char *bc_dep_consequence_name(enum bc_dep_consequence c)
+{
+	return consequence_names[c];
+}
+
+/* Errors first, then wrong data, missed calls, unknown, none. */
+static int severity(enum bc_dep_consequence c)
+{
+	static const int rank[] = {
+		[BC_CONS_NONE] = 0, [BC_CONS_UNKNOWN] = 1,
+		[BC_CONS_MISSED_CALLS] = 2, [BC_CONS_WRONG_DATA] = 3,
+		[BC_CONS_ERROR] = 4,
+	};
+
+	return rank[c];
+}
+
+enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr)
+{
+	enum bc_dep_consequence worst = BC_CONS_NONE, c;
+	uint32_t k;
+
+	for (k = 0; k < nr; k++) {
+		c = statuses[dep->cells[k].status].consequence;
+		if (severity(c) > severity(worst))
+			worst = c;
+	}
+	return worst;
+}
+
+/* ---- kernel symbols --------------------------------------------------- */
+
+/* The function symbols of a kernel ELF file, sorted by name. */
+struct ksym {
+	char *name;
+	bool local;
+};
+
+struct bc_ksyms {
+	struct ksym *syms;
+	size_t nr;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+static void ksyms_free(struct bc_ksyms *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr; i++)
+		free(s->syms[i].name);
+	free(s->syms);
+	free(s);
+}
+
+/*
+ * Reads the STT_FUNC symbols of path's .symtab; *out NULL when the file
+ * is not ELF or has no symbol table (raw BTF, a stripped file).
+ */
+static int ksyms_load(const char *path, struct bc_ksyms **out,
+		      const struct bc_log *log)
+{
+	struct bc_ksyms *s = NULL;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	Elf *elf;
+	size_t i, n;
+	int fd, err = 0;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !shdr.sh_entsize)
+		goto out;
+	n = shdr.sh_size / shdr.sh_entsize;
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s || !s->syms) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		s->syms[s->nr].name = strdup(name);
+		if (!s->syms[s->nr].name) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+		s->syms[s->nr].local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+		s->nr++;
+	}
+	qsort(s->syms, s->nr, sizeof(*s->syms), ksym_cmp);
+	*out = s;
+	s = NULL;
+out:
+	ksyms_free(s);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* First symbol whose name is >= name. */
+static size_t ksyms_lower(const struct bc_ksyms *s, const char *name)
+{
+	size_t lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The compiler's clone suffixes: name.isra.0, name.constprop.0, name.part.0. */
+static bool is_clone_of(const char *sym, const char *name)
+{
+	static const char *const suffixes[] = { ".isra.", ".constprop.", ".part.",
+						".cold", ".lto_priv." };
+	size_t n = strlen(name), i;
+
+	if (strncmp(sym, name, n) || sym[n] != '.')
+		return false;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (!strncmp(sym + n, suffixes[i], strlen(suffixes[i])))
+			return true;
+	return false;
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+int bc_deps_kernel_load(const char *path, struct bc_deps_kernel *k,
+			const struct bc_log *log)
+{
+	struct bc_input_opts opts = { 0 };
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->arg = path;
+	err = bc_input_load(path, &opts, &k->input, log);
+	if (err)
+		return err;
+	err = bc_core_index_new(k->input.btf, &k->index);
+	if (err) {
+		bc_log_error(log, err, "%s: out of memory", path);
+		goto fail;
+	}
+	err = ksyms_load(path, &k->syms, log);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	bc_deps_kernel_deinit(k);
+	return err;
+}
+
+void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
+{
+	bc_input_deinit(&k->input);
+	bc_core_index_free(k->index);
+	ksyms_free(k->syms);
+	k->index = NULL;
+	k->syms = NULL;
+}
+
+/* ---- BTF lookups in a kernel ----------------------------------------- */
+
+static const struct bc_btf *kbtf(const struct bc_deps_kernel *k)
+{
+	return k->input.btf;
+}
+
+/* The first type of kind and name in a kernel, through its index, or 0. */
+static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
+		      const char *name)
+{
+	return bc_core_index_find(k->index, kind, name);
+}
+
+/* The first type of kind and name, or 0 (the object's small BTF). */
+static uint32_t find_named(const struct bc_btf *btf, uint32_t kind,
+			   const char *name)
+{
+	uint32_t id, end = bc_btf_end_id(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+
+		if (bc_type_kind(t) == kind &&
+		    !strcmp(bc_btf_str(btf, t->name_off), name))
+			return id;
+	}
+	return 0;
+}
+
+/* Enumerator name of value in enum enum_name (first match), or NULL. */
+static const char *enum_name_of(const struct bc_btf *btf, uint32_t enum_id,
+				int64_t value)
+{
+	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_enum *e = (const void *)(t + 1);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(t); i++)
+		if (e[i].val == value)
+			return bc_btf_str(btf, e[i].name_off);
+	return NULL;
+}
+
+static bool enum_has_name(const struct bc_btf *btf, uint32_t enum_id,
+			  const char *name)
+{
+	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_enum *e = (const void *)(t + 1);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(t); i++)
+		if (!strcmp(bc_btf_str(btf, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+/* ---- building the report ---------------------------------------------- */
+
+struct builder {
+	struct bc_deps_report *report;
+	uint32_t cap;
+	uint32_t nr_kernels;
+};
+
+static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
+			      const char *section, const char *kind,
+			      const char *type, const char *name)
+{
+	struct bc_deps_report *r = b->report;
+	struct bc_dep *d;
+
+	if (r->nr_deps == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct bc_dep *grown = realloc(r->deps, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		r->deps = grown;
+		b->cap = cap;
+	}
+	d = &r->deps[r->nr_deps];
+	memset(d, 0, sizeof(*d));
+	d->class = class;
+	d->id = -1;
+	d->section = section ? strdup(section) : NULL;
+	d->kind = strdup(kind);
+	d->type = type ? strdup(type) : NULL;
+	d->name = strdup(name ? name : "");
+	d->cells = calloc(b->nr_kernels, sizeof(*d->cells));
+	r->nr_deps++;
+	if ((section && !d->section) || !d->kind || (type && !d->type) ||
+	    !d->name || !d->cells)
+		return NULL;
+	return d;
+}
+
+static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(c->detail);
+	va_start(ap, fmt);
+	n = vasprintf(&c->detail, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		c->detail = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* -- CO-RE relocations -- */
+
+static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
+		       const struct bc_deps_kernel *kernels)
+{
+	struct bc_core_ctx *ctx;
+	uint32_t s, i, k, first = b->report->nr_deps;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+
+		for (i = 0; i < sec->nr_relos; i++) {
+			const struct bc_core_relo *r = &sec->relos[i];
+			char type[256], access[512];
+			struct bc_dep *d;
+
+			bc_core_relo_describe(obj->btf, r, type, sizeof(type),
+					      access, sizeof(access));
+			d = add_dep(b, BC_DEP_RELO, sec->name,
+				    bc_core_kind_name(r->kind), type, access);
+			if (!d)
+				return -ENOMEM;
+			d->index = r->index;
+			d->insn_off = r->insn_off;
+		}
+	}
+	ctx = calloc(b->nr_kernels, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	/* one candidate cache per kernel, relocations in .BTF.ext order */
+	for (k = 0; k < b->nr_kernels && !err; k++) {
+		uint32_t n = first;
+
+		err = bc_core_ctx_init(&ctx[k], obj->btf, kbtf(&kernels[k]),
+				       kernels[k].index);
+		for (s = 0; s < obj->nr_sections && !err; s++) {
+			const struct bc_bpf_section *sec = &obj->sections[s];
+
+			for (i = 0; i < sec->nr_relos && !err; i++, n++) {
+				const struct bc_core_relo *r = &sec->relos[i];
+				uint32_t insn = r->insn_off / 8;
+				struct bc_dep_cell *c = &b->report->deps[n].cells[k];
+				struct bc_relo_result res;
+
+				err = bc_core_relo_eval(&ctx[k], r, sec->insns + insn,
+							sec->nr_insns - insn, &res);
+				if (err)
+					break;
+				switch (res.outcome) {
+				case BC_RELO_PATCHED:
+					c->has_value = true;
+					c->value = res.value;
+					c->status = BC_DEP_OK;
+					if (res.value == 0 &&
+					    (r->kind == 2 || r->kind == 8 ||
+					     r->kind == 10))
+						c->status = BC_DEP_MISSING;
+					else if (res.value == 0 && r->kind == 12)
+						c->status = BC_DEP_NO_MATCH;
+					else if (r->kind == 0 && !res.mem_access &&
+						 !res.bitfield &&
+						 res.local_size != res.target_size) {
+						c->status = BC_DEP_RESIZED;
+						err = set_detail(c, "the object reads %u bytes, the kernel's field has %u",
+								 res.local_size,
+								 res.target_size);
+					}
+					break;
+				case BC_RELO_POISONED:
+					c->status = BC_DEP_POISONED;
+					err = set_detail(c, "%s", res.why);
+					break;
+				case BC_RELO_AMBIGUOUS:
+					c->status = BC_DEP_AMBIGUOUS;
+					err = set_detail(c, "%s", res.why);
+					break;
+				case BC_RELO_FAILED:
+					c->status = BC_DEP_FAILED;
+					err = set_detail(c, "%s", res.why);
+					break;
+				}
+			}
+		}
+	}
+	for (k = 0; k < b->nr_kernels; k++)
+		bc_core_ctx_deinit(&ctx[k]);
+	free(ctx);
+	return err;
+}
+
+/* -- hooks -- */
+
+enum hook_check {
+	HOOK_BTF_FUNC,		/* a FUNC named prefix + target */
+	HOOK_BTF_TRACE,		/* a typedef btf_trace_<event> */
+	HOOK_KSYM,		/* a function symbol */
+	HOOK_SYSCALL,		/* __x64_sys_<target> */
+	HOOK_NONE,		/* listed, nothing to look up */
+	HOOK_USER,		/* user space */
+};
+
+static const struct hook_kind {
+	const char *prefix;	/* of the section name, "/" included */
+	const char *type;	/* as reported */
+	enum hook_check check;
+	const char *btf_prefix;	/* FUNC name = btf_prefix + target */
+	const char *prog_type;	/* enum bpf_prog_type enumerator */
+} hook_kinds[] = {
+	{ "kprobe/", "kprobe", HOOK_KSYM, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretprobe/", "kretprobe", HOOK_KSYM, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "ksyscall/", "ksyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretsyscall/", "kretsyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kprobe.multi/", "kprobe.multi", HOOK_NONE, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretprobe.multi/", "kretprobe.multi", HOOK_NONE, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "fentry/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fentry.s/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fexit/", "fexit", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fexit.s/", "fexit", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fmod_ret/", "fmod_ret", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fmod_ret.s/", "fmod_ret", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "lsm/", "lsm", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "lsm.s/", "lsm", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "lsm_cgroup/", "lsm_cgroup", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "iter/", "iter", HOOK_BTF_FUNC, "bpf_iter_", "BPF_PROG_TYPE_TRACING" },
+	{ "iter.s/", "iter", HOOK_BTF_FUNC, "bpf_iter_", "BPF_PROG_TYPE_TRACING" },
+	{ "tp_btf/", "tp_btf", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACING" },
+	{ "raw_tp/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
+	{ "raw_tracepoint/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
+	{ "raw_tp.w/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE" },
+	{ "tracepoint/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "tp/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "struct_ops/", "struct_ops", HOOK_NONE, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	{ "struct_ops.s/", "struct_ops", HOOK_NONE, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	{ "uprobe", "uprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "uretprobe", "uretprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "usdt", "usdt", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+};
+
+/* Program types of sections that are not hooks (prefix match). */
+static const struct {
+	const char *prefix;
+	const char *prog_type;
+} other_sections[] = {
+	{ "socket", "BPF_PROG_TYPE_SOCKET_FILTER" },
+	{ "xdp", "BPF_PROG_TYPE_XDP" },
+	{ "tc", "BPF_PROG_TYPE_SCHED_CLS" },
+	{ "classifier", "BPF_PROG_TYPE_SCHED_CLS" },
+	{ "action", "BPF_PROG_TYPE_SCHED_ACT" },
+	{ "perf_event", "BPF_PROG_TYPE_PERF_EVENT" },
+	{ "cgroup_skb/", "BPF_PROG_TYPE_CGROUP_SKB" },
+	{ "cgroup/skb", "BPF_PROG_TYPE_CGROUP_SKB" },
+	{ "cgroup/sock", "BPF_PROG_TYPE_CGROUP_SOCK" },
+	{ "cgroup/dev", "BPF_PROG_TYPE_CGROUP_DEVICE" },
+	{ "cgroup/sysctl", "BPF_PROG_TYPE_CGROUP_SYSCTL" },
+	{ "cgroup/", "BPF_PROG_TYPE_CGROUP_SOCK_ADDR" },
+	{ "sockops", "BPF_PROG_TYPE_SOCK_OPS" },
+	{ "sk_skb", "BPF_PROG_TYPE_SK_SKB" },
+	{ "sk_msg", "BPF_PROG_TYPE_SK_MSG" },
+	{ "sk_lookup", "BPF_PROG_TYPE_SK_LOOKUP" },
+	{ "lwt_", "BPF_PROG_TYPE_LWT_IN" },
+	{ "flow_dissector", "BPF_PROG_TYPE_FLOW_DISSECTOR" },
+	{ "syscall", "BPF_PROG_TYPE_SYSCALL" },
+	{ "netfilter", "BPF_PROG_TYPE_NETFILTER" },
+};
+
+static const struct hook_kind *hook_kind_of(const char *section)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hook_kinds) / sizeof(hook_kinds[0]); i++)
+		if (!strncmp(section, hook_kinds[i].prefix,
+			     strlen(hook_kinds[i].prefix)))
+			return &hook_kinds[i];
+	return NULL;
+}
+
+static const char *prog_type_of(const char *section)
+{
+	const struct hook_kind *h = hook_kind_of(section);
+	size_t i;
+
+	if (h)
+		return h->prog_type;
+	for (i = 0; i < sizeof(other_sections) / sizeof(other_sections[0]); i++)
+		if (!strncmp(section, other_sections[i].prefix,
+			     strlen(other_sections[i].prefix)))
+			return other_sections[i].prog_type;
+	return NULL;
+}
+
+/* The attach target in a section name: after the prefix, before "+off". */
+static char *hook_target(const struct hook_kind *h, const char *section)
+{
+	const char *t = section + strlen(h->prefix);
+	size_t n;
+
+	if (h->check == HOOK_BTF_TRACE && !strcmp(h->type, "tracepoint")) {
+		const char *slash = strchr(t, '/');
+
+		if (slash)
+			t = slash + 1;	/* tracepoint/CATEGORY/EVENT */
+	}
+	if (*t == '/')
+		t++;
+	n = strcspn(t, "+");
+	return strndup(t, n);
+}
+
+/* The C prototype of FUNC id (its FUNC_PROTO's parameters and return). */
+struct proto {
+	uint32_t nr;
+	char **params;		/* "int flags" */
+	char **names;		/* "flags" */
+	char *ret;
+};
+
+static void proto_free(struct proto *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		free(p->params[i]);
+		free(p->names[i]);
+	}
+	free(p->params);
+	free(p->names);
+	free(p->ret);
+	memset(p, 0, sizeof(*p));
+}
+
+static char *spell_type(const struct bc_btf *btf, uint32_t id)
+{
+	struct bc_cdecl c = { .btf = btf };
+	struct bc_text t;
+
+	bc_text_init(&t);
+	bc_cdecl_type(&c, id, "", &t);
+	if (t.err) {
+		bc_text_deinit(&t);
+		return NULL;
+	}
+	return t.len ? bc_text_take(&t) : strdup("");
+}
+
+static int proto_of(const struct bc_btf *btf, uint32_t func_id,
+		    struct proto *p)
+{
+	const struct btf_type *f = bc_btf_type(btf, func_id);
+	const struct btf_type *fp = bc_btf_type(btf, f->type);
+	const struct btf_param *prm;
+	uint32_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (!fp || bc_type_kind(fp) != BTF_KIND_FUNC_PROTO)
+		return 0;
+	prm = (const void *)(fp + 1);
+	p->nr = bc_type_vlen(fp);
+	p->params = calloc(p->nr + 1, sizeof(*p->params));
+	p->names = calloc(p->nr + 1, sizeof(*p->names));
+	p->ret = spell_type(btf, fp->type);
+	if (!p->params || !p->names || !p->ret)
+		goto nomem;
+	for (i = 0; i < p->nr; i++) {
+		p->params[i] = spell_type(btf, prm[i].type);
+		p->names[i] = strdup(bc_btf_str(btf, prm[i].name_off));
+		if (!p->params[i] || !p->names[i])
+			goto nomem;
+	}
+	return 0;
+nomem:
+	proto_free(p);
+	return -ENOMEM;
+}
+
+static int name_index(const struct proto *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (*name && !strcmp(p->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * How prototype b differs from a (the first kernel's), in one line;
+ * NULL detail when they are the same. Parameters are matched by name.
+ */
+static int proto_change(const struct proto *a, const struct proto *b,
+			char **detail)
+{
+	struct bc_text t;
+	uint32_t i;
+	bool reordered = false;
+
+	*detail = NULL;
+	bc_text_init(&t);
+	if (strcmp(a->ret, b->ret))
+		bc_text_printf(&t, "%sreturn %s -> %s", t.len ? "; " : "",
+			       a->ret, b->ret);
+	for (i = 0; i < a->nr; i++) {
+		int j = name_index(b, a->names[i]);
+
+		if (j < 0 && i < b->nr && !*a->names[i]) {
+			j = (int)i;	/* unnamed: by position */
+		}
+		if (j < 0) {
+			bc_text_printf(&t, "%sparam %u '%s' removed",
+				       t.len ? "; " : "", i + 1, a->names[i]);
+			continue;
+		}
+		if ((uint32_t)j != i)
+			reordered = true;
+		if (strcmp(a->params[i], b->params[j]))
+			bc_text_printf(&t, "%sparam '%s' %s -> %s",
+				       t.len ? "; " : "", a->names[i],
+				       a->params[i], b->params[j]);
+	}
+	for (i = 0; i < b->nr; i++)
+		if (name_index(a, b->names[i]) < 0 && *b->names[i])
+			bc_text_printf(&t, "%sparam %u '%s' added (%s)",
+				       t.len ? "; " : "", i + 1, b->names[i],
+				       b->params[i]);
+	if (reordered) {
+		bc_text_printf(&t, "%sparams reordered: (", t.len ? "; " : "");
+		for (i = 0; i < a->nr; i++)
+			bc_text_printf(&t, "%s%s", i ? ", " : "", a->names[i]);
+		bc_text_printf(&t, ") -> (");
+		for (i = 0; i < b->nr; i++)
+			bc_text_printf(&t, "%s%s", i ? ", " : "", b->names[i]);
+		bc_text_printf(&t, ")");
+	}
+	if (t.err) {
+		bc_text_deinit(&t);
+		return -ENOMEM;
+	}
+	if (t.len)
+		*detail = bc_text_take(&t);
+	else
+		bc_text_deinit(&t);
+	return 0;
+}
+
+/* Symbol table status of a kernel function: ok, absent, transformed, duplicate. */
+static int ksym_status(const struct bc_ksyms *s, const char *name,
+		       struct bc_dep_cell *c)
+{
+	size_t i = ksyms_lower(s, name), exact = 0, locals = 0;
+	size_t n = strlen(name);
+	const char *clone = NULL;
+
+	for (; i < s->nr && !strncmp(s->syms[i].name, name, n); i++) {
+		if (!strcmp(s->syms[i].name, name)) {
+			exact++;
+			locals += s->syms[i].local;
+		} else if (!clone && is_clone_of(s->syms[i].name, name)) {
+			clone = s->syms[i].name;
+		}
+	}
+	if (exact > 1) {
+		c->status = BC_DEP_DUPLICATE;
+		return set_detail(c, "%zu functions named %s (%zu local)", exact,
+				  name, locals);
+	}
+	if (exact == 1) {
+		c->status = BC_DEP_OK;
+		return 0;
+	}
+	if (clone) {
+		c->status = BC_DEP_TRANSFORMED;
+		return set_detail(c, "only the clone %s", clone);
+	}
+	c->status = BC_DEP_ABSENT;
+	return set_detail(c, "no symbol %s", name);
+}
+
+static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
+			  const char *target,
+			  const struct bc_deps_kernel *kernels, uint32_t nr)
+{
+	struct proto first = { 0 };
+	bool have_first = false;
+	char *fname = NULL;
+	uint32_t k;
+	int err = 0;
+
+	if (h->check == HOOK_SYSCALL) {
+		if (asprintf(&fname, "__x64_sys_%s", target) < 0)
+			return -ENOMEM;
+	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
+		return -ENOMEM;
+	}
+	for (k = 0; k < nr && !err; k++) {
+		const struct bc_btf *btf = kbtf(&kernels[k]);
+		struct bc_dep_cell *c = &d->cells[k];
+		uint32_t id = 0;
+
+		switch (h->check) {
+		case HOOK_USER:
+			c->status = BC_DEP_USER;
+			continue;
+		case HOOK_NONE:
+			c->status = BC_DEP_UNKNOWN;
+			err = set_detail(c, "not looked up");
+			continue;
+		case HOOK_BTF_TRACE:
+			id = kfind(&kernels[k], BTF_KIND_TYPEDEF, fname);
+			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
+			if (!id)
+				err = set_detail(c, "no typedef %s in BTF", fname);
+			continue;
+		case HOOK_BTF_FUNC:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
+			if (!id)
+				err = set_detail(c, "no FUNC %s in BTF", fname);
+			break;
+		case HOOK_KSYM:
+		case HOOK_SYSCALL:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			if (kernels[k].syms) {
+				err = ksym_status(kernels[k].syms, fname, c);
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
+						 id ? "FUNC" : "no FUNC");
+			}
+			break;
+		}
+		if (err || !id || (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
+			continue;
+		/* the prototype, against the first kernel's */
+		if (!have_first) {
+			if (k == 0) {
+				err = proto_of(btf, id, &first);
+				have_first = !err;
+			}
+			continue;
+		}
+		{
+			struct proto p;
+			char *change = NULL;
+
+			err = proto_of(btf, id, &p);
+			if (!err)
+				err = proto_change(&first, &p, &change);
+			proto_free(&p);
+			if (change) {
+				c->status = BC_DEP_PROTO_CHANGED;
+				free(c->detail);
+				c->detail = change;
+			}
+		}
+	}
+	proto_free(&first);
+	free(fname);
+	return err;
+}
+
+static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
+		       const struct bc_deps_kernel *kernels)
+{
+	uint32_t s;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections && !err; s++) {
+		const char *name = obj->sections[s].name;
+		const struct hook_kind *h = hook_kind_of(name);
+		struct bc_dep *d;
+		char *target;
+
+		if (!h)
+			continue;
+		target = hook_target(h, name);
+		if (!target)
+			return -ENOMEM;
+		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
+		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
+			: -ENOMEM;
+		free(target);
+	}
+	return err;
+}
+
+/* -- program types -- */
+
+static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
+			    const struct bc_deps_kernel *kernels)
+{
+	uint32_t s, k;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const char *name = obj->sections[s].name;
+		const char *pt = prog_type_of(name);
+		struct bc_dep *d;
+
+		if (!strcmp(name, ".text"))
+			continue;
+		d = add_dep(b, BC_DEP_PROG_TYPE, name, "prog_type", NULL,
+			    pt ? pt : "");
+		if (!d)
+			return -ENOMEM;
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *btf = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_prog_type");
+			struct bc_dep_cell *c = &d->cells[k];
+
+			if (!pt) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "section name of no known program type"))
+					return -ENOMEM;
+			} else if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "no enum bpf_prog_type in BTF"))
+					return -ENOMEM;
+			} else {
+				c->status = enum_has_name(btf, e, pt) ?
+					    BC_DEP_OK : BC_DEP_ABSENT;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -- helpers -- */
+
+static int id_cmp(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *kernels)
+{
+	uint32_t s, i, k, n = 0, cap = 0;
+	int32_t *ids = NULL;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+
+		for (i = 0; i < sec->nr_insns; i++) {
+			const struct bpf_insn *in = &sec->insns[i];
+
+			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
+				continue;
+			if (n == cap) {
+				int32_t *grown;
+
+				cap = cap ? cap * 2 : 16;
+				grown = realloc(ids, cap * sizeof(*ids));
+				if (!grown) {
+					free(ids);
+					return -ENOMEM;
+				}
+				ids = grown;
+			}
+			ids[n++] = in->imm;
+		}
+	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), id_cmp);
+	for (i = 0; i < n && !err; i++) {
+		const char *name = NULL;
+		struct bc_dep *d;
+
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		for (k = 0; k < b->nr_kernels && !name; k++) {
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
+					       "bpf_func_id");
+
+			if (e)
+				name = enum_name_of(kbtf(&kernels[k]), e, ids[i]);
+		}
+		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
+			    name ? name : "");
+		if (!d) {
+			err = -ENOMEM;
+			break;
+		}
+		d->id = ids[i];
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *btf = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
+			struct bc_dep_cell *c = &d->cells[k];
+
+			if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "no enum bpf_func_id in BTF");
+			} else {
+				c->status = enum_name_of(btf, e, ids[i]) ?
+					    BC_DEP_OK : BC_DEP_ABSENT;
+			}
+		}
+	}
+	free(ids);
+	return err;
+}
+
+/* -- maps -- */
+
+/* The map type of a .maps variable: its struct's `type` member, an int[N]. */
+static int64_t map_type_of(const struct bc_btf *btf, uint32_t var_type)
+{
+	const struct btf_type *t = bc_skip_mods(btf, &var_type, true);
+	const struct btf_member *m;
+	uint32_t i;
+
+	if (!t || bc_type_kind(t) != BTF_KIND_STRUCT)
+		return -1;
+	m = (const void *)(t + 1);
+	for (i = 0; i < bc_type_vlen(t); i++) {
+		uint32_t id = m[i].type;
+		const struct btf_type *mt;
+
+		if (strcmp(bc_btf_str(btf, m[i].name_off), "type"))
+			continue;
+		mt = bc_skip_mods(btf, &id, true);
+		if (!mt || bc_type_kind(mt) != BTF_KIND_PTR)
+			return -1;
+		id = mt->type;
+		mt = bc_skip_mods(btf, &id, true);
+		if (!mt || bc_type_kind(mt) != BTF_KIND_ARRAY)
+			return -1;
+		return ((const struct btf_array *)(mt + 1))->nelems;
+	}
+	return -1;
+}
+
+static int check_maps(struct builder *b, const struct bc_bpf_object *obj,
+		      const struct bc_deps_kernel *kernels)
+{
+	const struct bc_btf *btf = obj->btf;
+	uint32_t ds = find_named(btf, BTF_KIND_DATASEC, ".maps"), i, k;
+	const struct btf_type *t;
+	const struct btf_var_secinfo *v;
+
+	if (!ds)
+		return 0;
+	t = bc_btf_type(btf, ds);
+	v = (const void *)(t + 1);
+	for (i = 0; i < bc_type_vlen(t); i++) {
+		const struct btf_type *var = bc_btf_type(btf, v[i].type);
+		const char *name = bc_btf_str(btf, var->name_off);
+		int64_t mt = map_type_of(btf, var->type);
+		struct bc_dep *d;
+
+		if (mt < 0)
+			continue;
+		d = add_dep(b, BC_DEP_MAP, NULL, "map_type", NULL, name);
+		if (!d)
+			return -ENOMEM;
+		d->id = mt;
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *kb = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_map_type");
+			struct bc_dep_cell *c = &d->cells[k];
+			const char *en = e ? enum_name_of(kb, e, mt) : NULL;
+
+			if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "no enum bpf_map_type in BTF"))
+					return -ENOMEM;
+			} else if (!en || (!strncmp(en, "BPF_MAP_TYPE_", 13) &&
+					   strstr(en, "_DEPRECATED"))) {
+				c->status = BC_DEP_ABSENT;
+			} else {
+				c->status = BC_DEP_OK;
+				if (set_detail(c, "%s", en))
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -- externs -- */
+
+/* Which DATASEC of the object holds the extern: .ksyms, .kconfig, or none. */
+static const char *extern_section(const struct bc_btf *btf, const char *name,
+				  uint32_t *kind, uint32_t *type)
+{
+	uint32_t id, i, end = bc_btf_end_id(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+		const struct btf_var_secinfo *v = (const void *)(t + 1);
+		const char *sec = bc_btf_str(btf, t->name_off);
+
+		if (bc_type_kind(t) != BTF_KIND_DATASEC ||
+		    (strcmp(sec, ".ksyms") && strcmp(sec, ".kconfig")))
+			continue;
+		for (i = 0; i < bc_type_vlen(t); i++) {
+			const struct btf_type *e = bc_btf_type(btf, v[i].type);
+
+			if (strcmp(bc_btf_str(btf, e->name_off), name))
+				continue;
+			*kind = bc_type_kind(e);
+			*type = e->type;
+			return sec;
+		}
+	}
+	return NULL;
+}
+
+static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *kernels)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < obj->nr_externs; i++) {
+		const struct bc_bpf_extern *x = &obj->externs[i];
+		uint32_t kind = 0, type = 0;
+		const char *sec = extern_section(obj->btf, x->name, &kind, &type);
+		const char *what;
+		struct bc_dep *d;
+
+		if (!sec)
+			continue;
+		if (!strcmp(sec, ".kconfig"))
+			what = "kconfig";
+		else
+			what = kind == BTF_KIND_FUNC ? "kfunc" : "ksym";
+		d = add_dep(b, BC_DEP_EXTERN, NULL, what, NULL, x->name);
+		if (!d)
+			return -ENOMEM;
+		d->weak = x->weak;
+		for (k = 0; k < b->nr_kernels; k++) {
+			struct bc_dep_cell *c = &d->cells[k];
+			bool found;
+
+			if (!strcmp(what, "kconfig")) {
+				if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
+				    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
+				    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
+					c->status = BC_DEP_OK;
+					continue;
+				}
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "kernel config is not in BTF"))
+					return -ENOMEM;
+				continue;
+			}
+			if (!strcmp(what, "kfunc")) {
+				found = kfind(&kernels[k], BTF_KIND_FUNC, x->name) != 0;
+			} else if (type && bc_btf_type(obj->btf, type) &&
+				   bc_type_kind(bc_btf_type(obj->btf, type)) != BTF_KIND_UNKN) {
+				/* a typed ksym: a VAR of the kernel's BTF */
+				found = kfind(&kernels[k], BTF_KIND_VAR, x->name) != 0;
+			} else if (kernels[k].syms) {
+				found = ksyms_lower(kernels[k].syms, x->name) <
+						kernels[k].syms->nr &&
+					!strcmp(kernels[k].syms->syms[ksyms_lower(
+						kernels[k].syms, x->name)].name,
+						x->name);
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "typeless ksym: needs the kernel's symbols"))
+					return -ENOMEM;
+				continue;
+			}
+			c->status = found ? BC_DEP_OK :
+				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+		}
+	}
+	return 0;
+}
+
+int bc_deps_check(const struct bc_bpf_object *obj,
+		  const struct bc_deps_kernel *kernels, uint32_t nr,
+		  struct bc_deps_report *report, const struct bc_log *log)
+{
+	struct builder b = { .report = report, .nr_kernels = nr };
+	int err;
+
+	memset(report, 0, sizeof(*report));
+	report->object = obj->path;
+	report->nr_kernels = nr;
+	err = check_relos(&b, obj, kernels);
+	if (!err)
+		err = check_hooks(&b, obj, kernels);
+	if (!err)
+		err = check_externs(&b, obj, kernels);
+	if (!err)
+		err = check_helpers(&b, obj, kernels);
+	if (!err)
+		err = check_maps(&b, obj, kernels);
+	if (!err)
+		err = check_prog_types(&b, obj, kernels);
+	if (err) {
+		bc_deps_report_deinit(report);
+		return bc_log_error(log, err, "%s: out of memory", obj->path);
+	}
+	return 0;
+}
+
+void bc_deps_report_deinit(struct bc_deps_report *report)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < report->nr_deps; i++) {
+		struct bc_dep *d = &report->deps[i];
+
+		if (d->cells)
+			for (k = 0; k < report->nr_kernels; k++)
+				free(d->cells[k].detail);
+		free(d->cells);
+		free(d->section);
+		free(d->kind);
+		free(d->type);
+		free(d->name);
+	}
+	free(report->deps);
+	memset(report, 0, sizeof(*report));
+}
