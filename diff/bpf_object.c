@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../canon/btf_kinds.h"
 #include "bpf_object.h"
 
 #ifndef EM_BPF
@@ -407,6 +408,124 @@ static int read_btf_ext(const char *path, const uint8_t *data, uint64_t size,
 			       h.core_relo_len, obj, log);
 }
 
+/*
+ * An object's .BTF lists its kfunc externs as FUNCs in the .ksyms DATASEC,
+ * which libbpf accepts in objects but bc_btf_parse(), like the kernel,
+ * does not (a DATASEC holds VARs). This gives each such entry a VAR of
+ * its own, appended after the last type (so no id moves), named as the
+ * FUNC and of the FUNC's type: the kfunc stays recognizable (a .ksyms
+ * VAR whose type is a FUNC). Returns 1 and a new blob in *out when it
+ * changed something, 0 when nothing needed it or the blob is too broken
+ * to walk (the parser then says what is wrong), or -ENOMEM.
+ */
+static int give_kfuncs_vars(const uint8_t *data, size_t size, uint8_t **out,
+			    size_t *out_size)
+{
+	const struct btf_header *h = (const void *)data;
+	uint32_t types_len, pos, nr = 0, added = 0, id;
+	uint32_t *offs = NULL, *fixes = NULL;
+	uint8_t *blob;
+	int ret = 0;
+
+	*out = NULL;
+	if (size < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > size ||
+	    (uint64_t)h->hdr_len + h->type_off + h->type_len > size ||
+	    (uint64_t)h->hdr_len + h->str_off + h->str_len > size ||
+	    h->type_off % 4 || h->type_len % 4 ||
+	    h->str_off != h->type_off + h->type_len)
+		return 0;
+	types_len = h->type_len;
+	offs = malloc((types_len / 12 + 2) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	/* offsets of every record, ids from 1 */
+	for (pos = 0; pos + 12 <= types_len; nr++) {
+		const struct btf_type *t = (const void *)(data + h->hdr_len +
+							  h->type_off + pos);
+
+		if (!bc_kind_valid(bc_type_kind(t)))
+			goto out;
+		offs[nr + 1] = pos;
+		pos += 4 * bc_type_words(t);
+	}
+	if (pos != types_len)
+		goto out;
+	fixes = calloc(nr + 1, sizeof(*fixes));
+	if (!fixes)
+		goto nomem;
+	for (id = 1; id <= nr; id++) {
+		const struct btf_type *t = (const void *)(data + h->hdr_len +
+							  h->type_off + offs[id]);
+		const struct btf_var_secinfo *v = (const void *)(t + 1);
+		uint32_t j;
+
+		if (bc_type_kind(t) != BTF_KIND_DATASEC)
+			continue;
+		for (j = 0; j < bc_type_vlen(t); j++) {
+			const struct btf_type *e;
+
+			if (v[j].type == 0 || v[j].type > nr)
+				continue;
+			e = (const void *)(data + h->hdr_len + h->type_off +
+					   offs[v[j].type]);
+			if (bc_type_kind(e) == BTF_KIND_FUNC && !fixes[v[j].type])
+				fixes[v[j].type] = nr + 1 + added++;
+		}
+	}
+	if (!added)
+		goto out;
+	*out_size = size + added * 16;
+	blob = malloc(*out_size);
+	if (!blob)
+		goto nomem;
+	{
+		size_t head = h->hdr_len + h->type_off + types_len;
+		struct btf_header *nh = (void *)blob;
+		uint8_t *p = blob + head;
+
+		memcpy(blob, data, head);
+		for (id = 1; id <= nr; id++) {
+			const struct btf_type *f;
+			uint32_t rec[4];
+
+			if (!fixes[id])
+				continue;
+			f = (const void *)(data + h->hdr_len + h->type_off + offs[id]);
+			rec[0] = f->name_off;
+			rec[1] = BTF_KIND_VAR << 24;
+			rec[2] = id;
+			rec[3] = BTF_VAR_GLOBAL_EXTERN;
+			memcpy(p, rec, sizeof(rec));
+			p += sizeof(rec);
+		}
+		memcpy(p, data + head, size - head);
+		nh->type_len += added * 16;
+		nh->str_off += added * 16;
+		/* point the DATASEC entries at their VARs */
+		for (id = 1; id <= nr; id++) {
+			struct btf_type *t = (void *)(blob + h->hdr_len +
+						      h->type_off + offs[id]);
+			struct btf_var_secinfo *v = (void *)(t + 1);
+			uint32_t j;
+
+			if (bc_type_kind(t) != BTF_KIND_DATASEC)
+				continue;
+			for (j = 0; j < bc_type_vlen(t); j++)
+				if (v[j].type && v[j].type <= nr && fixes[v[j].type])
+					v[j].type = fixes[v[j].type];
+		}
+		*out = blob;
+		ret = 1;
+	}
+	goto out;
+nomem:
+	ret = -ENOMEM;
+out:
+	free(offs);
+	free(fixes);
+	return ret;
+}
+
 int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 			struct bc_bpf_object *obj, const struct bc_log *log)
 {
@@ -455,8 +574,21 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 				   "%s: .BTF section outside the file", path);
 		goto fail;
 	}
-	err = bc_btf_parse(section_data(&v, btf_sec), v.shdrs[btf_sec].sh_size,
-			   NULL, path, log, &obj->btf);
+	{
+		const uint8_t *raw = section_data(&v, btf_sec);
+		size_t raw_size = v.shdrs[btf_sec].sh_size;
+		uint8_t *fixed = NULL;
+		size_t fixed_size = 0;
+
+		err = give_kfuncs_vars(raw, raw_size, &fixed, &fixed_size);
+		if (err < 0) {
+			err = bc_log_error(log, err, "%s: out of memory", path);
+			goto fail;
+		}
+		err = bc_btf_parse(fixed ? fixed : raw, fixed ? fixed_size : raw_size,
+				   NULL, path, log, &obj->btf);
+		free(fixed);
+	}
 	if (err)
 		goto fail;
 	err = add_programs(path, &v, obj, log);

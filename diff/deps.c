@@ -1095,6 +1095,10 @@ static const char *extern_section(const struct bc_btf *btf, const char *name,
 				continue;
 			*kind = bc_type_kind(e);
 			*type = e->type;
+			/* a kfunc: its FUNC behind a VAR (bpf_object.c) */
+			if (bc_btf_type(btf, e->type) &&
+			    bc_type_kind(bc_btf_type(btf, e->type)) == BTF_KIND_FUNC)
+				*kind = BTF_KIND_FUNC;
 			return sec;
 		}
 	}

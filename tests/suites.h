@@ -15,5 +15,6 @@ Suite *faults_suite(void);	/* test_faults.c: worker errors, allocation failures,
 Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */
+Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agreement */
 
 #endif
