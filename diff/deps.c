@@ -10,7 +10,8 @@
  *	lsm, iter		iter: bpf_iter_NAME); prototype against the
  *				first kernel's
  *	tp_btf, raw_tp,		the btf_trace_NAME typedef the kernel makes for
- *	tracepoint		every tracepoint
+ *	tracepoint		every tracepoint; for syscalls/sys_enter_X and
+ *				sys_exit_X, which have none, __x64_sys_X
  *	kprobe, ksyscall	the kernel ELF file's symbol table: absent,
  *				only clones (transformed), several local
  *				definitions (duplicate); with BTF alone,
@@ -490,6 +491,7 @@ enum hook_check {
 	HOOK_BTF_TRACE,		/* a typedef btf_trace_<event> */
 	HOOK_KSYM,		/* a function symbol */
 	HOOK_SYSCALL,		/* __x64_sys_<target> */
+	HOOK_SYSCALL_EVENT,	/* syscalls/sys_enter_X: __x64_sys_X */
 	HOOK_NONE,		/* listed, nothing to look up */
 	HOOK_USER,		/* user space */
 };
@@ -522,6 +524,8 @@ static const struct hook_kind {
 	{ "raw_tp/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
 	{ "raw_tracepoint/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
 	{ "raw_tp.w/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE" },
+	{ "tracepoint/syscalls/", "tracepoint", HOOK_SYSCALL_EVENT, "", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "tp/syscalls/", "tracepoint", HOOK_SYSCALL_EVENT, "", "BPF_PROG_TYPE_TRACEPOINT" },
 	{ "tracepoint/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
 	{ "tp/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
 	{ "struct_ops/", "struct_ops", HOOK_NONE, "", "BPF_PROG_TYPE_STRUCT_OPS" },
@@ -779,7 +783,17 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 	uint32_t k;
 	int err = 0;
 
-	if (h->check == HOOK_SYSCALL) {
+	if (h->check == HOOK_SYSCALL_EVENT) {
+		/* syscall events have no btf_trace typedef: the syscall's function */
+		const char *sys = target;
+
+		if (!strncmp(sys, "sys_enter_", 10))
+			sys += 10;
+		else if (!strncmp(sys, "sys_exit_", 9))
+			sys += 9;
+		if (asprintf(&fname, "__x64_sys_%s", sys) < 0)
+			return -ENOMEM;
+	} else if (h->check == HOOK_SYSCALL) {
 		if (asprintf(&fname, "__x64_sys_%s", target) < 0)
 			return -ENOMEM;
 	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
@@ -803,6 +817,20 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no typedef %s in BTF", fname);
+			continue;
+		case HOOK_SYSCALL_EVENT:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			if (kernels[k].syms) {
+				err = ksym_status(kernels[k].syms, fname, c);
+				if (c->status != BC_DEP_ABSENT)
+					c->status = BC_DEP_OK;
+			} else if (id) {
+				c->status = BC_DEP_OK;
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
+						 fname);
+			}
 			continue;
 		case HOOK_BTF_FUNC:
 			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);

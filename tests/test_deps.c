@@ -375,6 +375,11 @@ START_TEST(test_statuses)
 	assert_cell(&c, H, "kretprobe", "dep_inl", 1, BC_DEP_ABSENT, -1, NULL);
 	assert_cell(&c, H, "kprobe", "dep_open", 1, BC_DEP_PROTO_CHANGED, -1,
 		    "params reordered");
+	/* a syscall event: the syscall's function, not a btf_trace typedef */
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 2, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 3, BC_DEP_UNKNOWN, -1, NULL);
 	/* and from BTF alone, what cannot be known */
 	assert_cell(&c, H, "kprobe", "dep_clone", 2, BC_DEP_UNKNOWN, -1, NULL);
 	assert_cell(&c, H, "kprobe", "dep_dup", 3, BC_DEP_UNKNOWN, -1, NULL);
@@ -476,7 +481,10 @@ static char *libbpf_relocate(const char *object, const char *kernel,
 	return log.text ? log.text : strdup("");
 }
 
-/* The section of a program, by name. */
+/*
+ * The section of a program, by name; libbpf lists no subprograms, which
+ * live in .text.
+ */
 static const char *section_of(struct bpf_object *obj, const char *prog)
 {
 	struct bpf_program *p;
@@ -484,7 +492,7 @@ static const char *section_of(struct bpf_object *obj, const char *prog)
 	bpf_object__for_each_program(p, obj)
 		if (!strcmp(bpf_program__name(p), prog))
 			return bpf_program__section_name(p);
-	return NULL;
+	return ".text";
 }
 
 /* Finds what the log says of relocation index of section sec. */

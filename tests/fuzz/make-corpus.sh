@@ -12,7 +12,8 @@ out=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$out"
-mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode"
+mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
+	"$out/bpf_object"
 max=8192
 small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
 prev=
@@ -46,6 +47,14 @@ PY
 		small "$tmp/$name-$cc-btf.o" &&
 		cp "$tmp/$name-$cc-btf.o" "$out/btf_elf/$name-$cc.o"
 	done
+done
+# bpf_object: the deps fixtures' BPF objects (CO-RE records, hooks, externs),
+# up to 32 KB: fewer, bigger seeds are what a BPF object is
+for src in tests/fixtures/deps/*.bpf.c; do
+	name=$(basename "$src" .bpf.c)
+	clang -target bpf -O2 -g -c "$src" -o "$tmp/$name.bpf.o" 2>/dev/null &&
+		[ "$(stat -c %s "$tmp/$name.bpf.o")" -le 32768 ] &&
+		cp "$tmp/$name.bpf.o" "$out/bpf_object/$name.bpf.o"
 done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
