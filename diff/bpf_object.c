@@ -128,7 +128,7 @@ static bool is_program_section(const Elf64_Shdr *sh)
 static int add_sections(const char *path, const struct elf_view *v,
 			struct bc_bpf_object *obj, const struct bc_log *log)
 {
-	uint32_t i, n = 0;
+	uint32_t i;
 
 	obj->sections = calloc(v->shnum ? v->shnum : 1, sizeof(*obj->sections));
 	if (!obj->sections)
@@ -151,7 +151,8 @@ static int add_sections(const char *path, const struct elf_view *v,
 			return bc_log_error(log, -EINVAL,
 					    "%s: program section '%s' has a size or place that is not whole 8-byte instructions inside the file",
 					    path, name);
-		s = &obj->sections[n++];
+		/* counted first: on any error, deinit frees what is there */
+		s = &obj->sections[obj->nr_sections++];
 		s->name = strdup(name);
 		if (!s->name)
 			return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
@@ -159,7 +160,6 @@ static int add_sections(const char *path, const struct elf_view *v,
 		s->insns = (const struct bpf_insn *)data;
 		s->nr_insns = sh->sh_size / sizeof(struct bpf_insn);
 	}
-	obj->nr_sections = n;
 	return 0;
 }
 

@@ -390,10 +390,11 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
 int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_deps_kernel *kernels = NULL;
+	struct bc_bpf_object *objs = NULL;
 	struct deps_args a;
 	struct bc_text out;
-	int i, k, loaded = 0, status = 2;
-	bool breaks = false;
+	int i, k, loaded = 0, nr_objs = 0, status = 2;
+	bool breaks = false, want_inlines = false;
 
 	bc_text_init(&out);
 	if (parse_deps_args(argc, argv, &a))
@@ -403,20 +404,27 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
+	objs = calloc(a.nr_objects, sizeof(*objs));
+	if (!objs) {
+		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* objects first: a bad one stops the run before any kernel is read */
+	for (i = 0; i < a.nr_objects; i++, nr_objs++) {
+		if (bc_bpf_object_load(a.objects[i], &objs[i], log))
+			goto out;
+		want_inlines |= bc_deps_wants_inlines(&objs[i]);
+	}
 	for (k = 0; k < a.nr_kernels; k++, loaded++)
-		if (bc_deps_kernel_load(a.kernels[k], &kernels[k], log))
+		if (bc_deps_kernel_load(a.kernels[k], want_inlines, &kernels[k],
+					log))
 			goto out;
 	for (i = 0; i < a.nr_objects; i++) {
-		struct bc_bpf_object obj;
 		struct bc_deps_report r;
 		uint32_t d;
 
-		if (bc_bpf_object_load(a.objects[i], &obj, log))
+		if (bc_deps_check(&objs[i], kernels, a.nr_kernels, &r, log))
 			goto out;
-		if (bc_deps_check(&obj, kernels, a.nr_kernels, &r, log)) {
-			bc_bpf_object_deinit(&obj);
-			goto out;
-		}
 		r.object = a.objects[i];
 		for (d = 0; d < r.nr_deps; d++) {
 			enum bc_dep_consequence c = bc_dep_worst(&r.deps[d],
@@ -430,7 +438,6 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		else
 			print_text(&r, a.kernels, a.all, a.color, &out);
 		bc_deps_report_deinit(&r);
-		bc_bpf_object_deinit(&obj);
 	}
 	if (out.err) {
 		bc_log_error(log, out.err, "out of memory");
@@ -442,6 +449,9 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 out:
 	for (k = 0; k < loaded; k++)
 		bc_deps_kernel_deinit(&kernels[k]);
+	for (i = 0; i < nr_objs; i++)
+		bc_bpf_object_deinit(&objs[i]);
+	free(objs);
 	free(kernels);
 	free(a.kernels);
 	free(a.objects);

@@ -14,8 +14,9 @@
  *				sys_exit_X, which have none, __x64_sys_X
  *	kprobe, ksyscall	the kernel ELF file's symbol table: absent,
  *				only clones (transformed), several local
- *				definitions (duplicate); with BTF alone,
- *				unknown
+ *				definitions (duplicate); with its DWARF, the
+ *				inlined calls (fully, selectively inlined,
+ *				inline_facts.c); with BTF alone, unknown
  *	kfunc, ksym		a FUNC / VAR of the kernel's BTF
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
  *	program type		bpf_map_type, bpf_prog_type
@@ -38,6 +39,7 @@
 #include "cdecl.h"
 #include "core_relo.h"
 #include "deps.h"
+#include "inline_facts.h"
 #include "text.h"
 #include "types.h"
 
@@ -243,8 +245,8 @@ static bool is_clone_of(const char *sym, const char *name)
 
 /* ---- kernels ---------------------------------------------------------- */
 
-int bc_deps_kernel_load(const char *path, struct bc_deps_kernel *k,
-			const struct bc_log *log)
+int bc_deps_kernel_load(const char *path, bool want_inlines,
+			struct bc_deps_kernel *k, const struct bc_log *log)
 {
 	struct bc_input_opts opts = { 0 };
 	int err;
@@ -260,6 +262,8 @@ int bc_deps_kernel_load(const char *path, struct bc_deps_kernel *k,
 		goto fail;
 	}
 	err = ksyms_load(path, &k->syms, log);
+	if (!err && k->syms && want_inlines)
+		err = bc_inline_facts_load(path, &k->inlines, log);
 	if (err)
 		goto fail;
 	return 0;
@@ -273,8 +277,10 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	bc_input_deinit(&k->input);
 	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
+	bc_inline_facts_free(k->inlines);
 	k->index = NULL;
 	k->syms = NULL;
+	k->inlines = NULL;
 }
 
 /* ---- BTF lookups in a kernel ----------------------------------------- */
@@ -740,8 +746,13 @@ static int proto_change(const struct proto *a, const struct proto *b,
 	return 0;
 }
 
-/* Symbol table status of a kernel function: ok, absent, transformed, duplicate. */
-static int ksym_status(const struct bc_ksyms *s, const char *name,
+/*
+ * The fate of a kernel function, from the symbol table and, when the
+ * kernel's DWARF was read, its inlined calls: ok, duplicate, selectively
+ * inlined, transformed, fully inlined, absent.
+ */
+static int ksym_status(const struct bc_ksyms *s,
+		       const struct bc_inline_facts *inl, const char *name,
 		       struct bc_dep_cell *c)
 {
 	size_t i = ksyms_lower(s, name), exact = 0, locals = 0;
@@ -761,6 +772,10 @@ static int ksym_status(const struct bc_ksyms *s, const char *name,
 		return set_detail(c, "%zu functions named %s (%zu local)", exact,
 				  name, locals);
 	}
+	if (exact == 1 && bc_inline_facts_has(inl, name)) {
+		c->status = BC_DEP_SEL_INLINED;
+		return set_detail(c, "a symbol, and calls inlined elsewhere: a probe misses those");
+	}
 	if (exact == 1) {
 		c->status = BC_DEP_OK;
 		return 0;
@@ -769,8 +784,13 @@ static int ksym_status(const struct bc_ksyms *s, const char *name,
 		c->status = BC_DEP_TRANSFORMED;
 		return set_detail(c, "only the clone %s", clone);
 	}
+	if (bc_inline_facts_has(inl, name)) {
+		c->status = BC_DEP_FULLY_INLINED;
+		return set_detail(c, "no symbol; every call inlined");
+	}
 	c->status = BC_DEP_ABSENT;
-	return set_detail(c, "no symbol %s", name);
+	return set_detail(c, "no symbol %s%s", name,
+			  inl ? ", no inlined call" : "");
 }
 
 static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
@@ -821,7 +841,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		case HOOK_SYSCALL_EVENT:
 			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
 			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, fname, c);
+				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
 				if (c->status != BC_DEP_ABSENT)
 					c->status = BC_DEP_OK;
 			} else if (id) {
@@ -842,7 +862,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		case HOOK_SYSCALL:
 			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
 			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, fname, c);
+				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
 			} else {
 				c->status = BC_DEP_UNKNOWN;
 				err = set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
@@ -878,6 +898,19 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 	proto_free(&first);
 	free(fname);
 	return err;
+}
+
+bool bc_deps_wants_inlines(const struct bc_bpf_object *obj)
+{
+	uint32_t s;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct hook_kind *h = hook_kind_of(obj->sections[s].name);
+
+		if (h && (h->check == HOOK_KSYM || h->check == HOOK_SYSCALL))
+			return true;
+	}
+	return false;
 }
 
 static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,

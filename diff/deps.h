@@ -79,16 +79,23 @@ struct bc_dep {
 	struct bc_dep_cell *cells;	/* one per kernel */
 };
 
-/* A kernel as deps reads it: its BTF and, for an ELF file, its symbols. */
+/*
+ * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
+ * and (when asked: it costs a walk of the DWARF) its inlined functions.
+ */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
 	struct bc_input input;
 	struct bc_core_index *index;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
+	struct bc_inline_facts *inlines;	/* NULL without DWARF */
 };
 
-int bc_deps_kernel_load(const char *path, struct bc_deps_kernel *k,
-			const struct bc_log *log);
+int bc_deps_kernel_load(const char *path, bool want_inlines,
+			struct bc_deps_kernel *k, const struct bc_log *log);
+
+/* True when obj has a hook that the kernel's inlining decides (kprobes). */
+bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k);
 
 struct bc_deps_report {

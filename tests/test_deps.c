@@ -200,7 +200,8 @@ static void check_object(const char *object, const char *const *kernels,
 	c->kernels = calloc(nr, sizeof(*c->kernels));
 	ck_assert_ptr_nonnull(c->kernels);
 	for (k = 0; k < nr; k++)
-		ck_assert_msg(!bc_deps_kernel_load(kernels[k], &c->kernels[k], NULL),
+		ck_assert_msg(!bc_deps_kernel_load(kernels[k], true, &c->kernels[k],
+						   NULL),
 			      "cannot load kernel %s", kernels[k]);
 	ck_assert_msg(!bc_bpf_object_load(object, &c->obj, NULL),
 		      "cannot read %s", object);
@@ -372,7 +373,12 @@ START_TEST(test_statuses)
 	assert_cell(&c, H, "kprobe", "dep_dup", 0, BC_DEP_OK, -1, NULL);
 	assert_cell(&c, H, "kprobe", "dep_dup", 1, BC_DEP_DUPLICATE, -1,
 		    "2 functions named dep_dup");
-	assert_cell(&c, H, "kretprobe", "dep_inl", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, H, "kretprobe", "dep_inl", 1, BC_DEP_FULLY_INLINED, -1,
+		    "every call inlined");
+	assert_cell(&c, H, "kprobe", "dep_sel", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_sel", 1, BC_DEP_SEL_INLINED, -1,
+		    "inlined elsewhere");
+	assert_cell(&c, H, "kprobe", "dep_sel", 3, BC_DEP_UNKNOWN, -1, NULL);
 	assert_cell(&c, H, "kprobe", "dep_open", 1, BC_DEP_PROTO_CHANGED, -1,
 		    "params reordered");
 	/* a syscall event: the syscall's function, not a btf_trace typedef */

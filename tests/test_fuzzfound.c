@@ -59,6 +59,8 @@ static const struct finding findings[] = {
 	  "encode: endless loop on an enum whose underlying typedef is its own" },
 	{ "encode/abstract-origin-not-subprogram", fuzz_encode_one,
 	  "encode: a FUNC whose abstract origin is a struct, invalid BTF out" },
+	{ "bpf_object/section-names-leak", fuzz_bpf_object_one,
+	  "deps: program section names leaked when a later section was bad" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
