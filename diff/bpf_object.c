@@ -558,7 +558,8 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 			btf_sec = i;
 		else if (!strcmp(name, ".BTF.ext"))
 			ext_sec = i;
-		else if (!strcmp(name, "license") && section_data(&v, i) &&
+		else if (!strcmp(name, "license") && !obj->license &&
+			 section_data(&v, i) &&
 			 v.shdrs[i].sh_size > 0 &&
 			 memchr(section_data(&v, i), '\0', v.shdrs[i].sh_size))
 			obj->license = strdup((const char *)section_data(&v, i));

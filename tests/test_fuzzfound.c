@@ -61,6 +61,8 @@ static const struct finding findings[] = {
 	  "encode: a FUNC whose abstract origin is a struct, invalid BTF out" },
 	{ "bpf_object/section-names-leak", fuzz_bpf_object_one,
 	  "deps: program section names leaked when a later section was bad" },
+	{ "bpf_object/two-license-sections", fuzz_bpf_object_one,
+	  "deps: the first of two license sections leaked" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
