@@ -28,12 +28,15 @@
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
 "                     OBJECT... --kernel K [--kernel K]...\n"
+"       btfcanon deps --kernel K --save FILE\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
 "  --kernel K   raw BTF, an ELF file's .BTF, or a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
 "               encoded first); prototypes compare with the first kernel\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
+"  --save FILE  write kernel K (BTF, symbols, inlined functions) to FILE,\n"
+"               a saved kernel file that --kernel takes and reads fast\n"
 "Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
 "2 bad usage or input.\n";
 
@@ -44,15 +47,17 @@ struct deps_args {
 	int nr_kernels;
 	bool json, all;
 	int color;
+	const char *save;
 };
 
 static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 {
-	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR };
+	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -74,6 +79,9 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 			break;
 		case OPT_ALL:
 			a->all = true;
+			break;
+		case OPT_SAVE:
+			a->save = optarg;
 			break;
 		case 'k':
 		case OPT_KERNEL:
@@ -101,6 +109,13 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 	}
 	while (optind < argc)
 		a->objects[a->nr_objects++] = argv[optind++];
+	if (a->save && (a->nr_objects || a->nr_kernels != 1)) {
+		fprintf(stderr, "btfcanon deps: --save takes one --kernel and no OBJECT\n%s",
+			bc_deps_usage);
+		return -EINVAL;
+	}
+	if (a->save)
+		return 0;
 	if (!a->nr_objects || !a->nr_kernels) {
 		fprintf(stderr, "btfcanon deps: expected OBJECT... and --kernel K\n%s",
 			bc_deps_usage);
@@ -402,6 +417,15 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 	kernels = calloc(a.nr_kernels, sizeof(*kernels));
 	if (!kernels) {
 		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (a.save) {
+		/* everything a kernel can tell, read once */
+		if (bc_deps_kernel_load(a.kernels[0], true, &kernels[0], log))
+			goto out;
+		loaded = 1;
+		if (!bc_deps_kernel_save(&kernels[0], a.save, log))
+			status = 0;
 		goto out;
 	}
 	objs = calloc(a.nr_objects, sizeof(*objs));

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../canon/btf_kinds.h"
+#include "../sort/btf_file.h"
 #include "cdecl.h"
 #include "core_relo.h"
 #include "deps.h"
@@ -127,11 +128,13 @@ struct bc_ksyms {
 	size_t nr;
 };
 
+/* By name, then global before local: a total order, for saved files. */
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	return strcmp(x->name, y->name);
+	return c ? c : (int)x->local - (int)y->local;
 }
 
 static void ksyms_free(struct bc_ksyms *s)
@@ -245,6 +248,201 @@ static bool is_clone_of(const char *sym, const char *name)
 
 /* ---- kernels ---------------------------------------------------------- */
 
+/*
+ * The saved kernel file: a kernel's BTF and function facts in one file,
+ * so that a debug vmlinux is read once. Little-endian, every part in a
+ * fixed order and every list sorted, so the bytes depend on the kernel
+ * only:
+ *	"BTFCKRN1"		magic and version
+ *	u32 flags		1: symbols follow, 2: inlined names follow
+ *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
+ *				encoded from its DWARF), zero-padded to 4
+ *	u32 n, n x (u8 local, name NUL)	function symbols, by name then
+ *				global before local
+ *	u32 n, n x (name NUL)	inlined function names, by name
+ */
+#define KFILE_MAGIC "BTFCKRN1"
+#define KFILE_SYMS 1u
+#define KFILE_INLINES 2u
+
+static void put_u32(struct bc_text *t, uint32_t v)
+{
+	bc_text_add(t, (const char *)&v, 4);
+}
+
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
+			const struct bc_log *log)
+{
+	const struct bc_btf *btf = k->input.btf;
+	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
+			 (k->inlines ? KFILE_INLINES : 0);
+	static const char zeros[4];
+	struct bc_text t;
+	size_t i, n;
+	int err;
+
+	if (k->input.base)
+		return bc_log_error(log, -EINVAL,
+				    "%s: split BTF (a module) cannot be saved as a kernel",
+				    k->arg);
+	bc_text_init(&t);
+	bc_text_add(&t, KFILE_MAGIC, 8);
+	put_u32(&t, flags);
+	put_u32(&t, (uint32_t)btf->size);
+	bc_text_add(&t, (const char *)btf->data, btf->size);
+	bc_text_add(&t, zeros, (4 - btf->size % 4) % 4);
+	if (k->syms) {
+		put_u32(&t, (uint32_t)k->syms->nr);
+		for (i = 0; i < k->syms->nr; i++) {
+			char local = k->syms->syms[i].local;
+
+			bc_text_add(&t, &local, 1);
+			bc_text_add(&t, k->syms->syms[i].name,
+				    strlen(k->syms->syms[i].name) + 1);
+		}
+	}
+	if (k->inlines) {
+		const char **names = bc_inline_facts_sorted(k->inlines, &n);
+
+		if (!names && bc_inline_facts_count(k->inlines))
+			t.err = -ENOMEM;
+		put_u32(&t, (uint32_t)n);
+		for (i = 0; i < n; i++)
+			bc_text_add(&t, names[i], strlen(names[i]) + 1);
+		free(names);
+	}
+	if (t.err) {
+		bc_text_deinit(&t);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
+	}
+	err = bc_file_write_atomic(out_path, t.buf, t.len, log);
+	bc_text_deinit(&t);
+	return err;
+}
+
+/* A reader over the saved file's bytes that refuses to step past them. */
+struct kfile_cursor {
+	const uint8_t *p, *end;
+};
+
+static bool take_u32(struct kfile_cursor *c, uint32_t *v)
+{
+	if (c->end - c->p < 4)
+		return false;
+	memcpy(v, c->p, 4);
+	c->p += 4;
+	return true;
+}
+
+static const char *take_str(struct kfile_cursor *c)
+{
+	const uint8_t *nul = memchr(c->p, '\0', c->end - c->p);
+	const char *s = (const char *)c->p;
+
+	if (!nul)
+		return NULL;
+	c->p = nul + 1;
+	return s;
+}
+
+static int kfile_load(const char *path, const uint8_t *data, size_t size,
+		      struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	struct kfile_cursor c = { data + 8, data + size };
+	uint32_t flags, btf_size, n, i;
+	int err;
+
+	if (!take_u32(&c, &flags) || !take_u32(&c, &btf_size) ||
+	    (size_t)(c.end - c.p) < btf_size + (4 - btf_size % 4) % 4)
+		return bc_log_error(log, -EINVAL, "%s: saved kernel file cut short",
+				    path);
+	err = bc_btf_parse(c.p, btf_size, NULL, path, log, &k->input.btf);
+	if (err)
+		return err;
+	k->input.path = path;
+	c.p += btf_size + (4 - btf_size % 4) % 4;
+	if (flags & KFILE_SYMS) {
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
+			goto cut;
+		k->syms = calloc(1, sizeof(*k->syms));
+		if (!k->syms || !(k->syms->syms = calloc(n ? n : 1,
+							 sizeof(*k->syms->syms))))
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const char *name;
+			uint8_t local;
+
+			if (c.p == c.end)
+				goto cut;
+			local = *c.p++;
+			name = take_str(&c);
+			if (!name || local > 1 ||
+			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
+				goto cut;
+			k->syms->syms[i].name = strdup(name);
+			if (!k->syms->syms[i].name)
+				goto nomem;
+			k->syms->syms[i].local = local;
+			k->syms->nr++;
+		}
+	}
+	if (flags & KFILE_INLINES) {
+		if (!take_u32(&c, &n))
+			goto cut;
+		k->inlines = bc_inline_facts_new();
+		if (!k->inlines)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const char *name = take_str(&c);
+
+			if (!name)
+				goto cut;
+			if (bc_inline_facts_add(k->inlines, name))
+				goto nomem;
+		}
+	}
+	if (c.p != c.end || (flags & ~(KFILE_SYMS | KFILE_INLINES)))
+		goto cut;
+	return 0;
+cut:
+	return bc_log_error(log, -EINVAL,
+			    "%s: saved kernel file is corrupt (symbols or inlined names)",
+			    path);
+nomem:
+	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+}
+
+/* Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0. */
+static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
+			    const struct bc_log *log)
+{
+	char magic[8];
+	struct blob_read { uint8_t *data; size_t size; } b = { 0 };
+	FILE *f = fopen(path, "rb");
+	long size;
+	int err;
+
+	if (!f)
+		return 0;	/* bc_input_load says why */
+	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
+	    fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return 0;
+	}
+	b.size = size;
+	b.data = malloc(b.size);
+	if (!b.data || fread(b.data, 1, b.size, f) != b.size) {
+		fclose(f);
+		free(b.data);
+		return bc_log_error(log, -EIO, "%s: cannot read", path);
+	}
+	fclose(f);
+	err = kfile_load(path, b.data, b.size, k, log);
+	free(b.data);
+	return err ? err : 1;
+}
+
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log)
 {
@@ -253,6 +451,15 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 
 	memset(k, 0, sizeof(*k));
 	k->arg = path;
+	err = try_saved_kernel(path, k, log);
+	if (err == 1) {
+		err = bc_core_index_new(k->input.btf, &k->index);
+		if (!err)
+			return 0;
+		bc_log_error(log, err, "%s: out of memory", path);
+	}
+	if (err)
+		goto fail;
 	err = bc_input_load(path, &opts, &k->input, log);
 	if (err)
 		return err;

@@ -94,6 +94,14 @@ struct bc_deps_kernel {
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log);
 
+/*
+ * Writes k (its BTF, symbols, inlined names) to path as a saved kernel
+ * file, which bc_deps_kernel_load() takes like any kernel; the bytes
+ * depend on the kernel only. Returns 0 or a negative errno.
+ */
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
+			const struct bc_log *log);
+
 /* True when obj has a hook that the kernel's inlining decides (kprobes). */
 bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k);

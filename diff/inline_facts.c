@@ -107,6 +107,40 @@ void bc_inline_facts_free(struct bc_inline_facts *f)
 	free(f);
 }
 
+struct bc_inline_facts *bc_inline_facts_new(void)
+{
+	return calloc(1, sizeof(struct bc_inline_facts));
+}
+
+int bc_inline_facts_add(struct bc_inline_facts *f, const char *name)
+{
+	return set_add(f, name);
+}
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **bc_inline_facts_sorted(const struct bc_inline_facts *f, size_t *n)
+{
+	const char **names;
+	size_t i, k = 0;
+
+	*n = 0;
+	if (!f || !f->nr)
+		return NULL;
+	names = malloc(f->nr * sizeof(*names));
+	if (!names)
+		return NULL;
+	for (i = 0; i < f->cap; i++)
+		if (f->slots[i])
+			names[k++] = f->slots[i];
+	qsort(names, k, sizeof(*names), str_ptr_cmp);
+	*n = k;
+	return names;
+}
+
 /* The name an inlined_subroutine stands for, or NULL. */
 static const char *inlined_name(Dwarf_Die *die)
 {

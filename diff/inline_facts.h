@@ -31,4 +31,14 @@ size_t bc_inline_facts_count(const struct bc_inline_facts *f);
 
 void bc_inline_facts_free(struct bc_inline_facts *f);
 
+/* An empty set, and adding to it (saved kernel files). NULL / -ENOMEM. */
+struct bc_inline_facts *bc_inline_facts_new(void);
+int bc_inline_facts_add(struct bc_inline_facts *f, const char *name);
+
+/*
+ * The names in strcmp order, as a malloc'd array of pointers into f
+ * (*n of them); NULL with *n = 0 when empty or out of memory.
+ */
+const char **bc_inline_facts_sorted(const struct bc_inline_facts *f, size_t *n);
+
 #endif

@@ -26,7 +26,9 @@
  *			6.1.192, 6.12.115, 6.12.117 and the running kernel:
  *			every value equal, every poisoning the same; the
  *			ambiguity of amb.bpf.o refused by both
- *	cli		exit status 0/1/2, JSON fields and kernel keys
+ *	cli		exit status 0/1/2, JSON fields and kernel keys; a
+ *			saved kernel file: the same bytes twice, the same
+ *			report as its kernel, cut short refused
  *	bad_objects	messages that name the file and what is wrong
  */
 #include <elf.h>
@@ -703,6 +705,81 @@ START_TEST(test_cli)
 }
 END_TEST
 
+/* ---- saved kernel files ------------------------------------------------ */
+
+/* The file's text with every occurrence of from replaced by to. */
+static char *replaced(const char *path, const char *from, const char *to)
+{
+	struct blob b = read_file(path);
+	char *text = strndup(b.data ? b.data : "", b.size), *out, *p, *q;
+	size_t n = 0, fl = strlen(from), tl = strlen(to);
+
+	for (p = text; (p = strstr(p, from)); p += fl)
+		n++;
+	out = malloc(strlen(text) + n * tl + 1);
+	ck_assert_ptr_nonnull(out);
+	for (p = text, q = out; *p;) {
+		if (!strncmp(p, from, fl)) {
+			memcpy(q, to, tl);
+			q += tl;
+			p += fl;
+		} else {
+			*q++ = *p++;
+		}
+	}
+	*q = '\0';
+	free(text);
+	blob_free(&b);
+	return out;
+}
+
+START_TEST(test_saved_kernel)
+{
+	const char *cli = getenv("BTFCANON");
+	struct blob one, two, err;
+	char *direct, *saved;
+
+	build_fixtures();
+	/* the same bytes twice: symbols, inlined names and BTF, sorted */
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("b1.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("b2.saved")), 0);
+	one = read_file(in_scratch("b1.saved"));
+	two = read_file(in_scratch("b2.saved"));
+	ck_assert_msg(one.size > 8 && blob_eq(&one, &two),
+		      "saved kernel files differ");
+	/* the report from the saved file is the report from the kernel */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("kern_b.o"),
+			    in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("b1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("b1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"status\":\"transformed\"") &&
+		      strstr(saved, "\"status\":\"fully-inlined\""),
+		      "saved file lost the function facts: %s", saved);
+	ck_assert_str_eq(direct, saved);
+	free(direct);
+	free(saved);
+	/* a file cut short: 2, a message naming it */
+	ck_assert_int_eq(sh("head -c %zu %s > %s", one.size - 3,
+			    in_scratch("b1.saved"), in_scratch("cut.saved")), 0);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > /dev/null 2> %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("cut.saved"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("cut.saved")) &&
+		      strstr(err.data, "corrupt"), "stderr: %.*s", (int)err.size,
+		      err.data ? (char *)err.data : "");
+	blob_free(&err);
+	blob_free(&one);
+	blob_free(&two);
+}
+END_TEST
+
 /* ---- bad objects ------------------------------------------------------ */
 
 struct captured {
@@ -813,6 +890,7 @@ Suite *deps_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli);
+	tcase_add_test(tc, test_saved_kernel);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);
