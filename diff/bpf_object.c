@@ -428,7 +428,9 @@ static int give_kfuncs_vars(const uint8_t *data, size_t size, uint8_t **out,
 	int ret = 0;
 
 	*out = NULL;
+	/* data is 4-aligned (the caller's copy); records must be too */
 	if (size < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > size ||
+	    h->hdr_len % 4 ||
 	    (uint64_t)h->hdr_len + h->type_off + h->type_len > size ||
 	    (uint64_t)h->hdr_len + h->str_off + h->str_len > size ||
 	    h->type_off % 4 || h->type_len % 4 ||
@@ -576,19 +578,27 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 		goto fail;
 	}
 	{
-		const uint8_t *raw = section_data(&v, btf_sec);
 		size_t raw_size = v.shdrs[btf_sec].sh_size;
+		uint8_t *raw = malloc(raw_size ? raw_size : 1);
 		uint8_t *fixed = NULL;
 		size_t fixed_size = 0;
 
+		/* an aligned copy: the section may sit anywhere in the file */
+		if (!raw) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+		memcpy(raw, section_data(&v, btf_sec), raw_size);
 		err = give_kfuncs_vars(raw, raw_size, &fixed, &fixed_size);
 		if (err < 0) {
+			free(raw);
 			err = bc_log_error(log, err, "%s: out of memory", path);
 			goto fail;
 		}
 		err = bc_btf_parse(fixed ? fixed : raw, fixed ? fixed_size : raw_size,
 				   NULL, path, log, &obj->btf);
 		free(fixed);
+		free(raw);
 	}
 	if (err)
 		goto fail;

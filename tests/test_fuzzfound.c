@@ -63,6 +63,8 @@ static const struct finding findings[] = {
 	  "deps: program section names leaked when a later section was bad" },
 	{ "bpf_object/two-license-sections", fuzz_bpf_object_one,
 	  "deps: the first of two license sections leaked" },
+	{ "bpf_object/misaligned-btf-section", fuzz_bpf_object_one,
+	  "deps: .BTF at an odd file offset read through a misaligned header" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
