@@ -779,6 +779,8 @@ static const struct hook_kind *hook_kind_of(const char *section)
 {
 	size_t i;
 
+	if (section[0] == '?')
+		section++;	/* libbpf: not loaded unless asked, same hook */
 	for (i = 0; i < sizeof(hook_kinds) / sizeof(hook_kinds[0]); i++)
 		if (!strncmp(section, hook_kinds[i].prefix,
 			     strlen(hook_kinds[i].prefix)))
@@ -791,6 +793,8 @@ static const char *prog_type_of(const char *section)
 	const struct hook_kind *h = hook_kind_of(section);
 	size_t i;
 
+	if (section[0] == '?')
+		section++;
 	if (h)
 		return h->prog_type;
 	for (i = 0; i < sizeof(other_sections) / sizeof(other_sections[0]); i++)
@@ -803,7 +807,7 @@ static const char *prog_type_of(const char *section)
 /* The attach target in a section name: after the prefix, before "+off". */
 static char *hook_target(const struct hook_kind *h, const char *section)
 {
-	const char *t = section + strlen(h->prefix);
+	const char *t = section + (section[0] == '?') + strlen(h->prefix);
 	size_t n;
 
 	if (h->check == HOOK_BTF_TRACE && !strcmp(h->type, "tracepoint")) {

@@ -341,6 +341,8 @@ START_TEST(test_statuses)
 			    "param 3 'n' added (int)");
 		assert_cell(&c, H, "fmod_ret", "dep_gone", a, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "fmod_ret", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "lsm", "dep_hook", b, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "iter", "dep_iter", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "tp_btf", "dep_event", b, BC_DEP_OK, -1, NULL);
