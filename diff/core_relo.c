@@ -651,6 +651,13 @@ static int types_are_compat(const struct bc_btf *lb, uint32_t lid,
 	}
 }
 
+int bc_core_types_compat(const struct bc_btf *local, uint32_t local_id,
+			 const struct bc_btf *target, uint32_t target_id)
+{
+	return types_are_compat(local, local_id, target, target_id,
+				COMPAT_LEVEL);
+}
+
 /* bpf_core_fields_are_compat(). */
 static int fields_are_compat(const struct bc_btf *lb, uint32_t lid,
 			     const struct bc_btf *tb, uint32_t tid)

@@ -36,6 +36,13 @@ void bc_core_index_free(struct bc_core_index *idx);
 uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
 			    const char *name);
 
+/*
+ * libbpf's bpf_core_types_are_compat() (also what it checks kfunc
+ * prototypes and typed ksyms with): 1 compatible, 0 not, <0 error.
+ */
+int bc_core_types_compat(const struct bc_btf *local, uint32_t local_id,
+			 const struct bc_btf *target, uint32_t target_id);
+
 /* One object against one kernel: libbpf's candidate cache. */
 struct bc_core_ctx {
 	const struct bc_btf *local;

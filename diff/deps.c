@@ -17,7 +17,8 @@
  *				definitions (duplicate); with its DWARF, the
  *				inlined calls (fully, selectively inlined,
  *				inline_facts.c); with BTF alone, unknown
- *	kfunc, ksym		a FUNC / VAR of the kernel's BTF
+ *	kfunc, ksym		a FUNC / VAR of the kernel's BTF, its type
+ *				compatible (libbpf's rule) with the object's
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
  *	program type		bpf_map_type, bpf_prog_type
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
@@ -63,6 +64,7 @@ static const struct {
 	[BC_DEP_TRANSFORMED]   = { "transformed", BC_CONS_ERROR },
 	[BC_DEP_DUPLICATE]     = { "duplicate", BC_CONS_MISSED_CALLS },
 	[BC_DEP_PROTO_CHANGED] = { "proto-changed", BC_CONS_WRONG_DATA },
+	[BC_DEP_INCOMPATIBLE]  = { "incompatible", BC_CONS_ERROR },
 	[BC_DEP_UNKNOWN]       = { "unknown", BC_CONS_UNKNOWN },
 	[BC_DEP_USER]          = { "user-space", BC_CONS_NONE },
 };
@@ -1384,8 +1386,9 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 
 	for (i = 0; i < obj->nr_externs; i++) {
 		const struct bc_bpf_extern *x = &obj->externs[i];
-		uint32_t kind = 0, type = 0;
+		uint32_t kind = 0, type = 0, local_id;
 		const char *sec = extern_section(obj->btf, x->name, &kind, &type);
+		const struct btf_type *local_type;
 		const char *what;
 		struct bc_dep *d;
 
@@ -1399,8 +1402,13 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 		if (!d)
 			return -ENOMEM;
 		d->weak = x->weak;
+		/* a ksym's own type, modifiers and typedefs skipped; NULL: void */
+		local_id = type;
+		local_type = strcmp(what, "ksym") ? NULL :
+			     bc_skip_mods(obj->btf, &local_id, true);
 		for (k = 0; k < b->nr_kernels; k++) {
 			struct bc_dep_cell *c = &d->cells[k];
+			uint32_t kid;
 			bool found;
 
 			if (!strcmp(what, "kconfig")) {
@@ -1416,11 +1424,34 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				continue;
 			}
 			if (!strcmp(what, "kfunc")) {
-				found = kfind(&kernels[k], BTF_KIND_FUNC, x->name) != 0;
-			} else if (type && bc_btf_type(obj->btf, type) &&
-				   bc_type_kind(bc_btf_type(obj->btf, type)) != BTF_KIND_UNKN) {
-				/* a typed ksym: a VAR of the kernel's BTF */
-				found = kfind(&kernels[k], BTF_KIND_VAR, x->name) != 0;
+				kid = kfind(&kernels[k], BTF_KIND_FUNC, x->name);
+				found = kid != 0;
+				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
+				if (found && bc_core_types_compat(
+					    obj->btf, bc_btf_type(obj->btf, type)->type,
+					    kbtf(&kernels[k]),
+					    bc_btf_type(kbtf(&kernels[k]), kid)->type) <= 0) {
+					c->status = BC_DEP_INCOMPATIBLE;
+					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
+						return -ENOMEM;
+					continue;
+				}
+			} else if (local_type) {
+				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
+				kid = kfind(&kernels[k], BTF_KIND_VAR, x->name);
+				found = kid != 0;
+				if (found) {
+					uint32_t tid = bc_btf_type(kbtf(&kernels[k]), kid)->type;
+
+					bc_skip_mods(kbtf(&kernels[k]), &tid, true);
+					if (bc_core_types_compat(obj->btf, local_id,
+								 kbtf(&kernels[k]), tid) <= 0) {
+						c->status = BC_DEP_INCOMPATIBLE;
+						if (set_detail(c, "the kernel's variable has a type not compatible with the object's"))
+							return -ENOMEM;
+						continue;
+					}
+				}
 			} else if (kernels[k].syms) {
 				found = ksyms_lower(kernels[k].syms, x->name) <
 						kernels[k].syms->nr &&

@@ -31,6 +31,7 @@ enum bc_dep_status {
 	BC_DEP_TRANSFORMED,	/* only a .isra/.constprop/.part clone has a symbol */
 	BC_DEP_DUPLICATE,	/* several local symbols of the name */
 	BC_DEP_PROTO_CHANGED,	/* against the first kernel */
+	BC_DEP_INCOMPATIBLE,	/* kfunc/ksym type libbpf refuses */
 	BC_DEP_UNKNOWN,		/* the kernel's inputs cannot tell */
 	BC_DEP_USER,		/* user space: not checked */
 	BC_DEP_NR_STATUS,

@@ -417,6 +417,10 @@ START_TEST(test_ambiguous_and_externs)
 		    -1, NULL);
 	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc", 1,
 		    BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc2", 0, BC_DEP_OK,
+		    -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc2", 1,
+		    BC_DEP_INCOMPATIBLE, -1, "prototype");
 	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_nowhere", 1,
 		    BC_DEP_MISSING, -1, NULL);
 	ck_assert(find_dep(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_nowhere")->weak);
