@@ -17,6 +17,8 @@
  *				definitions (duplicate); with its DWARF, the
  *				inlined calls (fully, selectively inlined,
  *				inline_facts.c); with BTF alone, unknown
+ *	struct_ops maps		the kernel's bpf_struct_ops_T and a struct T
+ *				with every member of the object's T
  *	kfunc, ksym		a FUNC / VAR of the kernel's BTF, its type
  *				compatible (libbpf's rule) with the object's
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
@@ -708,6 +710,7 @@ enum hook_check {
 	HOOK_SYSCALL,		/* __x64_sys_<target> */
 	HOOK_SYSCALL_EVENT,	/* syscalls/sys_enter_X: __x64_sys_X */
 	HOOK_NONE,		/* listed, nothing to look up */
+	HOOK_NOT_A_ROW,		/* checked elsewhere */
 	HOOK_USER,		/* user space */
 };
 
@@ -743,8 +746,9 @@ static const struct hook_kind {
 	{ "tp/syscalls/", "tracepoint", HOOK_SYSCALL_EVENT, "", "BPF_PROG_TYPE_TRACEPOINT" },
 	{ "tracepoint/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
 	{ "tp/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
-	{ "struct_ops/", "struct_ops", HOOK_NONE, "", "BPF_PROG_TYPE_STRUCT_OPS" },
-	{ "struct_ops.s/", "struct_ops", HOOK_NONE, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	/* checked through their map (check_struct_ops), not one by one */
+	{ "struct_ops/", "struct_ops", HOOK_NOT_A_ROW, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	{ "struct_ops.s/", "struct_ops", HOOK_NOT_A_ROW, "", "BPF_PROG_TYPE_STRUCT_OPS" },
 	{ "uprobe", "uprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
 	{ "uretprobe", "uretprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
 	{ "usdt", "usdt", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
@@ -1042,6 +1046,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			c->status = BC_DEP_USER;
 			continue;
 		case HOOK_NONE:
+		case HOOK_NOT_A_ROW:
 			c->status = BC_DEP_UNKNOWN;
 			err = set_detail(c, "not looked up");
 			continue;
@@ -1138,7 +1143,7 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		struct bc_dep *d;
 		char *target;
 
-		if (!h)
+		if (!h || h->check == HOOK_NOT_A_ROW)
 			continue;
 		target = hook_target(h, name);
 		if (!target)
@@ -1149,6 +1154,83 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		free(target);
 	}
 	return err;
+}
+
+/* -- struct_ops maps -- */
+
+/*
+ * A struct_ops map (a VAR of .struct_ops or .struct_ops.link of struct
+ * type T) needs, as libbpf 1.1 looks them up, the kernel's
+ * bpf_struct_ops_T wrapper and a struct T holding every member of the
+ * object's T, by name.
+ */
+static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
+			    const struct bc_deps_kernel *kernels)
+{
+	const struct bc_btf *btf = obj->btf;
+	uint32_t id, end = bc_btf_end_id(btf), i, k, m;
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *ds = bc_btf_type(btf, id);
+		const struct btf_var_secinfo *v = (const void *)(ds + 1);
+		const char *sec = bc_btf_str(btf, ds->name_off);
+
+		if (bc_type_kind(ds) != BTF_KIND_DATASEC ||
+		    (strcmp(sec, ".struct_ops") && strcmp(sec, ".struct_ops.link")))
+			continue;
+		for (i = 0; i < bc_type_vlen(ds); i++) {
+			const struct btf_type *var = bc_btf_type(btf, v[i].type);
+			uint32_t tid = var->type;
+			const struct btf_type *t = bc_skip_mods(btf, &tid, true);
+			const char *tname;
+			struct bc_dep *d;
+			char *wrapper;
+
+			if (!t || bc_type_kind(t) != BTF_KIND_STRUCT)
+				continue;
+			tname = bc_btf_str(btf, t->name_off);
+			d = add_dep(b, BC_DEP_HOOK, sec, "struct_ops", NULL, tname);
+			if (!d || asprintf(&wrapper, "bpf_struct_ops_%s", tname) < 0)
+				return -ENOMEM;
+			for (k = 0; k < b->nr_kernels; k++) {
+				const struct bc_btf *kb = kbtf(&kernels[k]);
+				uint32_t kt = kfind(&kernels[k], BTF_KIND_STRUCT, tname);
+				struct bc_dep_cell *c = &d->cells[k];
+				const struct btf_member *lm = (const void *)(t + 1);
+				const char *missing = NULL;
+
+				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !kt) {
+					c->status = BC_DEP_ABSENT;
+					if (set_detail(c, "no struct %s in BTF",
+						       kt ? wrapper : tname))
+						goto nomem;
+					continue;
+				}
+				for (m = 0; m < bc_type_vlen(t) && !missing; m++) {
+					const struct btf_type *ktt = bc_btf_type(kb, kt);
+					const struct btf_member *km = (const void *)(ktt + 1);
+					const char *n = bc_btf_str(btf, lm[m].name_off);
+					uint32_t j;
+
+					for (j = 0; j < bc_type_vlen(ktt); j++)
+						if (!strcmp(bc_btf_str(kb, km[j].name_off), n))
+							break;
+					if (j == bc_type_vlen(ktt))
+						missing = n;
+				}
+				c->status = missing ? BC_DEP_ABSENT : BC_DEP_OK;
+				if (missing && set_detail(c, "struct %s has no member %s",
+							  tname, missing))
+					goto nomem;
+			}
+			free(wrapper);
+			continue;
+nomem:
+			free(wrapper);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /* -- program types -- */
@@ -1484,6 +1566,8 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 	err = check_relos(&b, obj, kernels);
 	if (!err)
 		err = check_hooks(&b, obj, kernels);
+	if (!err)
+		err = check_struct_ops(&b, obj, kernels);
 	if (!err)
 		err = check_externs(&b, obj, kernels);
 	if (!err)

@@ -11,6 +11,7 @@
  *				a type_matches one, which clang 14 cannot emit
  *	amb.bpf.o		a read kernel B's two flavors disagree on
  *	ext.bpf.o		kfunc (strong, weak) and kconfig externs
+ *	ops.bpf.o		a struct_ops map
  *	real.bpf.o		reads of real kernel types (task_struct, ...)
  *
  * Cases:
@@ -155,7 +156,7 @@ static void make_type_matches(const char *path, const char *type_name)
 static void build_fixtures(void)
 {
 	const char *cli = getenv("BTFCANON");
-	static const char *const objects[] = { "fix", "amb", "ext", "real" };
+	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops" };
 	size_t i;
 
 	if (scratch[0])
@@ -428,6 +429,15 @@ START_TEST(test_ambiguous_and_externs)
 		    BC_DEP_UNKNOWN, -1, NULL);
 	assert_cell(&c, BC_DEP_EXTERN, "kconfig", "LINUX_KERNEL_VERSION", 0,
 		    BC_DEP_OK, -1, NULL);
+	checked_deinit(&c);
+
+	/* struct_ops: the wrapper and every member the object's type has */
+	check_object(in_scratch("ops.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, H, "struct_ops", "dep_ops", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "struct_ops", "dep_ops", 1, BC_DEP_ABSENT, -1,
+		    "struct dep_ops has no member extra");
+	assert_cell(&c, BC_DEP_PROG_TYPE, "prog_type", "BPF_PROG_TYPE_STRUCT_OPS",
+		    0, BC_DEP_ABSENT, -1, NULL);
 	checked_deinit(&c);
 }
 END_TEST
