@@ -988,6 +988,7 @@ struct relo_value {
 	uint32_t type_id;	/* the field's type (for the size rule) */
 	uint32_t bytes;		/* the field's size, for reports */
 	bool bitfield;
+	bool composite;		/* a struct, union or array: not read whole */
 	bool poison;
 };
 
@@ -1012,10 +1013,13 @@ static int field_value(uint32_t kind, const struct spec *spec,
 	acc = &spec->acc[spec->len - 1];
 	t = type_at(spec->btf, acc->type_id);
 	if (!acc->name) {
+		const struct btf_type *et = type_at(spec->btf, acc->type_id);
+
 		sz = resolve_size(spec->btf, acc->type_id);
 		if (sz < 0)
 			return -EINVAL;
 		v->bytes = sz;
+		v->composite = is_composite(et) || kind_of(et) == BTF_KIND_ARRAY;
 		if (kind == K_BYTE_OFF) {
 			v->val = spec->bit_offset / 8;
 			v->field_sz = sz;
@@ -1030,6 +1034,7 @@ static int field_value(uint32_t kind, const struct spec *spec,
 	mt = skip_mods_typedefs(spec->btf, members(t)[acc->idx].type, &ftid);
 	bit_off = spec->bit_offset;
 	bit_sz = member_bitfield_size(t, acc->idx);
+	v->composite = is_composite(mt) || kind_of(mt) == BTF_KIND_ARRAY;
 	v->bitfield = bit_sz > 0;
 	if (v->bitfield) {
 		byte_sz = mt->size;
@@ -1285,6 +1290,7 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 	res->local_value = lv.val;
 	res->local_size = lv.bytes;
 	res->bitfield = lv.bitfield;
+	res->composite = lv.composite;
 	for (i = 0; i < cands->len; i++) {
 		int m = spec_match(local, ctx->target, cands->ids[i], cand);
 

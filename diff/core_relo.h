@@ -71,6 +71,7 @@ struct bc_relo_result {
 	uint32_t local_size;	/* field size in the object (field kinds) */
 	uint32_t target_size;	/* field size in the kernel (field kinds) */
 	bool bitfield;
+	bool composite;		/* the field is a struct, union or array */
 	bool mem_access;	/* the instruction is a load or store */
 	char why[160];		/* POISONED, AMBIGUOUS, FAILED: the reason */
 };

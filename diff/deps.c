@@ -671,7 +671,7 @@ static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 					else if (res.value == 0 && r->kind == 12)
 						c->status = BC_DEP_NO_MATCH;
 					else if (r->kind == 0 && !res.mem_access &&
-						 !res.bitfield &&
+						 !res.bitfield && !res.composite &&
 						 res.local_size != res.target_size) {
 						c->status = BC_DEP_RESIZED;
 						err = set_detail(c, "the object reads %u bytes, the kernel's field has %u",

@@ -307,6 +307,8 @@ START_TEST(test_statuses)
 		assert_cell(&c, R, "byte_off", "state", a, BC_DEP_OK, 8, NULL);
 		assert_cell(&c, R, "byte_off", "state", b, BC_DEP_RESIZED, 0,
 			    "reads 8 bytes, the kernel's field has 4");
+		/* an array grown: its offset is taken, nothing read with a size */
+		assert_cell(&c, R, "byte_off", "comm", b, BC_DEP_OK, 10, NULL);
 		/* a flavored struct: dep_task___new is dep_task */
 		assert_cell(&c, R, "field_exists", "new_field", a, BC_DEP_MISSING, 0, NULL);
 		assert_cell(&c, R, "field_exists", "new_field", b, BC_DEP_OK, 1, NULL);
