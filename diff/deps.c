@@ -861,7 +861,12 @@ static char *spell_type(const struct bc_btf *btf, uint32_t id)
 		bc_text_deinit(&t);
 		return NULL;
 	}
-	return t.len ? bc_text_take(&t) : strdup("");
+	if (!t.len) {
+		/* an empty spelling may still hold a buffer */
+		bc_text_deinit(&t);
+		return strdup("");
+	}
+	return bc_text_take(&t);
 }
 
 static int proto_of(const struct bc_btf *btf, uint32_t func_id,

@@ -65,6 +65,8 @@ static const struct finding findings[] = {
 	  "deps: the first of two license sections leaked" },
 	{ "bpf_object/misaligned-btf-section", fuzz_bpf_object_one,
 	  "deps: .BTF at an odd file offset read through a misaligned header" },
+	{ "bpf_object/empty-type-spelling-leak", fuzz_bpf_object_one,
+	  "deps: the buffer of an empty prototype spelling leaked" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))
