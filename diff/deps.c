@@ -12,6 +12,7 @@
  *	tp_btf, raw_tp,		the btf_trace_NAME typedef the kernel makes for
  *	tracepoint		every tracepoint; for syscalls/sys_enter_X and
  *				sys_exit_X, which have none, __x64_sys_X
+ *	kprobe.multi		a pattern: how many function symbols match
  *	kprobe, ksyscall	the kernel ELF file's symbol table: absent,
  *				only clones (transformed), several local
  *				definitions (duplicate); with its DWARF, the
@@ -31,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -233,6 +235,18 @@ static size_t ksyms_lower(const struct bc_ksyms *s, const char *name)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Function symbols whose name matches a glob pattern (kprobe.multi). */
+static size_t ksyms_matching(const struct bc_ksyms *s, const char *pattern)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		if ((i == 0 || strcmp(s->syms[i - 1].name, s->syms[i].name)) &&
+		    !fnmatch(pattern, s->syms[i].name, 0))
+			n++;
+	return n;
 }
 
 /* The compiler's clone suffixes: name.isra.0, name.constprop.0, name.part.0. */
@@ -707,6 +721,7 @@ enum hook_check {
 	HOOK_BTF_FUNC,		/* a FUNC named prefix + target */
 	HOOK_BTF_TRACE,		/* a typedef btf_trace_<event> */
 	HOOK_KSYM,		/* a function symbol */
+	HOOK_KSYM_GLOB,		/* function symbols matching a pattern */
 	HOOK_SYSCALL,		/* __x64_sys_<target> */
 	HOOK_SYSCALL_EVENT,	/* syscalls/sys_enter_X: __x64_sys_X */
 	HOOK_NONE,		/* listed, nothing to look up */
@@ -725,8 +740,8 @@ static const struct hook_kind {
 	{ "kretprobe/", "kretprobe", HOOK_KSYM, "", "BPF_PROG_TYPE_KPROBE" },
 	{ "ksyscall/", "ksyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
 	{ "kretsyscall/", "kretsyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
-	{ "kprobe.multi/", "kprobe.multi", HOOK_NONE, "", "BPF_PROG_TYPE_KPROBE" },
-	{ "kretprobe.multi/", "kretprobe.multi", HOOK_NONE, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kprobe.multi/", "kprobe.multi", HOOK_KSYM_GLOB, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretprobe.multi/", "kretprobe.multi", HOOK_KSYM_GLOB, "", "BPF_PROG_TYPE_KPROBE" },
 	{ "fentry/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
 	{ "fentry.s/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
 	{ "fexit/", "fexit", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
@@ -1060,6 +1075,18 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no typedef %s in BTF", fname);
+			continue;
+		case HOOK_KSYM_GLOB:
+			if (!kernels[k].syms) {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "a pattern: needs the kernel's symbol table");
+			} else {
+				size_t n = ksyms_matching(kernels[k].syms, target);
+
+				c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
+				err = n ? set_detail(c, "%zu functions match", n)
+					: set_detail(c, "no function matches %s", target);
+			}
 			continue;
 		case HOOK_SYSCALL_EVENT:
 			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);

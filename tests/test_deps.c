@@ -393,6 +393,11 @@ START_TEST(test_statuses)
 	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 1, BC_DEP_ABSENT, -1, NULL);
 	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 2, BC_DEP_OK, -1, NULL);
 	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 3, BC_DEP_UNKNOWN, -1, NULL);
+	/* a kprobe.multi pattern: matching symbols counted */
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 1, BC_DEP_ABSENT, -1,
+		    "no function matches");
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 2, BC_DEP_UNKNOWN, -1, NULL);
 	/* and from BTF alone, what cannot be known */
 	assert_cell(&c, H, "kprobe", "dep_clone", 2, BC_DEP_UNKNOWN, -1, NULL);
 	assert_cell(&c, H, "kprobe", "dep_dup", 3, BC_DEP_UNKNOWN, -1, NULL);
