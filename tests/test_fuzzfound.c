@@ -61,6 +61,14 @@ static const struct finding findings[] = {
 	  "encode: endless loop on an enum whose underlying typedef is its own" },
 	{ "encode/abstract-origin-not-subprogram", fuzz_encode_one,
 	  "encode: a FUNC whose abstract origin is a struct, invalid BTF out" },
+	{ "bpf_object/section-names-leak", fuzz_bpf_object_one,
+	  "deps: program section names leaked when a later section was bad" },
+	{ "bpf_object/two-license-sections", fuzz_bpf_object_one,
+	  "deps: the first of two license sections leaked" },
+	{ "bpf_object/misaligned-btf-section", fuzz_bpf_object_one,
+	  "deps: .BTF at an odd file offset read through a misaligned header" },
+	{ "bpf_object/empty-type-spelling-leak", fuzz_bpf_object_one,
+	  "deps: the buffer of an empty prototype spelling leaked" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))

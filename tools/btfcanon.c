@@ -78,6 +78,10 @@ static void usage(FILE *out)
 "  diff [--json|--stat] [--base FILE] OLD NEW\n"
 "      Semantic diff of two BTFs: types, members, enumerators, functions,\n"
 "      variables. Exit 0 equal, 1 different, 2 error, like diff(1).\n"
+"  deps [--json] [--all] OBJECT... --kernel K [--kernel K]...\n"
+"      What BPF objects need (CO-RE relocations, hooks, kfuncs, helpers,\n"
+"      map and program types), checked against each kernel; exit 1 when\n"
+"      something fails or reads wrong data on some kernel.\n"
 "\n"
 "Options of sort:\n"
 "  --order=kind    kind, vlen, name, members, then references (default)\n"
@@ -560,6 +564,8 @@ int main(int argc, char **argv)
 		return bc_cmd_dump(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "diff"))
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "deps"))
+		return bc_cmd_deps(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",
 		argv[1]);
 	return 2;

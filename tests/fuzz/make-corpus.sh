@@ -64,7 +64,8 @@ if [ "${1:-}" = layout ]; then
 	exit 0
 fi
 rm -rf "$out"
-mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode"
+mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
+	"$out/bpf_object"
 prev=
 for src in tests/fixtures/*.c; do
 	name=$(basename "$src" .c)
@@ -104,6 +105,14 @@ for src in tests/fixtures/*.s; do
 		cp "$tmp/$name-as.o" "$out/encode/$name-as.o"
 done
 layout_seeds
+# bpf_object: the deps fixtures' BPF objects (CO-RE records, hooks, externs),
+# up to 32 KB: fewer, bigger seeds are what a BPF object is
+for src in tests/fixtures/deps/*.bpf.c; do
+	name=$(basename "$src" .bpf.c)
+	clang -target bpf -O2 -g -c "$src" -o "$tmp/$name.bpf.o" 2>/dev/null &&
+		[ "$(stat -c %s "$tmp/$name.bpf.o")" -le 32768 ] &&
+		cp "$tmp/$name.bpf.o" "$out/bpf_object/$name.bpf.o"
+done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done
