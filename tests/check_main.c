@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, fuzzfound_suite());
 	srunner_add_suite(sr, funcs_suite());
 	srunner_add_suite(sr, layout_suite());
+	srunner_add_suite(sr, deps_suite());
 	srunner_add_suite(sr, distill_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -16,6 +16,7 @@ Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */
 Suite *layout_suite(void);	/* test_layout.c: the 2026 header, kind layout, unknown kinds */
+Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agreement */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
 #endif

@@ -80,6 +80,10 @@ static void usage(FILE *out)
 "  diff [--json|--stat] [--base FILE] OLD NEW\n"
 "      Semantic diff of two BTFs: types, members, enumerators, functions,\n"
 "      variables. Exit 0 equal, 1 different, 2 error, like diff(1).\n"
+"  deps [--json] [--all] OBJECT... --kernel K [--kernel K]...\n"
+"      What BPF objects need (CO-RE relocations, hooks, kfuncs, helpers,\n"
+"      map and program types), checked against each kernel; exit 1 when\n"
+"      something fails or reads wrong data on some kernel.\n"
 "  relocate --base NEWBASE [--distilled-base FILE] MODULE -o OUTPUT\n"
 "      Move MODULE's split BTF, made over a distilled base (.BTF.base),\n"
 "      onto NEWBASE as the kernel does at load time; raw split BTF out.\n"
@@ -711,6 +715,8 @@ int main(int argc, char **argv)
 		return bc_cmd_dump(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "diff"))
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "deps"))
+		return bc_cmd_deps(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "relocate"))
 		return cmd_relocate(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",

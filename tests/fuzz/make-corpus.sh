@@ -69,7 +69,7 @@ mkdir -p "$tmp/kept"
 cp "$out"/relocate/kernel-* "$tmp/kept/" 2>/dev/null || true
 rm -rf "$out"
 mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
-	"$out/relocate"
+	"$out/bpf_object" "$out/relocate"
 cp "$tmp"/kept/* "$out/relocate/" 2>/dev/null || true
 # a length-prefixed pair: 4-byte little-endian length of the first, both
 pair() {
@@ -131,6 +131,14 @@ for src in tests/fixtures/*.s; do
 		cp "$tmp/$name-as.o" "$out/encode/$name-as.o"
 done
 layout_seeds
+# bpf_object: the deps fixtures' BPF objects (CO-RE records, hooks, externs),
+# up to 32 KB: fewer, bigger seeds are what a BPF object is
+for src in tests/fixtures/deps/*.bpf.c; do
+	name=$(basename "$src" .bpf.c)
+	clang -target bpf -O2 -g -c "$src" -o "$tmp/$name.bpf.o" 2>/dev/null &&
+		[ "$(stat -c %s "$tmp/$name.bpf.o")" -le 32768 ] &&
+		cp "$tmp/$name.bpf.o" "$out/bpf_object/$name.bpf.o"
+done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done

@@ -24,7 +24,10 @@
 
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
+#include "../../diff/bpf_object.h"
 #include "../../diff/btf_diff.h"
+#include "../../diff/core_relo.h"
+#include "../../diff/deps.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
 #include "../../encode/encoder.h"
@@ -272,6 +275,42 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 		encode_result_deinit(&enc);
 	}
 	close(fd);
+	return 0;
+}
+
+/*
+ * A BPF object into deps: the ELF reader, .BTF (with the kfunc fix-up of
+ * bpf_object.c) and .BTF.ext; then, whatever it accepts, the whole check
+ * against the object's own BTF taken as a kernel's (every relocation
+ * evaluated and described, hooks, externs, helpers, maps, program types).
+ * Property: the report holds one relocation per CO-RE record.
+ */
+int fuzz_bpf_object_one(const uint8_t *data, size_t size)
+{
+	struct bc_deps_kernel kernel;
+	struct bc_deps_report report;
+	struct bc_bpf_object obj;
+	uint32_t i, relos = 0, reported = 0;
+
+	if (bc_bpf_object_parse(data, size, "fuzz.o", &obj, &fuzz_log))
+		return 0;
+	memset(&kernel, 0, sizeof(kernel));
+	kernel.arg = "self";
+	kernel.input.btf = obj.btf;
+	if (bc_core_index_new(obj.btf, &kernel.index)) {
+		bc_bpf_object_deinit(&obj);
+		return 0;
+	}
+	for (i = 0; i < obj.nr_sections; i++)
+		relos += obj.sections[i].nr_relos;
+	if (!bc_deps_check(&obj, &kernel, 1, &report, &fuzz_log)) {
+		for (i = 0; i < report.nr_deps; i++)
+			reported += report.deps[i].class == BC_DEP_RELO;
+		FUZZ_ASSERT(reported == relos);
+		bc_deps_report_deinit(&report);
+	}
+	bc_core_index_free(kernel.index);
+	bc_bpf_object_deinit(&obj);
 	return 0;
 }
 

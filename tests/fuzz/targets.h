@@ -14,6 +14,7 @@ int fuzz_dump_one(const uint8_t *data, size_t size);	/* raw BTF into dump */
 int fuzz_diff_one(const uint8_t *data, size_t size);	/* two raw BTFs into diff */
 int fuzz_btf_elf_one(const uint8_t *data, size_t size);	/* ELF into the .BTF reader */
 int fuzz_encode_one(const uint8_t *data, size_t size);	/* ELF+DWARF into encode */
+int fuzz_bpf_object_one(const uint8_t *data, size_t size); /* BPF object into deps */
 int fuzz_relocate_one(const uint8_t *data, size_t size);	/* base + split into distill, relocate */
 
 #endif

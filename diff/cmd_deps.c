@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT... --kernel K...
+ *
+ * Every kernel is read once, then every object is checked against all of
+ * them. The text view is a matrix: rows are the dependencies not ok on
+ * some kernel (every one with --all), columns the kernels; then a count
+ * of the dependencies ok everywhere, and the details of the cells that
+ * have one. --json writes one document per object, one a line.
+ *
+ * Exit status: 0 nothing breaks; 1 some dependency gives an error or
+ * wrong data on some kernel; 2 bad usage or bad input. All output is
+ * built in memory first: a bad object prints nothing about the others.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sort/btf_file.h"
+#include "commands.h"
+#include "core_relo.h"
+#include "deps.h"
+#include "text.h"
+
+const char bc_deps_usage[] =
+"Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
+"                     OBJECT... --kernel K [--kernel K]...\n"
+"       btfcanon deps --kernel K --save FILE\n"
+"  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
+"  --kernel K   raw BTF, an ELF file's .BTF, or a debug vmlinux (its\n"
+"               symbol table checks kprobe targets; DWARF-only files are\n"
+"               encoded first); prototypes compare with the first kernel\n"
+"  --json       one JSON document per object, one a line\n"
+"  --all        list every dependency, not only those not ok somewhere\n"
+"  --save FILE  write kernel K (BTF, symbols, inlined functions) to FILE,\n"
+"               a saved kernel file that --kernel takes and reads fast\n"
+"Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
+"2 bad usage or input.\n";
+
+struct deps_args {
+	char **objects;
+	int nr_objects;
+	char **kernels;
+	int nr_kernels;
+	bool json, all;
+	int color;
+	const char *save;
+};
+
+static int parse_deps_args(int argc, char **argv, struct deps_args *a)
+{
+	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "color", optional_argument, NULL, OPT_COLOR },
+		{ "colour", optional_argument, NULL, OPT_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->color = -1;
+	a->kernels = calloc(argc, sizeof(*a->kernels));
+	a->objects = calloc(argc, sizeof(*a->objects));
+	if (!a->kernels || !a->objects)
+		return -ENOMEM;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hk:", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_ALL:
+			a->all = true;
+			break;
+		case OPT_SAVE:
+			a->save = optarg;
+			break;
+		case 'k':
+		case OPT_KERNEL:
+			a->kernels[a->nr_kernels++] = optarg;
+			break;
+		case OPT_COLOR:
+			if (!optarg || !strcmp(optarg, "always"))
+				a->color = 1;
+			else if (!strcmp(optarg, "never"))
+				a->color = 0;
+			else if (!strcmp(optarg, "auto"))
+				a->color = -1;
+			else {
+				fprintf(stderr, "btfcanon deps: --color is auto, always or never\n");
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			fputs(bc_deps_usage, stdout);
+			exit(0);
+		default:
+			fputs(bc_deps_usage, stderr);
+			return -EINVAL;
+		}
+	}
+	while (optind < argc)
+		a->objects[a->nr_objects++] = argv[optind++];
+	if (a->save && (a->nr_objects || a->nr_kernels != 1)) {
+		fprintf(stderr, "btfcanon deps: --save takes one --kernel and no OBJECT\n%s",
+			bc_deps_usage);
+		return -EINVAL;
+	}
+	if (a->save)
+		return 0;
+	if (!a->nr_objects || !a->nr_kernels) {
+		fprintf(stderr, "btfcanon deps: expected OBJECT... and --kernel K\n%s",
+			bc_deps_usage);
+		return -EINVAL;
+	}
+	if (a->color < 0)
+		a->color = !a->json && isatty(STDOUT_FILENO);
+	return 0;
+}
+
+/* The row label of a dependency in the text view. */
+static void row_label(const struct bc_dep *d, struct bc_text *t)
+{
+	switch (d->class) {
+	case BC_DEP_RELO:
+		bc_text_printf(t, "relo %s #%u %s %s%s%s", d->section, d->index,
+			       d->kind, d->type, *d->name ? "." : "", d->name);
+		break;
+	case BC_DEP_HOOK:
+		bc_text_printf(t, "hook %s %s", d->kind, d->name);
+		break;
+	case BC_DEP_EXTERN:
+		bc_text_printf(t, "%s %s%s", d->kind, d->name,
+			       d->weak ? " (weak)" : "");
+		break;
+	case BC_DEP_HELPER:
+		bc_text_printf(t, "helper %lld %s", (long long)d->id, d->name);
+		break;
+	case BC_DEP_MAP:
+		bc_text_printf(t, "map %s type %lld", d->name, (long long)d->id);
+		break;
+	case BC_DEP_PROG_TYPE:
+		bc_text_printf(t, "prog %s %s", d->section,
+			       *d->name ? d->name : "?");
+		break;
+	}
+}
+
+static void cell_text(const struct bc_dep *d, const struct bc_dep_cell *c,
+		      struct bc_text *t)
+{
+	if (d->class == BC_DEP_RELO && c->has_value && c->status == BC_DEP_OK)
+		bc_text_printf(t, "%llu", (unsigned long long)c->value);
+	else if (d->class == BC_DEP_RELO && c->has_value)
+		bc_text_printf(t, "%s %llu", bc_dep_status_name(c->status),
+			       (unsigned long long)c->value);
+	else
+		bc_text_puts(t, bc_dep_status_name(c->status));
+}
+
+static const char *colour_of(enum bc_dep_consequence c)
+{
+	switch (c) {
+	case BC_CONS_ERROR:
+		return "\033[31m";
+	case BC_CONS_WRONG_DATA:
+	case BC_CONS_MISSED_CALLS:
+		return "\033[33m";
+	case BC_CONS_UNKNOWN:
+		return "\033[2m";
+	default:
+		return "";
+	}
+}
+
+static bool dep_all_ok(const struct bc_dep *d, uint32_t nr)
+{
+	uint32_t k;
+
+	for (k = 0; k < nr; k++)
+		if (d->cells[k].status != BC_DEP_OK)
+			return false;
+	return true;
+}
+
+static size_t text_width(const char *s)
+{
+	return strlen(s);
+}
+
+static void print_text(const struct bc_deps_report *r, char **kernels,
+		       bool all, bool color, struct bc_text *out)
+{
+	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0;
+	size_t label_w = 10, *col_w;
+	struct bc_text t;
+
+	col_w = calloc(nr, sizeof(*col_w));
+	if (!col_w) {
+		out->err = -ENOMEM;
+		return;
+	}
+	bc_text_init(&t);
+	for (k = 0; k < nr; k++)
+		col_w[k] = 3 + (k >= 9) + (k >= 99);
+	for (i = 0; i < r->nr_deps; i++) {
+		const struct bc_dep *d = &r->deps[i];
+
+		if (dep_all_ok(d, nr)) {
+			ok++;
+			if (!all)
+				continue;
+		}
+		shown++;
+		bc_text_truncate(&t, 0);
+		row_label(d, &t);
+		if (text_width(bc_text_str(&t)) > label_w)
+			label_w = text_width(bc_text_str(&t));
+		for (k = 0; k < nr; k++) {
+			bc_text_truncate(&t, 0);
+			cell_text(d, &d->cells[k], &t);
+			if (t.len > col_w[k])
+				col_w[k] = t.len;
+		}
+	}
+	bc_text_printf(out, "%s: %u dependencies, %u not ok on some kernel\n",
+		       r->object, r->nr_deps, r->nr_deps - ok);
+	for (k = 0; k < nr; k++)
+		bc_text_printf(out, "  [%u] %s\n", k + 1, kernels[k]);
+	if (shown) {
+		bc_text_printf(out, "  %-*s", (int)label_w, "dependency");
+		for (k = 0; k < nr; k++) {
+			char head[16];
+
+			snprintf(head, sizeof(head), "[%u]", k + 1);
+			bc_text_printf(out, "  %-*s", (int)col_w[k], head);
+		}
+		bc_text_puts(out, "\n");
+	}
+	for (i = 0; i < r->nr_deps; i++) {
+		const struct bc_dep *d = &r->deps[i];
+
+		if (!all && dep_all_ok(d, nr))
+			continue;
+		bc_text_truncate(&t, 0);
+		row_label(d, &t);
+		bc_text_printf(out, "  %-*s", (int)label_w, bc_text_str(&t));
+		for (k = 0; k < nr; k++) {
+			const struct bc_dep_cell *c = &d->cells[k];
+			const char *on = color ?
+				colour_of(bc_dep_status_consequence(c->status)) : "";
+
+			bc_text_truncate(&t, 0);
+			cell_text(d, c, &t);
+			bc_text_printf(out, "  %s%-*s%s", on, (int)col_w[k],
+				       bc_text_str(&t), *on ? "\033[0m" : "");
+		}
+		bc_text_puts(out, "\n");
+	}
+	bc_text_printf(out, "  %u ok on every kernel%s\n", ok,
+		       all || !ok ? "" : " (--all lists them)");
+	/* the details of the cells that have one */
+	for (i = 0; i < r->nr_deps; i++) {
+		const struct bc_dep *d = &r->deps[i];
+
+		for (k = 0; k < nr; k++) {
+			const struct bc_dep_cell *c = &d->cells[k];
+
+			if (!c->detail || c->status == BC_DEP_OK)
+				continue;
+			bc_text_truncate(&t, 0);
+			row_label(d, &t);
+			bc_text_printf(out, "  [%u] %s: %s (%s): %s\n", k + 1,
+				       bc_text_str(&t), bc_dep_status_name(c->status),
+				       bc_dep_consequence_name(
+					       bc_dep_status_consequence(c->status)),
+				       c->detail);
+		}
+	}
+	bc_text_deinit(&t);
+	free(col_w);
+}
+
+static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
+		       struct bc_text *out)
+{
+	uint32_t k;
+
+	bc_text_puts(out, "\"kernels\":{");
+	for (k = 0; k < nr; k++) {
+		const struct bc_dep_cell *c = &d->cells[k];
+
+		bc_text_puts(out, k ? "," : "");
+		bc_text_json_str(out, kernels[k]);
+		bc_text_puts(out, ":{");
+		if (d->class == BC_DEP_RELO) {
+			if (c->has_value)
+				bc_text_printf(out, "\"value\":%llu,",
+					       (unsigned long long)c->value);
+			else
+				bc_text_puts(out, "\"value\":null,");
+		}
+		bc_text_puts(out, "\"status\":");
+		bc_text_json_str(out, bc_dep_status_name(c->status));
+		bc_text_puts(out, ",\"consequence\":");
+		bc_text_json_str(out, bc_dep_consequence_name(
+					      bc_dep_status_consequence(c->status)));
+		if (c->detail) {
+			bc_text_puts(out, ",\"detail\":");
+			bc_text_json_str(out, c->detail);
+		}
+		bc_text_puts(out, "}");
+	}
+	bc_text_puts(out, "}");
+}
+
+static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
+		      const char *key, char **kernels, struct bc_text *out)
+{
+	uint32_t i, n = 0;
+
+	bc_text_printf(out, ",\"%s\":[", key);
+	for (i = 0; i < r->nr_deps; i++) {
+		const struct bc_dep *d = &r->deps[i];
+
+		if (d->class != class)
+			continue;
+		bc_text_puts(out, n++ ? ",{" : "{");
+		switch (class) {
+		case BC_DEP_RELO:
+			bc_text_puts(out, "\"section\":");
+			bc_text_json_str(out, d->section);
+			bc_text_printf(out, ",\"index\":%u,\"insn_off\":%u,\"kind\":",
+				       d->index, d->insn_off);
+			bc_text_json_str(out, d->kind);
+			bc_text_puts(out, ",\"type\":");
+			bc_text_json_str(out, d->type);
+			bc_text_puts(out, ",\"access\":");
+			bc_text_json_str(out, d->name);
+			break;
+		case BC_DEP_HOOK:
+			bc_text_puts(out, "\"section\":");
+			bc_text_json_str(out, d->section);
+			bc_text_puts(out, ",\"type\":");
+			bc_text_json_str(out, d->kind);
+			bc_text_puts(out, ",\"target\":");
+			bc_text_json_str(out, d->name);
+			break;
+		case BC_DEP_EXTERN:
+			bc_text_puts(out, "\"kind\":");
+			bc_text_json_str(out, d->kind);
+			bc_text_puts(out, ",\"name\":");
+			bc_text_json_str(out, d->name);
+			bc_text_printf(out, ",\"weak\":%s", d->weak ? "true" : "false");
+			break;
+		case BC_DEP_HELPER:
+		case BC_DEP_MAP:
+			bc_text_printf(out, "\"id\":%lld,\"name\":", (long long)d->id);
+			bc_text_json_str(out, d->name);
+			break;
+		case BC_DEP_PROG_TYPE:
+			bc_text_puts(out, "\"section\":");
+			bc_text_json_str(out, d->section);
+			bc_text_puts(out, ",\"type\":");
+			bc_text_json_str(out, d->name);
+			break;
+		}
+		bc_text_puts(out, ",");
+		json_cells(d, kernels, r->nr_kernels, out);
+		bc_text_puts(out, "}");
+	}
+	bc_text_puts(out, "]");
+}
+
+static void print_json(const struct bc_deps_report *r, char **kernels,
+		       struct bc_text *out)
+{
+	uint32_t k;
+
+	bc_text_puts(out, "{\"object\":");
+	bc_text_json_str(out, r->object);
+	bc_text_puts(out, ",\"kernels\":[");
+	for (k = 0; k < r->nr_kernels; k++) {
+		bc_text_puts(out, k ? "," : "");
+		bc_text_json_str(out, kernels[k]);
+	}
+	bc_text_puts(out, "]");
+	json_list(r, BC_DEP_RELO, "relocations", kernels, out);
+	json_list(r, BC_DEP_HOOK, "hooks", kernels, out);
+	json_list(r, BC_DEP_EXTERN, "externs", kernels, out);
+	json_list(r, BC_DEP_HELPER, "helpers", kernels, out);
+	json_list(r, BC_DEP_MAP, "maps", kernels, out);
+	json_list(r, BC_DEP_PROG_TYPE, "program_types", kernels, out);
+	bc_text_puts(out, "}\n");
+}
+
+int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
+{
+	struct bc_deps_kernel *kernels = NULL;
+	struct bc_bpf_object *objs = NULL;
+	struct deps_args a;
+	struct bc_text out;
+	int i, k, loaded = 0, nr_objs = 0, status = 2;
+	bool breaks = false, want_inlines = false;
+
+	bc_text_init(&out);
+	if (parse_deps_args(argc, argv, &a))
+		goto out;
+	kernels = calloc(a.nr_kernels, sizeof(*kernels));
+	if (!kernels) {
+		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (a.save) {
+		/* everything a kernel can tell, read once */
+		if (bc_deps_kernel_load(a.kernels[0], true, &kernels[0], log))
+			goto out;
+		loaded = 1;
+		if (!bc_deps_kernel_save(&kernels[0], a.save, log))
+			status = 0;
+		goto out;
+	}
+	objs = calloc(a.nr_objects, sizeof(*objs));
+	if (!objs) {
+		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* objects first: a bad one stops the run before any kernel is read */
+	for (i = 0; i < a.nr_objects; i++, nr_objs++) {
+		if (bc_bpf_object_load(a.objects[i], &objs[i], log))
+			goto out;
+		want_inlines |= bc_deps_wants_inlines(&objs[i]);
+	}
+	for (k = 0; k < a.nr_kernels; k++, loaded++)
+		if (bc_deps_kernel_load(a.kernels[k], want_inlines, &kernels[k],
+					log))
+			goto out;
+	for (i = 0; i < a.nr_objects; i++) {
+		struct bc_deps_report r;
+		uint32_t d;
+
+		if (bc_deps_check(&objs[i], kernels, a.nr_kernels, &r, log))
+			goto out;
+		r.object = a.objects[i];
+		for (d = 0; d < r.nr_deps; d++) {
+			enum bc_dep_consequence c = bc_dep_worst(&r.deps[d],
+								 r.nr_kernels);
+
+			if (c == BC_CONS_ERROR || c == BC_CONS_WRONG_DATA)
+				breaks = true;
+		}
+		if (a.json)
+			print_json(&r, a.kernels, &out);
+		else
+			print_text(&r, a.kernels, a.all, a.color, &out);
+		bc_deps_report_deinit(&r);
+	}
+	if (out.err) {
+		bc_log_error(log, out.err, "out of memory");
+		goto out;
+	}
+	if (bc_file_write_atomic("-", bc_text_str(&out), out.len, log))
+		goto out;
+	status = breaks ? 1 : 0;
+out:
+	for (k = 0; k < loaded; k++)
+		bc_deps_kernel_deinit(&kernels[k]);
+	for (i = 0; i < nr_objs; i++)
+		bc_bpf_object_deinit(&objs[i]);
+	free(objs);
+	free(kernels);
+	free(a.kernels);
+	free(a.objects);
+	bc_text_deinit(&out);
+	return status;
+}

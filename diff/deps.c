@@ -1,0 +1,1636 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dependency check of `btfcanon deps`.
+ *
+ * Problem: list what a BPF object needs from a kernel and, for each of
+ * several kernels, whether the kernel has it, and what happens if not.
+ * Sources of truth, per dependency class:
+ *	CO-RE relocation	the kernel's BTF, by libbpf's rules (core_relo.c)
+ *	fentry/fexit/fmod_ret,	a FUNC of the kernel's BTF (lsm: bpf_lsm_NAME,
+ *	lsm, iter		iter: bpf_iter_NAME); prototype against the
+ *				first kernel's
+ *	tp_btf, raw_tp,		the btf_trace_NAME typedef the kernel makes for
+ *	tracepoint		every tracepoint; for syscalls/sys_enter_X and
+ *				sys_exit_X, which have none, __x64_sys_X
+ *	kprobe.multi		a pattern: how many function symbols match
+ *	kprobe, ksyscall	the kernel ELF file's symbol table: absent,
+ *				only clones (transformed), several local
+ *				definitions (duplicate); with its DWARF, the
+ *				inlined calls (fully, selectively inlined,
+ *				inline_facts.c); with BTF alone, unknown
+ *	struct_ops maps		the kernel's bpf_struct_ops_T and a struct T
+ *				with every member of the object's T
+ *	kfunc, ksym		a FUNC / VAR of the kernel's BTF, its type
+ *				compatible (libbpf's rule) with the object's
+ *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
+ *	program type		bpf_map_type, bpf_prog_type
+ * Invariant: a status is a fact of the kernel's inputs; what they cannot
+ * tell (inlining from BTF alone, kconfig values) is BC_DEP_UNKNOWN.
+ * Cost: per kernel one index of its names (core_relo.c) and one sorted
+ * symbol table; per object and kernel, work linear in its dependencies
+ * times a binary search.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../canon/btf_kinds.h"
+#include "../sort/btf_file.h"
+#include "cdecl.h"
+#include "core_relo.h"
+#include "deps.h"
+#include "inline_facts.h"
+#include "text.h"
+#include "types.h"
+
+/* ---- statuses --------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum bc_dep_consequence consequence;
+} statuses[BC_DEP_NR_STATUS] = {
+	[BC_DEP_OK]            = { "ok", BC_CONS_NONE },
+	[BC_DEP_MISSING]       = { "missing", BC_CONS_NONE },
+	[BC_DEP_NO_MATCH]      = { "no-match", BC_CONS_NONE },
+	[BC_DEP_RESIZED]       = { "resized", BC_CONS_WRONG_DATA },
+	[BC_DEP_POISONED]      = { "poisoned", BC_CONS_ERROR },
+	[BC_DEP_AMBIGUOUS]     = { "ambiguous", BC_CONS_ERROR },
+	[BC_DEP_FAILED]        = { "failed", BC_CONS_ERROR },
+	[BC_DEP_ABSENT]        = { "absent", BC_CONS_ERROR },
+	[BC_DEP_FULLY_INLINED] = { "fully-inlined", BC_CONS_ERROR },
+	[BC_DEP_SEL_INLINED]   = { "selectively-inlined", BC_CONS_MISSED_CALLS },
+	[BC_DEP_TRANSFORMED]   = { "transformed", BC_CONS_ERROR },
+	[BC_DEP_DUPLICATE]     = { "duplicate", BC_CONS_MISSED_CALLS },
+	[BC_DEP_PROTO_CHANGED] = { "proto-changed", BC_CONS_WRONG_DATA },
+	[BC_DEP_INCOMPATIBLE]  = { "incompatible", BC_CONS_ERROR },
+	[BC_DEP_UNKNOWN]       = { "unknown", BC_CONS_UNKNOWN },
+	[BC_DEP_USER]          = { "user-space", BC_CONS_NONE },
+};
+
+static const char *const consequence_names[] = {
+	[BC_CONS_NONE] = "none",
+	[BC_CONS_ERROR] = "error",
+	[BC_CONS_WRONG_DATA] = "wrong-data",
+	[BC_CONS_MISSED_CALLS] = "missed-calls",
+	[BC_CONS_UNKNOWN] = "unknown",
+};
+
+const char *bc_dep_status_name(enum bc_dep_status s)
+{
+	return statuses[s].name;
+}
+
+enum bc_dep_consequence bc_dep_status_consequence(enum bc_dep_status s)
+{
+	return statuses[s].consequence;
+}
+
+const char *bc_dep_consequence_name(enum bc_dep_consequence c)
+{
+	return consequence_names[c];
+}
+
+/* Errors first, then wrong data, missed calls, unknown, none. */
+static int severity(enum bc_dep_consequence c)
+{
+	static const int rank[] = {
+		[BC_CONS_NONE] = 0, [BC_CONS_UNKNOWN] = 1,
+		[BC_CONS_MISSED_CALLS] = 2, [BC_CONS_WRONG_DATA] = 3,
+		[BC_CONS_ERROR] = 4,
+	};
+
+	return rank[c];
+}
+
+enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr)
+{
+	enum bc_dep_consequence worst = BC_CONS_NONE, c;
+	uint32_t k;
+
+	for (k = 0; k < nr; k++) {
+		c = statuses[dep->cells[k].status].consequence;
+		if (severity(c) > severity(worst))
+			worst = c;
+	}
+	return worst;
+}
+
+/* ---- kernel symbols --------------------------------------------------- */
+
+/* The function symbols of a kernel ELF file, sorted by name. */
+struct ksym {
+	char *name;
+	bool local;
+};
+
+struct bc_ksyms {
+	struct ksym *syms;
+	size_t nr;
+};
+
+/* By name, then global before local: a total order, for saved files. */
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (int)x->local - (int)y->local;
+}
+
+static void ksyms_free(struct bc_ksyms *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr; i++)
+		free(s->syms[i].name);
+	free(s->syms);
+	free(s);
+}
+
+/*
+ * Reads the STT_FUNC symbols of path's .symtab; *out NULL when the file
+ * is not ELF or has no symbol table (raw BTF, a stripped file).
+ */
+static int ksyms_load(const char *path, struct bc_ksyms **out,
+		      const struct bc_log *log)
+{
+	struct bc_ksyms *s = NULL;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	Elf *elf;
+	size_t i, n;
+	int fd, err = 0;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !shdr.sh_entsize)
+		goto out;
+	n = shdr.sh_size / shdr.sh_entsize;
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s || !s->syms) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		s->syms[s->nr].name = strdup(name);
+		if (!s->syms[s->nr].name) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+		s->syms[s->nr].local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+		s->nr++;
+	}
+	qsort(s->syms, s->nr, sizeof(*s->syms), ksym_cmp);
+	*out = s;
+	s = NULL;
+out:
+	ksyms_free(s);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* First symbol whose name is >= name. */
+static size_t ksyms_lower(const struct bc_ksyms *s, const char *name)
+{
+	size_t lo = 0, hi = s->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Function symbols whose name matches a glob pattern (kprobe.multi). */
+static size_t ksyms_matching(const struct bc_ksyms *s, const char *pattern)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		if ((i == 0 || strcmp(s->syms[i - 1].name, s->syms[i].name)) &&
+		    !fnmatch(pattern, s->syms[i].name, 0))
+			n++;
+	return n;
+}
+
+/* The compiler's clone suffixes: name.isra.0, name.constprop.0, name.part.0. */
+static bool is_clone_of(const char *sym, const char *name)
+{
+	static const char *const suffixes[] = { ".isra.", ".constprop.", ".part.",
+						".cold", ".lto_priv." };
+	size_t n = strlen(name), i;
+
+	if (strncmp(sym, name, n) || sym[n] != '.')
+		return false;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (!strncmp(sym + n, suffixes[i], strlen(suffixes[i])))
+			return true;
+	return false;
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+/*
+ * The saved kernel file: a kernel's BTF and function facts in one file,
+ * so that a debug vmlinux is read once. Little-endian, every part in a
+ * fixed order and every list sorted, so the bytes depend on the kernel
+ * only:
+ *	"BTFCKRN1"		magic and version
+ *	u32 flags		1: symbols follow, 2: inlined names follow
+ *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
+ *				encoded from its DWARF), zero-padded to 4
+ *	u32 n, n x (u8 local, name NUL)	function symbols, by name then
+ *				global before local
+ *	u32 n, n x (name NUL)	inlined function names, by name
+ */
+#define KFILE_MAGIC "BTFCKRN1"
+#define KFILE_SYMS 1u
+#define KFILE_INLINES 2u
+
+static void put_u32(struct bc_text *t, uint32_t v)
+{
+	bc_text_add(t, (const char *)&v, 4);
+}
+
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
+			const struct bc_log *log)
+{
+	const struct bc_btf *btf = k->input.btf;
+	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
+			 (k->inlines ? KFILE_INLINES : 0);
+	static const char zeros[4];
+	struct bc_text t;
+	size_t i, n;
+	int err;
+
+	if (k->input.base)
+		return bc_log_error(log, -EINVAL,
+				    "%s: split BTF (a module) cannot be saved as a kernel",
+				    k->arg);
+	bc_text_init(&t);
+	bc_text_add(&t, KFILE_MAGIC, 8);
+	put_u32(&t, flags);
+	put_u32(&t, (uint32_t)btf->size);
+	bc_text_add(&t, (const char *)btf->data, btf->size);
+	bc_text_add(&t, zeros, (4 - btf->size % 4) % 4);
+	if (k->syms) {
+		put_u32(&t, (uint32_t)k->syms->nr);
+		for (i = 0; i < k->syms->nr; i++) {
+			char local = k->syms->syms[i].local;
+
+			bc_text_add(&t, &local, 1);
+			bc_text_add(&t, k->syms->syms[i].name,
+				    strlen(k->syms->syms[i].name) + 1);
+		}
+	}
+	if (k->inlines) {
+		const char **names = bc_inline_facts_sorted(k->inlines, &n);
+
+		if (!names && bc_inline_facts_count(k->inlines))
+			t.err = -ENOMEM;
+		put_u32(&t, (uint32_t)n);
+		for (i = 0; i < n; i++)
+			bc_text_add(&t, names[i], strlen(names[i]) + 1);
+		free(names);
+	}
+	if (t.err) {
+		bc_text_deinit(&t);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
+	}
+	err = bc_file_write_atomic(out_path, t.buf, t.len, log);
+	bc_text_deinit(&t);
+	return err;
+}
+
+/* A reader over the saved file's bytes that refuses to step past them. */
+struct kfile_cursor {
+	const uint8_t *p, *end;
+};
+
+static bool take_u32(struct kfile_cursor *c, uint32_t *v)
+{
+	if (c->end - c->p < 4)
+		return false;
+	memcpy(v, c->p, 4);
+	c->p += 4;
+	return true;
+}
+
+static const char *take_str(struct kfile_cursor *c)
+{
+	const uint8_t *nul = memchr(c->p, '\0', c->end - c->p);
+	const char *s = (const char *)c->p;
+
+	if (!nul)
+		return NULL;
+	c->p = nul + 1;
+	return s;
+}
+
+static int kfile_load(const char *path, const uint8_t *data, size_t size,
+		      struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	struct kfile_cursor c = { data + 8, data + size };
+	uint32_t flags, btf_size, n, i;
+	int err;
+
+	if (!take_u32(&c, &flags) || !take_u32(&c, &btf_size) ||
+	    (size_t)(c.end - c.p) < btf_size + (4 - btf_size % 4) % 4)
+		return bc_log_error(log, -EINVAL, "%s: saved kernel file cut short",
+				    path);
+	err = bc_btf_parse(c.p, btf_size, NULL, path, log, &k->input.btf);
+	if (err)
+		return err;
+	k->input.path = path;
+	c.p += btf_size + (4 - btf_size % 4) % 4;
+	if (flags & KFILE_SYMS) {
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
+			goto cut;
+		k->syms = calloc(1, sizeof(*k->syms));
+		if (!k->syms || !(k->syms->syms = calloc(n ? n : 1,
+							 sizeof(*k->syms->syms))))
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const char *name;
+			uint8_t local;
+
+			if (c.p == c.end)
+				goto cut;
+			local = *c.p++;
+			name = take_str(&c);
+			if (!name || local > 1 ||
+			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
+				goto cut;
+			k->syms->syms[i].name = strdup(name);
+			if (!k->syms->syms[i].name)
+				goto nomem;
+			k->syms->syms[i].local = local;
+			k->syms->nr++;
+		}
+	}
+	if (flags & KFILE_INLINES) {
+		if (!take_u32(&c, &n))
+			goto cut;
+		k->inlines = bc_inline_facts_new();
+		if (!k->inlines)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const char *name = take_str(&c);
+
+			if (!name)
+				goto cut;
+			if (bc_inline_facts_add(k->inlines, name))
+				goto nomem;
+		}
+	}
+	if (c.p != c.end || (flags & ~(KFILE_SYMS | KFILE_INLINES)))
+		goto cut;
+	return 0;
+cut:
+	return bc_log_error(log, -EINVAL,
+			    "%s: saved kernel file is corrupt (symbols or inlined names)",
+			    path);
+nomem:
+	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+}
+
+/* Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0. */
+static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
+			    const struct bc_log *log)
+{
+	char magic[8];
+	struct blob_read { uint8_t *data; size_t size; } b = { 0 };
+	FILE *f = fopen(path, "rb");
+	long size;
+	int err;
+
+	if (!f)
+		return 0;	/* bc_input_load says why */
+	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
+	    fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return 0;
+	}
+	b.size = size;
+	b.data = malloc(b.size);
+	if (!b.data || fread(b.data, 1, b.size, f) != b.size) {
+		fclose(f);
+		free(b.data);
+		return bc_log_error(log, -EIO, "%s: cannot read", path);
+	}
+	fclose(f);
+	err = kfile_load(path, b.data, b.size, k, log);
+	free(b.data);
+	return err ? err : 1;
+}
+
+int bc_deps_kernel_load(const char *path, bool want_inlines,
+			struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	struct bc_input_opts opts = { 0 };
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->arg = path;
+	err = try_saved_kernel(path, k, log);
+	if (err == 1) {
+		err = bc_core_index_new(k->input.btf, &k->index);
+		if (!err)
+			return 0;
+		bc_log_error(log, err, "%s: out of memory", path);
+	}
+	if (err)
+		goto fail;
+	err = bc_input_load(path, &opts, &k->input, log);
+	if (err)
+		return err;
+	err = bc_core_index_new(k->input.btf, &k->index);
+	if (err) {
+		bc_log_error(log, err, "%s: out of memory", path);
+		goto fail;
+	}
+	err = ksyms_load(path, &k->syms, log);
+	if (!err && k->syms && want_inlines)
+		err = bc_inline_facts_load(path, &k->inlines, log);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	bc_deps_kernel_deinit(k);
+	return err;
+}
+
+void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
+{
+	bc_input_deinit(&k->input);
+	bc_core_index_free(k->index);
+	ksyms_free(k->syms);
+	bc_inline_facts_free(k->inlines);
+	k->index = NULL;
+	k->syms = NULL;
+	k->inlines = NULL;
+}
+
+/* ---- BTF lookups in a kernel ----------------------------------------- */
+
+static const struct bc_btf *kbtf(const struct bc_deps_kernel *k)
+{
+	return k->input.btf;
+}
+
+/* The first type of kind and name in a kernel, through its index, or 0. */
+static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
+		      const char *name)
+{
+	return bc_core_index_find(k->index, kind, name);
+}
+
+/* The first type of kind and name, or 0 (the object's small BTF). */
+static uint32_t find_named(const struct bc_btf *btf, uint32_t kind,
+			   const char *name)
+{
+	uint32_t id, end = bc_btf_end_id(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+
+		if (bc_type_kind(t) == kind &&
+		    !strcmp(bc_btf_str(btf, t->name_off), name))
+			return id;
+	}
+	return 0;
+}
+
+/* Enumerator name of value in enum enum_name (first match), or NULL. */
+static const char *enum_name_of(const struct bc_btf *btf, uint32_t enum_id,
+				int64_t value)
+{
+	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_enum *e = (const void *)(t + 1);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(t); i++)
+		if (e[i].val == value)
+			return bc_btf_str(btf, e[i].name_off);
+	return NULL;
+}
+
+static bool enum_has_name(const struct bc_btf *btf, uint32_t enum_id,
+			  const char *name)
+{
+	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_enum *e = (const void *)(t + 1);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(t); i++)
+		if (!strcmp(bc_btf_str(btf, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+/* ---- building the report ---------------------------------------------- */
+
+struct builder {
+	struct bc_deps_report *report;
+	uint32_t cap;
+	uint32_t nr_kernels;
+};
+
+static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
+			      const char *section, const char *kind,
+			      const char *type, const char *name)
+{
+	struct bc_deps_report *r = b->report;
+	struct bc_dep *d;
+
+	if (r->nr_deps == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct bc_dep *grown = realloc(r->deps, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		r->deps = grown;
+		b->cap = cap;
+	}
+	d = &r->deps[r->nr_deps];
+	memset(d, 0, sizeof(*d));
+	d->class = class;
+	d->id = -1;
+	d->section = section ? strdup(section) : NULL;
+	d->kind = strdup(kind);
+	d->type = type ? strdup(type) : NULL;
+	d->name = strdup(name ? name : "");
+	d->cells = calloc(b->nr_kernels, sizeof(*d->cells));
+	r->nr_deps++;
+	if ((section && !d->section) || !d->kind || (type && !d->type) ||
+	    !d->name || !d->cells)
+		return NULL;
+	return d;
+}
+
+static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(c->detail);
+	va_start(ap, fmt);
+	n = vasprintf(&c->detail, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		c->detail = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* -- CO-RE relocations -- */
+
+static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
+		       const struct bc_deps_kernel *kernels)
+{
+	struct bc_core_ctx *ctx;
+	uint32_t s, i, k, first = b->report->nr_deps;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+
+		for (i = 0; i < sec->nr_relos; i++) {
+			const struct bc_core_relo *r = &sec->relos[i];
+			char type[256], access[512];
+			struct bc_dep *d;
+
+			bc_core_relo_describe(obj->btf, r, type, sizeof(type),
+					      access, sizeof(access));
+			d = add_dep(b, BC_DEP_RELO, sec->name,
+				    bc_core_kind_name(r->kind), type, access);
+			if (!d)
+				return -ENOMEM;
+			d->index = r->index;
+			d->insn_off = r->insn_off;
+		}
+	}
+	ctx = calloc(b->nr_kernels, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	/* one candidate cache per kernel, relocations in .BTF.ext order */
+	for (k = 0; k < b->nr_kernels && !err; k++) {
+		uint32_t n = first;
+
+		err = bc_core_ctx_init(&ctx[k], obj->btf, kbtf(&kernels[k]),
+				       kernels[k].index);
+		for (s = 0; s < obj->nr_sections && !err; s++) {
+			const struct bc_bpf_section *sec = &obj->sections[s];
+
+			for (i = 0; i < sec->nr_relos && !err; i++, n++) {
+				const struct bc_core_relo *r = &sec->relos[i];
+				uint32_t insn = r->insn_off / 8;
+				struct bc_dep_cell *c = &b->report->deps[n].cells[k];
+				struct bc_relo_result res;
+
+				err = bc_core_relo_eval(&ctx[k], r, sec->insns + insn,
+							sec->nr_insns - insn, &res);
+				if (err)
+					break;
+				switch (res.outcome) {
+				case BC_RELO_PATCHED:
+					c->has_value = true;
+					c->value = res.value;
+					c->status = BC_DEP_OK;
+					if (res.value == 0 &&
+					    (r->kind == 2 || r->kind == 8 ||
+					     r->kind == 10))
+						c->status = BC_DEP_MISSING;
+					else if (res.value == 0 && r->kind == 12)
+						c->status = BC_DEP_NO_MATCH;
+					else if (r->kind == 0 && !res.mem_access &&
+						 !res.bitfield && !res.composite &&
+						 res.local_size != res.target_size) {
+						c->status = BC_DEP_RESIZED;
+						err = set_detail(c, "the object reads %u bytes, the kernel's field has %u",
+								 res.local_size,
+								 res.target_size);
+					}
+					break;
+				case BC_RELO_POISONED:
+					c->status = BC_DEP_POISONED;
+					err = set_detail(c, "%s", res.why);
+					break;
+				case BC_RELO_AMBIGUOUS:
+					c->status = BC_DEP_AMBIGUOUS;
+					err = set_detail(c, "%s", res.why);
+					break;
+				case BC_RELO_FAILED:
+					c->status = BC_DEP_FAILED;
+					err = set_detail(c, "%s", res.why);
+					break;
+				}
+			}
+		}
+	}
+	for (k = 0; k < b->nr_kernels; k++)
+		bc_core_ctx_deinit(&ctx[k]);
+	free(ctx);
+	return err;
+}
+
+/* -- hooks -- */
+
+enum hook_check {
+	HOOK_BTF_FUNC,		/* a FUNC named prefix + target */
+	HOOK_BTF_TRACE,		/* a typedef btf_trace_<event> */
+	HOOK_KSYM,		/* a function symbol */
+	HOOK_KSYM_GLOB,		/* function symbols matching a pattern */
+	HOOK_SYSCALL,		/* __x64_sys_<target> */
+	HOOK_SYSCALL_EVENT,	/* syscalls/sys_enter_X: __x64_sys_X */
+	HOOK_NONE,		/* listed, nothing to look up */
+	HOOK_NOT_A_ROW,		/* checked elsewhere */
+	HOOK_USER,		/* user space */
+};
+
+static const struct hook_kind {
+	const char *prefix;	/* of the section name, "/" included */
+	const char *type;	/* as reported */
+	enum hook_check check;
+	const char *btf_prefix;	/* FUNC name = btf_prefix + target */
+	const char *prog_type;	/* enum bpf_prog_type enumerator */
+} hook_kinds[] = {
+	{ "kprobe/", "kprobe", HOOK_KSYM, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretprobe/", "kretprobe", HOOK_KSYM, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "ksyscall/", "ksyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretsyscall/", "kretsyscall", HOOK_SYSCALL, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kprobe.multi/", "kprobe.multi", HOOK_KSYM_GLOB, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "kretprobe.multi/", "kretprobe.multi", HOOK_KSYM_GLOB, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "fentry/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fentry.s/", "fentry", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fexit/", "fexit", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fexit.s/", "fexit", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fmod_ret/", "fmod_ret", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "fmod_ret.s/", "fmod_ret", HOOK_BTF_FUNC, "", "BPF_PROG_TYPE_TRACING" },
+	{ "lsm/", "lsm", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "lsm.s/", "lsm", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "lsm_cgroup/", "lsm_cgroup", HOOK_BTF_FUNC, "bpf_lsm_", "BPF_PROG_TYPE_LSM" },
+	{ "iter/", "iter", HOOK_BTF_FUNC, "bpf_iter_", "BPF_PROG_TYPE_TRACING" },
+	{ "iter.s/", "iter", HOOK_BTF_FUNC, "bpf_iter_", "BPF_PROG_TYPE_TRACING" },
+	{ "tp_btf/", "tp_btf", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACING" },
+	{ "raw_tp/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
+	{ "raw_tracepoint/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT" },
+	{ "raw_tp.w/", "raw_tp", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE" },
+	{ "tracepoint/syscalls/", "tracepoint", HOOK_SYSCALL_EVENT, "", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "tp/syscalls/", "tracepoint", HOOK_SYSCALL_EVENT, "", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "tracepoint/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
+	{ "tp/", "tracepoint", HOOK_BTF_TRACE, "btf_trace_", "BPF_PROG_TYPE_TRACEPOINT" },
+	/* checked through their map (check_struct_ops), not one by one */
+	{ "struct_ops/", "struct_ops", HOOK_NOT_A_ROW, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	{ "struct_ops.s/", "struct_ops", HOOK_NOT_A_ROW, "", "BPF_PROG_TYPE_STRUCT_OPS" },
+	{ "uprobe", "uprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "uretprobe", "uretprobe", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+	{ "usdt", "usdt", HOOK_USER, "", "BPF_PROG_TYPE_KPROBE" },
+};
+
+/* Program types of sections that are not hooks (prefix match). */
+static const struct {
+	const char *prefix;
+	const char *prog_type;
+} other_sections[] = {
+	{ "socket", "BPF_PROG_TYPE_SOCKET_FILTER" },
+	{ "xdp", "BPF_PROG_TYPE_XDP" },
+	{ "tc", "BPF_PROG_TYPE_SCHED_CLS" },
+	{ "classifier", "BPF_PROG_TYPE_SCHED_CLS" },
+	{ "action", "BPF_PROG_TYPE_SCHED_ACT" },
+	{ "perf_event", "BPF_PROG_TYPE_PERF_EVENT" },
+	{ "cgroup_skb/", "BPF_PROG_TYPE_CGROUP_SKB" },
+	{ "cgroup/skb", "BPF_PROG_TYPE_CGROUP_SKB" },
+	{ "cgroup/sock", "BPF_PROG_TYPE_CGROUP_SOCK" },
+	{ "cgroup/dev", "BPF_PROG_TYPE_CGROUP_DEVICE" },
+	{ "cgroup/sysctl", "BPF_PROG_TYPE_CGROUP_SYSCTL" },
+	{ "cgroup/", "BPF_PROG_TYPE_CGROUP_SOCK_ADDR" },
+	{ "sockops", "BPF_PROG_TYPE_SOCK_OPS" },
+	{ "sk_skb", "BPF_PROG_TYPE_SK_SKB" },
+	{ "sk_msg", "BPF_PROG_TYPE_SK_MSG" },
+	{ "sk_lookup", "BPF_PROG_TYPE_SK_LOOKUP" },
+	{ "lwt_", "BPF_PROG_TYPE_LWT_IN" },
+	{ "flow_dissector", "BPF_PROG_TYPE_FLOW_DISSECTOR" },
+	{ "syscall", "BPF_PROG_TYPE_SYSCALL" },
+	{ "netfilter", "BPF_PROG_TYPE_NETFILTER" },
+};
+
+static const struct hook_kind *hook_kind_of(const char *section)
+{
+	size_t i;
+
+	if (section[0] == '?')
+		section++;	/* libbpf: not loaded unless asked, same hook */
+	for (i = 0; i < sizeof(hook_kinds) / sizeof(hook_kinds[0]); i++)
+		if (!strncmp(section, hook_kinds[i].prefix,
+			     strlen(hook_kinds[i].prefix)))
+			return &hook_kinds[i];
+	return NULL;
+}
+
+static const char *prog_type_of(const char *section)
+{
+	const struct hook_kind *h = hook_kind_of(section);
+	size_t i;
+
+	if (section[0] == '?')
+		section++;
+	if (h)
+		return h->prog_type;
+	for (i = 0; i < sizeof(other_sections) / sizeof(other_sections[0]); i++)
+		if (!strncmp(section, other_sections[i].prefix,
+			     strlen(other_sections[i].prefix)))
+			return other_sections[i].prog_type;
+	return NULL;
+}
+
+/* The attach target in a section name: after the prefix, before "+off". */
+static char *hook_target(const struct hook_kind *h, const char *section)
+{
+	const char *t = section + (section[0] == '?') + strlen(h->prefix);
+	size_t n;
+
+	if (h->check == HOOK_BTF_TRACE && !strcmp(h->type, "tracepoint")) {
+		const char *slash = strchr(t, '/');
+
+		if (slash)
+			t = slash + 1;	/* tracepoint/CATEGORY/EVENT */
+	}
+	if (*t == '/')
+		t++;
+	n = strcspn(t, "+");
+	return strndup(t, n);
+}
+
+/* The C prototype of FUNC id (its FUNC_PROTO's parameters and return). */
+struct proto {
+	uint32_t nr;
+	char **params;		/* "int flags" */
+	char **names;		/* "flags" */
+	char *ret;
+};
+
+static void proto_free(struct proto *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		free(p->params[i]);
+		free(p->names[i]);
+	}
+	free(p->params);
+	free(p->names);
+	free(p->ret);
+	memset(p, 0, sizeof(*p));
+}
+
+static char *spell_type(const struct bc_btf *btf, uint32_t id)
+{
+	struct bc_cdecl c = { .btf = btf };
+	struct bc_text t;
+
+	bc_text_init(&t);
+	bc_cdecl_type(&c, id, "", &t);
+	if (t.err) {
+		bc_text_deinit(&t);
+		return NULL;
+	}
+	if (!t.len) {
+		/* an empty spelling may still hold a buffer */
+		bc_text_deinit(&t);
+		return strdup("");
+	}
+	return bc_text_take(&t);
+}
+
+static int proto_of(const struct bc_btf *btf, uint32_t func_id,
+		    struct proto *p)
+{
+	const struct btf_type *f = bc_btf_type(btf, func_id);
+	const struct btf_type *fp = bc_btf_type(btf, f->type);
+	const struct btf_param *prm;
+	uint32_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (!fp || bc_type_kind(fp) != BTF_KIND_FUNC_PROTO)
+		return 0;
+	prm = (const void *)(fp + 1);
+	p->nr = bc_type_vlen(fp);
+	p->params = calloc(p->nr + 1, sizeof(*p->params));
+	p->names = calloc(p->nr + 1, sizeof(*p->names));
+	p->ret = spell_type(btf, fp->type);
+	if (!p->params || !p->names || !p->ret)
+		goto nomem;
+	for (i = 0; i < p->nr; i++) {
+		p->params[i] = spell_type(btf, prm[i].type);
+		p->names[i] = strdup(bc_btf_str(btf, prm[i].name_off));
+		if (!p->params[i] || !p->names[i])
+			goto nomem;
+	}
+	return 0;
+nomem:
+	proto_free(p);
+	return -ENOMEM;
+}
+
+static int name_index(const struct proto *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (*name && !strcmp(p->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * How prototype b differs from a (the first kernel's), in one line;
+ * NULL detail when they are the same. Parameters are matched by name.
+ */
+static int proto_change(const struct proto *a, const struct proto *b,
+			char **detail)
+{
+	struct bc_text t;
+	uint32_t i;
+	bool reordered = false;
+
+	*detail = NULL;
+	bc_text_init(&t);
+	if (strcmp(a->ret, b->ret))
+		bc_text_printf(&t, "%sreturn %s -> %s", t.len ? "; " : "",
+			       a->ret, b->ret);
+	for (i = 0; i < a->nr; i++) {
+		int j = name_index(b, a->names[i]);
+
+		if (j < 0 && i < b->nr && !*a->names[i]) {
+			j = (int)i;	/* unnamed: by position */
+		}
+		if (j < 0) {
+			bc_text_printf(&t, "%sparam %u '%s' removed",
+				       t.len ? "; " : "", i + 1, a->names[i]);
+			continue;
+		}
+		if ((uint32_t)j != i)
+			reordered = true;
+		if (strcmp(a->params[i], b->params[j]))
+			bc_text_printf(&t, "%sparam '%s' %s -> %s",
+				       t.len ? "; " : "", a->names[i],
+				       a->params[i], b->params[j]);
+	}
+	for (i = 0; i < b->nr; i++)
+		if (name_index(a, b->names[i]) < 0 && *b->names[i])
+			bc_text_printf(&t, "%sparam %u '%s' added (%s)",
+				       t.len ? "; " : "", i + 1, b->names[i],
+				       b->params[i]);
+	if (reordered) {
+		bc_text_printf(&t, "%sparams reordered: (", t.len ? "; " : "");
+		for (i = 0; i < a->nr; i++)
+			bc_text_printf(&t, "%s%s", i ? ", " : "", a->names[i]);
+		bc_text_printf(&t, ") -> (");
+		for (i = 0; i < b->nr; i++)
+			bc_text_printf(&t, "%s%s", i ? ", " : "", b->names[i]);
+		bc_text_printf(&t, ")");
+	}
+	if (t.err) {
+		bc_text_deinit(&t);
+		return -ENOMEM;
+	}
+	if (t.len)
+		*detail = bc_text_take(&t);
+	else
+		bc_text_deinit(&t);
+	return 0;
+}
+
+/*
+ * The fate of a kernel function, from the symbol table and, when the
+ * kernel's DWARF was read, its inlined calls: ok, duplicate, selectively
+ * inlined, transformed, fully inlined, absent.
+ */
+static int ksym_status(const struct bc_ksyms *s,
+		       const struct bc_inline_facts *inl, const char *name,
+		       struct bc_dep_cell *c)
+{
+	size_t i = ksyms_lower(s, name), exact = 0, locals = 0;
+	size_t n = strlen(name);
+	const char *clone = NULL;
+
+	for (; i < s->nr && !strncmp(s->syms[i].name, name, n); i++) {
+		if (!strcmp(s->syms[i].name, name)) {
+			exact++;
+			locals += s->syms[i].local;
+		} else if (!clone && is_clone_of(s->syms[i].name, name)) {
+			clone = s->syms[i].name;
+		}
+	}
+	if (exact > 1) {
+		c->status = BC_DEP_DUPLICATE;
+		return set_detail(c, "%zu functions named %s (%zu local)", exact,
+				  name, locals);
+	}
+	if (exact == 1 && bc_inline_facts_has(inl, name)) {
+		c->status = BC_DEP_SEL_INLINED;
+		return set_detail(c, "a symbol, and calls inlined elsewhere: a probe misses those");
+	}
+	if (exact == 1) {
+		c->status = BC_DEP_OK;
+		return 0;
+	}
+	if (clone) {
+		c->status = BC_DEP_TRANSFORMED;
+		return set_detail(c, "only the clone %s", clone);
+	}
+	if (bc_inline_facts_has(inl, name)) {
+		c->status = BC_DEP_FULLY_INLINED;
+		return set_detail(c, "no symbol; every call inlined");
+	}
+	c->status = BC_DEP_ABSENT;
+	return set_detail(c, "no symbol %s%s", name,
+			  inl ? ", no inlined call" : "");
+}
+
+static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
+			  const char *target,
+			  const struct bc_deps_kernel *kernels, uint32_t nr)
+{
+	struct proto first = { 0 };
+	bool have_first = false;
+	char *fname = NULL;
+	uint32_t k;
+	int err = 0;
+
+	if (h->check == HOOK_SYSCALL_EVENT) {
+		/* syscall events have no btf_trace typedef: the syscall's function */
+		const char *sys = target;
+
+		if (!strncmp(sys, "sys_enter_", 10))
+			sys += 10;
+		else if (!strncmp(sys, "sys_exit_", 9))
+			sys += 9;
+		if (asprintf(&fname, "__x64_sys_%s", sys) < 0)
+			return -ENOMEM;
+	} else if (h->check == HOOK_SYSCALL) {
+		if (asprintf(&fname, "__x64_sys_%s", target) < 0)
+			return -ENOMEM;
+	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
+		return -ENOMEM;
+	}
+	for (k = 0; k < nr && !err; k++) {
+		const struct bc_btf *btf = kbtf(&kernels[k]);
+		struct bc_dep_cell *c = &d->cells[k];
+		uint32_t id = 0;
+
+		switch (h->check) {
+		case HOOK_USER:
+			c->status = BC_DEP_USER;
+			continue;
+		case HOOK_NONE:
+		case HOOK_NOT_A_ROW:
+			c->status = BC_DEP_UNKNOWN;
+			err = set_detail(c, "not looked up");
+			continue;
+		case HOOK_BTF_TRACE:
+			id = kfind(&kernels[k], BTF_KIND_TYPEDEF, fname);
+			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
+			if (!id)
+				err = set_detail(c, "no typedef %s in BTF", fname);
+			continue;
+		case HOOK_KSYM_GLOB:
+			if (!kernels[k].syms) {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "a pattern: needs the kernel's symbol table");
+			} else {
+				size_t n = ksyms_matching(kernels[k].syms, target);
+
+				c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
+				err = n ? set_detail(c, "%zu functions match", n)
+					: set_detail(c, "no function matches %s", target);
+			}
+			continue;
+		case HOOK_SYSCALL_EVENT:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			if (kernels[k].syms) {
+				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
+				if (c->status != BC_DEP_ABSENT)
+					c->status = BC_DEP_OK;
+			} else if (id) {
+				c->status = BC_DEP_OK;
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
+						 fname);
+			}
+			continue;
+		case HOOK_BTF_FUNC:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
+			if (!id)
+				err = set_detail(c, "no FUNC %s in BTF", fname);
+			break;
+		case HOOK_KSYM:
+		case HOOK_SYSCALL:
+			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			if (kernels[k].syms) {
+				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
+						 id ? "FUNC" : "no FUNC");
+			}
+			break;
+		}
+		if (err || !id || (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
+			continue;
+		/* the prototype, against the first kernel's */
+		if (!have_first) {
+			if (k == 0) {
+				err = proto_of(btf, id, &first);
+				have_first = !err;
+			}
+			continue;
+		}
+		{
+			struct proto p;
+			char *change = NULL;
+
+			err = proto_of(btf, id, &p);
+			if (!err)
+				err = proto_change(&first, &p, &change);
+			proto_free(&p);
+			if (change) {
+				c->status = BC_DEP_PROTO_CHANGED;
+				free(c->detail);
+				c->detail = change;
+			}
+		}
+	}
+	proto_free(&first);
+	free(fname);
+	return err;
+}
+
+bool bc_deps_wants_inlines(const struct bc_bpf_object *obj)
+{
+	uint32_t s;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct hook_kind *h = hook_kind_of(obj->sections[s].name);
+
+		if (h && (h->check == HOOK_KSYM || h->check == HOOK_SYSCALL))
+			return true;
+	}
+	return false;
+}
+
+static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
+		       const struct bc_deps_kernel *kernels)
+{
+	uint32_t s;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections && !err; s++) {
+		const char *name = obj->sections[s].name;
+		const struct hook_kind *h = hook_kind_of(name);
+		struct bc_dep *d;
+		char *target;
+
+		if (!h || h->check == HOOK_NOT_A_ROW)
+			continue;
+		target = hook_target(h, name);
+		if (!target)
+			return -ENOMEM;
+		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
+		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
+			: -ENOMEM;
+		free(target);
+	}
+	return err;
+}
+
+/* -- struct_ops maps -- */
+
+/*
+ * A struct_ops map (a VAR of .struct_ops or .struct_ops.link of struct
+ * type T) needs, as libbpf 1.1 looks them up, the kernel's
+ * bpf_struct_ops_T wrapper and a struct T holding every member of the
+ * object's T, by name.
+ */
+static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
+			    const struct bc_deps_kernel *kernels)
+{
+	const struct bc_btf *btf = obj->btf;
+	uint32_t id, end = bc_btf_end_id(btf), i, k, m;
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *ds = bc_btf_type(btf, id);
+		const struct btf_var_secinfo *v = (const void *)(ds + 1);
+		const char *sec = bc_btf_str(btf, ds->name_off);
+
+		if (bc_type_kind(ds) != BTF_KIND_DATASEC ||
+		    (strcmp(sec, ".struct_ops") && strcmp(sec, ".struct_ops.link")))
+			continue;
+		for (i = 0; i < bc_type_vlen(ds); i++) {
+			const struct btf_type *var = bc_btf_type(btf, v[i].type);
+			uint32_t tid = var->type;
+			const struct btf_type *t = bc_skip_mods(btf, &tid, true);
+			const char *tname;
+			struct bc_dep *d;
+			char *wrapper;
+
+			if (!t || bc_type_kind(t) != BTF_KIND_STRUCT)
+				continue;
+			tname = bc_btf_str(btf, t->name_off);
+			d = add_dep(b, BC_DEP_HOOK, sec, "struct_ops", NULL, tname);
+			if (!d || asprintf(&wrapper, "bpf_struct_ops_%s", tname) < 0)
+				return -ENOMEM;
+			for (k = 0; k < b->nr_kernels; k++) {
+				const struct bc_btf *kb = kbtf(&kernels[k]);
+				uint32_t kt = kfind(&kernels[k], BTF_KIND_STRUCT, tname);
+				struct bc_dep_cell *c = &d->cells[k];
+				const struct btf_member *lm = (const void *)(t + 1);
+				const char *missing = NULL;
+
+				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !kt) {
+					c->status = BC_DEP_ABSENT;
+					if (set_detail(c, "no struct %s in BTF",
+						       kt ? wrapper : tname))
+						goto nomem;
+					continue;
+				}
+				for (m = 0; m < bc_type_vlen(t) && !missing; m++) {
+					const struct btf_type *ktt = bc_btf_type(kb, kt);
+					const struct btf_member *km = (const void *)(ktt + 1);
+					const char *n = bc_btf_str(btf, lm[m].name_off);
+					uint32_t j;
+
+					for (j = 0; j < bc_type_vlen(ktt); j++)
+						if (!strcmp(bc_btf_str(kb, km[j].name_off), n))
+							break;
+					if (j == bc_type_vlen(ktt))
+						missing = n;
+				}
+				c->status = missing ? BC_DEP_ABSENT : BC_DEP_OK;
+				if (missing && set_detail(c, "struct %s has no member %s",
+							  tname, missing))
+					goto nomem;
+			}
+			free(wrapper);
+			continue;
+nomem:
+			free(wrapper);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* -- program types -- */
+
+static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
+			    const struct bc_deps_kernel *kernels)
+{
+	uint32_t s, k;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const char *name = obj->sections[s].name;
+		const char *pt = prog_type_of(name);
+		struct bc_dep *d;
+
+		if (!strcmp(name, ".text"))
+			continue;
+		d = add_dep(b, BC_DEP_PROG_TYPE, name, "prog_type", NULL,
+			    pt ? pt : "");
+		if (!d)
+			return -ENOMEM;
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *btf = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_prog_type");
+			struct bc_dep_cell *c = &d->cells[k];
+
+			if (!pt) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "section name of no known program type"))
+					return -ENOMEM;
+			} else if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "no enum bpf_prog_type in BTF"))
+					return -ENOMEM;
+			} else {
+				c->status = enum_has_name(btf, e, pt) ?
+					    BC_DEP_OK : BC_DEP_ABSENT;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -- helpers -- */
+
+static int id_cmp(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *kernels)
+{
+	uint32_t s, i, k, n = 0, cap = 0;
+	int32_t *ids = NULL;
+	int err = 0;
+
+	for (s = 0; s < obj->nr_sections; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+
+		for (i = 0; i < sec->nr_insns; i++) {
+			const struct bpf_insn *in = &sec->insns[i];
+
+			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
+				continue;
+			if (n == cap) {
+				int32_t *grown;
+
+				cap = cap ? cap * 2 : 16;
+				grown = realloc(ids, cap * sizeof(*ids));
+				if (!grown) {
+					free(ids);
+					return -ENOMEM;
+				}
+				ids = grown;
+			}
+			ids[n++] = in->imm;
+		}
+	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), id_cmp);
+	for (i = 0; i < n && !err; i++) {
+		const char *name = NULL;
+		struct bc_dep *d;
+
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		for (k = 0; k < b->nr_kernels && !name; k++) {
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
+					       "bpf_func_id");
+
+			if (e)
+				name = enum_name_of(kbtf(&kernels[k]), e, ids[i]);
+		}
+		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
+			    name ? name : "");
+		if (!d) {
+			err = -ENOMEM;
+			break;
+		}
+		d->id = ids[i];
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *btf = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
+			struct bc_dep_cell *c = &d->cells[k];
+
+			if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				err = set_detail(c, "no enum bpf_func_id in BTF");
+			} else {
+				c->status = enum_name_of(btf, e, ids[i]) ?
+					    BC_DEP_OK : BC_DEP_ABSENT;
+			}
+		}
+	}
+	free(ids);
+	return err;
+}
+
+/* -- maps -- */
+
+/* The map type of a .maps variable: its struct's `type` member, an int[N]. */
+static int64_t map_type_of(const struct bc_btf *btf, uint32_t var_type)
+{
+	const struct btf_type *t = bc_skip_mods(btf, &var_type, true);
+	const struct btf_member *m;
+	uint32_t i;
+
+	if (!t || bc_type_kind(t) != BTF_KIND_STRUCT)
+		return -1;
+	m = (const void *)(t + 1);
+	for (i = 0; i < bc_type_vlen(t); i++) {
+		uint32_t id = m[i].type;
+		const struct btf_type *mt;
+
+		if (strcmp(bc_btf_str(btf, m[i].name_off), "type"))
+			continue;
+		mt = bc_skip_mods(btf, &id, true);
+		if (!mt || bc_type_kind(mt) != BTF_KIND_PTR)
+			return -1;
+		id = mt->type;
+		mt = bc_skip_mods(btf, &id, true);
+		if (!mt || bc_type_kind(mt) != BTF_KIND_ARRAY)
+			return -1;
+		return ((const struct btf_array *)(mt + 1))->nelems;
+	}
+	return -1;
+}
+
+static int check_maps(struct builder *b, const struct bc_bpf_object *obj,
+		      const struct bc_deps_kernel *kernels)
+{
+	const struct bc_btf *btf = obj->btf;
+	uint32_t ds = find_named(btf, BTF_KIND_DATASEC, ".maps"), i, k;
+	const struct btf_type *t;
+	const struct btf_var_secinfo *v;
+
+	if (!ds)
+		return 0;
+	t = bc_btf_type(btf, ds);
+	v = (const void *)(t + 1);
+	for (i = 0; i < bc_type_vlen(t); i++) {
+		const struct btf_type *var = bc_btf_type(btf, v[i].type);
+		const char *name = bc_btf_str(btf, var->name_off);
+		int64_t mt = map_type_of(btf, var->type);
+		struct bc_dep *d;
+
+		if (mt < 0)
+			continue;
+		d = add_dep(b, BC_DEP_MAP, NULL, "map_type", NULL, name);
+		if (!d)
+			return -ENOMEM;
+		d->id = mt;
+		for (k = 0; k < b->nr_kernels; k++) {
+			const struct bc_btf *kb = kbtf(&kernels[k]);
+			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_map_type");
+			struct bc_dep_cell *c = &d->cells[k];
+			const char *en = e ? enum_name_of(kb, e, mt) : NULL;
+
+			if (!e) {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "no enum bpf_map_type in BTF"))
+					return -ENOMEM;
+			} else if (!en || (!strncmp(en, "BPF_MAP_TYPE_", 13) &&
+					   strstr(en, "_DEPRECATED"))) {
+				c->status = BC_DEP_ABSENT;
+			} else {
+				c->status = BC_DEP_OK;
+				if (set_detail(c, "%s", en))
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -- externs -- */
+
+/* Which DATASEC of the object holds the extern: .ksyms, .kconfig, or none. */
+static const char *extern_section(const struct bc_btf *btf, const char *name,
+				  uint32_t *kind, uint32_t *type)
+{
+	uint32_t id, i, end = bc_btf_end_id(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+		const struct btf_var_secinfo *v = (const void *)(t + 1);
+		const char *sec = bc_btf_str(btf, t->name_off);
+
+		if (bc_type_kind(t) != BTF_KIND_DATASEC ||
+		    (strcmp(sec, ".ksyms") && strcmp(sec, ".kconfig")))
+			continue;
+		for (i = 0; i < bc_type_vlen(t); i++) {
+			const struct btf_type *e = bc_btf_type(btf, v[i].type);
+
+			if (strcmp(bc_btf_str(btf, e->name_off), name))
+				continue;
+			*kind = bc_type_kind(e);
+			*type = e->type;
+			/* a kfunc: its FUNC behind a VAR (bpf_object.c) */
+			if (bc_btf_type(btf, e->type) &&
+			    bc_type_kind(bc_btf_type(btf, e->type)) == BTF_KIND_FUNC)
+				*kind = BTF_KIND_FUNC;
+			return sec;
+		}
+	}
+	return NULL;
+}
+
+static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *kernels)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < obj->nr_externs; i++) {
+		const struct bc_bpf_extern *x = &obj->externs[i];
+		uint32_t kind = 0, type = 0, local_id;
+		const char *sec = extern_section(obj->btf, x->name, &kind, &type);
+		const struct btf_type *local_type;
+		const char *what;
+		struct bc_dep *d;
+
+		if (!sec)
+			continue;
+		if (!strcmp(sec, ".kconfig"))
+			what = "kconfig";
+		else
+			what = kind == BTF_KIND_FUNC ? "kfunc" : "ksym";
+		d = add_dep(b, BC_DEP_EXTERN, NULL, what, NULL, x->name);
+		if (!d)
+			return -ENOMEM;
+		d->weak = x->weak;
+		/* a ksym's own type, modifiers and typedefs skipped; NULL: void */
+		local_id = type;
+		local_type = strcmp(what, "ksym") ? NULL :
+			     bc_skip_mods(obj->btf, &local_id, true);
+		for (k = 0; k < b->nr_kernels; k++) {
+			struct bc_dep_cell *c = &d->cells[k];
+			uint32_t kid;
+			bool found;
+
+			if (!strcmp(what, "kconfig")) {
+				if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
+				    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
+				    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
+					c->status = BC_DEP_OK;
+					continue;
+				}
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "kernel config is not in BTF"))
+					return -ENOMEM;
+				continue;
+			}
+			if (!strcmp(what, "kfunc")) {
+				kid = kfind(&kernels[k], BTF_KIND_FUNC, x->name);
+				found = kid != 0;
+				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
+				if (found && bc_core_types_compat(
+					    obj->btf, bc_btf_type(obj->btf, type)->type,
+					    kbtf(&kernels[k]),
+					    bc_btf_type(kbtf(&kernels[k]), kid)->type) <= 0) {
+					c->status = BC_DEP_INCOMPATIBLE;
+					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
+						return -ENOMEM;
+					continue;
+				}
+			} else if (local_type) {
+				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
+				kid = kfind(&kernels[k], BTF_KIND_VAR, x->name);
+				found = kid != 0;
+				if (found) {
+					uint32_t tid = bc_btf_type(kbtf(&kernels[k]), kid)->type;
+
+					bc_skip_mods(kbtf(&kernels[k]), &tid, true);
+					if (bc_core_types_compat(obj->btf, local_id,
+								 kbtf(&kernels[k]), tid) <= 0) {
+						c->status = BC_DEP_INCOMPATIBLE;
+						if (set_detail(c, "the kernel's variable has a type not compatible with the object's"))
+							return -ENOMEM;
+						continue;
+					}
+				}
+			} else if (kernels[k].syms) {
+				found = ksyms_lower(kernels[k].syms, x->name) <
+						kernels[k].syms->nr &&
+					!strcmp(kernels[k].syms->syms[ksyms_lower(
+						kernels[k].syms, x->name)].name,
+						x->name);
+			} else {
+				c->status = BC_DEP_UNKNOWN;
+				if (set_detail(c, "typeless ksym: needs the kernel's symbols"))
+					return -ENOMEM;
+				continue;
+			}
+			c->status = found ? BC_DEP_OK :
+				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+		}
+	}
+	return 0;
+}
+
+int bc_deps_check(const struct bc_bpf_object *obj,
+		  const struct bc_deps_kernel *kernels, uint32_t nr,
+		  struct bc_deps_report *report, const struct bc_log *log)
+{
+	struct builder b = { .report = report, .nr_kernels = nr };
+	int err;
+
+	memset(report, 0, sizeof(*report));
+	report->object = obj->path;
+	report->nr_kernels = nr;
+	err = check_relos(&b, obj, kernels);
+	if (!err)
+		err = check_hooks(&b, obj, kernels);
+	if (!err)
+		err = check_struct_ops(&b, obj, kernels);
+	if (!err)
+		err = check_externs(&b, obj, kernels);
+	if (!err)
+		err = check_helpers(&b, obj, kernels);
+	if (!err)
+		err = check_maps(&b, obj, kernels);
+	if (!err)
+		err = check_prog_types(&b, obj, kernels);
+	if (err) {
+		bc_deps_report_deinit(report);
+		return bc_log_error(log, err, "%s: out of memory", obj->path);
+	}
+	return 0;
+}
+
+void bc_deps_report_deinit(struct bc_deps_report *report)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < report->nr_deps; i++) {
+		struct bc_dep *d = &report->deps[i];
+
+		if (d->cells)
+			for (k = 0; k < report->nr_kernels; k++)
+				free(d->cells[k].detail);
+		free(d->cells);
+		free(d->section);
+		free(d->kind);
+		free(d->type);
+		free(d->name);
+	}
+	free(report->deps);
+	memset(report, 0, sizeof(*report));
+}

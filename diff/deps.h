@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a BPF object needs from a kernel, checked against several kernels:
+ * its CO-RE relocations, its hooks (attach targets), its kfunc, ksym and
+ * kconfig externs, the helpers it calls, its map types and its program
+ * types. Each dependency gets, per kernel, a status, and each status one
+ * consequence: an error at load or attach, wrong data read, missed calls,
+ * or none. What a kernel's inputs cannot tell is `unknown`, never guessed.
+ */
+#ifndef BTFCANON_DEPS_H
+#define BTFCANON_DEPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../canon/log.h"
+#include "bpf_object.h"
+#include "input.h"
+
+enum bc_dep_status {
+	BC_DEP_OK,
+	BC_DEP_MISSING,		/* absent, and the object copes: *_exists 0, weak extern */
+	BC_DEP_NO_MATCH,	/* type_matches gives 0 */
+	BC_DEP_RESIZED,		/* field read with the object's size, kernel's differs */
+	BC_DEP_POISONED,	/* CO-RE: no target, instruction made invalid */
+	BC_DEP_AMBIGUOUS,	/* CO-RE: candidates disagree */
+	BC_DEP_FAILED,		/* CO-RE: any other relocation error */
+	BC_DEP_ABSENT,
+	BC_DEP_FULLY_INLINED,
+	BC_DEP_SEL_INLINED,
+	BC_DEP_TRANSFORMED,	/* only a .isra/.constprop/.part clone has a symbol */
+	BC_DEP_DUPLICATE,	/* several local symbols of the name */
+	BC_DEP_PROTO_CHANGED,	/* against the first kernel */
+	BC_DEP_INCOMPATIBLE,	/* kfunc/ksym type libbpf refuses */
+	BC_DEP_UNKNOWN,		/* the kernel's inputs cannot tell */
+	BC_DEP_USER,		/* user space: not checked */
+	BC_DEP_NR_STATUS,
+};
+
+enum bc_dep_consequence {
+	BC_CONS_NONE,
+	BC_CONS_ERROR,		/* error at load or attach */
+	BC_CONS_WRONG_DATA,
+	BC_CONS_MISSED_CALLS,
+	BC_CONS_UNKNOWN,
+};
+
+/* "ok", "poisoned", "fully-inlined", ... */
+const char *bc_dep_status_name(enum bc_dep_status s);
+enum bc_dep_consequence bc_dep_status_consequence(enum bc_dep_status s);
+/* "none", "error", "wrong-data", "missed-calls", "unknown" */
+const char *bc_dep_consequence_name(enum bc_dep_consequence c);
+
+enum bc_dep_class {
+	BC_DEP_RELO,
+	BC_DEP_HOOK,
+	BC_DEP_EXTERN,
+	BC_DEP_HELPER,
+	BC_DEP_MAP,
+	BC_DEP_PROG_TYPE,
+};
+
+struct bc_dep_cell {
+	enum bc_dep_status status;
+	bool has_value;		/* relocations: value patched */
+	uint64_t value;
+	char *detail;		/* malloc'd or NULL: the clone, the change, ... */
+};
+
+struct bc_dep {
+	enum bc_dep_class class;
+	char *section;		/* program section, or NULL */
+	uint32_t index;		/* relocations: position in the section's list */
+	uint32_t insn_off;	/* relocations: byte offset of the instruction */
+	char *kind;		/* "byte_off", "fentry", "kfunc", "helper", ... */
+	char *type;		/* relocations: "struct task_struct" */
+	char *name;		/* access path, target, extern, helper name */
+	int64_t id;		/* helper id, map type value; -1 if none */
+	bool weak;		/* externs */
+	struct bc_dep_cell *cells;	/* one per kernel */
+};
+
+/*
+ * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
+ * and (when asked: it costs a walk of the DWARF) its inlined functions.
+ */
+struct bc_deps_kernel {
+	const char *arg;		/* as given on the command line */
+	struct bc_input input;
+	struct bc_core_index *index;
+	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
+	struct bc_inline_facts *inlines;	/* NULL without DWARF */
+};
+
+int bc_deps_kernel_load(const char *path, bool want_inlines,
+			struct bc_deps_kernel *k, const struct bc_log *log);
+
+/*
+ * Writes k (its BTF, symbols, inlined names) to path as a saved kernel
+ * file, which bc_deps_kernel_load() takes like any kernel; the bytes
+ * depend on the kernel only. Returns 0 or a negative errno.
+ */
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
+			const struct bc_log *log);
+
+/* True when obj has a hook that the kernel's inlining decides (kprobes). */
+bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);
+void bc_deps_kernel_deinit(struct bc_deps_kernel *k);
+
+struct bc_deps_report {
+	const char *object;		/* as given */
+	uint32_t nr_kernels;
+	struct bc_dep *deps;
+	uint32_t nr_deps;
+};
+
+/*
+ * Checks obj against kernels[0 .. nr-1]; prototypes are compared with
+ * kernels[0]. Returns 0 or a negative errno (out of memory).
+ */
+int bc_deps_check(const struct bc_bpf_object *obj,
+		  const struct bc_deps_kernel *kernels, uint32_t nr,
+		  struct bc_deps_report *report, const struct bc_log *log);
+void bc_deps_report_deinit(struct bc_deps_report *report);
+
+/* The worst consequence of dep over all kernels. */
+enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr);
+
+#endif

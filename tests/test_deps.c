@@ -1,0 +1,934 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `btfcanon deps` (diff/bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
+ *
+ * Fixtures, built at test time in a scratch directory:
+ *	kern_a.o, kern_b.o	tests/fixtures/deps/kern_*.c, gcc -g -O2 -r;
+ *				a.btf, b.btf: the same encoded by btfcanon
+ *	fix.bpf.o		every CO-RE relocation kind and every hook
+ *				type (clang -target bpf -O2 -g); its
+ *				type_exists record on dep_pair is turned into
+ *				a type_matches one, which clang 14 cannot emit
+ *	amb.bpf.o		a read kernel B's two flavors disagree on
+ *	ext.bpf.o		kfunc (strong, weak) and kconfig externs
+ *	ops.bpf.o		a struct_ops map
+ *	real.bpf.o		reads of real kernel types (task_struct, ...)
+ *
+ * Cases:
+ *	statuses	each status of the issue asserted on a cell: moved,
+ *			removed, retyped, resized fields; flavors; enum
+ *			values changed and removed; type_matches; functions
+ *			removed, reordered, with a parameter added, cloned,
+ *			twice static, inlined; helpers, map and program
+ *			types, kfuncs; from BTF alone, kprobes are unknown
+ *	libbpf		libbpf 1.1's own relocation (btf_custom_path,
+ *			debug log, bpf_object__load) on fix.bpf.o and
+ *			real.bpf.o against both fixture kernels, Debian's
+ *			6.1.192, 6.12.115, 6.12.117 and the running kernel:
+ *			every value equal, every poisoning the same; the
+ *			ambiguity of amb.bpf.o refused by both
+ *	cli		exit status 0/1/2, JSON fields and kernel keys; a
+ *			saved kernel file: the same bytes twice, the same
+ *			report as its kernel, cut short refused
+ *	bad_objects	messages that name the file and what is wrong
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <check.h>
+
+#include "../diff/bpf_object.h"
+#include "../diff/core_relo.h"
+#include "../diff/deps.h"
+#include "suites.h"
+#include "testutil.h"
+
+#define FIXTURES "tests/fixtures/deps"
+
+static char scratch[64];
+
+static void remove_scratch(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
+	if (system(cmd))
+		return;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	rc = system(cmd);
+	free(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A path in the scratch directory; valid for the test's process. */
+static const char *in_scratch(const char *name)
+{
+	static char path[64][128];
+	static int next;
+	char *p = path[next++ % 64];
+
+	ck_assert_msg(scratch[0], "fixtures not built yet");
+	snprintf(p, sizeof(path[0]), "%s/%s", scratch, name);
+	return p;
+}
+
+/*
+ * Turns every type_exists record (kind 8) whose root type is named
+ * type_name into type_matches (kind 12): both patch an instruction that
+ * holds 1, so the object stays what clang 15 would write.
+ */
+static void make_type_matches(const char *path, const char *type_name)
+{
+	struct blob file = read_file(path);
+	struct btf *btf = btf__parse_elf(path, NULL);
+	const Elf64_Ehdr *eh = file.data;
+	const Elf64_Shdr *sh;
+	const char *names;
+	uint32_t i, changed = 0;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(file.data);
+	ck_assert_ptr_nonnull(btf);
+	sh = (const void *)((const char *)file.data + eh->e_shoff);
+	names = (const char *)file.data + sh[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++) {
+		uint8_t *ext = (uint8_t *)file.data + sh[i].sh_offset;
+		uint32_t hdr_len, off, len, rec_size, pos;
+
+		if (strcmp(names + sh[i].sh_name, ".BTF.ext"))
+			continue;
+		memcpy(&hdr_len, ext + 4, 4);
+		memcpy(&off, ext + 24, 4);
+		memcpy(&len, ext + 28, 4);
+		ext += hdr_len + off;
+		memcpy(&rec_size, ext, 4);
+		for (pos = 4; pos < len;) {
+			uint32_t count, r;
+
+			memcpy(&count, ext + pos + 4, 4);
+			pos += 8;
+			for (r = 0; r < count; r++, pos += rec_size) {
+				uint32_t type_id, kind;
+				const struct btf_type *t;
+
+				memcpy(&type_id, ext + pos + 4, 4);
+				memcpy(&kind, ext + pos + 12, 4);
+				t = btf__type_by_id(btf, type_id);
+				if (kind != 8 || !t ||
+				    strcmp(btf__name_by_offset(btf, t->name_off),
+					   type_name))
+					continue;
+				kind = 12;
+				memcpy(ext + pos + 12, &kind, 4);
+				changed++;
+			}
+		}
+	}
+	ck_assert_msg(changed == 1, "%s: %u type_exists records on %s, want 1",
+		      path, changed, type_name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(file.data, 1, file.size, f), file.size);
+	fclose(f);
+	btf__free(btf);
+	blob_free(&file);
+}
+
+/* Builds every fixture once per process. */
+static void build_fixtures(void)
+{
+	const char *cli = getenv("BTFCANON");
+	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops" };
+	size_t i;
+
+	if (scratch[0])
+		return;
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	snprintf(scratch, sizeof(scratch), "/tmp/btfcanon-deps-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	atexit(remove_scratch);
+	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_a.c",
+			    in_scratch("kern_a.o")), 0);
+	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_b.c "
+			    FIXTURES "/kern_b2.c", in_scratch("kern_b.o")), 0);
+	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_a.o"),
+			    in_scratch("a.btf")), 0);
+	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_b.o"),
+			    in_scratch("b.btf")), 0);
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s.bpf.o", objects[i]);
+		ck_assert_msg(!sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
+				  "/%s.bpf.c", in_scratch(name), objects[i]),
+			      "clang -target bpf cannot build %s.bpf.c", objects[i]);
+	}
+	make_type_matches(in_scratch("fix.bpf.o"), "dep_pair");
+	make_type_matches(in_scratch("real.bpf.o"), "list_head");
+}
+
+/* ---- the library's report ---------------------------------------------- */
+
+struct checked {
+	struct bc_deps_kernel *kernels;
+	uint32_t nr;
+	struct bc_bpf_object obj;
+	struct bc_deps_report report;
+};
+
+static void check_object(const char *object, const char *const *kernels,
+			 uint32_t nr, struct checked *c)
+{
+	uint32_t k;
+
+	c->nr = nr;
+	c->kernels = calloc(nr, sizeof(*c->kernels));
+	ck_assert_ptr_nonnull(c->kernels);
+	for (k = 0; k < nr; k++)
+		ck_assert_msg(!bc_deps_kernel_load(kernels[k], true, &c->kernels[k],
+						   NULL),
+			      "cannot load kernel %s", kernels[k]);
+	ck_assert_msg(!bc_bpf_object_load(object, &c->obj, NULL),
+		      "cannot read %s", object);
+	ck_assert_int_eq(bc_deps_check(&c->obj, c->kernels, nr, &c->report,
+				       NULL), 0);
+}
+
+static void checked_deinit(struct checked *c)
+{
+	uint32_t k;
+
+	bc_deps_report_deinit(&c->report);
+	bc_bpf_object_deinit(&c->obj);
+	for (k = 0; k < c->nr; k++)
+		bc_deps_kernel_deinit(&c->kernels[k]);
+	free(c->kernels);
+}
+
+/* The dependency of class and kind named name (a relocation's access). */
+static const struct bc_dep *find_dep(const struct checked *c,
+				     enum bc_dep_class class, const char *kind,
+				     const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->report.nr_deps; i++) {
+		const struct bc_dep *d = &c->report.deps[i];
+
+		if (d->class == class && !strcmp(d->kind, kind) &&
+		    !strcmp(d->name, name))
+			return d;
+	}
+	ck_abort_msg("no dependency %s %s", kind, name);
+	return NULL;
+}
+
+static void assert_cell(const struct checked *c, enum bc_dep_class class,
+			const char *kind, const char *name, uint32_t k,
+			enum bc_dep_status status, int64_t value,
+			const char *detail)
+{
+	const struct bc_dep *d = find_dep(c, class, kind, name);
+	const struct bc_dep_cell *cell = &d->cells[k];
+
+	ck_assert_msg(cell->status == status,
+		      "%s %s on kernel %u: status %s, want %s (%s)", kind, name,
+		      k, bc_dep_status_name(cell->status),
+		      bc_dep_status_name(status),
+		      cell->detail ? cell->detail : "");
+	if (value >= 0) {
+		ck_assert_msg(cell->has_value && cell->value == (uint64_t)value,
+			      "%s %s on kernel %u: value %llu, want %lld", kind,
+			      name, k, (unsigned long long)cell->value,
+			      (long long)value);
+	} else if (class == BC_DEP_RELO) {
+		ck_assert_msg(!cell->has_value, "%s %s on kernel %u: has a value",
+			      kind, name, k);
+	}
+	if (detail)
+		ck_assert_msg(cell->detail && strstr(cell->detail, detail),
+			      "%s %s on kernel %u: detail '%s' lacks '%s'", kind,
+			      name, k, cell->detail ? cell->detail : "", detail);
+}
+
+#define R BC_DEP_RELO
+#define H BC_DEP_HOOK
+
+/* Kernels: [0] kern_a.o, [1] kern_b.o (ELF, symbols), [2] a.btf, [3] b.btf. */
+START_TEST(test_statuses)
+{
+	const char *kernels[4];
+	struct checked c;
+	uint32_t k;
+
+	build_fixtures();
+	kernels[0] = in_scratch("kern_a.o");
+	kernels[1] = in_scratch("kern_b.o");
+	kernels[2] = in_scratch("a.btf");
+	kernels[3] = in_scratch("b.btf");
+	check_object(in_scratch("fix.bpf.o"), kernels, 4, &c);
+	for (k = 0; k < 4; k += 2) {
+		uint32_t a = k, b = k + 1;
+
+		/* a field moved (load), resized unsigned, resized signed */
+		assert_cell(&c, R, "byte_off", "pid", a, BC_DEP_OK, 0, NULL);
+		assert_cell(&c, R, "byte_off", "pid", b, BC_DEP_OK, 4, NULL);
+		assert_cell(&c, R, "byte_off", "usize", a, BC_DEP_OK, 56, NULL);
+		assert_cell(&c, R, "byte_off", "usize", b, BC_DEP_OK, 60, NULL);
+		assert_cell(&c, R, "byte_off", "ssize", a, BC_DEP_OK, 58, NULL);
+		assert_cell(&c, R, "byte_off", "ssize", b, BC_DEP_POISONED, -1,
+			    "neither a pointer nor unsigned");
+		/* a field retyped: int -> struct, no candidate left */
+		assert_cell(&c, R, "byte_off", "retyped", b, BC_DEP_POISONED, -1,
+			    NULL);
+		/* a field removed */
+		assert_cell(&c, R, "field_exists", "old_field", a, BC_DEP_OK, 1, NULL);
+		assert_cell(&c, R, "field_exists", "old_field", b, BC_DEP_MISSING, 0, NULL);
+		assert_cell(&c, R, "byte_off", "old_field", b, BC_DEP_POISONED, -1, NULL);
+		/* a field read by probe with the object's size: long -> int */
+		assert_cell(&c, R, "byte_off", "state", a, BC_DEP_OK, 8, NULL);
+		assert_cell(&c, R, "byte_off", "state", b, BC_DEP_RESIZED, 0,
+			    "reads 8 bytes, the kernel's field has 4");
+		/* an array grown: its offset is taken, nothing read with a size */
+		assert_cell(&c, R, "byte_off", "comm", b, BC_DEP_OK, 10, NULL);
+		/* a flavored struct: dep_task___new is dep_task */
+		assert_cell(&c, R, "field_exists", "new_field", a, BC_DEP_MISSING, 0, NULL);
+		assert_cell(&c, R, "field_exists", "new_field", b, BC_DEP_OK, 1, NULL);
+		assert_cell(&c, R, "byte_off", "new_field", b, BC_DEP_OK, 68, NULL);
+		/* sizes, a pointer chase, a bitfield moved and widened */
+		assert_cell(&c, R, "byte_sz", "comm", a, BC_DEP_OK, 16, NULL);
+		assert_cell(&c, R, "byte_sz", "comm", b, BC_DEP_OK, 32, NULL);
+		assert_cell(&c, R, "byte_off", "start", b, BC_DEP_OK, 0, NULL);
+		assert_cell(&c, R, "lshift_u64", "prio", a, BC_DEP_OK, 56, NULL);
+		assert_cell(&c, R, "lshift_u64", "prio", b, BC_DEP_OK, 58, NULL);
+		assert_cell(&c, R, "rshift_u64", "prio", b, BC_DEP_OK, 58, NULL);
+		assert_cell(&c, R, "lshift_u64", "flags", b, BC_DEP_OK, 54, NULL);
+		assert_cell(&c, R, "signed", "prio", b, BC_DEP_OK, 0, NULL);
+		/* types: removed, size, target id, matches */
+		assert_cell(&c, R, "type_exists", "", a, BC_DEP_OK, 1, NULL);
+		assert_cell(&c, R, "type_exists", "", b, BC_DEP_MISSING, 0, NULL);
+		assert_cell(&c, R, "type_size", "", a, BC_DEP_OK, 64, NULL);
+		assert_cell(&c, R, "type_size", "", b, BC_DEP_OK, 72, NULL);
+		assert_cell(&c, R, "type_matches", "", a, BC_DEP_OK, 1, NULL);
+		assert_cell(&c, R, "type_matches", "", b, BC_DEP_NO_MATCH, 0, NULL);
+		/* enumerators: one changed, one removed */
+		assert_cell(&c, R, "enumval_value", "DEP_SLEEPING", a, BC_DEP_OK, 1, NULL);
+		assert_cell(&c, R, "enumval_value", "DEP_SLEEPING", b, BC_DEP_OK, 5, NULL);
+		assert_cell(&c, R, "enumval_exists", "DEP_GONE", b, BC_DEP_MISSING, 0, NULL);
+		assert_cell(&c, R, "enumval_value", "DEP_GONE", a, BC_DEP_OK, 2, NULL);
+		assert_cell(&c, R, "enumval_value", "DEP_GONE", b, BC_DEP_POISONED, -1, NULL);
+
+		/* hooks by BTF: prototypes against kernel [0] */
+		assert_cell(&c, H, "fentry", "dep_open", a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "fentry", "dep_open", b, BC_DEP_PROTO_CHANGED, -1,
+			    "params reordered: (t, flags) -> (flags, t)");
+		assert_cell(&c, H, "fexit", "dep_read", b, BC_DEP_PROTO_CHANGED, -1,
+			    "param 3 'n' added (int)");
+		assert_cell(&c, H, "fmod_ret", "dep_gone", a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "fmod_ret", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, H, "lsm", "dep_hook", b, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "iter", "dep_iter", b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, H, "tp_btf", "dep_event", b, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "tracepoint", "dep_other", a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, H, "tracepoint", "dep_other", b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, H, "uprobe", "/bin/true:main", a, BC_DEP_USER, -1, NULL);
+
+		/* helpers, map type, program type */
+		assert_cell(&c, BC_DEP_HELPER, "helper", "BPF_FUNC_probe_read_kernel",
+			    a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, BC_DEP_HELPER, "helper", "BPF_FUNC_probe_read_kernel",
+			    b, BC_DEP_ABSENT, -1, NULL);
+		assert_cell(&c, BC_DEP_HELPER, "helper", "BPF_FUNC_ringbuf_reserve",
+			    b, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, BC_DEP_MAP, "map_type", "events", a, BC_DEP_OK, -1,
+			    "BPF_MAP_TYPE_RINGBUF");
+		assert_cell(&c, BC_DEP_MAP, "map_type", "events", b, BC_DEP_ABSENT,
+			    -1, NULL);
+		assert_cell(&c, BC_DEP_PROG_TYPE, "prog_type", "BPF_PROG_TYPE_LSM",
+			    a, BC_DEP_OK, -1, NULL);
+		assert_cell(&c, BC_DEP_PROG_TYPE, "prog_type", "BPF_PROG_TYPE_LSM",
+			    b, BC_DEP_ABSENT, -1, NULL);
+	}
+	/* local and target type ids: the ids of each BTF */
+	ck_assert_uint_eq(find_dep(&c, R, "local_type_id", "")->cells[1].value,
+			  find_dep(&c, R, "local_type_id", "")->cells[0].value);
+	ck_assert_uint_ne(find_dep(&c, R, "target_type_id", "")->cells[3].value, 0);
+	/* kprobes: the symbol table of the ELF kernels */
+	assert_cell(&c, H, "kprobe", "dep_clone", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_clone", 1, BC_DEP_TRANSFORMED, -1,
+		    "dep_clone.constprop.0");
+	assert_cell(&c, H, "kprobe", "dep_dup", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_dup", 1, BC_DEP_DUPLICATE, -1,
+		    "2 functions named dep_dup");
+	assert_cell(&c, H, "kretprobe", "dep_inl", 1, BC_DEP_FULLY_INLINED, -1,
+		    "every call inlined");
+	assert_cell(&c, H, "kprobe", "dep_sel", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_sel", 1, BC_DEP_SEL_INLINED, -1,
+		    "inlined elsewhere");
+	assert_cell(&c, H, "kprobe", "dep_sel", 3, BC_DEP_UNKNOWN, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_open", 1, BC_DEP_PROTO_CHANGED, -1,
+		    "params reordered");
+	/* a syscall event: the syscall's function, not a btf_trace typedef */
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 2, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "tracepoint", "sys_enter_dep_call", 3, BC_DEP_UNKNOWN, -1, NULL);
+	/* a kprobe.multi pattern: matching symbols counted */
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 1, BC_DEP_ABSENT, -1,
+		    "no function matches");
+	assert_cell(&c, H, "kprobe.multi", "dep_go*", 2, BC_DEP_UNKNOWN, -1, NULL);
+	/* and from BTF alone, what cannot be known */
+	assert_cell(&c, H, "kprobe", "dep_clone", 2, BC_DEP_UNKNOWN, -1, NULL);
+	assert_cell(&c, H, "kprobe", "dep_dup", 3, BC_DEP_UNKNOWN, -1, NULL);
+	assert_cell(&c, H, "kretprobe", "dep_inl", 3, BC_DEP_UNKNOWN, -1, NULL);
+	checked_deinit(&c);
+}
+END_TEST
+
+START_TEST(test_ambiguous_and_externs)
+{
+	const char *kernels[2];
+	struct checked c;
+
+	build_fixtures();
+	kernels[0] = in_scratch("kern_a.o");
+	kernels[1] = in_scratch("b.btf");
+	check_object(in_scratch("amb.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, R, "byte_off", "b", 0, BC_DEP_OK, 4, NULL);
+	assert_cell(&c, R, "byte_off", "b", 1, BC_DEP_AMBIGUOUS, -1,
+		    "field offset ambiguity");
+	checked_deinit(&c);
+
+	check_object(in_scratch("ext.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc", 0, BC_DEP_OK,
+		    -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc", 1,
+		    BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc2", 0, BC_DEP_OK,
+		    -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_kfunc2", 1,
+		    BC_DEP_INCOMPATIBLE, -1, "prototype");
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_nowhere", 1,
+		    BC_DEP_MISSING, -1, NULL);
+	ck_assert(find_dep(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_nowhere")->weak);
+	assert_cell(&c, BC_DEP_EXTERN, "kconfig", "CONFIG_DEP_FEATURE", 0,
+		    BC_DEP_UNKNOWN, -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kconfig", "LINUX_KERNEL_VERSION", 0,
+		    BC_DEP_OK, -1, NULL);
+	checked_deinit(&c);
+
+	/* struct_ops: the wrapper and every member the object's type has */
+	check_object(in_scratch("ops.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, H, "struct_ops", "dep_ops", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, H, "struct_ops", "dep_ops", 1, BC_DEP_ABSENT, -1,
+		    "struct dep_ops has no member extra");
+	assert_cell(&c, BC_DEP_PROG_TYPE, "prog_type", "BPF_PROG_TYPE_STRUCT_OPS",
+		    0, BC_DEP_ABSENT, -1, NULL);
+	checked_deinit(&c);
+}
+END_TEST
+
+/* ---- agreement with libbpf --------------------------------------------- */
+
+/* What libbpf's debug log says of one relocation. */
+struct libbpf_relo {
+	char prog[64];
+	int index;
+	bool patched, poisoned, failed;
+	unsigned long long value;
+};
+
+struct libbpf_log {
+	char *text;
+	size_t len, cap;
+};
+
+/* libbpf_set_print() takes no context: the log of this process's run. */
+static struct libbpf_log *current_log;
+
+static int capture_libbpf(enum libbpf_print_level level, const char *fmt,
+			  va_list ap)
+{
+	struct libbpf_log *l = current_log;
+	char line[2048];
+	int n;
+
+	(void)level;
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n < 0 || !l)
+		return 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (l->len + n + 1 > l->cap) {
+		l->cap = (l->len + n + 1) * 2;
+		l->text = realloc(l->text, l->cap);
+		ck_assert_ptr_nonnull(l->text);
+	}
+	memcpy(l->text + l->len, line, n + 1);
+	l->len += n;
+	return 0;
+}
+
+/*
+ * Opens object with btf_custom_path = kernel, loads it (the load itself
+ * may fail: relocation comes before it) and returns the debug log.
+ */
+static char *libbpf_relocate(const char *object, const char *kernel,
+			     struct bpf_object **objp)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = kernel);
+	struct libbpf_log log = { 0 };
+	struct bpf_object *obj;
+
+	struct bpf_map *map;
+
+	current_log = &log;
+	libbpf_set_print(capture_libbpf);
+	obj = bpf_object__open_file(object, &opts);
+	ck_assert_msg(obj, "libbpf cannot open %s", object);
+	/* maps are created before relocation; none is needed for it */
+	bpf_object__for_each_map(map, obj)
+		bpf_map__set_autocreate(map, false);
+	bpf_object__load(obj);
+	libbpf_set_print(NULL);
+	current_log = NULL;
+	*objp = obj;
+	return log.text ? log.text : strdup("");
+}
+
+/*
+ * The section of a program, by name; libbpf lists no subprograms, which
+ * live in .text.
+ */
+static const char *section_of(struct bpf_object *obj, const char *prog)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		if (!strcmp(bpf_program__name(p), prog))
+			return bpf_program__section_name(p);
+	return ".text";
+}
+
+/* Finds what the log says of relocation index of section sec. */
+static bool libbpf_says(const char *log, struct bpf_object *obj,
+			const char *sec, uint32_t index, struct libbpf_relo *out)
+{
+	const char *line = log;
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		const char *at = strstr(line, "prog '");
+		char prog[64], rest[512];
+		int idx;
+
+		/* libbpf: prog 'NAME': relo #N: ... */
+		if (at && (!end || at < end) &&
+		    sscanf(at, "prog '%63[^']': relo #%d: %511[^\n]", prog,
+			   &idx, rest) == 3 && (uint32_t)idx == index) {
+			const char *s = section_of(obj, prog);
+			const char *arrow;
+
+			if (s && !strcmp(s, sec)) {
+				found = true;
+				if (strstr(rest, "substituting insn"))
+					out->poisoned = true;
+				else if (strstr(rest, "ambiguity") ||
+					 strstr(rest, "failed to"))
+					out->failed = true;
+				else if (strstr(rest, "patched insn") &&
+					 !strstr(rest, "mem_sz") &&
+					 (arrow = strstr(rest, "-> "))) {
+					out->patched = true;
+					out->value = strtoull(arrow + 3, NULL, 10);
+				}
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return found;
+}
+
+/*
+ * Every relocation of object against kernel: btfcanon's value equals
+ * libbpf's, poisoned where libbpf poisons. Returns how many agreed.
+ */
+static uint32_t agree(const char *object, const char *kernel,
+		      bool expect_failure)
+{
+	const char *kernels[] = { kernel };
+	struct bpf_object *bobj;
+	struct checked c;
+	char *log;
+	uint32_t i, n = 0, relos = 0;
+
+	log = libbpf_relocate(object, kernel, &bobj);
+	if (!strstr(log, "CO-RE relocations")) {
+		/* libbpf probes the kernel before relocating: it needs bpf() */
+		fprintf(stderr, "deps: libbpf did not get to relocation (no bpf() here?), skipped\n");
+		bpf_object__close(bobj);
+		free(log);
+		return 0;
+	}
+	check_object(object, kernels, 1, &c);
+	for (i = 0; i < c.report.nr_deps; i++) {
+		const struct bc_dep *d = &c.report.deps[i];
+		const struct bc_dep_cell *cell = &d->cells[0];
+		struct libbpf_relo lr;
+
+		if (d->class != BC_DEP_RELO)
+			continue;
+		relos++;
+		ck_assert_msg(libbpf_says(log, bobj, d->section, d->index, &lr),
+			      "%s on %s: libbpf says nothing of %s relo #%u",
+			      object, kernel, d->section, d->index);
+		if (cell->status == BC_DEP_AMBIGUOUS ||
+		    cell->status == BC_DEP_FAILED) {
+			ck_assert_msg(lr.failed, "%s on %s: %s #%u: btfcanon says %s, libbpf did not fail",
+				      object, kernel, d->section, d->index,
+				      bc_dep_status_name(cell->status));
+			n++;
+			break;	/* libbpf stops at the first failure */
+		}
+		if (cell->status == BC_DEP_POISONED) {
+			ck_assert_msg(lr.poisoned, "%s on %s: %s #%u: btfcanon poisons, libbpf patches %llu",
+				      object, kernel, d->section, d->index, lr.value);
+		} else {
+			ck_assert_msg(lr.patched && lr.value == cell->value,
+				      "%s on %s: %s #%u %s %s: btfcanon %llu, libbpf %s %llu",
+				      object, kernel, d->section, d->index, d->kind,
+				      d->name, (unsigned long long)cell->value,
+				      lr.poisoned ? "poisons" : lr.failed ? "fails" : "patches",
+				      lr.value);
+		}
+		n++;
+	}
+	ck_assert_msg(!expect_failure || n < relos || relos == 1,
+		      "%s on %s: expected a failure", object, kernel);
+	ck_assert_uint_gt(relos, 0);
+	checked_deinit(&c);
+	bpf_object__close(bobj);
+	free(log);
+	return n;
+}
+
+static const char *const debian_kernels[] = {
+	"/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64",
+	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
+	"/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64",
+	"/sys/kernel/btf/vmlinux",
+};
+
+START_TEST(test_libbpf_fixture_kernels)
+{
+	uint32_t n = 0;
+
+	build_fixtures();
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("a.btf"), false);
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("b.btf"), false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("a.btf"), false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("b.btf"), true);
+	fprintf(stderr, "deps: %u relocations agree with libbpf on the fixture kernels\n", n);
+}
+END_TEST
+
+START_TEST(test_libbpf_real_kernels)
+{
+	const char *kernel = debian_kernels[_i];
+	uint32_t n = 0;
+
+	if (access(kernel, R_OK)) {
+		fprintf(stderr, "deps: %s absent, skipped\n", kernel);
+		return;
+	}
+	build_fixtures();
+	n += agree(in_scratch("real.bpf.o"), kernel, false);
+	n += agree(in_scratch("fix.bpf.o"), kernel, false);
+	fprintf(stderr, "deps: %u relocations agree with libbpf on %s\n", n, kernel);
+}
+END_TEST
+
+/* ---- the command line ------------------------------------------------- */
+
+START_TEST(test_cli)
+{
+	const char *cli = getenv("BTFCANON");
+	struct blob out, err;
+	char *json;
+
+	build_fixtures();
+	/* something breaks on kernel B: 1 */
+	ck_assert_int_eq(sh("%s deps --json %s %s --kernel %s --kernel %s > %s 2> %s",
+			    cli, in_scratch("fix.bpf.o"), in_scratch("amb.bpf.o"),
+			    in_scratch("a.btf"), in_scratch("b.btf"),
+			    in_scratch("out.json"), in_scratch("err")), 1);
+	out = read_file(in_scratch("out.json"));
+	ck_assert_ptr_nonnull(out.data);
+	json = strndup(out.data, out.size);
+	/* JSON Lines: one document per object */
+	ck_assert_ptr_nonnull(strchr(json, '\n'));
+	ck_assert_ptr_nonnull(strchr(strchr(json, '\n') + 1, '\n'));
+	ck_assert_ptr_nonnull(strstr(json, "{\"object\":\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"relocations\":[{\"section\":\"fentry/dep_open\",\"index\":0,\"insn_off\":"));
+	ck_assert_ptr_nonnull(strstr(json, "\"hooks\":["));
+	ck_assert_ptr_nonnull(strstr(json, "\"helpers\":["));
+	ck_assert_ptr_nonnull(strstr(json, "\"externs\":["));
+	ck_assert_ptr_nonnull(strstr(json, "\"value\":null,\"status\":\"poisoned\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"value\":null,\"status\":\"ambiguous\""));
+	ck_assert_msg(strstr(json, in_scratch("b.btf")), "kernels keyed as given");
+	free(json);
+	blob_free(&out);
+	/* the same on kernel A alone: amb.bpf.o is fine, 0 */
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s", cli,
+			    in_scratch("amb.bpf.o"), in_scratch("kern_a.o"),
+			    in_scratch("out.txt")), 0);
+	out = read_file(in_scratch("out.txt"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "4 ok on every kernel"), "text: %s", json);
+	ck_assert_msg(!strstr(json, "\033["), "colour when not on a terminal");
+	free(json);
+	blob_free(&out);
+	/* the text matrix lists only what is not ok, unless --all */
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kernel %s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("kern_a.o"),
+			    in_scratch("kern_b.o"), in_scratch("out.txt")), 1);
+	out = read_file(in_scratch("out.txt"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "hook kprobe dep_clone") &&
+		      strstr(json, "transformed") &&
+		      !strstr(json, "byte_sz struct dep_task.comm"), "text: %s", json);
+	free(json);
+	blob_free(&out);
+	/* usage and bad input: 2, a message naming the file */
+	ck_assert_int_eq(sh("%s deps %s > /dev/null 2>&1", cli,
+			    in_scratch("fix.bpf.o")), 2);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s 2> %s", cli,
+			    in_scratch("kern_a.o"), in_scratch("a.btf"),
+			    in_scratch("out.txt"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	json = strndup(err.data, err.size);
+	ck_assert_msg(strstr(json, in_scratch("kern_a.o")) &&
+		      strstr(json, "not a BPF object"), "stderr: %s", json);
+	free(json);
+	blob_free(&err);
+	out = read_file(in_scratch("out.txt"));
+	ck_assert_msg(out.size == 0, "output on bad input");
+	blob_free(&out);
+}
+END_TEST
+
+/* ---- saved kernel files ------------------------------------------------ */
+
+/* The file's text with every occurrence of from replaced by to. */
+static char *replaced(const char *path, const char *from, const char *to)
+{
+	struct blob b = read_file(path);
+	char *text = strndup(b.data ? b.data : "", b.size), *out, *p, *q;
+	size_t n = 0, fl = strlen(from), tl = strlen(to);
+
+	for (p = text; (p = strstr(p, from)); p += fl)
+		n++;
+	out = malloc(strlen(text) + n * tl + 1);
+	ck_assert_ptr_nonnull(out);
+	for (p = text, q = out; *p;) {
+		if (!strncmp(p, from, fl)) {
+			memcpy(q, to, tl);
+			q += tl;
+			p += fl;
+		} else {
+			*q++ = *p++;
+		}
+	}
+	*q = '\0';
+	free(text);
+	blob_free(&b);
+	return out;
+}
+
+START_TEST(test_saved_kernel)
+{
+	const char *cli = getenv("BTFCANON");
+	struct blob one, two, err;
+	char *direct, *saved;
+
+	build_fixtures();
+	/* the same bytes twice: symbols, inlined names and BTF, sorted */
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("b1.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("b2.saved")), 0);
+	one = read_file(in_scratch("b1.saved"));
+	two = read_file(in_scratch("b2.saved"));
+	ck_assert_msg(one.size > 8 && blob_eq(&one, &two),
+		      "saved kernel files differ");
+	/* the report from the saved file is the report from the kernel */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("kern_b.o"),
+			    in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("b1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("b1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"status\":\"transformed\"") &&
+		      strstr(saved, "\"status\":\"fully-inlined\""),
+		      "saved file lost the function facts: %s", saved);
+	ck_assert_str_eq(direct, saved);
+	free(direct);
+	free(saved);
+	/* a file cut short: 2, a message naming it */
+	ck_assert_int_eq(sh("head -c %zu %s > %s", one.size - 3,
+			    in_scratch("b1.saved"), in_scratch("cut.saved")), 0);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > /dev/null 2> %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("cut.saved"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("cut.saved")) &&
+		      strstr(err.data, "corrupt"), "stderr: %.*s", (int)err.size,
+		      err.data ? (char *)err.data : "");
+	blob_free(&err);
+	blob_free(&one);
+	blob_free(&two);
+}
+END_TEST
+
+/* ---- bad objects ------------------------------------------------------ */
+
+struct captured {
+	char text[4096];
+};
+
+static void capture(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct captured *c = ctx;
+
+	(void)level;
+	snprintf(c->text, sizeof(c->text), "%s", msg);
+}
+
+/* The bytes of .BTF.ext's CO-RE part in an object image, or NULL. */
+static uint8_t *core_part(struct blob *file)
+{
+	const Elf64_Ehdr *eh = file->data;
+	const Elf64_Shdr *sh = (const void *)((char *)file->data + eh->e_shoff);
+	const char *names = (char *)file->data + sh[eh->e_shstrndx].sh_offset;
+	uint32_t i, hdr_len, off;
+
+	for (i = 0; i < eh->e_shnum; i++) {
+		uint8_t *ext = (uint8_t *)file->data + sh[i].sh_offset;
+
+		if (strcmp(names + sh[i].sh_name, ".BTF.ext"))
+			continue;
+		memcpy(&hdr_len, ext + 4, 4);
+		memcpy(&off, ext + 24, 4);
+		return ext + hdr_len + off;
+	}
+	return NULL;
+}
+
+static void assert_rejected(const struct blob *b, const char *phrase)
+{
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_bpf_object obj;
+
+	ck_assert_int_lt(bc_bpf_object_parse(b->data, b->size, "bad.o", &obj,
+					     &log), 0);
+	ck_assert_msg(strstr(cap.text, "bad.o") && strstr(cap.text, phrase),
+		      "message '%s' lacks the file or '%s'", cap.text, phrase);
+}
+
+START_TEST(test_bad_objects)
+{
+	struct blob good, b;
+	uint8_t *core;
+	uint32_t v;
+
+	build_fixtures();
+	good = read_file(in_scratch("fix.bpf.o"));
+	ck_assert_ptr_nonnull(good.data);
+
+	b = (struct blob){ .data = good.data, .size = 10 };
+	assert_rejected(&b, "not an ELF file");
+	b = (struct blob){ .data = good.data, .size = 4096 };
+	assert_rejected(&b, "outside the file");
+
+	b = (struct blob){ .data = malloc(good.size), .size = good.size };
+	memcpy(b.data, good.data, good.size);
+	((Elf64_Ehdr *)b.data)->e_machine = EM_X86_64;
+	assert_rejected(&b, "not a BPF object");
+	blob_free(&b);
+
+	/* a CO-RE record pointing past its section's instructions */
+	b = (struct blob){ .data = malloc(good.size), .size = good.size };
+	memcpy(b.data, good.data, good.size);
+	core = core_part(&b);
+	v = 0xfffff8;
+	memcpy(core + 4 + 8, &v, 4);
+	assert_rejected(&b, "instruction offset");
+	/* a type id the object's BTF does not have */
+	memcpy(b.data, good.data, good.size);
+	v = 0x7fffffff;
+	memcpy(core + 4 + 8 + 4, &v, 4);
+	assert_rejected(&b, "type id");
+	/* a record size too small */
+	memcpy(b.data, good.data, good.size);
+	v = 8;
+	memcpy(core, &v, 4);
+	assert_rejected(&b, "record size");
+	/* a section count that runs past the end */
+	memcpy(b.data, good.data, good.size);
+	v = 1000000;
+	memcpy(core + 4 + 4, &v, 4);
+	assert_rejected(&b, "do not fit");
+	blob_free(&b);
+	blob_free(&good);
+}
+END_TEST
+
+Suite *deps_suite(void)
+{
+	Suite *s = suite_create("deps");
+	TCase *tc;
+
+	tc = tcase_create("statuses");
+	tcase_add_test(tc, test_statuses);
+	tcase_add_test(tc, test_ambiguous_and_externs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("libbpf");
+	tcase_add_test(tc, test_libbpf_fixture_kernels);
+	tcase_add_loop_test(tc, test_libbpf_real_kernels, 0,
+			    sizeof(debian_kernels) / sizeof(debian_kernels[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_add_test(tc, test_cli);
+	tcase_add_test(tc, test_saved_kernel);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bad_objects");
+	tcase_add_test(tc, test_bad_objects);
+	suite_add_tcase(s, tc);
+	return s;
+}
