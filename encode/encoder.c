@@ -683,6 +683,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		enc.cand_ctx.syms = &enc.syms;
 		enc.cand_ctx.features = &enc.features;
 		elf_syms_call_abi(&enc.syms, &enc.cand_ctx.abi);
+		loc_sections_find(dwarf_getelf(h.dwarf), &enc.cand_ctx.locs);
 	}
 	if (err)
 		goto out;

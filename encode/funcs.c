@@ -55,6 +55,7 @@
 #include "elf_syms.h"
 #include "encoder.h"
 #include "funcs.h"
+#include "locs.h"
 
 #ifndef DW_OP_addrx
 #define DW_OP_addrx 0xa1
@@ -260,7 +261,8 @@ static void decode_ops(struct param_fact *p, const Dwarf_Op *expr, size_t len,
 		}
 }
 
-static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
+static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
+			    const struct loc_sections *secs)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t offset = 0;
@@ -270,10 +272,12 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
 
 	/*
 	 * The first register found is the one: stop there. Most parameters
-	 * name theirs in the first location, and libdw keeps every
-	 * expression it decoded until the end, so reading no further saves
-	 * memory as well as time.
+	 * name theirs as the first operation of the first location, which
+	 * locs.c reads from the section without libdw (libdw keeps every
+	 * expression it decoded until the end); the rest are decoded here.
 	 */
+	if (secs && loc_first_reg(secs, loc, &p->reg))
+		return;
 	while (p->reg == PARAM_NO_REG &&
 	       (offset = dwarf_getlocations(loc, offset, &base, &start, &end,
 					    &expr, &len)) > 0) {
@@ -369,7 +373,7 @@ static bool param_is_struct(Dwarf_Die *param)
 
 /* The location facts of param (its own DIE); type facts from decl. */
 static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
-			    Dwarf_Die *decl)
+			    Dwarf_Die *decl, const struct loc_sections *secs)
 {
 	Dwarf_Attribute loc;
 
@@ -380,7 +384,7 @@ static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
 	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
-		decode_location(p, &loc);
+		decode_location(p, &loc, secs);
 }
 
 /* Registers a parameter takes in pahole's count (see above). */
@@ -567,7 +571,8 @@ static bool signature_changed(Dwarf_Die *fn, Dwarf_Die *proto)
 }
 
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  bool clang, uint32_t *flags, uint64_t *addr)
+		  const struct loc_sections *secs, bool clang, uint32_t *flags,
+		  uint64_t *addr)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
@@ -609,7 +614,7 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
 				decl_die[nr] = child;
-				param_fact_read(&decl[nr], &child, &child);
+				param_fact_read(&decl[nr], &child, &child, secs);
 			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
@@ -646,7 +651,8 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			*flags |= CAND_REORDERED;
 		if (nr_own >= MAX_INSPECT_PARAMS)
 			break;
-		param_fact_read(&own[nr_own], &child, idx >= 0 ? &decl_die[idx] : &child);
+		param_fact_read(&own[nr_own], &child,
+				idx >= 0 ? &decl_die[idx] : &child, secs);
 		if (idx >= 0) {
 			decl[idx].has_loc |= own[nr_own].has_loc;
 			decl[idx].has_const |= own[nr_own].has_const;
@@ -667,7 +673,9 @@ out:
 }
 
 uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
-			const struct call_abi *abi, bool clang, uint32_t flags)
+			const struct call_abi *abi,
+			const struct loc_sections *secs, bool clang,
+			uint32_t flags)
 {
 	struct param_fact own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
@@ -699,7 +707,7 @@ uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
 			break;
 		idx = param_index(&child, params, nr);
 		param_fact_read(&own[nr_own++], &child,
-				idx >= 0 ? &decl_die[idx] : &child);
+				idx >= 0 ? &decl_die[idx] : &child, secs);
 	} while (!dwarf_siblingof(&child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
@@ -891,14 +899,16 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 		need->die = *fn;
 	need->proto = true;
 	clang = unit_is_clang(fn);
-	func_inspect(fn, &need->die, &ctx->abi, clang, &flags, &addr);
+	func_inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags,
+		     &addr);
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
 			   (flags & CAND_HAS_CODE) &&
 			   elf_syms_clone_at(ctx->syms, sym, addr);
 	if (need->true_proto) {
 		need->true_die = *fn;
-		need->drop = func_true_drop(fn, &need->die, &ctx->abi, clang, flags);
+		need->drop = func_true_drop(fn, &need->die, &ctx->abi,
+					    &ctx->locs, clang, flags);
 	}
 	c = cand_list_add(l, false, name);
 	if (!c)

@@ -407,7 +407,7 @@ static uint32_t inspect_flags(const char *so, const char *name)
 			if (!dwarf_attr(&die, DW_AT_abstract_origin, &mem) ||
 			    !dwarf_formref_die(&mem, &origin))
 				origin = die;
-			func_inspect(&die, &origin, &abi, false, &flags, &addr);
+			func_inspect(&die, &origin, &abi, NULL, false, &flags, &addr);
 			found = true;
 			break;
 		} while (!dwarf_siblingof(&die, &die));
