@@ -371,15 +371,19 @@ static bool param_is_struct(Dwarf_Die *param)
 	return false;
 }
 
-/* The location facts of param (its own DIE); type facts from decl. */
+/*
+ * The location facts of param (its own DIE); type facts from decl, whose
+ * size is decl_fact's when it was read already (else NULL).
+ */
 static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
-			    Dwarf_Die *decl, const struct loc_sections *secs)
+			    Dwarf_Die *decl, const struct param_fact *decl_fact,
+			    const struct loc_sections *secs)
 {
 	Dwarf_Attribute loc;
 
 	memset(p, 0, sizeof(*p));
 	p->reg = PARAM_NO_REG;
-	p->size = param_size(decl);
+	p->size = decl_fact ? decl_fact->size : param_size(decl);
 	p->decl = *decl;
 	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
@@ -570,13 +574,20 @@ static bool signature_changed(Dwarf_Die *fn, Dwarf_Die *proto)
 	       !dwarf_formudata(&mem, &cc) && cc == DW_CC_nocall;
 }
 
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  const struct loc_sections *secs, bool clang, uint32_t *flags,
-		  uint64_t *addr)
+/* A prototype's formal parameters, as func_inspect() found them. */
+struct proto_params {
+	Dwarf_Die dies[MAX_INSPECT_PARAMS];
+	unsigned int nr;		/* all of them: past MAX_INSPECT_PARAMS,
+					 * dies[] holds only the first */
+};
+
+static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		    const struct loc_sections *secs, bool clang, uint32_t *flags,
+		    uint64_t *addr, struct proto_params *pp)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
-	Dwarf_Die decl_die[MAX_INSPECT_PARAMS];
+	Dwarf_Die *decl_die = pp->dies;
 	unsigned int nr = 0, nr_own = 0;
 	bool uncertain = false, optimized = false, unexpected = false, ignored;
 	bool sig_changed, concrete = dwarf_dieoffset(proto) != dwarf_dieoffset(fn);
@@ -614,11 +625,12 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
 				decl_die[nr] = child;
-				param_fact_read(&decl[nr], &child, &child, secs);
+				param_fact_read(&decl[nr], &child, &child, NULL, secs);
 			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
 	}
+	pp->nr = nr;
 	if (uncertain)
 		*flags |= CAND_UNCERTAIN_LOC;
 	if (nr > MAX_INSPECT_PARAMS)
@@ -652,7 +664,8 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		if (nr_own >= MAX_INSPECT_PARAMS)
 			break;
 		param_fact_read(&own[nr_own], &child,
-				idx >= 0 ? &decl_die[idx] : &child, secs);
+				idx >= 0 ? &decl_die[idx] : &child,
+				idx >= 0 ? &decl[idx] : NULL, secs);
 		if (idx >= 0) {
 			decl[idx].has_loc |= own[nr_own].has_loc;
 			decl[idx].has_const |= own[nr_own].has_const;
@@ -670,6 +683,15 @@ out:
 		*flags |= CAND_OPTIMIZED_PARAM;
 	if (unexpected)
 		*flags |= CAND_UNEXPECTED_REG;
+}
+
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		  const struct loc_sections *secs, bool clang, uint32_t *flags,
+		  uint64_t *addr)
+{
+	struct proto_params pp;
+
+	inspect(fn, proto, abi, secs, clang, flags, addr, &pp);
 }
 
 uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
@@ -707,7 +729,7 @@ uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
 			break;
 		idx = param_index(&child, params, nr);
 		param_fact_read(&own[nr_own++], &child,
-				idx >= 0 ? &decl_die[idx] : &child, secs);
+				idx >= 0 ? &decl_die[idx] : &child, NULL, secs);
 	} while (!dwarf_siblingof(&child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
@@ -837,12 +859,24 @@ static Dwarf_Die *origin_of(Dwarf_Die *die, Dwarf_Die *mem)
 	return die;
 }
 
-/* Function decl tags: on the function (-1) and on parameter i (i). */
-static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn)
+/*
+ * Function decl tags: on the function (-1) and on parameter i (i). pp:
+ * the formal parameters of proto, when proto is where the tags are (its
+ * children are not walked again).
+ */
+static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn,
+			     Dwarf_Die *proto, struct proto_params *pp)
 {
 	Dwarf_Die mem, *src = origin_of(fn, &mem), child;
 	int err = collect_tags(l, c, src, -1), i = 0;
+	unsigned int k;
 
+	if (!err && pp->nr <= MAX_INSPECT_PARAMS &&
+	    dwarf_dieoffset(src) == dwarf_dieoffset(proto)) {
+		for (k = 0; !err && k < pp->nr; k++)
+			err = collect_tags(l, c, &pp->dies[k], k);
+		return err;
+	}
 	if (err || dwarf_child(src, &child))
 		return err;
 	do {
@@ -877,6 +911,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 			    struct cand_list *l, struct cand_need *need)
 {
 	const struct elf_func *sym;
+	struct proto_params pp;
 	Dwarf_Attribute mem;
 	const char *name;
 	struct cand *c;
@@ -899,8 +934,8 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 		need->die = *fn;
 	need->proto = true;
 	clang = unit_is_clang(fn);
-	func_inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags,
-		     &addr);
+	inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
+		&pp);
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
 			   (flags & CAND_HAS_CODE) &&
@@ -915,7 +950,8 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 		return -ENOMEM;
 	c->flags = flags;
 	c->addr = addr;
-	err = ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	err = ctx->features->decl_tags ?
+	      collect_func_tags(l, c, fn, &need->die, &pp) : 0;
 	return err ? err : 1;
 }
 
