@@ -74,6 +74,7 @@ void cand_list_init(struct cand_list *l, uint32_t chunk)
 {
 	memset(l, 0, sizeof(*l));
 	l->chunk = chunk;
+	loc_span_init(&l->loc_span);
 }
 
 void cand_list_deinit(struct cand_list *l)
@@ -262,7 +263,8 @@ static void decode_ops(struct param_fact *p, const Dwarf_Op *expr, size_t len,
 }
 
 static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
-			    const struct loc_sections *secs)
+			    const struct loc_sections *secs,
+			    struct loc_span *span)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t offset = 0;
@@ -276,7 +278,7 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
 	 * locs.c reads from the section without libdw (libdw keeps every
 	 * expression it decoded until the end); the rest are decoded here.
 	 */
-	if (secs && loc_first_reg(secs, loc, &p->reg))
+	if (secs && loc_first_reg(secs, loc, &p->reg, span))
 		return;
 	while (p->reg == PARAM_NO_REG &&
 	       (offset = dwarf_getlocations(loc, offset, &base, &start, &end,
@@ -377,7 +379,8 @@ static bool param_is_struct(Dwarf_Die *param)
  */
 static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
 			    Dwarf_Die *decl, const struct param_fact *decl_fact,
-			    const struct loc_sections *secs)
+			    const struct loc_sections *secs,
+			    struct loc_span *span)
 {
 	Dwarf_Attribute loc;
 
@@ -388,7 +391,7 @@ static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
 	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
-		decode_location(p, &loc, secs);
+		decode_location(p, &loc, secs, span);
 }
 
 /* Registers a parameter takes in pahole's count (see above). */
@@ -583,7 +586,8 @@ struct proto_params {
 
 static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		    const struct loc_sections *secs, bool clang, uint32_t *flags,
-		    uint64_t *addr, struct proto_params *pp)
+		    uint64_t *addr, struct proto_params *pp,
+		    struct loc_span *span)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
@@ -625,7 +629,8 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
 				decl_die[nr] = child;
-				param_fact_read(&decl[nr], &child, &child, NULL, secs);
+				param_fact_read(&decl[nr], &child, &child, NULL,
+						secs, span);
 			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
@@ -665,7 +670,7 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			break;
 		param_fact_read(&own[nr_own], &child,
 				idx >= 0 ? &decl_die[idx] : &child,
-				idx >= 0 ? &decl[idx] : NULL, secs);
+				idx >= 0 ? &decl[idx] : NULL, secs, span);
 		if (idx >= 0) {
 			decl[idx].has_loc |= own[nr_own].has_loc;
 			decl[idx].has_const |= own[nr_own].has_const;
@@ -691,7 +696,7 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 {
 	struct proto_params pp;
 
-	inspect(fn, proto, abi, secs, clang, flags, addr, &pp);
+	inspect(fn, proto, abi, secs, clang, flags, addr, &pp, NULL);
 }
 
 uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
@@ -729,7 +734,8 @@ uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
 			break;
 		idx = param_index(&child, params, nr);
 		param_fact_read(&own[nr_own++], &child,
-				idx >= 0 ? &decl_die[idx] : &child, NULL, secs);
+				idx >= 0 ? &decl_die[idx] : &child, NULL, secs,
+				NULL);
 	} while (!dwarf_siblingof(&child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
@@ -935,7 +941,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 	need->proto = true;
 	clang = unit_is_clang(fn);
 	inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
-		&pp);
+		&pp, &l->loc_span);
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
 			   (flags & CAND_HAS_CODE) &&

@@ -62,6 +62,7 @@ struct cand_list {
 	char *strs;
 	uint32_t strs_len, strs_cap;
 	uint32_t funcs_marked, vars_marked;	/* candidates with markers */
+	struct loc_span loc_span;	/* location lists its functions read */
 };
 
 void cand_list_init(struct cand_list *l, uint32_t chunk);

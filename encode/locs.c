@@ -30,6 +30,7 @@
  */
 #include <dwarf.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "locs.h"
@@ -43,6 +44,12 @@
 #ifndef DW_FORM_sec_offset
 #define DW_FORM_sec_offset 0x17
 #endif
+
+void loc_span_init(struct loc_span *span)
+{
+	span->lo = SIZE_MAX;
+	span->hi = 0;
+}
 
 void loc_sections_find(Elf *elf, struct loc_sections *s)
 {
@@ -196,7 +203,7 @@ static bool loc_first_op(const unsigned char *p, const unsigned char *end,
 }
 
 bool loc_first_reg(const struct loc_sections *s, Dwarf_Attribute *attr,
-		   int *reg)
+		   int *reg, struct loc_span *span)
 {
 	Dwarf_Half version;
 	uint8_t unit_type, addr_size;
@@ -222,8 +229,13 @@ bool loc_first_reg(const struct loc_sections *s, Dwarf_Attribute *attr,
 		    dwarf_formudata(attr, &off))
 			return false;
 		if (version >= 5) {
-			if (!s->loclists || off >= s->loclists_len ||
-			    !loclists_first_op(s->loclists + off,
+			if (!s->loclists || off >= s->loclists_len)
+				return false;
+			if (span && off < span->lo)
+				span->lo = off;
+			if (span && off >= span->hi)
+				span->hi = off + 1;
+			if (!loclists_first_op(s->loclists + off,
 					       s->loclists + s->loclists_len,
 					       addr_size, &op))
 				return false;

@@ -23,6 +23,16 @@ struct loc_sections {
 };
 
 /*
+ * The part of .debug_loclists whose lists were read (offsets lo..hi-1 hold
+ * the start of each), for giving its pages back: lo > hi when none was.
+ */
+struct loc_span {
+	size_t lo, hi;
+};
+
+void loc_span_init(struct loc_span *span);
+
+/*
  * Finds elf's location list sections (none when compressed or absent).
  * libelf is not thread-safe: call it before the workers run, after the
  * Dwarf handle over elf was opened (libdw decompresses and libdwfl
@@ -38,8 +48,10 @@ void loc_sections_find(Elf *elf, struct loc_sections *s);
  * entries) or .debug_loc (DWARF 4). False in every other case, which
  * the caller asks libdw about: other operations, an empty list, entries
  * that need .debug_addr, DW_FORM_loclistx, split units, bad offsets.
+ * A list in .debug_loclists is added to *span (unless span is NULL),
+ * whichever the answer: libdw reads the same list.
  */
 bool loc_first_reg(const struct loc_sections *s, Dwarf_Attribute *attr,
-		   int *reg);
+		   int *reg, struct loc_span *span);
 
 #endif

@@ -461,15 +461,17 @@ static const char *build_optimized_so(int i)
  * shared object so: wherever loc_first_reg() names a register, libdw's
  * first expression of the location starts with that DW_OP_regN; and
  * every subprogram gets the same flags and true-signature drops from
- * func_inspect() with the shortcut and without it. Returns how many
+ * func_inspect() with the shortcut and without it; the lists it read lie
+ * in the span it kept. Returns how many
  * parameters the shortcut answered.
  */
-static unsigned int check_first_regs(const char *so)
+static unsigned int check_first_regs(const char *so, bool *spanned)
 {
 	static const uint8_t x86_64[] = { 5, 4, 1, 2, 8, 9 };
 	const struct call_abi abi = { .regs = x86_64, .nr_regs = 6 };
 	const uint32_t all = CAND_REORDERED | CAND_SIG_CHANGED;
 	struct loc_sections secs;
+	struct loc_span span;
 	Dwarf_CU *cu = NULL, *next;
 	unsigned int answered = 0;
 	Dwarf_Die cu_die, die;
@@ -480,6 +482,7 @@ static unsigned int check_first_regs(const char *so)
 	dwarf = dwarf_begin(fd, DWARF_C_READ);
 	ck_assert_ptr_nonnull(dwarf);
 	loc_sections_find(dwarf_getelf(dwarf), &secs);
+	loc_span_init(&span);
 	while (!dwarf_get_units(dwarf, cu, &next, NULL, NULL, &cu_die, NULL)) {
 		Dwarf_Attribute mem;
 		const char *producer;
@@ -508,7 +511,7 @@ static unsigned int check_first_regs(const char *so)
 
 				if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
 				    !dwarf_attr(&child, DW_AT_location, &mem) ||
-				    !loc_first_reg(&secs, &mem, &reg))
+				    !loc_first_reg(&secs, &mem, &reg, &span))
 					continue;
 				ck_assert_int_gt(dwarf_getlocations(&mem, 0, &base, &start,
 								    &end, &expr, &len), 0);
@@ -532,6 +535,12 @@ static unsigned int check_first_regs(const char *so)
 	}
 	dwarf_end(dwarf);
 	close(fd);
+	/* the lists read from .debug_loclists are within the span kept */
+	*spanned = span.lo < span.hi;
+	if (*spanned)
+		ck_assert_msg(secs.loclists && span.hi <= secs.loclists_len,
+			      "%s: span %zu-%zu of %zu", so, span.lo, span.hi,
+			      secs.loclists_len);
 	return answered;
 }
 
@@ -543,12 +552,13 @@ static unsigned int check_first_regs(const char *so)
 START_TEST(first_reg)
 {
 	const char *cc = variants[_i].cc, *opt = variants[_i].opt;
-	unsigned int answered = check_first_regs(build_optimized_so(_i));
-	bool gcc_opt = !strcmp(cc, "gcc") && strcmp(opt, "-O0");
+	bool spanned, gcc_opt = !strcmp(cc, "gcc") && strcmp(opt, "-O0");
+	unsigned int answered = check_first_regs(build_optimized_so(_i), &spanned);
 	char so[160], cmd[512];
 
 	if (gcc_opt)
-		ck_assert_msg(answered > 0, "%s %s: no first register read", cc, opt);
+		ck_assert_msg(answered > 0 && spanned,
+			      "%s %s: no first register read from .debug_loclists", cc, opt);
 	if (strcmp(cc, "gcc") || strcmp(opt, "-O2"))
 		return;
 	snprintf(so, sizeof(so), "%s/optimized-dwarf4.so", tmpdir);
@@ -556,7 +566,8 @@ START_TEST(first_reg)
 		 "gcc -g -gdwarf-4 -O2 -fPIC -shared -nostdlib -w -o %s " FIXTURES "/optimized.c",
 		 so);
 	ck_assert_msg(!system(cmd), "cannot build %s", so);
-	ck_assert_msg(check_first_regs(so) > 0, "DWARF 4: no first register read");
+	ck_assert_msg(check_first_regs(so, &spanned) > 0, "DWARF 4: no first register read");
+	ck_assert_msg(!spanned, "DWARF 4: a span in .debug_loclists");
 }
 END_TEST
 
