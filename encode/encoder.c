@@ -232,6 +232,31 @@ static void drop_range(const struct dwarf_handle *h, size_t lo, size_t hi)
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/*
+ * The same for the location lists a chunk's functions read (span, in
+ * .debug_loclists), when the section lies in our mapping: chunks are
+ * consecutive units, and their lists follow in the same order.
+ */
+static void drop_loc_span(const struct dwarf_handle *h,
+			  const struct loc_sections *secs,
+			  const struct loc_span *span)
+{
+	uintptr_t page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)secs->loclists + span->lo,
+		  b = (uintptr_t)secs->loclists + span->hi;
+
+	if (!h->map || !secs->loclists || span->lo >= span->hi ||
+	    span->hi > secs->loclists_len ||
+	    secs->loclists < (const unsigned char *)h->map ||
+	    secs->loclists + secs->loclists_len >
+	    (const unsigned char *)h->map + h->map_size)
+		return;
+	a = (a + page - 1) & ~(page - 1);
+	b &= ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* A unit's offset with this bit set lives in .debug_types (DWARF 4). */
 #define UNIT_IN_TYPES (1ULL << 63)
 
@@ -462,6 +487,8 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		drop_range(enc->h, enc->cu_offs[first],
 			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
 			   enc->cu_offs[end] - 64 : enc->h->info_size);
+	if (enc->want_cands)
+		drop_loc_span(enc->h, &enc->cand_ctx.locs, &enc->cands[k].loc_span);
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
 	enc->results[k] = btf;
@@ -683,6 +710,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		enc.cand_ctx.syms = &enc.syms;
 		enc.cand_ctx.features = &enc.features;
 		elf_syms_call_abi(&enc.syms, &enc.cand_ctx.abi);
+		loc_sections_find(dwarf_getelf(h.dwarf), &enc.cand_ctx.locs);
 	}
 	if (err)
 		goto out;

@@ -55,6 +55,7 @@
 #include "elf_syms.h"
 #include "encoder.h"
 #include "funcs.h"
+#include "locs.h"
 
 #ifndef DW_OP_addrx
 #define DW_OP_addrx 0xa1
@@ -73,6 +74,7 @@ void cand_list_init(struct cand_list *l, uint32_t chunk)
 {
 	memset(l, 0, sizeof(*l));
 	l->chunk = chunk;
+	loc_span_init(&l->loc_span);
 }
 
 void cand_list_deinit(struct cand_list *l)
@@ -260,7 +262,9 @@ static void decode_ops(struct param_fact *p, const Dwarf_Op *expr, size_t len,
 		}
 }
 
-static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
+static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
+			    const struct loc_sections *secs,
+			    struct loc_span *span)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t offset = 0;
@@ -270,10 +274,12 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc)
 
 	/*
 	 * The first register found is the one: stop there. Most parameters
-	 * name theirs in the first location, and libdw keeps every
-	 * expression it decoded until the end, so reading no further saves
-	 * memory as well as time.
+	 * name theirs as the first operation of the first location, which
+	 * locs.c reads from the section without libdw (libdw keeps every
+	 * expression it decoded until the end); the rest are decoded here.
 	 */
+	if (secs && loc_first_reg(secs, loc, &p->reg, span))
+		return;
 	while (p->reg == PARAM_NO_REG &&
 	       (offset = dwarf_getlocations(loc, offset, &base, &start, &end,
 					    &expr, &len)) > 0) {
@@ -367,20 +373,25 @@ static bool param_is_struct(Dwarf_Die *param)
 	return false;
 }
 
-/* The location facts of param (its own DIE); type facts from decl. */
+/*
+ * The location facts of param (its own DIE); type facts from decl, whose
+ * size is decl_fact's when it was read already (else NULL).
+ */
 static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
-			    Dwarf_Die *decl)
+			    Dwarf_Die *decl, const struct param_fact *decl_fact,
+			    const struct loc_sections *secs,
+			    struct loc_span *span)
 {
 	Dwarf_Attribute loc;
 
 	memset(p, 0, sizeof(*p));
 	p->reg = PARAM_NO_REG;
-	p->size = param_size(decl);
+	p->size = decl_fact ? decl_fact->size : param_size(decl);
 	p->decl = *decl;
 	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
-		decode_location(p, &loc);
+		decode_location(p, &loc, secs, span);
 }
 
 /* Registers a parameter takes in pahole's count (see above). */
@@ -566,12 +577,21 @@ static bool signature_changed(Dwarf_Die *fn, Dwarf_Die *proto)
 	       !dwarf_formudata(&mem, &cc) && cc == DW_CC_nocall;
 }
 
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  bool clang, uint32_t *flags, uint64_t *addr)
+/* A prototype's formal parameters, as func_inspect() found them. */
+struct proto_params {
+	Dwarf_Die dies[MAX_INSPECT_PARAMS];
+	unsigned int nr;		/* all of them: past MAX_INSPECT_PARAMS,
+					 * dies[] holds only the first */
+};
+
+static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		    const struct loc_sections *secs, bool clang, uint32_t *flags,
+		    uint64_t *addr, struct proto_params *pp,
+		    struct loc_span *span)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
-	Dwarf_Die decl_die[MAX_INSPECT_PARAMS];
+	Dwarf_Die *decl_die = pp->dies;
 	unsigned int nr = 0, nr_own = 0;
 	bool uncertain = false, optimized = false, unexpected = false, ignored;
 	bool sig_changed, concrete = dwarf_dieoffset(proto) != dwarf_dieoffset(fn);
@@ -609,11 +629,13 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
 				decl_die[nr] = child;
-				param_fact_read(&decl[nr], &child, &child);
+				param_fact_read(&decl[nr], &child, &child, NULL,
+						secs, span);
 			}
 			nr++;
 		} while (!dwarf_siblingof(&child, &child));
 	}
+	pp->nr = nr;
 	if (uncertain)
 		*flags |= CAND_UNCERTAIN_LOC;
 	if (nr > MAX_INSPECT_PARAMS)
@@ -646,7 +668,9 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			*flags |= CAND_REORDERED;
 		if (nr_own >= MAX_INSPECT_PARAMS)
 			break;
-		param_fact_read(&own[nr_own], &child, idx >= 0 ? &decl_die[idx] : &child);
+		param_fact_read(&own[nr_own], &child,
+				idx >= 0 ? &decl_die[idx] : &child,
+				idx >= 0 ? &decl[idx] : NULL, secs, span);
 		if (idx >= 0) {
 			decl[idx].has_loc |= own[nr_own].has_loc;
 			decl[idx].has_const |= own[nr_own].has_const;
@@ -666,8 +690,19 @@ out:
 		*flags |= CAND_UNEXPECTED_REG;
 }
 
+void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+		  const struct loc_sections *secs, bool clang, uint32_t *flags,
+		  uint64_t *addr)
+{
+	struct proto_params pp;
+
+	inspect(fn, proto, abi, secs, clang, flags, addr, &pp, NULL);
+}
+
 uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
-			const struct call_abi *abi, bool clang, uint32_t flags)
+			const struct call_abi *abi,
+			const struct loc_sections *secs, bool clang,
+			uint32_t flags)
 {
 	struct param_fact own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
@@ -699,7 +734,8 @@ uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
 			break;
 		idx = param_index(&child, params, nr);
 		param_fact_read(&own[nr_own++], &child,
-				idx >= 0 ? &decl_die[idx] : &child);
+				idx >= 0 ? &decl_die[idx] : &child, NULL, secs,
+				NULL);
 	} while (!dwarf_siblingof(&child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
@@ -829,12 +865,24 @@ static Dwarf_Die *origin_of(Dwarf_Die *die, Dwarf_Die *mem)
 	return die;
 }
 
-/* Function decl tags: on the function (-1) and on parameter i (i). */
-static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn)
+/*
+ * Function decl tags: on the function (-1) and on parameter i (i). pp:
+ * the formal parameters of proto, when proto is where the tags are (its
+ * children are not walked again).
+ */
+static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn,
+			     Dwarf_Die *proto, struct proto_params *pp)
 {
 	Dwarf_Die mem, *src = origin_of(fn, &mem), child;
 	int err = collect_tags(l, c, src, -1), i = 0;
+	unsigned int k;
 
+	if (!err && pp->nr <= MAX_INSPECT_PARAMS &&
+	    dwarf_dieoffset(src) == dwarf_dieoffset(proto)) {
+		for (k = 0; !err && k < pp->nr; k++)
+			err = collect_tags(l, c, &pp->dies[k], k);
+		return err;
+	}
 	if (err || dwarf_child(src, &child))
 		return err;
 	do {
@@ -869,6 +917,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 			    struct cand_list *l, struct cand_need *need)
 {
 	const struct elf_func *sym;
+	struct proto_params pp;
 	Dwarf_Attribute mem;
 	const char *name;
 	struct cand *c;
@@ -891,21 +940,24 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 		need->die = *fn;
 	need->proto = true;
 	clang = unit_is_clang(fn);
-	func_inspect(fn, &need->die, &ctx->abi, clang, &flags, &addr);
+	inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
+		&pp, &l->loc_span);
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
 			   (flags & CAND_HAS_CODE) &&
 			   elf_syms_clone_at(ctx->syms, sym, addr);
 	if (need->true_proto) {
 		need->true_die = *fn;
-		need->drop = func_true_drop(fn, &need->die, &ctx->abi, clang, flags);
+		need->drop = func_true_drop(fn, &need->die, &ctx->abi,
+					    &ctx->locs, clang, flags);
 	}
 	c = cand_list_add(l, false, name);
 	if (!c)
 		return -ENOMEM;
 	c->flags = flags;
 	c->addr = addr;
-	err = ctx->features->decl_tags ? collect_func_tags(l, c, fn) : 0;
+	err = ctx->features->decl_tags ?
+	      collect_func_tags(l, c, fn, &need->die, &pp) : 0;
 	return err ? err : 1;
 }
 

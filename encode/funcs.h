@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "elf_syms.h"
+#include "locs.h"
 
 struct btf;
 struct encode_features;
@@ -61,6 +62,7 @@ struct cand_list {
 	char *strs;
 	uint32_t strs_len, strs_cap;
 	uint32_t funcs_marked, vars_marked;	/* candidates with markers */
+	struct loc_span loc_span;	/* location lists its functions read */
 };
 
 void cand_list_init(struct cand_list *l, uint32_t chunk);
@@ -105,9 +107,12 @@ bool cand_marker_parse(const char *name, uint32_t *chunk,
  * are where the calling convention abi puts them at entry, optimized out
  * or reordered, as pahole judges them (funcs.c). Sets *flags (enum
  * cand_flag) and *addr. Never fails: what cannot be read is not flagged.
+ * secs: the file's location list sections, for reading first registers
+ * without libdw (locs.h); NULL: libdw reads every location.
  */
 void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		  bool clang, uint32_t *flags, uint64_t *addr);
+		  const struct loc_sections *secs, bool clang, uint32_t *flags,
+		  uint64_t *addr);
 
 /*
  * Which of fn's own formal parameters (bit i: the i-th) its true
@@ -116,7 +121,9 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
  * changed the signature, those optimized out.
  */
 uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
-			const struct call_abi *abi, bool clang, uint32_t flags);
+			const struct call_abi *abi,
+			const struct loc_sections *secs, bool clang,
+			uint32_t flags);
 
 /*
  * The address of a variable DIE with a static location (DW_OP_addr or
@@ -131,6 +138,7 @@ struct cand_ctx {
 	const struct elf_syms *syms;
 	const struct encode_features *features;
 	struct call_abi abi;		/* elf_syms_call_abi() */
+	struct loc_sections locs;	/* loc_sections_find() */
 };
 
 /* The type a new candidate needs encoded into the chunk BTF. */

@@ -40,6 +40,7 @@
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../encode/funcs.h"
+#include "../encode/locs.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -407,7 +408,7 @@ static uint32_t inspect_flags(const char *so, const char *name)
 			if (!dwarf_attr(&die, DW_AT_abstract_origin, &mem) ||
 			    !dwarf_formref_die(&mem, &origin))
 				origin = die;
-			func_inspect(&die, &origin, &abi, false, &flags, &addr);
+			func_inspect(&die, &origin, &abi, NULL, false, &flags, &addr);
 			found = true;
 			break;
 		} while (!dwarf_siblingof(&die, &die));
@@ -454,6 +455,121 @@ static const char *build_optimized_so(int i)
 	ck_assert_msg(!system(cmd), "cannot build %s", so);
 	return so;
 }
+
+/*
+ * locs.c's shortcut against libdw, over every formal parameter of the
+ * shared object so: wherever loc_first_reg() names a register, libdw's
+ * first expression of the location starts with that DW_OP_regN; and
+ * every subprogram gets the same flags and true-signature drops from
+ * func_inspect() with the shortcut and without it; the lists it read lie
+ * in the span it kept. Returns how many
+ * parameters the shortcut answered.
+ */
+static unsigned int check_first_regs(const char *so, bool *spanned)
+{
+	static const uint8_t x86_64[] = { 5, 4, 1, 2, 8, 9 };
+	const struct call_abi abi = { .regs = x86_64, .nr_regs = 6 };
+	const uint32_t all = CAND_REORDERED | CAND_SIG_CHANGED;
+	struct loc_sections secs;
+	struct loc_span span;
+	Dwarf_CU *cu = NULL, *next;
+	unsigned int answered = 0;
+	Dwarf_Die cu_die, die;
+	Dwarf *dwarf;
+	int fd = open(so, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	dwarf = dwarf_begin(fd, DWARF_C_READ);
+	ck_assert_ptr_nonnull(dwarf);
+	loc_sections_find(dwarf_getelf(dwarf), &secs);
+	loc_span_init(&span);
+	while (!dwarf_get_units(dwarf, cu, &next, NULL, NULL, &cu_die, NULL)) {
+		Dwarf_Attribute mem;
+		const char *producer;
+		bool clang;
+
+		cu = next;
+		producer = dwarf_attr(&cu_die, DW_AT_producer, &mem) ?
+			   dwarf_formstring(&mem) : NULL;
+		clang = producer && strstr(producer, "clang");
+		if (dwarf_child(&cu_die, &die))
+			continue;
+		do {
+			const char *name = dwarf_diename(&die);
+			uint32_t fast, slow;
+			Dwarf_Die child, origin;
+			uint64_t addr;
+
+			if (dwarf_tag(&die) != DW_TAG_subprogram ||
+			    dwarf_child(&die, &child))
+				continue;
+			do {
+				Dwarf_Addr base, start, end;
+				Dwarf_Op *expr;
+				size_t len;
+				int reg;
+
+				if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
+				    !dwarf_attr(&child, DW_AT_location, &mem) ||
+				    !loc_first_reg(&secs, &mem, &reg, &span))
+					continue;
+				ck_assert_int_gt(dwarf_getlocations(&mem, 0, &base, &start,
+								    &end, &expr, &len), 0);
+				ck_assert_uint_gt(len, 0);
+				ck_assert_msg(expr[0].atom == DW_OP_reg0 + (unsigned int)reg,
+					      "%s: %s: register %d, libdw's op 0x%x", so,
+					      name, reg, expr[0].atom);
+				answered++;
+			} while (!dwarf_siblingof(&child, &child));
+			if (!dwarf_attr(&die, DW_AT_abstract_origin, &mem) ||
+			    !dwarf_formref_die(&mem, &origin))
+				origin = die;
+			func_inspect(&die, &origin, &abi, &secs, clang, &fast, &addr);
+			func_inspect(&die, &origin, &abi, NULL, clang, &slow, &addr);
+			ck_assert_msg(fast == slow, "%s: %s: flags 0x%x with the shortcut, 0x%x without",
+				      so, name, fast, slow);
+			ck_assert_msg(func_true_drop(&die, &origin, &abi, &secs, clang, all) ==
+				      func_true_drop(&die, &origin, &abi, NULL, clang, all),
+				      "%s: %s: true-signature drops differ", so, name);
+		} while (!dwarf_siblingof(&die, &die));
+	}
+	dwarf_end(dwarf);
+	close(fd);
+	/* the lists read from .debug_loclists are within the span kept */
+	*spanned = span.lo < span.hi;
+	if (*spanned)
+		ck_assert_msg(secs.loclists && span.hi <= secs.loclists_len,
+			      "%s: span %zu-%zu of %zu", so, span.lo, span.hi,
+			      secs.loclists_len);
+	return answered;
+}
+
+/*
+ * First registers read without libdw (locs.c) agree with libdw, in
+ * DWARF 5 (.debug_loclists) for every variant and in DWARF 4
+ * (.debug_loc) for gcc -O2; under gcc -O1/-O2 the shortcut answers.
+ */
+START_TEST(first_reg)
+{
+	const char *cc = variants[_i].cc, *opt = variants[_i].opt;
+	bool spanned, gcc_opt = !strcmp(cc, "gcc") && strcmp(opt, "-O0");
+	unsigned int answered = check_first_regs(build_optimized_so(_i), &spanned);
+	char so[160], cmd[512];
+
+	if (gcc_opt)
+		ck_assert_msg(answered > 0 && spanned,
+			      "%s %s: no first register read from .debug_loclists", cc, opt);
+	if (strcmp(cc, "gcc") || strcmp(opt, "-O2"))
+		return;
+	snprintf(so, sizeof(so), "%s/optimized-dwarf4.so", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -g -gdwarf-4 -O2 -fPIC -shared -nostdlib -w -o %s " FIXTURES "/optimized.c",
+		 so);
+	ck_assert_msg(!system(cmd), "cannot build %s", so);
+	ck_assert_msg(check_first_regs(so, &spanned) > 0, "DWARF 4: no first register read");
+	ck_assert_msg(!spanned, "DWARF 4: a span in .debug_loclists");
+}
+END_TEST
 
 /*
  * true_signature (pahole's feature): the code at a clone's address gets a
@@ -708,6 +824,7 @@ Suite *funcs_suite(void)
 		{ "reordered", reordered },
 		{ "uncertain", uncertain },
 		{ "true_sig", true_sig },
+		{ "first_reg", first_reg },
 		{ "plus_uconst", plus_uconst },
 		{ "abi", abi },
 		{ "percpu", percpu },
