@@ -18,6 +18,9 @@
 
 /* kfunc flags in .BTF_ids set8 pairs (the kernel's include/linux/btf.h) */
 #define ELF_KF_FASTCALL (1u << 12)
+#define ELF_KF_ARENA_RET (1u << 13)
+#define ELF_KF_ARENA_ARG1 (1u << 14)
+#define ELF_KF_ARENA_ARG2 (1u << 15)
 
 /*
  * One function name: every STT_FUNC symbol whose name is name or starts

@@ -33,6 +33,11 @@ struct encode_features {
 	bool vars;		/* per-CPU VARs and their DATASEC [var] */
 	bool global_vars;	/* VARs for every global variable [global_var] */
 	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
+	/*
+	 * [attributes] with kfunc_tags: an arena kfunc's flagged pointers
+	 * point to TYPE_TAG "address_space(1)" with kflag 1 (select.c)
+	 */
+	bool attributes;
 	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
 	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
 	bool layout;		/* the kind layout section, base BTF only [layout] */

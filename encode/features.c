@@ -13,13 +13,13 @@
  * is what btfcanon always does. The names of pahole 1.28 to 1.31 that the
  * kernel's scripts pass are known so that their command lines run:
  * distilled_base (split BTF with a .BTF.base: the writer distills, see
- * canon/distill.c; as in pahole, for ELF output only), attributes (DECL_TAG and
- * TYPE_TAG with kflag 1: pahole writes one, TYPE_TAG "address_space(1)",
- * on the pointers of kfuncs flagged KF_ARENA_RET/ARG1/ARG2), layout (the
- * kind layout section) and true_signature (a clone's real signature).
- * Those without a field here have no effect yet. (attributes changes
- * nothing before the kernel had KF_ARENA flags: pahole's own 6.12.117
- * BTF with it has no kflag tag.)
+ * canon/distill.c; as in pahole, for ELF output only), attributes (with
+ * decl_tag_kfuncs: the pointers of kfuncs flagged KF_ARENA_RET/ARG1/ARG2
+ * in .BTF_ids point to a TYPE_TAG "address_space(1)" with kflag 1, in a
+ * prototype of the kfunc's own; see select.c), layout (the kind layout
+ * section) and true_signature (a clone's real signature). (attributes
+ * changes nothing before the kernel had KF_ARENA flags: pahole's own
+ * 6.12.117 BTF with it has no kflag tag.)
  */
 struct feature {
 	const char *name;
@@ -43,7 +43,7 @@ static const struct feature features[] = {
 	{ "reproducible_build", NO_FIELD, false },
 	{ "global_var", FIELD(global_vars), false },
 	{ "distilled_base", FIELD(distilled_base), false },
-	{ "attributes", NO_FIELD, false },
+	{ "attributes", FIELD(attributes), false },
 	{ "true_signature", FIELD(true_signature), false },
 	{ "layout", FIELD(layout), false },
 };

@@ -32,7 +32,8 @@
  * optimized skip (the strong one of a weak/strong pair), else of the first
  * at that address, else of the first. Its DECL_TAGs are that definition's
  * btf_decl_tag annotations, then "bpf_kfunc" (and "bpf_fastcall") for
- * kfuncs.
+ * kfuncs. With attributes, a kfunc flagged for arena pointers gets a
+ * prototype of its own with them tagged (arena_proto()).
  *
  * With true_signature (pahole's feature) a function whose code sits at a
  * clone's address (foo.isra.0) gets, unless a parameter is in an
@@ -568,9 +569,115 @@ static int emit_tags(struct selection *s, const struct cand_ref *r, int id)
 	return 0;
 }
 
+/*
+ * [attributes] An arena kfunc's pointers into the arena: the kernel flags a
+ * kfunc KF_ARENA_RET, KF_ARENA_ARG1 or KF_ARENA_ARG2 in its .BTF_ids set8
+ * pair, and pahole (1.30 on, with decl_tag_kfuncs) then gives the function
+ * its own FUNC_PROTO in which the return type, first or second parameter
+ * PTR -> T becomes PTR -> TYPE_TAG "address_space(1)" (kflag 1, an
+ * attribute) -> T. What is flagged must be a PTR itself (not a typedef or
+ * a qualifier of one), and the parameter must exist; else pahole fails the
+ * encode, and so does this (-EINVAL, the function named). Invariant: the
+ * other parts of the prototype are the original's ids; the original stays
+ * for whoever else uses it. Cost: three types per tagged pointer and one
+ * prototype per arena kfunc; canon's rebuild merges the copies.
+ */
+#define ARENA_ATTR "address_space(1)"
+
+static const struct {
+	uint32_t flag;
+	int param;		/* -1: the return type */
+	const char *what;
+} arena_flags[] = {
+	{ ELF_KF_ARENA_RET, -1, "return type" },
+	{ ELF_KF_ARENA_ARG1, 0, "first parameter" },
+	{ ELF_KF_ARENA_ARG2, 1, "second parameter" },
+};
+#define NR_ARENA_FLAGS (sizeof(arena_flags) / sizeof(arena_flags[0]))
+
+/* PTR -> TYPE_TAG(kflag) ARENA_ATTR -> what ptr_id points to; its id. */
+static int arena_ptr(struct btf *btf, uint32_t ptr_id)
+{
+	const struct btf_type *ptr = btf__type_by_id(btf, ptr_id);
+	struct btf_type *tag;
+	int id;
+
+	if (!ptr || !btf_is_ptr(ptr))
+		return -EINVAL;
+	id = btf__add_type_tag(btf, ARENA_ATTR, ptr->type);
+	if (id < 0)
+		return id;
+	/* libbpf before 1.6 has no btf__add_type_attr: set the flag here */
+	tag = (struct btf_type *)btf__type_by_id(btf, id);
+	tag->info |= 1u << 31;
+	return btf__add_ptr(btf, id);
+}
+
+/*
+ * The prototype of kfunc name (flags) with its arena pointers tagged: a
+ * new FUNC_PROTO's id, proto itself when no flag asks, or a negative errno
+ * after a message.
+ */
+static int arena_proto(struct selection *s, const char *name, uint32_t flags,
+		       uint32_t proto)
+{
+	const struct btf_type *t = btf__type_by_id(s->merged, proto);
+	uint32_t ret = t->type, vlen = btf_vlen(t), i, *types;
+	int err = 0, id = 0;
+	char **names;
+
+	if (!(flags & (ELF_KF_ARENA_RET | ELF_KF_ARENA_ARG1 | ELF_KF_ARENA_ARG2)))
+		return proto;
+	types = calloc(vlen + 1, sizeof(*types));
+	names = calloc(vlen + 1, sizeof(*names));
+	if (!types || !names)
+		err = -ENOMEM;
+	/* copied: adding strings may move merged's string data */
+	for (i = 0; i < vlen && !err; i++) {
+		const struct btf_param *p = btf_params(t) + i;
+
+		types[i] = p->type;
+		names[i] = strdup(btf__name_by_offset(s->merged, p->name_off));
+		if (!names[i])
+			err = -ENOMEM;
+	}
+	for (i = 0; i < NR_ARENA_FLAGS && !err; i++) {
+		uint32_t *slot = arena_flags[i].param < 0 ? &ret :
+				 &types[arena_flags[i].param];
+
+		if (!(flags & arena_flags[i].flag))
+			continue;
+		if (arena_flags[i].param >= (int)vlen) {
+			err = bc_log_error(s->log, -EINVAL,
+					   "kfunc %s is flagged for its arena %s, which it does not have",
+					   name, arena_flags[i].what);
+			break;
+		}
+		id = arena_ptr(s->merged, *slot);
+		if (id == -EINVAL)
+			err = bc_log_error(s->log, id,
+					   "kfunc %s is flagged for its arena %s, which is not a pointer",
+					   name, arena_flags[i].what);
+		else if (id < 0)
+			err = id;
+		else
+			*slot = id;
+	}
+	if (!err)
+		err = id = btf__add_func_proto(s->merged, ret);
+	for (i = 0; i < vlen && err >= 0; i++)
+		err = btf__add_func_param(s->merged, names[i], types[i]);
+	for (i = 0; names && i < vlen; i++)
+		free(names[i]);
+	free(names);
+	free(types);
+	return err < 0 ? err : id;
+}
+
 static int emit_functions(struct selection *s)
 {
 	bool kfunc_tags = s->features->kfunc_tags && s->features->decl_tags;
+	bool arena = s->features->kfunc_tags && s->features->attributes;
 	uint32_t i;
 	int id, err;
 
@@ -583,9 +690,15 @@ static int emit_functions(struct selection *s)
 			id = btf__add_func(s->merged,
 					   elf_syms_clone_at(s->syms, sym, r->cand->addr)->name,
 					   BTF_FUNC_STATIC, r->cand->true_type);
-		else
-			id = btf__add_func(s->merged, name, BTF_FUNC_STATIC,
-					   r->cand->type);
+		else {
+			id = r->cand->type;
+			/* pahole tags kfuncs by their own name only */
+			if (arena && sym->kfunc)
+				id = arena_proto(s, name, sym->kfunc_flags, id);
+			if (id >= 0)
+				id = btf__add_func(s->merged, name,
+						   BTF_FUNC_STATIC, id);
+		}
 		if (id < 0)
 			return id;
 		err = emit_tags(s, r, id);

@@ -22,6 +22,11 @@
  *	percpu		VARs and one DATASEC by offset; global_var adds .data
  *	decl_tags	clang's btf_decl_tag on a function, parameter, variable
  *	kfuncs		.BTF_ids set8 ranges: bpf_kfunc, bpf_fastcall
+ *	arena		attributes: kf_arena (KF_ARENA_RET | KF_ARENA_ARG1)
+ *			returns and takes first a pointer to TYPE_TAG
+ *			"address_space(1)" with kflag 1; its second
+ *			parameter, and everything without attributes, not;
+ *			bc_btf_parse, libbpf and BPF_BTF_LOAD accept it
  *	determinism	one unit per chunk, any -j and order: the same bytes
  */
 #include <errno.h>
@@ -789,6 +794,95 @@ START_TEST(kfuncs)
 }
 END_TEST
 
+/*
+ * What the pointer id points to: through TYPE_TAG "address_space(1)"
+ * (kflag 1) when tagged, else directly; fails the test otherwise.
+ */
+static void check_arena_ptr(const struct btf *btf, uint32_t id, bool tagged,
+			    int pointee)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	ck_assert(btf_is_ptr(t));
+	t = btf__type_by_id(btf, id = t->type);
+	if (tagged) {
+		ck_assert(btf_is_type_tag(t));
+		ck_assert(btf_kflag(t));
+		ck_assert_str_eq(btf__name_by_offset(btf, t->name_off),
+				 "address_space(1)");
+		t = btf__type_by_id(btf, id = t->type);
+	}
+	ck_assert_int_eq(id, pointee);
+}
+
+/* The TYPE_TAGs of btf named "address_space(1)". */
+static int count_arena_tags(const struct btf *btf)
+{
+	int id, n = 0, end = btf__type_cnt(btf);
+
+	for (id = 1; id < end; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		n += btf_is_type_tag(t) &&
+		     !strcmp(btf__name_by_offset(btf, t->name_off), "address_space(1)");
+	}
+	return n;
+}
+
+static void check_arena(const struct btf *btf, bool tagged)
+{
+	int fn = find(btf, "kf_arena", BTF_KIND_FUNC);
+	int obj = find(btf, "arena_obj", BTF_KIND_STRUCT);
+	const struct btf_type *proto;
+
+	ck_assert_int_gt(fn, 0);
+	ck_assert_int_gt(obj, 0);
+	proto = btf__type_by_id(btf, btf__type_by_id(btf, fn)->type);
+	ck_assert(btf_is_func_proto(proto));
+	ck_assert_int_eq(btf_vlen(proto), 2);
+	check_arena_ptr(btf, proto->type, tagged, obj);
+	check_arena_ptr(btf, btf_params(proto)[0].type, tagged, obj);
+	check_arena_ptr(btf, btf_params(proto)[1].type, false, obj);
+	ck_assert_str_eq(btf__name_by_offset(btf, btf_params(proto)[0].name_off), "o");
+	ck_assert_str_eq(btf__name_by_offset(btf, btf_params(proto)[1].name_off), "plain");
+	/* the return type and the first parameter share one tag */
+	ck_assert_int_eq(count_arena_tags(btf), tagged);
+}
+
+START_TEST(arena)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	const char *obj = build(&variants[_i]);
+	char log[1 << 14];
+	struct blob raw;
+	struct btf *btf;
+	int err;
+
+	btf = encode(obj, "default,attributes", 2, 0, 0, cap, &raw);
+	check_arena(btf, true);
+	ck_assert_int_eq(count_tags(btf, "bpf_kfunc",
+				    find(btf, "kf_arena", BTF_KIND_FUNC), -1), 1);
+	btf__free(btf);
+	bc_btf_free(parse_or_fail(&raw, NULL));
+	err = kernel_load_btf(&raw, log, sizeof(log));
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "funcs: SKIP kernel BTF load (%s)\n", strerror(-err));
+	else
+		ck_assert_msg(!err, "the kernel rejected it: %s\n%s",
+			      strerror(-err), log);
+	blob_free(&raw);
+	/* without attributes, or without decl_tag_kfuncs: plain pointers */
+	btf = encode_variant(_i, "default", cap);
+	check_arena(btf, false);
+	btf__free(btf);
+	btf = encode_variant(_i, "var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,attributes",
+			     cap);
+	check_arena(btf, false);
+	btf__free(btf);
+	free(cap);
+}
+END_TEST
+
 START_TEST(determinism)
 {
 	struct captured *cap = calloc(1, sizeof(*cap));
@@ -799,9 +893,9 @@ START_TEST(determinism)
 	};
 	size_t r;
 
-	btf__free(encode(obj, "default,global_var", 1, 1, 0, cap, &first));
+	btf__free(encode(obj, "default,global_var,attributes", 1, 1, 0, cap, &first));
 	for (r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
-		btf__free(encode(obj, "default,global_var", runs[r].jobs, 1,
+		btf__free(encode(obj, "default,global_var,attributes", runs[r].jobs, 1,
 				 runs[r].seed, cap, &other));
 		ck_assert_msg(blob_eq(&first, &other), "-j%u seed %llu differs",
 			      runs[r].jobs, (unsigned long long)runs[r].seed);
@@ -830,6 +924,7 @@ Suite *funcs_suite(void)
 		{ "percpu", percpu },
 		{ "decl_tags", decl_tags },
 		{ "kfuncs", kfuncs },
+		{ "arena", arena },
 		{ "determinism", determinism },
 	};
 	size_t i;
