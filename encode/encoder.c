@@ -813,16 +813,25 @@ join:
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	if (enc.want_cands) {
+		t0 = now_sec(CLOCK_MONOTONIC);
+		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
+				  &enc.features, &out->omit, &stats->select, log);
+		if (err)
+			goto out;
+		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	}
 	/*
-	 * Split BTF: the module's types, deduplicated alone, are mapped onto
-	 * the base first, so that selection sees the ids the output keeps
-	 * and its omit map needs no translation.
+	 * Split BTF: the module's types, selected as standalone BTF (adding
+	 * to split BTF would make libbpf index the whole base's strings), are
+	 * mapped onto the base once; the omit map follows them.
 	 */
 	if (opts->base) {
 		struct btf *split;
 
 		t0 = now_sec(CLOCK_MONOTONIC);
-		err = split_attach_base(merged, opts->base, &split, &stats->attach);
+		err = split_attach_base(merged, opts->base, &out->omit, &split,
+					&stats->attach);
 		if (err) {
 			bc_log_error(log, err,
 				"%s: mapping its types onto the base BTF failed: %s",
@@ -832,14 +841,6 @@ join:
 		btf__free(merged);
 		merged = split;
 		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	}
-	if (enc.want_cands) {
-		t0 = now_sec(CLOCK_MONOTONIC);
-		err = select_emit(merged, opts->base, enc.cands, enc.nr_chunks, &enc.syms,
-				  &enc.features, &out->omit, &stats->select, log);
-		if (err)
-			goto out;
-		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	}
 	out->btf = merged;
 	merged = NULL;

@@ -479,7 +479,8 @@ done:
 }
 
 /* Step 4: the unmapped types, over the base, as raw split BTF. */
-static int write_split(struct attach *a, void **raw_out, size_t *size_out)
+static int write_split(struct attach *a, void **raw_out, size_t *size_out,
+		       uint8_t **omit)
 {
 	const struct btf_header *mhdr;
 	const char *mstrs;
@@ -508,6 +509,21 @@ static int write_split(struct attach *a, void **raw_out, size_t *size_out)
 	if (!out) {
 		free(new_id);
 		return -ENOMEM;
+	}
+	if (*omit) {
+		/* own types keep their order: the map moves to their new ids */
+		uint8_t *own_omit = calloc(nr_own + 1, 1);
+
+		if (!own_omit) {
+			free(new_id);
+			free(out);
+			return -ENOMEM;
+		}
+		for (m = 1; m < a->mod_end; m++)
+			if (a->map[m] == NO_MATCH)
+				own_omit[new_id[m] - a->base_end] = (*omit)[m - 1];
+		free(*omit);
+		*omit = own_omit;
 	}
 	p = out + sizeof(*hdr);
 	for (m = 1; m < a->mod_end; m++) {
@@ -574,7 +590,7 @@ static struct btf *split_from_raw(const void *raw, size_t size,
 	return btf;
 }
 
-int split_attach_base(const struct btf *mod, struct btf *base,
+int split_attach_base(const struct btf *mod, struct btf *base, uint8_t **omit,
 		      struct btf **out, struct split_attach_stats *stats)
 {
 	struct attach a = {
@@ -617,7 +633,7 @@ int split_attach_base(const struct btf *mod, struct btf *base,
 			map_type(&a, m);
 	for (m = 1; m < a.mod_end; m++)
 		map_type(&a, m);
-	err = write_split(&a, &raw, &size);
+	err = write_split(&a, &raw, &size, omit);
 	if (err)
 		goto out;
 	*out = split_from_raw(raw, size, base);

@@ -18,10 +18,13 @@ struct split_attach_stats {
 /*
  * Makes *out, split BTF over base holding the types of mod (standalone
  * BTF) that no base type equals; references to the others name base ids.
- * base is only read. Returns 0 or a negative errno (-ENOMEM; -EINVAL when
- * mod is itself split or holds a type of unknown kind).
+ * base is only read. *omit, when not NULL, is the selection's map of mod's
+ * types to leave out ([id - 1]); it is replaced by the same map over the
+ * types of *out ([id - btf__type_cnt(base)]). Returns 0 or a negative
+ * errno (-ENOMEM; -EINVAL when mod is itself split or holds a type of
+ * unknown kind).
  */
-int split_attach_base(const struct btf *mod, struct btf *base,
+int split_attach_base(const struct btf *mod, struct btf *base, uint8_t **omit,
 		      struct btf **out, struct split_attach_stats *stats);
 
 #endif
