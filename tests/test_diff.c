@@ -485,7 +485,9 @@ END_TEST
  * 5), which would be pulled forward: it goes to the group before the
  * stripes. [9] struct cfg ("cfg", 1) names [7] typedef ops_t ("ops", 3)
  * behind a pointer, which btf_dump writes before cfg: ops_t goes to that
- * group too, with its [6] struct ops.
+ * group too, with its [6] struct ops. [10] struct b ("b", 5) holds
+ * zz_holder, of its own stripe: zz_holder moves only within the stripe,
+ * just before b.
  */
 static struct blob pull_blob(void)
 {
@@ -507,6 +509,8 @@ static struct blob pull_blob(void)
 	ADD(8, btf__add_ptr(btf, 7));
 	ADD(9, btf__add_struct(btf, "cfg", 8));		/* [9] struct cfg { */
 	ENTRY(btf__add_field(btf, "o", 8, 0, 0));
+	ADD(10, btf__add_struct(btf, "b", 4));		/* [10] struct b { */
+	ENTRY(btf__add_field(btf, "h", 3, 0, 0));
 	raw = blob_from_libbpf(btf);
 	btf__free(btf);
 	return raw;
@@ -543,6 +547,10 @@ START_TEST(test_dump_c_pull)
 		"\n"
 		"struct zz_holder {\n"
 		"\tstruct late_x l;\n"
+		"};\n"
+		"\n"
+		"struct b {\n"
+		"\tstruct zz_holder h;\n"
 		"};\n"
 		"\n"
 		"\n"
