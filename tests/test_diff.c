@@ -564,6 +564,42 @@ START_TEST(test_dump_c_pull)
 }
 END_TEST
 
+/*
+ * [2] an anonymous struct holding [3] a pointer to itself, held through
+ * that pointer by [4] struct holder: C cannot write it (an anonymous
+ * struct is written inline, forever). The walk for the order ends (each
+ * anonymous type is visited once a walk) and btf_dump refuses the loop:
+ * an error, not a hang.
+ */
+START_TEST(test_dump_c_anon_loop)
+{
+	struct btf *btf = new_btf();
+	struct bc_input in = { .path = "test" };
+	struct btf *lbase, *lbtf;
+	struct blob raw, sorted;
+	struct bc_text out;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, NULL, 8));		/* [2] struct { */
+	ENTRY(btf__add_field(btf, "p", 3, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_struct(btf, "holder", 8));	/* [4] struct holder { */
+	ENTRY(btf__add_field(btf, "a", 3, 0, 0));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	sorted = canon_blob(&raw, NULL, BC_ORDER_KIND, NULL);
+	in.btf = parse_or_fail(&sorted, NULL);
+	bc_text_init(&out);
+	ck_assert_int_eq(bc_input_to_libbpf(&in, &lbase, &lbtf, NULL), 0);
+	ck_assert_int_lt(bc_dump_c(in.btf, lbtf, &out, NULL), 0);
+	btf__free(lbtf);
+	bc_text_deinit(&out);
+	bc_input_deinit(&in);
+	blob_free(&sorted);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_raw)
 {
 	struct btf *btf = new_btf();
@@ -744,6 +780,7 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, test_dump_c_kfuncs);
 	tcase_add_test(tc, test_dump_c_order);
 	tcase_add_test(tc, test_dump_c_pull);
+	tcase_add_test(tc, test_dump_c_anon_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }
