@@ -264,7 +264,12 @@ static void pull_need(struct pull *p, uint32_t id)
 	p->stack[p->nr_stack++] = k - 1;
 }
 
-/* Walks what a definition needs of type id, reached through a pointer or not. */
+/*
+ * Walks what a definition needs of type id, reached through a pointer or
+ * not: as btf_dump orders types, a prototype passes on how it was reached
+ * (a typedef of a function type needs the structs its parameters take by
+ * value; one of a pointer to it does not).
+ */
 static void walk_needs(struct pull *p, uint32_t id, bool through_ptr)
 {
 	const struct btf_type *t;
@@ -295,9 +300,9 @@ static void walk_needs(struct pull *p, uint32_t id, bool through_ptr)
 			if (p->seen[id] == p->stamp)
 				return;
 			p->seen[id] = p->stamp;
-			walk_needs(p, t->type, true);
+			walk_needs(p, t->type, through_ptr);
 			for (j = 0; j < btf_vlen(t); j++)
-				walk_needs(p, btf_params(t)[j].type, true);
+				walk_needs(p, btf_params(t)[j].type, through_ptr);
 			return;
 		case BTF_KIND_PTR:
 			through_ptr = true;
@@ -334,7 +339,7 @@ static void pull_needs_of(struct pull *p, const struct root *r)
 		walk_needs(p, btf_members(t)[j].type, false);
 }
 
-/* Moves to RANK_HELD the striped types btf_dump would pull forward. */
+/* Moves to RANK_HELD the striped types btf_dump would pull out of their stripe. */
 static int pull_forward(const struct bc_btf *btf, struct root *roots, uint32_t nr)
 {
 	struct pull p = { .btf = btf, .roots = roots };
