@@ -17,19 +17,20 @@
  *	     so their enumerators are the point) by their first enumerator;
  *   rank 2  typedefs of scalars, pointers and function prototypes,
  *	     striped;
- *   rank 3  structs, unions and typedefs that a struct or union holds by
- *	     value (through arrays, qualifiers, typedefs), by name;
+ *   rank 3  structs, unions and typedefs that btf_dump would otherwise
+ *	     pull forward (see pull_forward()), by name;
  *   rank 4  the other structs, unions and typedefs, striped;
  *   kfuncs  an `extern ... __weak __ksym;` prototype per kfunc, by name,
  *	     as bpftool writes them.
  *
- * btf_dump pulls in what a definition holds by value just before it (C
- * needs that), so a held type sits before its first holder, and moves
- * (its lines count twice in a diff) whenever its first holder changes.
- * Giving held types their own rank before all others means rank 4 never
- * pulls anything forward, and within rank 3 name order tends to put
- * "foo" before its holders "foo_bar". A type moves when it gets its first
- * holder or loses its last.
+ * btf_dump writes what a definition holds by value (and the typedefs it
+ * names) just before it (C needs that), so such a type sits before its
+ * first holder, and moves (its lines count twice in a diff) whenever its
+ * first holder changes. A type needed only by types of its own stripe or
+ * later ones stays in its stripe; one that something before its stripe
+ * needs goes to rank 3, ahead of all the stripes, where name order tends
+ * to put "foo" before its holders "foo_bar". So no stripe pulls anything
+ * out of another (see pull_forward()).
  *
  * Striped means sorted by (stripe, name): the stripe is a hash of the
  * type's family (the name up to its last '_': "tcp_sock" and
@@ -42,7 +43,7 @@
  * Myers search at about the square root of the file's length), and a
  * name-sorted header puts a new subsystem's thousands of lines in one
  * stretch. Between the headers of 6.12.117 and the 6.18 kernel git diff
- * reports 173k changed lines when everything is in name order and 73k
+ * reports 173k changed lines when everything is in name order and 72k
  * with this order, against a lower bound of 56k (BENCH.md).
  *
  * Forward declarations: C gives a struct first named inside a parameter
@@ -172,50 +173,6 @@ static uint32_t by_value_ref(const struct btf_type *t, uint32_t k)
 }
 
 /*
- * Which types some struct or union holds by value: the named struct or
- * union a member's type reaches through arrays, qualifiers and typedefs,
- * and the typedefs on the way ("struct foo a[2]", "foo_t a" with
- * "typedef struct foo foo_t"). Anonymous structs and unions are walked
- * like named ones, so what they hold counts for their parent. Linear in
- * the members (the chains are finite: check_layout refused any type that
- * holds itself). Returns a calloc'd array indexed by id, or NULL.
- */
-static bool *held_types(const struct bc_btf *btf)
-{
-	bool *held = calloc(bc_btf_end_id(btf), sizeof(*held));
-	uint32_t i, j;
-
-	if (!held)
-		return NULL;
-	for (i = 0; i < btf->nr_types; i++) {
-		const struct btf_type *t = bc_btf_local(btf, i);
-
-		if (btf_kind(t) != BTF_KIND_STRUCT && btf_kind(t) != BTF_KIND_UNION)
-			continue;
-		for (j = 0; j < btf_vlen(t); j++) {
-			uint32_t id = btf_members(t)[j].type, steps;
-
-			for (steps = 0; steps <= btf->nr_types; steps++) {
-				const struct btf_type *m = bc_btf_type(btf, id);
-				uint32_t kind = m ? btf_kind(m) : BTF_KIND_UNKN;
-
-				if (kind == BTF_KIND_TYPEDEF)
-					held[id] = true;
-				else if ((kind == BTF_KIND_STRUCT ||
-					  kind == BTF_KIND_UNION) && m->name_off)
-					held[id] = true;
-				if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_ARRAY &&
-				    kind != BTF_KIND_CONST && kind != BTF_KIND_VOLATILE &&
-				    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
-					break;
-				id = by_value_ref(m, 0);
-			}
-		}
-	}
-	return held;
-}
-
-/*
  * The stripe of a striped type: FNV-1a of its family, the name
  * up to its last '_' (the whole name when it has none past its first
  * character), modulo NR_STRIPES.
@@ -250,6 +207,175 @@ static int cmp_root(const void *pa, const void *pb)
 }
 
 /*
+ * Which structs, unions and typedefs go to rank 3 instead of their
+ * stripe: those that btf_dump would otherwise write somewhere other than
+ * at their own place.
+ *
+ * Before writing a definition, btf_dump writes what the definition needs
+ * first: the named structs and unions it holds by value (through arrays,
+ * qualifiers and anonymous structs and unions, whose members count for
+ * the definition around them), and every typedef it names, even behind a
+ * pointer or in a prototype (C needs a typedef name declared before it is
+ * used). A typedef needs its target as a struct definition would.
+ *
+ * A type is pulled (rank 3) when something written before its stripe
+ * needs it: a rank 2 typedef, a pulled type, or a type of an earlier
+ * stripe. A type of its own stripe that needs it pulls it forward within
+ * the stripe, where btf_dump writes it just before that type. Invariant:
+ * every striped type is written inside its stripe, at its place unless a
+ * type of the same stripe before it needs it. So a type leaves its stripe
+ * only when a type before the stripe starts needing it, not whenever it
+ * gets a holder: in 6.12.113, struct ring_buffer_per_cpu (stripe 2) began
+ * to hold struct buffer_data_read_page (stripe 1), which stays where it
+ * was. Moves inside a stripe count as moves in a diff too, but keep the
+ * type in the stretch of the file its family is in, which is what keeps
+ * git's diff near the minimal one (see the top of this file); pulling
+ * those to rank 3 as well gave 4% more changed lines summed over the
+ * BENCH.md pairs against 6.18.
+ *
+ * First every striped type's needs are compared with it, then the pulled
+ * set is closed under needs with a work stack (it only grows, and a type
+ * is pushed once). Cost: each type's needs are walked at most twice,
+ * linear in the members; an anonymous type or prototype is walked once
+ * per walk (walk stamps), so crafted loops through pointers end.
+ */
+struct pull {
+	const struct bc_btf *btf;
+	struct root *roots;
+	uint32_t *root_of;	/* id -> index in roots + 1, striped types only */
+	uint32_t *seen;		/* id -> stamp of the walk that visited it */
+	uint32_t stamp;
+	uint32_t *stack;	/* pulled types whose needs are not yet walked */
+	uint32_t nr_stack;
+	const struct root *needer;	/* NULL: written before every stripe */
+};
+
+static void pull_need(struct pull *p, uint32_t id)
+{
+	uint32_t k = p->root_of[id];
+	struct root *r = k ? &p->roots[k - 1] : NULL;
+
+	if (!r || r->rank != RANK_UNHELD)
+		return;
+	if (p->needer && p->needer->rank == RANK_UNHELD &&
+	    p->needer->stripe >= r->stripe)
+		return;
+	r->rank = RANK_HELD;
+	p->stack[p->nr_stack++] = k - 1;
+}
+
+/*
+ * Walks what a definition needs of type id, reached through a pointer or
+ * not: as btf_dump orders types, a prototype passes on how it was reached
+ * (a typedef of a function type needs the structs its parameters take by
+ * value; one of a pointer to it does not).
+ */
+static void walk_needs(struct pull *p, uint32_t id, bool through_ptr)
+{
+	const struct btf_type *t;
+	uint32_t j;
+
+	for (;;) {
+		t = bc_btf_type(p->btf, id);
+		if (!t)
+			return;
+		switch (btf_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+			pull_need(p, id);
+			return;
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+			if (t->name_off) {
+				if (!through_ptr)
+					pull_need(p, id);
+				return;
+			}
+			if (p->seen[id] == p->stamp)
+				return;
+			p->seen[id] = p->stamp;
+			for (j = 0; j < btf_vlen(t); j++)
+				walk_needs(p, btf_members(t)[j].type, false);
+			return;
+		case BTF_KIND_FUNC_PROTO:
+			if (p->seen[id] == p->stamp)
+				return;
+			p->seen[id] = p->stamp;
+			walk_needs(p, t->type, through_ptr);
+			for (j = 0; j < btf_vlen(t); j++)
+				walk_needs(p, btf_params(t)[j].type, through_ptr);
+			return;
+		case BTF_KIND_PTR:
+			through_ptr = true;
+			id = t->type;
+			break;
+		case BTF_KIND_ARRAY:
+			id = btf_array(t)->type;
+			break;
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+/* Pulls what r needs from the types it is written before. */
+static void pull_needs_of(struct pull *p, const struct root *r)
+{
+	const struct btf_type *t = bc_btf_type(p->btf, r->id);
+	uint32_t j;
+
+	p->needer = r->rank == RANK_UNHELD ? r : NULL;
+	p->stamp++;
+	if (btf_kind(t) == BTF_KIND_TYPEDEF) {
+		walk_needs(p, t->type, false);
+		return;
+	}
+	for (j = 0; j < btf_vlen(t); j++)
+		walk_needs(p, btf_members(t)[j].type, false);
+}
+
+/* Moves to RANK_HELD the striped types btf_dump would pull out of their stripe. */
+static int pull_forward(const struct bc_btf *btf, struct root *roots, uint32_t nr)
+{
+	struct pull p = { .btf = btf, .roots = roots };
+	uint32_t i;
+
+	p.root_of = calloc(bc_btf_end_id(btf), sizeof(*p.root_of));
+	p.seen = calloc(bc_btf_end_id(btf), sizeof(*p.seen));
+	p.stack = calloc(nr + 1, sizeof(*p.stack));
+	if (!p.root_of || !p.seen || !p.stack) {
+		free(p.root_of);
+		free(p.seen);
+		free(p.stack);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		if (roots[i].rank == RANK_UNHELD)
+			p.root_of[roots[i].id] = i + 1;
+	}
+	for (i = 0; i < nr; i++) {
+		if (roots[i].rank == RANK_SIMPLE_TYPEDEF ||
+		    roots[i].rank == RANK_UNHELD)
+			pull_needs_of(&p, &roots[i]);
+	}
+	while (p.nr_stack)
+		pull_needs_of(&p, &roots[p.stack[--p.nr_stack]]);
+	for (i = 0; i < nr; i++) {
+		if (roots[i].rank == RANK_HELD)
+			roots[i].stripe = 0;
+	}
+	free(p.root_of);
+	free(p.seen);
+	free(p.stack);
+	return 0;
+}
+
+/*
  * Picks the roots of ranks 1-4 among btf's own types, and the named
  * structs, unions and forward declarations to name first (rank 0 in
  * *roots).
@@ -259,14 +385,13 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 {
 	uint32_t i, nr = 0;
 	struct root *roots;
-	bool *referenced, *held;
+	bool *referenced;
+	int err;
 
 	referenced = bc_referenced_types(btf, false);
-	held = held_types(btf);
 	roots = calloc(btf->nr_types + 1, sizeof(*roots));
-	if (!referenced || !held || !roots) {
+	if (!referenced || !roots) {
 		free(referenced);
-		free(held);
 		free(roots);
 		return -ENOMEM;
 	}
@@ -281,7 +406,7 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			/* btf_dump writes anonymous ones only inside others */
 			if (!*name)
 				continue;
-			rank = held[id] ? RANK_HELD : RANK_UNHELD;
+			rank = RANK_UNHELD;
 			break;
 		case BTF_KIND_FWD:
 			rank = 0;
@@ -301,7 +426,7 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			if (is_simple_typedef(btf, t))
 				rank = RANK_SIMPLE_TYPEDEF;
 			else
-				rank = held[id] ? RANK_HELD : RANK_UNHELD;
+				rank = RANK_UNHELD;
 			break;
 		default:
 			continue;
@@ -313,7 +438,11 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 		};
 	}
 	free(referenced);
-	free(held);
+	err = pull_forward(btf, roots, nr);
+	if (err) {
+		free(roots);
+		return err;
+	}
 	qsort(roots, nr, sizeof(*roots), cmp_root);
 	*roots_out = roots;
 	*nr_out = nr;

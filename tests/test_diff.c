@@ -477,6 +477,129 @@ START_TEST(test_dump_c_order)
 }
 END_TEST
 
+/*
+ * Which types leave their stripe: only those something before their place
+ * needs. [3] struct zz_holder (family "zz", stripe 5) holds [2] struct
+ * late_x ("late", 1) by value, but comes after it: late_x stays in its
+ * stripe. [5] struct early_x ("early", 4) holds [4] struct mid_x ("mid",
+ * 5), which would be pulled forward: it goes to the group before the
+ * stripes. [9] struct cfg ("cfg", 1) names [7] typedef ops_t ("ops", 3)
+ * behind a pointer, which btf_dump writes before cfg: ops_t goes to that
+ * group too, with its [6] struct ops. [10] struct b ("b", 5) holds
+ * zz_holder, of its own stripe: zz_holder moves only within the stripe,
+ * just before b.
+ */
+static struct blob pull_blob(void)
+{
+	struct btf *btf = new_btf();
+	struct blob raw;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, "late_x", 4));	/* [2] struct late_x { */
+	ENTRY(btf__add_field(btf, "v", 1, 0, 0));
+	ADD(3, btf__add_struct(btf, "zz_holder", 4));	/* [3] struct zz_holder { */
+	ENTRY(btf__add_field(btf, "l", 2, 0, 0));
+	ADD(4, btf__add_struct(btf, "mid_x", 4));	/* [4] struct mid_x { */
+	ENTRY(btf__add_field(btf, "v", 1, 0, 0));
+	ADD(5, btf__add_struct(btf, "early_x", 4));	/* [5] struct early_x { */
+	ENTRY(btf__add_field(btf, "m", 4, 0, 0));
+	ADD(6, btf__add_struct(btf, "ops", 4));		/* [6] struct ops { */
+	ENTRY(btf__add_field(btf, "v", 1, 0, 0));
+	ADD(7, btf__add_typedef(btf, "ops_t", 6));
+	ADD(8, btf__add_ptr(btf, 7));
+	ADD(9, btf__add_struct(btf, "cfg", 8));		/* [9] struct cfg { */
+	ENTRY(btf__add_field(btf, "o", 8, 0, 0));
+	ADD(10, btf__add_struct(btf, "b", 4));		/* [10] struct b { */
+	ENTRY(btf__add_field(btf, "h", 3, 0, 0));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	return raw;
+}
+
+START_TEST(test_dump_c_pull)
+{
+	struct blob raw = pull_blob();
+	char *got = dump_text(&raw, 'c');
+
+	assert_text(got,
+		C_PROLOGUE
+		"struct mid_x {\n"
+		"\tint v;\n"
+		"};\n"
+		"\n"
+		"struct ops {\n"
+		"\tint v;\n"
+		"};\n"
+		"\n"
+		"typedef struct ops ops_t;\n"
+		"\n"
+		"struct cfg {\n"
+		"\tops_t *o;\n"
+		"};\n"
+		"\n"
+		"struct late_x {\n"
+		"\tint v;\n"
+		"};\n"
+		"\n"
+		"struct early_x {\n"
+		"\tstruct mid_x m;\n"
+		"};\n"
+		"\n"
+		"struct zz_holder {\n"
+		"\tstruct late_x l;\n"
+		"};\n"
+		"\n"
+		"struct b {\n"
+		"\tstruct zz_holder h;\n"
+		"};\n"
+		"\n"
+		"\n"
+		"/* BPF kfuncs */\n"
+		"#ifndef BPF_NO_KFUNC_PROTOTYPES\n"
+		"#endif\n"
+		"\n"
+		C_EPILOGUE);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
+/*
+ * [2] an anonymous struct holding [3] a pointer to itself, held through
+ * that pointer by [4] struct holder: C cannot write it (an anonymous
+ * struct is written inline, forever). The walk for the order ends (each
+ * anonymous type is visited once a walk) and btf_dump refuses the loop:
+ * an error, not a hang.
+ */
+START_TEST(test_dump_c_anon_loop)
+{
+	struct btf *btf = new_btf();
+	struct bc_input in = { .path = "test" };
+	struct btf *lbase, *lbtf;
+	struct blob raw, sorted;
+	struct bc_text out;
+
+	ADD(1, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	ADD(2, btf__add_struct(btf, NULL, 8));		/* [2] struct { */
+	ENTRY(btf__add_field(btf, "p", 3, 0, 0));
+	ADD(3, btf__add_ptr(btf, 2));
+	ADD(4, btf__add_struct(btf, "holder", 8));	/* [4] struct holder { */
+	ENTRY(btf__add_field(btf, "a", 3, 0, 0));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	sorted = canon_blob(&raw, NULL, BC_ORDER_KIND, NULL);
+	in.btf = parse_or_fail(&sorted, NULL);
+	bc_text_init(&out);
+	ck_assert_int_eq(bc_input_to_libbpf(&in, &lbase, &lbtf, NULL), 0);
+	ck_assert_int_lt(bc_dump_c(in.btf, lbtf, &out, NULL), 0);
+	btf__free(lbtf);
+	bc_text_deinit(&out);
+	bc_input_deinit(&in);
+	blob_free(&sorted);
+	blob_free(&raw);
+}
+END_TEST
+
 START_TEST(test_dump_raw)
 {
 	struct btf *btf = new_btf();
@@ -656,6 +779,8 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, test_dump_c);
 	tcase_add_test(tc, test_dump_c_kfuncs);
 	tcase_add_test(tc, test_dump_c_order);
+	tcase_add_test(tc, test_dump_c_pull);
+	tcase_add_test(tc, test_dump_c_anon_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }
