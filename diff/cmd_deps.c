@@ -157,7 +157,12 @@ static void row_label(const struct bc_dep *d, struct bc_text *t)
 static void cell_text(const struct bc_dep *d, const struct bc_dep_cell *c,
 		      struct bc_text *t)
 {
-	if (d->class == BC_DEP_RELO && c->has_value && c->status == BC_DEP_OK)
+	if (c->if_loaded) {
+		/* off(what it gets if enabled) */
+		bc_text_puts(t, "off(");
+		cell_text(d, c->if_loaded, t);
+		bc_text_puts(t, ")");
+	} else if (d->class == BC_DEP_RELO && c->has_value && c->status == BC_DEP_OK)
 		bc_text_printf(t, "%llu", (unsigned long long)c->value);
 	else if (d->class == BC_DEP_RELO && c->has_value)
 		bc_text_printf(t, "%s %llu", bc_dep_status_name(c->status),
@@ -181,13 +186,18 @@ static const char *colour_of(enum bc_dep_consequence c)
 	}
 }
 
+/* Ok on every kernel; an autoload-off row when ok if enabled. */
 static bool dep_all_ok(const struct bc_dep *d, uint32_t nr)
 {
 	uint32_t k;
 
-	for (k = 0; k < nr; k++)
-		if (d->cells[k].status != BC_DEP_OK)
+	for (k = 0; k < nr; k++) {
+		const struct bc_dep_cell *c = d->cells[k].if_loaded ?
+					      d->cells[k].if_loaded : &d->cells[k];
+
+		if (c->status != BC_DEP_OK)
 			return false;
+	}
 	return true;
 }
 
@@ -199,7 +209,7 @@ static size_t text_width(const char *s)
 static void print_text(const struct bc_deps_report *r, char **kernels,
 		       bool all, bool color, struct bc_text *out)
 {
-	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0;
+	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0, off_shown = 0;
 	size_t label_w = 10, *col_w;
 	struct bc_text t;
 
@@ -220,6 +230,7 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 				continue;
 		}
 		shown++;
+		off_shown += d->autoload_off;
 		bc_text_truncate(&t, 0);
 		row_label(d, &t);
 		if (text_width(bc_text_str(&t)) > label_w)
@@ -267,19 +278,29 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	}
 	bc_text_printf(out, "  %u ok on every kernel%s\n", ok,
 		       all || !ok ? "" : " (--all lists them)");
+	if (off_shown)
+		bc_text_puts(out, "  off(...): only in programs of SEC(\"?...\"), autoload off: libbpf\n"
+			     "  neither loads nor relocates them unless enabled; in parentheses,\n"
+			     "  what they get when enabled\n");
 	/* the details of the cells that have one */
 	for (i = 0; i < r->nr_deps; i++) {
 		const struct bc_dep *d = &r->deps[i];
 
 		for (k = 0; k < nr; k++) {
 			const struct bc_dep_cell *c = &d->cells[k];
+			const char *when = "";
 
+			if (c->if_loaded) {
+				c = c->if_loaded;
+				when = "if enabled: ";
+			}
 			if (!c->detail || c->status == BC_DEP_OK)
 				continue;
 			bc_text_truncate(&t, 0);
 			row_label(d, &t);
-			bc_text_printf(out, "  [%u] %s: %s (%s): %s\n", k + 1,
-				       bc_text_str(&t), bc_dep_status_name(c->status),
+			bc_text_printf(out, "  [%u] %s: %s%s (%s): %s\n", k + 1,
+				       bc_text_str(&t), when,
+				       bc_dep_status_name(c->status),
 				       bc_dep_consequence_name(
 					       bc_dep_status_consequence(c->status)),
 				       c->detail);
@@ -289,6 +310,33 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	free(col_w);
 }
 
+/* One cell's members: value (relocations), status, consequence, detail. */
+static void json_cell(const struct bc_dep *d, const struct bc_dep_cell *c,
+		      struct bc_text *out)
+{
+	if (d->class == BC_DEP_RELO) {
+		if (c->has_value)
+			bc_text_printf(out, "\"value\":%llu,",
+				       (unsigned long long)c->value);
+		else
+			bc_text_puts(out, "\"value\":null,");
+	}
+	bc_text_puts(out, "\"status\":");
+	bc_text_json_str(out, bc_dep_status_name(c->status));
+	bc_text_puts(out, ",\"consequence\":");
+	bc_text_json_str(out, bc_dep_consequence_name(
+				      bc_dep_status_consequence(c->status)));
+	if (c->detail) {
+		bc_text_puts(out, ",\"detail\":");
+		bc_text_json_str(out, c->detail);
+	}
+	if (c->if_loaded) {
+		bc_text_puts(out, ",\"if_loaded\":{");
+		json_cell(d, c->if_loaded, out);
+		bc_text_puts(out, "}");
+	}
+}
+
 static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 		       struct bc_text *out)
 {
@@ -296,27 +344,10 @@ static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 
 	bc_text_puts(out, "\"kernels\":{");
 	for (k = 0; k < nr; k++) {
-		const struct bc_dep_cell *c = &d->cells[k];
-
 		bc_text_puts(out, k ? "," : "");
 		bc_text_json_str(out, kernels[k]);
 		bc_text_puts(out, ":{");
-		if (d->class == BC_DEP_RELO) {
-			if (c->has_value)
-				bc_text_printf(out, "\"value\":%llu,",
-					       (unsigned long long)c->value);
-			else
-				bc_text_puts(out, "\"value\":null,");
-		}
-		bc_text_puts(out, "\"status\":");
-		bc_text_json_str(out, bc_dep_status_name(c->status));
-		bc_text_puts(out, ",\"consequence\":");
-		bc_text_json_str(out, bc_dep_consequence_name(
-					      bc_dep_status_consequence(c->status)));
-		if (c->detail) {
-			bc_text_puts(out, ",\"detail\":");
-			bc_text_json_str(out, c->detail);
-		}
+		json_cell(d, &d->cells[k], out);
 		bc_text_puts(out, "}");
 	}
 	bc_text_puts(out, "}");
@@ -373,6 +404,9 @@ static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
 			bc_text_json_str(out, d->name);
 			break;
 		}
+		if (class != BC_DEP_EXTERN && class != BC_DEP_MAP)
+			bc_text_printf(out, ",\"autoload\":%s",
+				       d->autoload_off ? "false" : "true");
 		bc_text_puts(out, ",");
 		json_cells(d, kernels, r->nr_kernels, out);
 		bc_text_puts(out, "}");

@@ -24,6 +24,9 @@
  *				compatible (libbpf's rule) with the object's
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
  *	program type		bpf_map_type, bpf_prog_type
+ * Programs of "?" sections (autoload off) are checked as if enabled, and
+ * that evaluation is kept behind a BC_DEP_AUTOLOAD_OFF cell: libbpf
+ * neither loads nor relocates them by default (mark_autoload_off()).
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
  * tell (inlining from BTF alone, kconfig values) is BC_DEP_UNKNOWN.
  * Cost: per kernel one index of its names (core_relo.c) and one sorted
@@ -71,6 +74,7 @@ static const struct {
 	[BC_DEP_INCOMPATIBLE]  = { "incompatible", BC_CONS_ERROR },
 	[BC_DEP_UNKNOWN]       = { "unknown", BC_CONS_UNKNOWN },
 	[BC_DEP_USER]          = { "user-space", BC_CONS_NONE },
+	[BC_DEP_AUTOLOAD_OFF]  = { "autoload-off", BC_CONS_NONE },
 };
 
 static const char *const consequence_names[] = {
@@ -624,13 +628,118 @@ static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * libbpf's convention: a program in a section named "?..." starts with
+ * autoload off. bpf_object__load() neither loads it nor applies its CO-RE
+ * relocations (they do not narrow the candidate cache either), and it
+ * attaches nothing. Subprograms (.text) keep autoload on.
+ */
+static bool autoload_off(const char *section)
+{
+	return section && section[0] == '?';
+}
+
+/*
+ * Makes every cell of d BC_DEP_AUTOLOAD_OFF, keeping what it held (the
+ * evaluation as if the program were enabled) in its if_loaded.
+ */
+static int mark_autoload_off(struct bc_dep *d, uint32_t nr)
+{
+	uint32_t k;
+
+	d->autoload_off = true;
+	for (k = 0; k < nr; k++) {
+		struct bc_dep_cell *c = &d->cells[k];
+		struct bc_dep_cell *in = malloc(sizeof(*in));
+
+		if (!in)
+			return -ENOMEM;
+		*in = *c;
+		memset(c, 0, sizeof(*c));
+		c->status = BC_DEP_AUTOLOAD_OFF;
+		c->if_loaded = in;
+	}
+	return 0;
+}
+
 /* -- CO-RE relocations -- */
+
+/* A relocation's cell from libbpf's outcome. */
+static int relo_cell(struct bc_dep_cell *c, const struct bc_core_relo *r,
+		     const struct bc_relo_result *res)
+{
+	switch (res->outcome) {
+	case BC_RELO_PATCHED:
+		c->has_value = true;
+		c->value = res->value;
+		c->status = BC_DEP_OK;
+		if (res->value == 0 &&
+		    (r->kind == 2 || r->kind == 8 || r->kind == 10))
+			c->status = BC_DEP_MISSING;
+		else if (res->value == 0 && r->kind == 12)
+			c->status = BC_DEP_NO_MATCH;
+		else if (r->kind == 0 && !res->mem_access && !res->bitfield &&
+			 !res->composite && res->local_size != res->target_size) {
+			c->status = BC_DEP_RESIZED;
+			return set_detail(c, "the object reads %u bytes, the kernel's field has %u",
+					  res->local_size, res->target_size);
+		}
+		return 0;
+	case BC_RELO_POISONED:
+		c->status = BC_DEP_POISONED;
+		break;
+	case BC_RELO_AMBIGUOUS:
+		c->status = BC_DEP_AMBIGUOUS;
+		break;
+	case BC_RELO_FAILED:
+		c->status = BC_DEP_FAILED;
+		break;
+	}
+	return set_detail(c, "%s", res->why);
+}
+
+/*
+ * One kernel's pass over the object's relocations, in .BTF.ext order
+ * with one candidate cache, as libbpf makes it. With all false, the
+ * relocations of autoload-off programs are skipped, as by default; with
+ * all true, every program is taken as enabled, and only the cells of
+ * autoload-off relocations are filled (their if-loaded evaluation).
+ */
+static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
+		     const struct bc_deps_kernel *kernel, uint32_t k,
+		     uint32_t first, bool all)
+{
+	struct bc_core_ctx ctx;
+	uint32_t s, i, n = first;
+	int err;
+
+	err = bc_core_ctx_init(&ctx, obj->btf, kbtf(kernel), kernel->index);
+	for (s = 0; s < obj->nr_sections && !err; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+		bool off = autoload_off(sec->name);
+
+		for (i = 0; i < sec->nr_relos && !err; i++, n++) {
+			const struct bc_core_relo *r = &sec->relos[i];
+			uint32_t insn = r->insn_off / 8;
+			struct bc_relo_result res;
+
+			if (off && !all)
+				continue;
+			err = bc_core_relo_eval(&ctx, r, sec->insns + insn,
+						sec->nr_insns - insn, &res);
+			if (!err && (off || !all))
+				err = relo_cell(&b->report->deps[n].cells[k], r, &res);
+		}
+	}
+	bc_core_ctx_deinit(&ctx);
+	return err;
+}
 
 static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 		       const struct bc_deps_kernel *kernels)
 {
-	struct bc_core_ctx *ctx;
 	uint32_t s, i, k, first = b->report->nr_deps;
+	bool any_off = false;
 	int err = 0;
 
 	for (s = 0; s < obj->nr_sections; s++) {
@@ -649,69 +758,17 @@ static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 				return -ENOMEM;
 			d->index = r->index;
 			d->insn_off = r->insn_off;
+			any_off |= autoload_off(sec->name);
 		}
 	}
-	ctx = calloc(b->nr_kernels, sizeof(*ctx));
-	if (!ctx)
-		return -ENOMEM;
-	/* one candidate cache per kernel, relocations in .BTF.ext order */
 	for (k = 0; k < b->nr_kernels && !err; k++) {
-		uint32_t n = first;
-
-		err = bc_core_ctx_init(&ctx[k], obj->btf, kbtf(&kernels[k]),
-				       kernels[k].index);
-		for (s = 0; s < obj->nr_sections && !err; s++) {
-			const struct bc_bpf_section *sec = &obj->sections[s];
-
-			for (i = 0; i < sec->nr_relos && !err; i++, n++) {
-				const struct bc_core_relo *r = &sec->relos[i];
-				uint32_t insn = r->insn_off / 8;
-				struct bc_dep_cell *c = &b->report->deps[n].cells[k];
-				struct bc_relo_result res;
-
-				err = bc_core_relo_eval(&ctx[k], r, sec->insns + insn,
-							sec->nr_insns - insn, &res);
-				if (err)
-					break;
-				switch (res.outcome) {
-				case BC_RELO_PATCHED:
-					c->has_value = true;
-					c->value = res.value;
-					c->status = BC_DEP_OK;
-					if (res.value == 0 &&
-					    (r->kind == 2 || r->kind == 8 ||
-					     r->kind == 10))
-						c->status = BC_DEP_MISSING;
-					else if (res.value == 0 && r->kind == 12)
-						c->status = BC_DEP_NO_MATCH;
-					else if (r->kind == 0 && !res.mem_access &&
-						 !res.bitfield && !res.composite &&
-						 res.local_size != res.target_size) {
-						c->status = BC_DEP_RESIZED;
-						err = set_detail(c, "the object reads %u bytes, the kernel's field has %u",
-								 res.local_size,
-								 res.target_size);
-					}
-					break;
-				case BC_RELO_POISONED:
-					c->status = BC_DEP_POISONED;
-					err = set_detail(c, "%s", res.why);
-					break;
-				case BC_RELO_AMBIGUOUS:
-					c->status = BC_DEP_AMBIGUOUS;
-					err = set_detail(c, "%s", res.why);
-					break;
-				case BC_RELO_FAILED:
-					c->status = BC_DEP_FAILED;
-					err = set_detail(c, "%s", res.why);
-					break;
-				}
-			}
-		}
+		err = relo_pass(b, obj, &kernels[k], k, first, false);
+		if (!err && any_off)
+			err = relo_pass(b, obj, &kernels[k], k, first, true);
 	}
-	for (k = 0; k < b->nr_kernels; k++)
-		bc_core_ctx_deinit(&ctx[k]);
-	free(ctx);
+	for (i = first; i < b->report->nr_deps && !err; i++)
+		if (autoload_off(b->report->deps[i].section))
+			err = mark_autoload_off(&b->report->deps[i], b->nr_kernels);
 	return err;
 }
 
@@ -1183,6 +1240,8 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
 		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
 			: -ENOMEM;
+		if (!err && autoload_off(name))
+			err = mark_autoload_off(d, b->nr_kernels);
 		free(target);
 	}
 	return err;
@@ -1301,24 +1360,36 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
+		if (autoload_off(name) && mark_autoload_off(d, b->nr_kernels))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* -- helpers -- */
 
-static int id_cmp(const void *a, const void *b)
-{
-	const int32_t *x = a, *y = b;
+/* A helper call: its id, and whether its program is autoload-off. */
+struct helper_call {
+	int32_t id;
+	bool off;
+};
 
-	return *x < *y ? -1 : *x > *y;
+static int call_cmp(const void *a, const void *b)
+{
+	const struct helper_call *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * One row per helper id; the row is autoload-off when every call to the
+ * helper is in an autoload-off program.
+ */
 static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *kernels)
 {
-	uint32_t s, i, k, n = 0, cap = 0;
-	int32_t *ids = NULL;
+	uint32_t s, i, j, k, n = 0, cap = 0;
+	struct helper_call *calls = NULL;
 	int err = 0;
 
 	for (s = 0; s < obj->nr_sections; s++) {
@@ -1330,33 +1401,36 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
 				continue;
 			if (n == cap) {
-				int32_t *grown;
+				struct helper_call *grown;
 
 				cap = cap ? cap * 2 : 16;
-				grown = realloc(ids, cap * sizeof(*ids));
+				grown = realloc(calls, cap * sizeof(*calls));
 				if (!grown) {
-					free(ids);
+					free(calls);
 					return -ENOMEM;
 				}
-				ids = grown;
+				calls = grown;
 			}
-			ids[n++] = in->imm;
+			calls[n].id = in->imm;
+			calls[n++].off = autoload_off(sec->name);
 		}
 	}
 	if (n)
-		qsort(ids, n, sizeof(*ids), id_cmp);
-	for (i = 0; i < n && !err; i++) {
+		qsort(calls, n, sizeof(*calls), call_cmp);
+	for (i = 0; i < n && !err; i = j) {
+		int32_t id = calls[i].id;
 		const char *name = NULL;
+		bool off = true;
 		struct bc_dep *d;
 
-		if (i && ids[i] == ids[i - 1])
-			continue;
+		for (j = i; j < n && calls[j].id == id; j++)
+			off &= calls[j].off;
 		for (k = 0; k < b->nr_kernels && !name; k++) {
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
 					       "bpf_func_id");
 
 			if (e)
-				name = enum_name_of(kbtf(&kernels[k]), e, ids[i]);
+				name = enum_name_of(kbtf(&kernels[k]), e, id);
 		}
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
@@ -1364,8 +1438,8 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			err = -ENOMEM;
 			break;
 		}
-		d->id = ids[i];
-		for (k = 0; k < b->nr_kernels; k++) {
+		d->id = id;
+		for (k = 0; k < b->nr_kernels && !err; k++) {
 			const struct bc_btf *btf = kbtf(&kernels[k]);
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
 			struct bc_dep_cell *c = &d->cells[k];
@@ -1374,12 +1448,14 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 				c->status = BC_DEP_UNKNOWN;
 				err = set_detail(c, "no enum bpf_func_id in BTF");
 			} else {
-				c->status = enum_name_of(btf, e, ids[i]) ?
+				c->status = enum_name_of(btf, e, id) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
+		if (!err && off)
+			err = mark_autoload_off(d, b->nr_kernels);
 	}
-	free(ids);
+	free(calls);
 	return err;
 }
 
@@ -1623,8 +1699,12 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 		struct bc_dep *d = &report->deps[i];
 
 		if (d->cells)
-			for (k = 0; k < report->nr_kernels; k++)
+			for (k = 0; k < report->nr_kernels; k++) {
 				free(d->cells[k].detail);
+				if (d->cells[k].if_loaded)
+					free(d->cells[k].if_loaded->detail);
+				free(d->cells[k].if_loaded);
+			}
 		free(d->cells);
 		free(d->section);
 		free(d->kind);

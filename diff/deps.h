@@ -34,6 +34,7 @@ enum bc_dep_status {
 	BC_DEP_INCOMPATIBLE,	/* kfunc/ksym type libbpf refuses */
 	BC_DEP_UNKNOWN,		/* the kernel's inputs cannot tell */
 	BC_DEP_USER,		/* user space: not checked */
+	BC_DEP_AUTOLOAD_OFF,	/* SEC("?..."): libbpf loads it only when enabled */
 	BC_DEP_NR_STATUS,
 };
 
@@ -65,6 +66,11 @@ struct bc_dep_cell {
 	bool has_value;		/* relocations: value patched */
 	uint64_t value;
 	char *detail;		/* malloc'd or NULL: the clone, the change, ... */
+	/*
+	 * BC_DEP_AUTOLOAD_OFF: what the dependency gets if its program is
+	 * enabled (bpf_program__set_autoload), malloc'd; NULL otherwise.
+	 */
+	struct bc_dep_cell *if_loaded;
 };
 
 struct bc_dep {
@@ -77,6 +83,12 @@ struct bc_dep {
 	char *name;		/* access path, target, extern, helper name */
 	int64_t id;		/* helper id, map type value; -1 if none */
 	bool weak;		/* externs */
+	/*
+	 * Relocations, hooks, program types, helpers: only in programs of
+	 * "?" sections, which libbpf neither loads nor relocates unless
+	 * enabled; every cell is then BC_DEP_AUTOLOAD_OFF.
+	 */
+	bool autoload_off;
 	struct bc_dep_cell *cells;	/* one per kernel */
 };
 

@@ -156,7 +156,8 @@ static void make_type_matches(const char *path, const char *type_name)
 static void build_fixtures(void)
 {
 	const char *cli = getenv("BTFCANON");
-	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops" };
+	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops",
+						"opt", "narrow" };
 	size_t i;
 
 	if (scratch[0])
@@ -241,13 +242,13 @@ static const struct bc_dep *find_dep(const struct checked *c,
 	return NULL;
 }
 
-static void assert_cell(const struct checked *c, enum bc_dep_class class,
-			const char *kind, const char *name, uint32_t k,
-			enum bc_dep_status status, int64_t value,
-			const char *detail)
+static void assert_status(const struct bc_dep *d,
+			  const struct bc_dep_cell *cell, const char *kind,
+			  const char *name, uint32_t k,
+			  enum bc_dep_status status, int64_t value,
+			  const char *detail)
 {
-	const struct bc_dep *d = find_dep(c, class, kind, name);
-	const struct bc_dep_cell *cell = &d->cells[k];
+	enum bc_dep_class class = d->class;
 
 	ck_assert_msg(cell->status == status,
 		      "%s %s on kernel %u: status %s, want %s (%s)", kind, name,
@@ -267,6 +268,38 @@ static void assert_cell(const struct checked *c, enum bc_dep_class class,
 		ck_assert_msg(cell->detail && strstr(cell->detail, detail),
 			      "%s %s on kernel %u: detail '%s' lacks '%s'", kind,
 			      name, k, cell->detail ? cell->detail : "", detail);
+}
+
+static void assert_cell(const struct checked *c, enum bc_dep_class class,
+			const char *kind, const char *name, uint32_t k,
+			enum bc_dep_status status, int64_t value,
+			const char *detail)
+{
+	const struct bc_dep *d = find_dep(c, class, kind, name);
+
+	ck_assert_msg(!d->cells[k].if_loaded, "%s %s: if_loaded on a loaded dependency",
+		      kind, name);
+	assert_status(d, &d->cells[k], kind, name, k, status, value, detail);
+}
+
+/*
+ * A dependency of an autoload-off program ("?" section): the cell says
+ * so, no value, and its if_loaded holds what enabling it would give.
+ */
+static void assert_off(const struct checked *c, enum bc_dep_class class,
+		       const char *kind, const char *name, uint32_t k,
+		       enum bc_dep_status status, int64_t value,
+		       const char *detail)
+{
+	const struct bc_dep *d = find_dep(c, class, kind, name);
+	const struct bc_dep_cell *cell = &d->cells[k];
+
+	ck_assert_msg(d->autoload_off && cell->status == BC_DEP_AUTOLOAD_OFF &&
+		      !cell->has_value && cell->if_loaded &&
+		      bc_dep_status_consequence(cell->status) == BC_CONS_NONE,
+		      "%s %s on kernel %u: status %s, want autoload-off", kind,
+		      name, k, bc_dep_status_name(cell->status));
+	assert_status(d, cell->if_loaded, kind, name, k, status, value, detail);
 }
 
 #define R BC_DEP_RELO
@@ -344,8 +377,9 @@ START_TEST(test_statuses)
 			    "param 3 'n' added (int)");
 		assert_cell(&c, H, "fmod_ret", "dep_gone", a, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "fmod_ret", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
-		assert_cell(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
-		assert_cell(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
+		/* SEC("?fexit/dep_gone"): autoload off */
+		assert_off(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
+		assert_off(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "lsm", "dep_hook", b, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "iter", "dep_iter", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "tp_btf", "dep_event", b, BC_DEP_OK, -1, NULL);
@@ -449,6 +483,58 @@ START_TEST(test_ambiguous_and_externs)
 }
 END_TEST
 
+/*
+ * SEC("?...") programs: libbpf neither loads nor relocates them unless
+ * enabled; deps says autoload-off, with what enabling them gives, and
+ * evaluates the other relocations without them in the candidate cache.
+ */
+START_TEST(test_autoload_off)
+{
+	const char *kernels[2];
+	struct checked c;
+	uint32_t k, n;
+
+	build_fixtures();
+	kernels[0] = in_scratch("a.btf");
+	kernels[1] = in_scratch("b.btf");
+	check_object(in_scratch("opt.bpf.o"), kernels, 2, &c);
+	assert_off(&c, R, "byte_off", "old_field", 0, BC_DEP_OK, 48, NULL);
+	assert_off(&c, R, "byte_off", "old_field", 1, BC_DEP_POISONED, -1,
+		   "no matching field");
+	assert_off(&c, H, "fentry", "dep_gone", 0, BC_DEP_OK, -1, NULL);
+	assert_off(&c, H, "fentry", "dep_gone", 1, BC_DEP_ABSENT, -1, NULL);
+	/* a helper only the optional program calls */
+	assert_off(&c, BC_DEP_HELPER, "helper", "BPF_FUNC_probe_read_kernel", 1,
+		   BC_DEP_ABSENT, -1, NULL);
+	/* the loaded program's rows stay as they are */
+	assert_cell(&c, H, "tp_btf", "dep_event", 1, BC_DEP_OK, -1, NULL);
+	/* program types: one a section, autoload-off for the "?" one */
+	for (k = 0, n = 0; k < c.report.nr_deps; k++) {
+		const struct bc_dep *d = &c.report.deps[k];
+
+		if (d->class != BC_DEP_PROG_TYPE)
+			continue;
+		n++;
+		ck_assert_int_eq(d->autoload_off, d->section[0] == '?');
+		ck_assert_int_eq(d->cells[1].status, d->autoload_off ?
+				 BC_DEP_AUTOLOAD_OFF : BC_DEP_OK);
+	}
+	ck_assert_uint_eq(n, 2);
+	/* nothing breaks by default on B */
+	for (k = 0; k < c.report.nr_deps; k++)
+		ck_assert_int_eq(bc_dep_worst(&c.report.deps[k], 2), BC_CONS_NONE);
+	checked_deinit(&c);
+
+	/* the candidate cache: the "?" read does not narrow it by default */
+	check_object(in_scratch("narrow.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, R, "byte_off", "b", 0, BC_DEP_OK, 4, NULL);
+	assert_cell(&c, R, "byte_off", "b", 1, BC_DEP_AMBIGUOUS, -1,
+		    "field offset ambiguity");
+	assert_off(&c, R, "byte_off", "a", 1, BC_DEP_OK, 0, NULL);
+	checked_deinit(&c);
+}
+END_TEST
+
 /* ---- agreement with libbpf --------------------------------------------- */
 
 /* What libbpf's debug log says of one relocation. */
@@ -495,7 +581,7 @@ static int capture_libbpf(enum libbpf_print_level level, const char *fmt,
  * may fail: relocation comes before it) and returns the debug log.
  */
 static char *libbpf_relocate(const char *object, const char *kernel,
-			     struct bpf_object **objp)
+			     bool enable_all, struct bpf_object **objp)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = kernel);
 	struct libbpf_log log = { 0 };
@@ -510,6 +596,13 @@ static char *libbpf_relocate(const char *object, const char *kernel,
 	/* maps are created before relocation; none is needed for it */
 	bpf_object__for_each_map(map, obj)
 		bpf_map__set_autocreate(map, false);
+	/* SEC("?...") programs start with autoload off */
+	if (enable_all) {
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, obj)
+			bpf_program__set_autoload(p, true);
+	}
 	bpf_object__load(obj);
 	libbpf_set_print(NULL);
 	current_log = NULL;
@@ -552,7 +645,8 @@ static bool libbpf_says(const char *log, struct bpf_object *obj,
 			const char *s = section_of(obj, prog);
 			const char *arrow;
 
-			if (s && !strcmp(s, sec)) {
+			/* libbpf drops the "?" of a program's section name */
+			if (s && !strcmp(s, sec + (sec[0] == '?'))) {
 				found = true;
 				if (strstr(rest, "substituting insn"))
 					out->poisoned = true;
@@ -574,18 +668,23 @@ static bool libbpf_says(const char *log, struct bpf_object *obj,
 
 /*
  * Every relocation of object against kernel: btfcanon's value equals
- * libbpf's, poisoned where libbpf poisons. Returns how many agreed.
+ * libbpf's, poisoned where libbpf poisons; libbpf logs nothing of an
+ * autoload-off one. With enable_all, every program is enabled, and the
+ * autoload-off relocations' if_loaded cells are compared (the others may
+ * differ from their default: the candidate cache). Returns how many
+ * agreed.
  */
 static uint32_t agree(const char *object, const char *kernel,
-		      bool expect_failure)
+		      bool expect_failure, bool enable_all)
 {
 	const char *kernels[] = { kernel };
 	struct bpf_object *bobj;
 	struct checked c;
 	char *log;
 	uint32_t i, n = 0, relos = 0;
+	bool failed = false;
 
-	log = libbpf_relocate(object, kernel, &bobj);
+	log = libbpf_relocate(object, kernel, enable_all, &bobj);
 	if (!strstr(log, "CO-RE relocations")) {
 		/* libbpf probes the kernel before relocating: it needs bpf() */
 		fprintf(stderr, "deps: libbpf did not get to relocation (no bpf() here?), skipped\n");
@@ -601,7 +700,18 @@ static uint32_t agree(const char *object, const char *kernel,
 
 		if (d->class != BC_DEP_RELO)
 			continue;
+		if (enable_all && !cell->if_loaded)
+			continue;
 		relos++;
+		if (cell->status == BC_DEP_AUTOLOAD_OFF && !enable_all) {
+			ck_assert_msg(!libbpf_says(log, bobj, d->section, d->index, &lr),
+				      "%s on %s: libbpf relocates autoload-off %s relo #%u",
+				      object, kernel, d->section, d->index);
+			n++;
+			continue;
+		}
+		if (cell->if_loaded)
+			cell = cell->if_loaded;
 		ck_assert_msg(libbpf_says(log, bobj, d->section, d->index, &lr),
 			      "%s on %s: libbpf says nothing of %s relo #%u",
 			      object, kernel, d->section, d->index);
@@ -611,6 +721,7 @@ static uint32_t agree(const char *object, const char *kernel,
 				      object, kernel, d->section, d->index,
 				      bc_dep_status_name(cell->status));
 			n++;
+			failed = true;
 			break;	/* libbpf stops at the first failure */
 		}
 		if (cell->status == BC_DEP_POISONED) {
@@ -626,8 +737,9 @@ static uint32_t agree(const char *object, const char *kernel,
 		}
 		n++;
 	}
-	ck_assert_msg(!expect_failure || n < relos || relos == 1,
-		      "%s on %s: expected a failure", object, kernel);
+	ck_assert_msg(failed == expect_failure,
+		      "%s on %s: %s", object, kernel,
+		      expect_failure ? "expected a failure" : "unexpected failure");
 	ck_assert_uint_gt(relos, 0);
 	checked_deinit(&c);
 	bpf_object__close(bobj);
@@ -647,10 +759,16 @@ START_TEST(test_libbpf_fixture_kernels)
 	uint32_t n = 0;
 
 	build_fixtures();
-	n += agree(in_scratch("fix.bpf.o"), in_scratch("a.btf"), false);
-	n += agree(in_scratch("fix.bpf.o"), in_scratch("b.btf"), false);
-	n += agree(in_scratch("amb.bpf.o"), in_scratch("a.btf"), false);
-	n += agree(in_scratch("amb.bpf.o"), in_scratch("b.btf"), true);
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("b.btf"), false, false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("b.btf"), true, false);
+	/* "?" programs: skipped by default, relocated when enabled */
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("b.btf"), false, false);
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("b.btf"), false, true);
+	n += agree(in_scratch("narrow.bpf.o"), in_scratch("b.btf"), true, false);
+	n += agree(in_scratch("narrow.bpf.o"), in_scratch("b.btf"), false, true);
 	fprintf(stderr, "deps: %u relocations agree with libbpf on the fixture kernels\n", n);
 }
 END_TEST
@@ -665,8 +783,8 @@ START_TEST(test_libbpf_real_kernels)
 		return;
 	}
 	build_fixtures();
-	n += agree(in_scratch("real.bpf.o"), kernel, false);
-	n += agree(in_scratch("fix.bpf.o"), kernel, false);
+	n += agree(in_scratch("real.bpf.o"), kernel, false, false);
+	n += agree(in_scratch("fix.bpf.o"), kernel, false, false);
 	fprintf(stderr, "deps: %u relocations agree with libbpf on %s\n", n, kernel);
 }
 END_TEST
@@ -720,6 +838,27 @@ START_TEST(test_cli)
 	ck_assert_msg(strstr(json, "hook kprobe dep_clone") &&
 		      strstr(json, "transformed") &&
 		      !strstr(json, "byte_sz struct dep_task.comm"), "text: %s", json);
+	free(json);
+	blob_free(&out);
+	/* "?" programs that would break on B: autoload off, nothing breaks: 0 */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
+			    in_scratch("out.json")), 0);
+	out = read_file(in_scratch("out.json"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "\"section\":\"?fentry/dep_gone\",\"index\":0,") &&
+		      strstr(json, "\"autoload\":false,\"kernels\":{") &&
+		      strstr(json, "{\"value\":null,\"status\":\"autoload-off\",\"consequence\":\"none\",\"if_loaded\":{\"value\":null,\"status\":\"poisoned\",\"consequence\":\"error\"") &&
+		      strstr(json, "\"autoload\":true"), "json: %s", json);
+	free(json);
+	blob_free(&out);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s", cli,
+			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
+			    in_scratch("out.txt")), 0);
+	out = read_file(in_scratch("out.txt"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "off(poisoned)") && strstr(json, "off(absent)") &&
+		      strstr(json, "if enabled: poisoned (error)"), "text: %s", json);
 	free(json);
 	blob_free(&out);
 	/* usage and bad input: 2, a message naming the file */
@@ -917,6 +1056,7 @@ Suite *deps_suite(void)
 	tc = tcase_create("statuses");
 	tcase_add_test(tc, test_statuses);
 	tcase_add_test(tc, test_ambiguous_and_externs);
+	tcase_add_test(tc, test_autoload_off);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("libbpf");
 	tcase_add_test(tc, test_libbpf_fixture_kernels);
