@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT... --kernel K...
+ * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT...
+ *               --kernel K [--kconfig CONFIG]...
  *
  * Every kernel is read once, then every object is checked against all of
  * them. The text view is a matrix: rows are the dependencies not ok on
@@ -28,14 +29,17 @@
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
 "                     OBJECT... --kernel K [--kernel K]...\n"
-"       btfcanon deps --kernel K --save FILE\n"
+"       btfcanon deps --kernel K [--kconfig CONFIG] --save FILE\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
 "  --kernel K   raw BTF, an ELF file's .BTF, or a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
 "               encoded first); prototypes compare with the first kernel\n"
+"  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
+"               just before it, for the object's kconfig externs\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
-"  --save FILE  write kernel K (BTF, symbols, inlined functions) to FILE,\n"
+"  --save FILE  write kernel K (BTF, symbols, inlined functions, config)\n"
+"               to FILE,\n"
 "               a saved kernel file that --kernel takes and reads fast\n"
 "Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
 "2 bad usage or input.\n";
@@ -44,6 +48,7 @@ struct deps_args {
 	char **objects;
 	int nr_objects;
 	char **kernels;
+	char **kconfigs;		/* by kernel; NULL: none given */
 	int nr_kernels;
 	bool json, all;
 	int color;
@@ -52,12 +57,14 @@ struct deps_args {
 
 static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 {
-	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE };
+	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE,
+	       OPT_KCONFIG };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -69,7 +76,8 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 	a->color = -1;
 	a->kernels = calloc(argc, sizeof(*a->kernels));
 	a->objects = calloc(argc, sizeof(*a->objects));
-	if (!a->kernels || !a->objects)
+	a->kconfigs = calloc(argc, sizeof(*a->kconfigs));
+	if (!a->kernels || !a->objects || !a->kconfigs)
 		return -ENOMEM;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hk:", opts, NULL)) != -1) {
@@ -86,6 +94,16 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 		case 'k':
 		case OPT_KERNEL:
 			a->kernels[a->nr_kernels++] = optarg;
+			break;
+		case OPT_KCONFIG:
+			/* the config of the --kernel just before it */
+			if (!a->nr_kernels || a->kconfigs[a->nr_kernels - 1]) {
+				fprintf(stderr, "btfcanon deps: --kconfig %s: %s\n", optarg,
+					a->nr_kernels ? "a second config for the same --kernel" :
+					"give it after the --kernel it belongs to");
+				return -EINVAL;
+			}
+			a->kconfigs[a->nr_kernels - 1] = optarg;
 			break;
 		case OPT_COLOR:
 			if (!optarg || !strcmp(optarg, "always"))
@@ -157,7 +175,9 @@ static void row_label(const struct bc_dep *d, struct bc_text *t)
 static void cell_text(const struct bc_dep *d, const struct bc_dep_cell *c,
 		      struct bc_text *t)
 {
-	if (c->if_loaded) {
+	if (c->config_value && c->status == BC_DEP_OK) {
+		bc_text_puts(t, c->config_value);	/* kconfig: its value */
+	} else if (c->if_loaded) {
 		/* off(what it gets if enabled) */
 		bc_text_puts(t, "off(");
 		cell_text(d, c->if_loaded, t);
@@ -207,7 +227,8 @@ static size_t text_width(const char *s)
 }
 
 static void print_text(const struct bc_deps_report *r, char **kernels,
-		       bool all, bool color, struct bc_text *out)
+		       char **kconfigs, bool all, bool color,
+		       struct bc_text *out)
 {
 	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0, off_shown = 0;
 	size_t label_w = 10, *col_w;
@@ -245,7 +266,9 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	bc_text_printf(out, "%s: %u dependencies, %u not ok on some kernel\n",
 		       r->object, r->nr_deps, r->nr_deps - ok);
 	for (k = 0; k < nr; k++)
-		bc_text_printf(out, "  [%u] %s\n", k + 1, kernels[k]);
+		bc_text_printf(out, "  [%u] %s%s%s\n", k + 1, kernels[k],
+			       kconfigs[k] ? "  config: " : "",
+			       kconfigs[k] ? kconfigs[k] : "");
 	if (shown) {
 		bc_text_printf(out, "  %-*s", (int)label_w, "dependency");
 		for (k = 0; k < nr; k++) {
@@ -314,7 +337,14 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 static void json_cell(const struct bc_dep *d, const struct bc_dep_cell *c,
 		      struct bc_text *out)
 {
-	if (d->class == BC_DEP_RELO) {
+	if (d->class == BC_DEP_EXTERN && !strcmp(d->kind, "kconfig")) {
+		bc_text_puts(out, "\"value\":");
+		if (c->config_value)
+			bc_text_json_str(out, c->config_value);
+		else
+			bc_text_puts(out, "null");
+		bc_text_puts(out, ",");
+	} else if (d->class == BC_DEP_RELO) {
 		if (c->has_value)
 			bc_text_printf(out, "\"value\":%llu,",
 				       (unsigned long long)c->value);
@@ -458,6 +488,9 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		if (bc_deps_kernel_load(a.kernels[0], true, &kernels[0], log))
 			goto out;
 		loaded = 1;
+		if (a.kconfigs[0] &&
+		    bc_deps_kernel_set_kconfig(&kernels[0], a.kconfigs[0], log))
+			goto out;
 		if (!bc_deps_kernel_save(&kernels[0], a.save, log))
 			status = 0;
 		goto out;
@@ -473,10 +506,15 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 			goto out;
 		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
-	for (k = 0; k < a.nr_kernels; k++, loaded++)
+	for (k = 0; k < a.nr_kernels; k++) {
 		if (bc_deps_kernel_load(a.kernels[k], want_inlines, &kernels[k],
 					log))
 			goto out;
+		loaded++;
+		if (a.kconfigs[k] &&
+		    bc_deps_kernel_set_kconfig(&kernels[k], a.kconfigs[k], log))
+			goto out;
+	}
 	for (i = 0; i < a.nr_objects; i++) {
 		struct bc_deps_report r;
 		uint32_t d;
@@ -494,7 +532,7 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		if (a.json)
 			print_json(&r, a.kernels, &out);
 		else
-			print_text(&r, a.kernels, a.all, a.color, &out);
+			print_text(&r, a.kernels, a.kconfigs, a.all, a.color, &out);
 		bc_deps_report_deinit(&r);
 	}
 	if (out.err) {
@@ -512,6 +550,7 @@ out:
 	free(objs);
 	free(kernels);
 	free(a.kernels);
+	free(a.kconfigs);
 	free(a.objects);
 	bc_text_deinit(&out);
 	return status;

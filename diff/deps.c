@@ -24,11 +24,13 @@
  *				compatible (libbpf's rule) with the object's
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
  *	program type		bpf_map_type, bpf_prog_type
+ *	kconfig			the config given with the kernel (kconfig.c)
  * Programs of "?" sections (autoload off) are checked as if enabled, and
  * that evaluation is kept behind a BC_DEP_AUTOLOAD_OFF cell: libbpf
  * neither loads nor relocates them by default (mark_autoload_off()).
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
- * tell (inlining from BTF alone, kconfig values) is BC_DEP_UNKNOWN.
+ * tell (inlining from BTF alone, kconfig values without a config) is
+ * BC_DEP_UNKNOWN.
  * Cost: per kernel one index of its names (core_relo.c) and one sorted
  * symbol table; per object and kernel, work linear in its dependencies
  * times a binary search.
@@ -127,10 +129,14 @@ enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr)
 
 /* ---- kernel symbols --------------------------------------------------- */
 
-/* The function symbols of a kernel ELF file, sorted by name. */
+/*
+ * The function and data symbols of a kernel ELF file, sorted by name:
+ * hooks look at functions, typeless ksyms at both (as in kallsyms).
+ */
 struct ksym {
 	char *name;
 	bool local;
+	bool object;		/* STT_OBJECT: data, not a function */
 };
 
 struct bc_ksyms {
@@ -138,13 +144,20 @@ struct bc_ksyms {
 	size_t nr;
 };
 
-/* By name, then global before local: a total order, for saved files. */
+/*
+ * By name, then global before local, then functions before data: a
+ * total order, for saved files.
+ */
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
-	return c ? c : (int)x->local - (int)y->local;
+	if (c)
+		return c;
+	if (x->local != y->local)
+		return (int)x->local - (int)y->local;
+	return (int)x->object - (int)y->object;
 }
 
 static void ksyms_free(struct bc_ksyms *s)
@@ -160,7 +173,7 @@ static void ksyms_free(struct bc_ksyms *s)
 }
 
 /*
- * Reads the STT_FUNC symbols of path's .symtab; *out NULL when the file
+ * Reads the STT_FUNC and STT_OBJECT symbols of path's .symtab; *out NULL when the file
  * is not ELF or has no symbol table (raw BTF, a stripped file).
  */
 static int ksyms_load(const char *path, struct bc_ksyms **out,
@@ -200,7 +213,8 @@ static int ksyms_load(const char *path, struct bc_ksyms **out,
 		const char *name;
 
 		if (!gelf_getsym(data, i, &sym) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_OBJECT) ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
@@ -212,6 +226,7 @@ static int ksyms_load(const char *path, struct bc_ksyms **out,
 			goto out;
 		}
 		s->syms[s->nr].local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+		s->syms[s->nr].object = GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
 		s->nr++;
 	}
 	qsort(s->syms, s->nr, sizeof(*s->syms), ksym_cmp);
@@ -241,16 +256,29 @@ static size_t ksyms_lower(const struct bc_ksyms *s, const char *name)
 	return lo;
 }
 
-/* Function symbols whose name matches a glob pattern (kprobe.multi). */
+/* Function names that match a glob pattern (kprobe.multi). */
 static size_t ksyms_matching(const struct bc_ksyms *s, const char *pattern)
 {
+	const char *last = NULL;
 	size_t i, n = 0;
 
-	for (i = 0; i < s->nr; i++)
-		if ((i == 0 || strcmp(s->syms[i - 1].name, s->syms[i].name)) &&
-		    !fnmatch(pattern, s->syms[i].name, 0))
+	for (i = 0; i < s->nr; i++) {
+		if (s->syms[i].object ||
+		    (last && !strcmp(last, s->syms[i].name)))
+			continue;
+		last = s->syms[i].name;
+		if (!fnmatch(pattern, last, 0))
 			n++;
+	}
 	return n;
+}
+
+/* Whether some symbol, function or data, has the name (kallsyms). */
+static bool ksyms_has(const struct bc_ksyms *s, const char *name)
+{
+	size_t i = ksyms_lower(s, name);
+
+	return i < s->nr && !strcmp(s->syms[i].name, name);
 }
 
 /* The compiler's clone suffixes: name.isra.0, name.constprop.0, name.part.0. */
@@ -276,16 +304,21 @@ static bool is_clone_of(const char *sym, const char *name)
  * fixed order and every list sorted, so the bytes depend on the kernel
  * only:
  *	"BTFCKRN1"		magic and version
- *	u32 flags		1: symbols follow, 2: inlined names follow
+ *	u32 flags		1: symbols follow, 2: inlined names follow,
+ *				4: a config follows
  *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
  *				encoded from its DWARF), zero-padded to 4
- *	u32 n, n x (u8 local, name NUL)	function symbols, by name then
- *				global before local
+ *	u32 n, n x (u8 flags, name NUL)	symbols (flags 1: local, 2:
+ *				data), by name, global before local,
+ *				functions before data
  *	u32 n, n x (name NUL)	inlined function names, by name
+ *	u32 size, bytes		the kernel's config: its CONFIG_ lines as
+ *				NAME=VALUE\n, by name, one a name
  */
 #define KFILE_MAGIC "BTFCKRN1"
 #define KFILE_SYMS 1u
 #define KFILE_INLINES 2u
+#define KFILE_KCONFIG 4u
 
 static void put_u32(struct bc_text *t, uint32_t v)
 {
@@ -297,7 +330,8 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 {
 	const struct bc_btf *btf = k->input.btf;
 	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
-			 (k->inlines ? KFILE_INLINES : 0);
+			 (k->inlines ? KFILE_INLINES : 0) |
+			 (k->kconfig ? KFILE_KCONFIG : 0);
 	static const char zeros[4];
 	struct bc_text t;
 	size_t i, n;
@@ -316,9 +350,10 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 	if (k->syms) {
 		put_u32(&t, (uint32_t)k->syms->nr);
 		for (i = 0; i < k->syms->nr; i++) {
-			char local = k->syms->syms[i].local;
+			char bits = k->syms->syms[i].local |
+				    k->syms->syms[i].object << 1;
 
-			bc_text_add(&t, &local, 1);
+			bc_text_add(&t, &bits, 1);
 			bc_text_add(&t, k->syms->syms[i].name,
 				    strlen(k->syms->syms[i].name) + 1);
 		}
@@ -332,6 +367,19 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 		for (i = 0; i < n; i++)
 			bc_text_add(&t, names[i], strlen(names[i]) + 1);
 		free(names);
+	}
+	if (k->kconfig) {
+		struct bc_text c;
+
+		bc_text_init(&c);
+		for (i = 0; i < k->kconfig->nr; i++)
+			bc_text_printf(&c, "%s=%s\n", k->kconfig->entries[i].name,
+				       k->kconfig->entries[i].value);
+		if (c.err)
+			t.err = c.err;
+		put_u32(&t, (uint32_t)c.len);
+		bc_text_add(&t, bc_text_str(&c), c.len);
+		bc_text_deinit(&c);
 	}
 	if (t.err) {
 		bc_text_deinit(&t);
@@ -392,19 +440,20 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 			goto nomem;
 		for (i = 0; i < n; i++) {
 			const char *name;
-			uint8_t local;
+			uint8_t bits;
 
 			if (c.p == c.end)
 				goto cut;
-			local = *c.p++;
+			bits = *c.p++;
 			name = take_str(&c);
-			if (!name || local > 1 ||
+			if (!name || bits > 3 ||
 			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
 				goto cut;
 			k->syms->syms[i].name = strdup(name);
 			if (!k->syms->syms[i].name)
 				goto nomem;
-			k->syms->syms[i].local = local;
+			k->syms->syms[i].local = bits & 1;
+			k->syms->syms[i].object = bits >> 1;
 			k->syms->nr++;
 		}
 	}
@@ -423,12 +472,22 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 				goto nomem;
 		}
 	}
-	if (c.p != c.end || (flags & ~(KFILE_SYMS | KFILE_INLINES)))
+	if (flags & KFILE_KCONFIG) {
+		if (!take_u32(&c, &n) || (size_t)(c.end - c.p) < n)
+			goto cut;
+		err = bc_kconfig_parse((const char *)c.p, n, path, &k->kconfig,
+				       log);
+		if (err)
+			return err;
+		c.p += n;
+	}
+	if (c.p != c.end ||
+	    (flags & ~(KFILE_SYMS | KFILE_INLINES | KFILE_KCONFIG)))
 		goto cut;
 	return 0;
 cut:
 	return bc_log_error(log, -EINVAL,
-			    "%s: saved kernel file is corrupt (symbols or inlined names)",
+			    "%s: saved kernel file is corrupt (symbols, inlined names or config)",
 			    path);
 nomem:
 	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
@@ -501,12 +560,27 @@ fail:
 	return err;
 }
 
+int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
+			       const struct bc_log *log)
+{
+	struct bc_kconfig *kc;
+	int err = bc_kconfig_load(path, &kc, log);
+
+	if (err)
+		return err;
+	bc_kconfig_free(k->kconfig);
+	k->kconfig = kc;
+	return 0;
+}
+
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 {
 	bc_input_deinit(&k->input);
 	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
 	bc_inline_facts_free(k->inlines);
+	bc_kconfig_free(k->kconfig);
+	k->kconfig = NULL;
 	k->index = NULL;
 	k->syms = NULL;
 	k->inlines = NULL;
@@ -1054,6 +1128,8 @@ static int ksym_status(const struct bc_ksyms *s,
 	const char *clone = NULL;
 
 	for (; i < s->nr && !strncmp(s->syms[i].name, name, n); i++) {
+		if (s->syms[i].object)
+			continue;
 		if (!strcmp(s->syms[i].name, name)) {
 			exact++;
 			locals += s->syms[i].local;
@@ -1569,6 +1645,52 @@ static const char *extern_section(const struct bc_btf *btf, const char *name,
 	return NULL;
 }
 
+/*
+ * A kconfig extern against a kernel's config, by libbpf 1.1's rules
+ * (kconfig.c): LINUX_KERNEL_VERSION, LINUX_HAS_BPF_COOKIE and
+ * LINUX_HAS_SYSCALL_WRAPPER libbpf fills itself; a CONFIG_ one the
+ * config sets is ok when libbpf takes its value for the extern's type,
+ * incompatible when it refuses it; one it does not set fails the load
+ * when strong (absent), reads 0 when weak (missing). No config: unknown.
+ */
+static int kconfig_cell(const struct bc_btf *btf, uint32_t type,
+			const struct bc_bpf_extern *x,
+			const struct bc_kconfig *kc, struct bc_dep_cell *c)
+{
+	const char *value;
+	char why[160];
+
+	if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
+	    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
+	    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
+		c->status = BC_DEP_OK;
+		return 0;
+	}
+	if (strncmp(x->name, "CONFIG_", 7)) {
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "a virtual extern libbpf 1.1 does not fill");
+	}
+	if (!kc) {
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "the kernel's config is not in BTF: give it with --kconfig");
+	}
+	value = bc_kconfig_get(kc, x->name);
+	if (!value) {
+		c->status = x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+		return set_detail(c, x->weak ? "not set in the config: reads 0" :
+				  "not set in the config: libbpf fails the load (a strong extern)");
+	}
+	c->config_value = strdup(value);
+	if (!c->config_value)
+		return -ENOMEM;
+	if (bc_kconfig_check_value(btf, type, value, why, sizeof(why))) {
+		c->status = BC_DEP_INCOMPATIBLE;
+		return set_detail(c, "%s=%s: %s", x->name, value, why);
+	}
+	c->status = BC_DEP_OK;
+	return why[0] ? set_detail(c, "%s", why) : 0;
+}
+
 static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *kernels)
 {
@@ -1602,14 +1724,7 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			bool found;
 
 			if (!strcmp(what, "kconfig")) {
-				if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
-				    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
-				    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
-					c->status = BC_DEP_OK;
-					continue;
-				}
-				c->status = BC_DEP_UNKNOWN;
-				if (set_detail(c, "kernel config is not in BTF"))
+				if (kconfig_cell(obj->btf, type, x, kernels[k].kconfig, c))
 					return -ENOMEM;
 				continue;
 			}
@@ -1643,11 +1758,8 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 					}
 				}
 			} else if (kernels[k].syms) {
-				found = ksyms_lower(kernels[k].syms, x->name) <
-						kernels[k].syms->nr &&
-					!strcmp(kernels[k].syms->syms[ksyms_lower(
-						kernels[k].syms, x->name)].name,
-						x->name);
+				/* typeless: a symbol, function or data */
+				found = ksyms_has(kernels[k].syms, x->name);
 			} else {
 				c->status = BC_DEP_UNKNOWN;
 				if (set_detail(c, "typeless ksym: needs the kernel's symbols"))
@@ -1701,6 +1813,7 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 		if (d->cells)
 			for (k = 0; k < report->nr_kernels; k++) {
 				free(d->cells[k].detail);
+				free(d->cells[k].config_value);
 				if (d->cells[k].if_loaded)
 					free(d->cells[k].if_loaded->detail);
 				free(d->cells[k].if_loaded);

@@ -2,10 +2,10 @@
 /*
  * What a BPF object needs from a kernel, checked against several kernels:
  * its CO-RE relocations, its hooks (attach targets), its kfunc, ksym and
- * kconfig externs, the helpers it calls, its map types and its program
- * types. Each dependency gets, per kernel, a status, and each status one
- * consequence: an error at load or attach, wrong data read, missed calls,
- * or none. What a kernel's inputs cannot tell is `unknown`, never guessed.
+ * kconfig externs (against a config given with the kernel), the helpers
+ * it calls, its map types and its program types. Each dependency gets,
+ * per kernel, a status, and each status one consequence: an error at
+ * load or attach, wrong data read, missed calls, or none. What a kernel's inputs cannot tell is `unknown`, never guessed.
  */
 #ifndef BTFCANON_DEPS_H
 #define BTFCANON_DEPS_H
@@ -16,6 +16,7 @@
 #include "../canon/log.h"
 #include "bpf_object.h"
 #include "input.h"
+#include "kconfig.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -66,6 +67,7 @@ struct bc_dep_cell {
 	bool has_value;		/* relocations: value patched */
 	uint64_t value;
 	char *detail;		/* malloc'd or NULL: the clone, the change, ... */
+	char *config_value;	/* kconfig externs: the value as the config has it */
 	/*
 	 * BC_DEP_AUTOLOAD_OFF: what the dependency gets if its program is
 	 * enabled (bpf_program__set_autoload), malloc'd; NULL otherwise.
@@ -102,13 +104,22 @@ struct bc_deps_kernel {
 	struct bc_core_index *index;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
+	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log);
 
 /*
- * Writes k (its BTF, symbols, inlined names) to path as a saved kernel
+ * Gives k the config read from path (a .config), in place of the one a
+ * saved kernel file may hold. Returns 0 or a negative errno after a
+ * message naming the file.
+ */
+int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
+			       const struct bc_log *log);
+
+/*
+ * Writes k (its BTF, symbols, inlined names, config) to path as a saved kernel
  * file, which bc_deps_kernel_load() takes like any kernel; the bytes
  * depend on the kernel only. Returns 0 or a negative errno.
  */

@@ -10,7 +10,10 @@
  *				type_exists record on dep_pair is turned into
  *				a type_matches one, which clang 14 cannot emit
  *	amb.bpf.o		a read kernel B's two flavors disagree on
- *	ext.bpf.o		kfunc (strong, weak) and kconfig externs
+ *	ext.bpf.o		kfunc (strong, weak), kconfig externs (against
+ *				kconfig_a and kconfig_b), typed and typeless
+ *				ksyms
+ *	opt.bpf.o, narrow.bpf.o	programs of SEC("?...") sections
  *	ops.bpf.o		a struct_ops map
  *	real.bpf.o		reads of real kernel types (task_struct, ...)
  *
@@ -484,6 +487,81 @@ START_TEST(test_ambiguous_and_externs)
 END_TEST
 
 /*
+ * kconfig externs against fixture configs, typed and typeless ksyms
+ * against the kernels' per-CPU VARs and symbols, as libbpf 1.1 resolves
+ * them. Kernels: [0] kern_a.o + kconfig_a, [1] kern_b.o + kconfig_b,
+ * [2] a.btf, no config, no symbols.
+ */
+START_TEST(test_kconfig_and_ksyms)
+{
+	const char *kernels[3];
+	struct checked c;
+	uint32_t k;
+
+	build_fixtures();
+	kernels[0] = in_scratch("kern_a.o");
+	kernels[1] = in_scratch("kern_b.o");
+	kernels[2] = in_scratch("a.btf");
+	check_object(in_scratch("ext.bpf.o"), kernels, 3, &c);
+	ck_assert_int_eq(bc_deps_kernel_set_kconfig(&c.kernels[0],
+						    FIXTURES "/kconfig_a", NULL), 0);
+	ck_assert_int_eq(bc_deps_kernel_set_kconfig(&c.kernels[1],
+						    FIXTURES "/kconfig_b", NULL), 0);
+	bc_deps_report_deinit(&c.report);
+	ck_assert_int_eq(bc_deps_check(&c.obj, c.kernels, 3, &c.report, NULL), 0);
+#define X BC_DEP_EXTERN
+	/* set: ok, with the value as the config writes it */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 0, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_BOOL")->cells[0].config_value, "y");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_TRI", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_STR", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_NUM", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_FEATURE", 0, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_FEATURE")->cells[0].config_value, "16");
+	/* a string longer than the array: libbpf truncates it */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_LONGSTR", 0, BC_DEP_OK, -1,
+		    "truncated to 3");
+	/* not set: strong fails the load, weak reads 0 */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 1, BC_DEP_ABSENT, -1,
+		    "strong");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_FEATURE", 1, BC_DEP_MISSING, -1,
+		    "reads 0");
+	/* the first line of a name wins */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_TRI", 1, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_TRI")->cells[1].config_value, "y");
+	/* values libbpf refuses for the extern's type */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_STR", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "implies integer type");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_MOD", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "value 'm' implies tristate or char type");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_NUM", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "doesn't fit in 4 bytes");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_LONGSTR", 1, BC_DEP_OK, -1, NULL);
+	/* no config: unknown; libbpf's own virtual externs: ok */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 2, BC_DEP_UNKNOWN, -1,
+		    "--kconfig");
+	for (k = 0; k < 3; k++)
+		assert_cell(&c, X, "kconfig", "LINUX_KERNEL_VERSION", k, BC_DEP_OK,
+			    -1, NULL);
+	/* typed ksyms: a VAR of the kernel's BTF of a compatible type */
+	assert_cell(&c, X, "ksym", "dep_runqueues", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_runqueues", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_runqueues", 2, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_nr_ctx", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_nr_ctx", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "type not compatible");
+	assert_cell(&c, X, "ksym", "dep_rq_nowhere", 0, BC_DEP_MISSING, -1, NULL);
+	ck_assert(find_dep(&c, X, "ksym", "dep_rq_nowhere")->weak);
+	/* typeless: a symbol, here a data one; from BTF alone unknown */
+	assert_cell(&c, X, "ksym", "dep_untyped", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_untyped", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_untyped", 2, BC_DEP_UNKNOWN, -1, NULL);
+#undef X
+	checked_deinit(&c);
+}
+END_TEST
+
+/*
  * SEC("?...") programs: libbpf neither loads nor relocates them unless
  * enabled; deps says autoload-off, with what enabling them gives, and
  * evaluates the other relocations without them in the candidate cache.
@@ -861,6 +939,35 @@ START_TEST(test_cli)
 		      strstr(json, "if enabled: poisoned (error)"), "text: %s", json);
 	free(json);
 	blob_free(&out);
+	/* --kconfig: after its --kernel, one a kernel, a config libbpf reads */
+	ck_assert_int_eq(sh("%s deps %s --kconfig " FIXTURES "/kconfig_a --kernel %s"
+			    " > /dev/null 2> %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("a.btf"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "after the --kernel"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("no-such-config"), in_scratch("out.txt"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("no-such-config")),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("printf 'CONFIG_A=y\\nCONFIG_B\\n' > %s",
+			    in_scratch("bad.config")), 0);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("bad.config"), in_scratch("out.txt"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "bad.config:2: 'CONFIG_B': no '='"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	out = read_file(in_scratch("out.txt"));
+	ck_assert_msg(out.size == 0, "output on a bad config");
+	blob_free(&out);
 	/* usage and bad input: 2, a message naming the file */
 	ck_assert_int_eq(sh("%s deps %s > /dev/null 2>&1", cli,
 			    in_scratch("fix.bpf.o")), 2);
@@ -937,6 +1044,42 @@ START_TEST(test_saved_kernel)
 		      "saved file lost the function facts: %s", saved);
 	ck_assert_str_eq(direct, saved);
 	free(direct);
+	free(saved);
+	/* with a config: in the file, in its bytes an order of its own */
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+			    cli, in_scratch("kern_b.o"), in_scratch("bc1.saved")), 0);
+	ck_assert_int_eq(sh("sort -r " FIXTURES "/kconfig_b > %s",
+			    in_scratch("kconfig_b.sorted")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("kconfig_b.sorted"),
+			    in_scratch("bc2.saved")), 0);
+	blob_free(&two);
+	two = read_file(in_scratch("bc1.saved"));
+	err = read_file(in_scratch("bc2.saved"));
+	ck_assert_msg(blob_eq(&two, &err) && two.size > one.size,
+		      "saved kernel files with a config differ");
+	blob_free(&err);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_b > %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("kern_b.o"), in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("bc1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("bc1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"name\":\"CONFIG_DEP_TRI\",\"weak\":true,\"kernels\":{\"K\":{\"value\":\"y\",\"status\":\"ok\"") &&
+		      strstr(saved, "\"value\":null,\"status\":\"absent\""),
+		      "saved file lost the config: %s", saved);
+	ck_assert_str_eq(direct, saved);
+	free(direct);
+	free(saved);
+	/* --kconfig replaces a saved file's config */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_a > %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("bc1.saved"), in_scratch("saved.json")), 1);
+	saved = replaced(in_scratch("saved.json"), in_scratch("bc1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"name\":\"CONFIG_DEP_TRI\",\"weak\":true,\"kernels\":{\"K\":{\"value\":\"m\""),
+		      "json: %s", saved);
 	free(saved);
 	/* a file cut short: 2, a message naming it */
 	ck_assert_int_eq(sh("head -c %zu %s > %s", one.size - 3,
@@ -1057,6 +1200,7 @@ Suite *deps_suite(void)
 	tcase_add_test(tc, test_statuses);
 	tcase_add_test(tc, test_ambiguous_and_externs);
 	tcase_add_test(tc, test_autoload_off);
+	tcase_add_test(tc, test_kconfig_and_ksyms);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("libbpf");
 	tcase_add_test(tc, test_libbpf_fixture_kernels);
