@@ -1751,8 +1751,15 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 					bc_skip_mods(kbtf(&kernels[k]), &tid, true);
 					if (bc_core_types_compat(obj->btf, local_id,
 								 kbtf(&kernels[k]), tid) <= 0) {
+						const struct btf_type *kt =
+							bc_btf_type(kbtf(&kernels[k]), tid);
+
 						c->status = BC_DEP_INCOMPATIBLE;
-						if (set_detail(c, "the kernel's variable has a type not compatible with the object's"))
+						if (set_detail(c, "the kernel's variable is %s %s, the object's %s %s: a type not compatible (libbpf's rule)",
+							       kt ? bc_kind_name(bc_type_kind(kt)) : "void",
+							       kt ? bc_btf_str(kbtf(&kernels[k]), kt->name_off) : "",
+							       bc_kind_name(bc_type_kind(local_type)),
+							       bc_btf_str(obj->btf, local_type->name_off)))
 							return -ENOMEM;
 						continue;
 					}

@@ -549,7 +549,7 @@ START_TEST(test_kconfig_and_ksyms)
 	assert_cell(&c, X, "ksym", "dep_runqueues", 2, BC_DEP_OK, -1, NULL);
 	assert_cell(&c, X, "ksym", "dep_nr_ctx", 0, BC_DEP_OK, -1, NULL);
 	assert_cell(&c, X, "ksym", "dep_nr_ctx", 1, BC_DEP_INCOMPATIBLE, -1,
-		    "type not compatible");
+		    "STRUCT dep_nr, the object's INT int: a type not compatible");
 	assert_cell(&c, X, "ksym", "dep_rq_nowhere", 0, BC_DEP_MISSING, -1, NULL);
 	ck_assert(find_dep(&c, X, "ksym", "dep_rq_nowhere")->weak);
 	/* typeless: a symbol, here a data one; from BTF alone unknown */
