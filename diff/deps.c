@@ -37,12 +37,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../canon/btf_kinds.h"
@@ -305,7 +307,7 @@ static bool is_clone_of(const char *sym, const char *name)
  * only:
  *	"BTFCKRN1"		magic and version
  *	u32 flags		1: symbols follow, 2: inlined names follow,
- *				4: a config follows
+ *				4: a config follows, 8: modules follow
  *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
  *				encoded from its DWARF), zero-padded to 4
  *	u32 n, n x (u8 flags, name NUL)	symbols (flags 1: local, 2:
@@ -314,11 +316,13 @@ static bool is_clone_of(const char *sym, const char *name)
  *	u32 n, n x (name NUL)	inlined function names, by name
  *	u32 size, bytes		the kernel's config: its CONFIG_ lines as
  *				NAME=VALUE\n, by name, one a name
+ *	u32 n, n x (name NUL, u32 size, bytes)	modules' split BTF, by name
  */
 #define KFILE_MAGIC "BTFCKRN1"
 #define KFILE_SYMS 1u
 #define KFILE_INLINES 2u
 #define KFILE_KCONFIG 4u
+#define KFILE_MODULES 8u
 
 static void put_u32(struct bc_text *t, uint32_t v)
 {
@@ -331,7 +335,8 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 	const struct bc_btf *btf = k->input.btf;
 	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
 			 (k->inlines ? KFILE_INLINES : 0) |
-			 (k->kconfig ? KFILE_KCONFIG : 0);
+			 (k->kconfig ? KFILE_KCONFIG : 0) |
+			 (k->nr_modules ? KFILE_MODULES : 0);
 	static const char zeros[4];
 	struct bc_text t;
 	size_t i, n;
@@ -380,6 +385,17 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 		put_u32(&t, (uint32_t)c.len);
 		bc_text_add(&t, bc_text_str(&c), c.len);
 		bc_text_deinit(&c);
+	}
+	if (k->nr_modules) {
+		put_u32(&t, k->nr_modules);
+		for (i = 0; i < k->nr_modules; i++) {
+			const struct bc_btf *m = k->modules[i].btf;
+
+			bc_text_add(&t, k->modules[i].name,
+				    strlen(k->modules[i].name) + 1);
+			put_u32(&t, (uint32_t)m->size);
+			bc_text_add(&t, (const char *)m->data, m->size);
+		}
 	}
 	if (t.err) {
 		bc_text_deinit(&t);
@@ -481,13 +497,45 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 			return err;
 		c.p += n;
 	}
+	if (flags & KFILE_MODULES) {
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 5)
+			goto cut;
+		k->modules = calloc(n ? n : 1, sizeof(*k->modules));
+		if (!k->modules)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			struct bc_core_module *m = &k->modules[i];
+			const char *name = take_str(&c);
+			uint32_t msize;
+
+			if (!name || !take_u32(&c, &msize) ||
+			    (size_t)(c.end - c.p) < msize ||
+			    (i && strcmp(k->modules[i - 1].name, name) >= 0))
+				goto cut;
+			k->nr_modules++;	/* deinit frees what is set */
+			m->name = strdup(name);
+			if (!m->name ||
+			    asprintf(&m->label, " in module %s", name) < 0) {
+				m->label = NULL;
+				goto nomem;
+			}
+			err = bc_btf_parse(c.p, msize, k->input.btf, path, log,
+					   &m->btf);
+			if (err)
+				return err;
+			c.p += msize;
+			if (bc_core_index_new(m->btf, &m->index))
+				goto nomem;
+		}
+	}
 	if (c.p != c.end ||
-	    (flags & ~(KFILE_SYMS | KFILE_INLINES | KFILE_KCONFIG)))
+	    (flags & ~(KFILE_SYMS | KFILE_INLINES | KFILE_KCONFIG |
+		       KFILE_MODULES)))
 		goto cut;
 	return 0;
 cut:
 	return bc_log_error(log, -EINVAL,
-			    "%s: saved kernel file is corrupt (symbols, inlined names or config)",
+			    "%s: saved kernel file is corrupt (symbols, inlined names, config or modules)",
 			    path);
 nomem:
 	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
@@ -524,14 +572,95 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 	return err ? err : 1;
 }
 
+static int dirent_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/*
+ * A directory of BTF as /sys/kernel/btf lays it out: DIR/vmlinux, and
+ * every other regular file a module's split BTF over it, taken in name
+ * order (libbpf takes the running kernel's modules in load order, which
+ * a directory does not tell).
+ */
+static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
+			   const struct bc_log *log)
+{
+	struct bc_input_opts opts = { 0 };
+	struct dirent **names = NULL;
+	int n, i, err;
+
+	if (asprintf(&k->vmlinux_path, "%s/vmlinux", dir) < 0) {
+		k->vmlinux_path = NULL;
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+	}
+	if (access(k->vmlinux_path, F_OK))
+		return bc_log_error(log, -ENOENT,
+				    "%s: a directory of BTF needs the kernel's as vmlinux (as /sys/kernel/btf)",
+				    dir);
+	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
+	if (err)
+		return err;
+	err = bc_core_index_new(k->input.btf, &k->index);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", dir);
+	n = scandir(dir, &names, NULL, dirent_cmp);
+	if (n < 0)
+		return bc_log_error(log, -errno, "%s: %s", dir, strerror(errno));
+	k->modules = calloc(n ? n : 1, sizeof(*k->modules));
+	if (!k->modules)
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+	for (i = 0; i < n && !err; i++) {
+		struct bc_core_module *m = &k->modules[k->nr_modules];
+		const char *name = names[i]->d_name;
+		enum bc_file_format format;
+		struct stat st;
+		char *path;
+
+		if (name[0] == '.' || !strcmp(name, "vmlinux"))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, name) < 0) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+			break;
+		}
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		k->nr_modules++;	/* deinit frees what is set */
+		m->name = strdup(name);
+		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
+			m->label = NULL;
+			free(path);
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+			break;
+		}
+		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
+		if (!err && bc_core_index_new(m->btf, &m->index))
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		free(path);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log)
 {
 	struct bc_input_opts opts = { 0 };
+	struct stat st;
 	int err;
 
 	memset(k, 0, sizeof(*k));
 	k->arg = path;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = load_kernel_dir(path, k, log);
+		if (err)
+			bc_deps_kernel_deinit(k);
+		return err;
+	}
 	err = try_saved_kernel(path, k, log);
 	if (err == 1) {
 		err = bc_core_index_new(k->input.btf, &k->index);
@@ -575,11 +704,24 @@ int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
 
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 {
+	uint32_t i;
+
 	bc_input_deinit(&k->input);
 	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
 	bc_inline_facts_free(k->inlines);
 	bc_kconfig_free(k->kconfig);
+	for (i = 0; i < k->nr_modules; i++) {
+		free(k->modules[i].name);
+		free(k->modules[i].label);
+		bc_btf_free(k->modules[i].btf);
+		bc_core_index_free(k->modules[i].index);
+	}
+	free(k->modules);
+	free(k->vmlinux_path);
+	k->modules = NULL;
+	k->nr_modules = 0;
+	k->vmlinux_path = NULL;
 	k->kconfig = NULL;
 	k->index = NULL;
 	k->syms = NULL;
@@ -598,6 +740,37 @@ static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
 		      const char *name)
 {
 	return bc_core_index_find(k->index, kind, name);
+}
+
+/*
+ * The first type of kind and name in a kernel, else in its modules in
+ * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *btf is
+ * the BTF it is in. 0 when none has it.
+ */
+static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
+			  const char *name, const struct bc_btf **btf)
+{
+	uint32_t id = kfind(k, kind, name), m;
+
+	*btf = kbtf(k);
+	for (m = 0; !id && m < k->nr_modules; m++) {
+		id = bc_core_index_find(k->modules[m].index, kind, name);
+		if (id)
+			*btf = k->modules[m].btf;
+	}
+	return id;
+}
+
+/* The name of the module whose BTF btf is, or NULL for the kernel's. */
+static const char *module_of(const struct bc_deps_kernel *k,
+			     const struct bc_btf *btf)
+{
+	uint32_t m;
+
+	for (m = 0; m < k->nr_modules; m++)
+		if (k->modules[m].btf == btf)
+			return k->modules[m].name;
+	return NULL;
 }
 
 /* The first type of kind and name, or 0 (the object's small BTF). */
@@ -740,13 +913,15 @@ static int mark_autoload_off(struct bc_dep *d, uint32_t nr)
 
 /* A relocation's cell from libbpf's outcome. */
 static int relo_cell(struct bc_dep_cell *c, const struct bc_core_relo *r,
-		     const struct bc_relo_result *res)
+		     const struct bc_relo_result *res, const char *module)
 {
 	switch (res->outcome) {
 	case BC_RELO_PATCHED:
 		c->has_value = true;
 		c->value = res->value;
 		c->status = BC_DEP_OK;
+		if (module && set_detail(c, "in module %s", module))
+			return -ENOMEM;
 		if (res->value == 0 &&
 		    (r->kind == 2 || r->kind == 8 || r->kind == 10))
 			c->status = BC_DEP_MISSING;
@@ -788,6 +963,8 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 	int err;
 
 	err = bc_core_ctx_init(&ctx, obj->btf, kbtf(kernel), kernel->index);
+	ctx.modules = kernel->modules;
+	ctx.nr_modules = kernel->nr_modules;
 	for (s = 0; s < obj->nr_sections && !err; s++) {
 		const struct bc_bpf_section *sec = &obj->sections[s];
 		bool off = autoload_off(sec->name);
@@ -802,7 +979,8 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 			err = bc_core_relo_eval(&ctx, r, sec->insns + insn,
 						sec->nr_insns - insn, &res);
 			if (!err && (off || !all))
-				err = relo_cell(&b->report->deps[n].cells[k], r, &res);
+				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
+						module_of(kernel, res.target_btf));
 		}
 	}
 	bc_core_ctx_deinit(&ctx);
@@ -1204,10 +1382,13 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			err = set_detail(c, "not looked up");
 			continue;
 		case HOOK_BTF_TRACE:
-			id = kfind(&kernels[k], BTF_KIND_TYPEDEF, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_TYPEDEF, fname, &btf);
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no typedef %s in BTF", fname);
+			else if (module_of(&kernels[k], btf))
+				err = set_detail(c, "in module %s",
+						 module_of(&kernels[k], btf));
 			continue;
 		case HOOK_KSYM_GLOB:
 			if (!kernels[k].syms) {
@@ -1236,14 +1417,17 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			}
 			continue;
 		case HOOK_BTF_FUNC:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no FUNC %s in BTF", fname);
+			else if (module_of(&kernels[k], btf))
+				err = set_detail(c, "in module %s",
+						 module_of(&kernels[k], btf));
 			break;
 		case HOOK_KSYM:
 		case HOOK_SYSCALL:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
 			if (kernels[k].syms) {
 				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
 			} else {
@@ -1720,6 +1904,7 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			     bc_skip_mods(obj->btf, &local_id, true);
 		for (k = 0; k < b->nr_kernels; k++) {
 			struct bc_dep_cell *c = &d->cells[k];
+			const struct bc_btf *kb = NULL;
 			uint32_t kid;
 			bool found;
 
@@ -1729,13 +1914,12 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				continue;
 			}
 			if (!strcmp(what, "kfunc")) {
-				kid = kfind(&kernels[k], BTF_KIND_FUNC, x->name);
+				kid = kfind_any(&kernels[k], BTF_KIND_FUNC, x->name, &kb);
 				found = kid != 0;
 				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
 				if (found && bc_core_types_compat(
 					    obj->btf, bc_btf_type(obj->btf, type)->type,
-					    kbtf(&kernels[k]),
-					    bc_btf_type(kbtf(&kernels[k]), kid)->type) <= 0) {
+					    kb, bc_btf_type(kb, kid)->type) <= 0) {
 					c->status = BC_DEP_INCOMPATIBLE;
 					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
 						return -ENOMEM;
@@ -1743,21 +1927,21 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				}
 			} else if (local_type) {
 				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
-				kid = kfind(&kernels[k], BTF_KIND_VAR, x->name);
+				kid = kfind_any(&kernels[k], BTF_KIND_VAR, x->name, &kb);
 				found = kid != 0;
 				if (found) {
-					uint32_t tid = bc_btf_type(kbtf(&kernels[k]), kid)->type;
+					uint32_t tid = bc_btf_type(kb, kid)->type;
 
-					bc_skip_mods(kbtf(&kernels[k]), &tid, true);
+					bc_skip_mods(kb, &tid, true);
 					if (bc_core_types_compat(obj->btf, local_id,
-								 kbtf(&kernels[k]), tid) <= 0) {
+								 kb, tid) <= 0) {
 						const struct btf_type *kt =
-							bc_btf_type(kbtf(&kernels[k]), tid);
+							bc_btf_type(kb, tid);
 
 						c->status = BC_DEP_INCOMPATIBLE;
 						if (set_detail(c, "the kernel's variable is %s %s, the object's %s %s: a type not compatible (libbpf's rule)",
 							       kt ? bc_kind_name(bc_type_kind(kt)) : "void",
-							       kt ? bc_btf_str(kbtf(&kernels[k]), kt->name_off) : "",
+							       kt ? bc_btf_str(kb, kt->name_off) : "",
 							       bc_kind_name(bc_type_kind(local_type)),
 							       bc_btf_str(obj->btf, local_type->name_off)))
 							return -ENOMEM;
@@ -1775,6 +1959,9 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			}
 			c->status = found ? BC_DEP_OK :
 				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+			if (found && kb && module_of(&kernels[k], kb) &&
+			    set_detail(c, "in module %s", module_of(&kernels[k], kb)))
+				return -ENOMEM;
 		}
 	}
 	return 0;

@@ -96,7 +96,8 @@ struct bc_dep {
 
 /*
  * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
- * and (when asked: it costs a walk of the DWARF) its inlined functions.
+ * and (when asked: it costs a walk of the DWARF) its inlined functions;
+ * for a directory of BTF, its modules' BTF too.
  */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
@@ -105,6 +106,16 @@ struct bc_deps_kernel {
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
 	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
+	/*
+	 * A directory of BTF (/sys/kernel/btf): vmlinux, and every other
+	 * file as a module's split BTF over it, by name. libbpf looks into
+	 * the modules as with the running kernel: for CO-RE candidates when
+	 * vmlinux has none, for attach targets, kfuncs and typed ksyms that
+	 * vmlinux lacks.
+	 */
+	struct bc_core_module *modules;
+	uint32_t nr_modules;
+	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,

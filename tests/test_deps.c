@@ -14,6 +14,9 @@
  *				kconfig_a and kconfig_b), typed and typeless
  *				ksyms
  *	opt.bpf.o, narrow.bpf.o	programs of SEC("?...") sections
+ *	kdir/			a.btf as vmlinux, and the split BTF of
+ *				modules mod_a.c and mod_b.c over it
+ *	mod.bpf.o		what only the modules have
  *	ops.bpf.o		a struct_ops map
  *	real.bpf.o		reads of real kernel types (task_struct, ...)
  *
@@ -160,7 +163,7 @@ static void build_fixtures(void)
 {
 	const char *cli = getenv("BTFCANON");
 	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops",
-						"opt", "narrow" };
+						"opt", "narrow", "mod" };
 	size_t i;
 
 	if (scratch[0])
@@ -177,6 +180,21 @@ static void build_fixtures(void)
 			    in_scratch("a.btf")), 0);
 	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_b.o"),
 			    in_scratch("b.btf")), 0);
+	/* kdir: kernel A and two modules, laid out as /sys/kernel/btf */
+	ck_assert_int_eq(sh("mkdir %s && cp %s %s", in_scratch("kdir"),
+			    in_scratch("a.btf"), in_scratch("kdir/vmlinux")), 0);
+	for (i = 0; i < 2; i++) {
+		const char *mod = i ? "mod_b" : "mod_a";
+		char obj[32], out[32];
+
+		snprintf(obj, sizeof(obj), "%s.o", mod);
+		snprintf(out, sizeof(out), "kdir/%s", mod);
+		ck_assert_int_eq(sh("gcc -g -O2 -c -w -o %s " FIXTURES "/%s.c",
+				    in_scratch(obj), mod), 0);
+		ck_assert_int_eq(sh("%s encode --btf_base %s %s -o %s", cli,
+				    in_scratch("a.btf"), in_scratch(obj),
+				    in_scratch(out)), 0);
+	}
 	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
 		char name[32];
 
@@ -188,6 +206,8 @@ static void build_fixtures(void)
 	make_type_matches(in_scratch("fix.bpf.o"), "dep_pair");
 	make_type_matches(in_scratch("real.bpf.o"), "list_head");
 }
+
+static char *replaced(const char *path, const char *from, const char *to);
 
 /* ---- the library's report ---------------------------------------------- */
 
@@ -562,6 +582,95 @@ START_TEST(test_kconfig_and_ksyms)
 END_TEST
 
 /*
+ * A kernel as a directory of BTF (/sys/kernel/btf): the modules' types
+ * are candidates when the kernel has none (libbpf's rule for the running
+ * kernel), all modules weighed; attach targets and kfuncs found in
+ * modules. Kernels: [0] a.btf alone, [1] kdir (a.btf, mod_a, mod_b).
+ */
+START_TEST(test_modules)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *kernels[2];
+	struct blob one, two, err;
+	struct checked c;
+	char *direct, *saved;
+
+	build_fixtures();
+	kernels[0] = in_scratch("a.btf");
+	kernels[1] = in_scratch("kdir");
+	check_object(in_scratch("mod.bpf.o"), kernels, 2, &c);
+	ck_assert_uint_eq(c.kernels[1].nr_modules, 2);
+	/* only a module has it */
+	assert_cell(&c, R, "byte_off", "hits", 0, BC_DEP_POISONED, -1, NULL);
+	assert_cell(&c, R, "byte_off", "hits", 1, BC_DEP_OK, 8, "in module mod_a");
+	/* the kernel has it: the module's other layout is never looked at */
+	assert_cell(&c, R, "byte_off", "start", 1, BC_DEP_OK, 0, NULL);
+	ck_assert_ptr_null(find_dep(&c, R, "byte_off", "start")->cells[1].detail);
+	/* a module's type id: past the kernel's, in the module's split BTF */
+	ck_assert_uint_ge(find_dep(&c, R, "target_type_id", "")->cells[1].value,
+			  bc_btf_end_id(c.kernels[1].input.btf));
+	assert_cell(&c, R, "target_type_id", "", 0, BC_DEP_OK, 0, NULL);
+	/* two modules disagree */
+	assert_cell(&c, R, "byte_off", "v", 1, BC_DEP_AMBIGUOUS, -1,
+		    "in module mod_a at bit 0, [64] in module mod_b at bit 32");
+	/* attach target and kfunc in a module */
+	assert_cell(&c, H, "fentry", "dep_mod_func", 0, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, H, "fentry", "dep_mod_func", 1, BC_DEP_OK, -1,
+		    "in module mod_a");
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_modkfunc", 0,
+		    BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_modkfunc", 1,
+		    BC_DEP_OK, -1, "in module mod_a");
+	checked_deinit(&c);
+
+	/* saved with its modules: the same bytes twice, the same report */
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("k1.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("k2.saved")), 0);
+	one = read_file(in_scratch("k1.saved"));
+	two = read_file(in_scratch("k2.saved"));
+	ck_assert_msg(one.size > 8 && blob_eq(&one, &two), "saved files differ");
+	blob_free(&one);
+	blob_free(&two);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("mod.bpf.o"), in_scratch("kdir"),
+			    in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("mod.bpf.o"), in_scratch("k1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kdir"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("k1.saved"), "K");
+	ck_assert_str_eq(direct, saved);
+	ck_assert_msg(strstr(saved, "\"value\":8,\"status\":\"ok\",\"consequence\":\"none\",\"detail\":\"in module mod_a\""),
+		      "json: %s", saved);
+	free(direct);
+	free(saved);
+
+	/* a directory without vmlinux, a module that is not BTF: 2, named */
+	ck_assert_int_eq(sh("mkdir %s && %s deps %s --kernel %s > /dev/null 2> %s",
+			    in_scratch("nodir"), cli, in_scratch("mod.bpf.o"),
+			    in_scratch("nodir"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "needs the kernel's as vmlinux"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("cp -r %s %s && echo junk > %s/mod_c && "
+			    "%s deps %s --kernel %s > %s 2> %s", in_scratch("kdir"),
+			    in_scratch("baddir"), in_scratch("baddir"), cli,
+			    in_scratch("mod.bpf.o"), in_scratch("baddir"),
+			    in_scratch("out.txt"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("baddir/mod_c")),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	one = read_file(in_scratch("out.txt"));
+	ck_assert_msg(one.size == 0, "output on a bad module");
+	blob_free(&one);
+}
+END_TEST
+
+/*
  * SEC("?...") programs: libbpf neither loads nor relocates them unless
  * enabled; deps says autoload-off, with what enabling them gives, and
  * evaluates the other relocations without them in the candidate cache.
@@ -655,13 +764,17 @@ static int capture_libbpf(enum libbpf_print_level level, const char *fmt,
 }
 
 /*
- * Opens object with btf_custom_path = kernel, loads it (the load itself
- * may fail: relocation comes before it) and returns the debug log.
+ * Opens object with btf_custom_path = kernel (none for /sys/kernel/btf:
+ * the running kernel's BTF and its modules', libbpf's default), loads it
+ * (the load itself may fail: relocation comes before it) and returns the
+ * debug log.
  */
 static char *libbpf_relocate(const char *object, const char *kernel,
 			     bool enable_all, struct bpf_object **objp)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = kernel);
+	LIBBPF_OPTS(bpf_object_open_opts, opts,
+		    .btf_custom_path = strcmp(kernel, "/sys/kernel/btf") ?
+				       kernel : NULL);
 	struct libbpf_log log = { 0 };
 	struct bpf_object *obj;
 
@@ -830,6 +943,7 @@ static const char *const debian_kernels[] = {
 	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
 	"/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64",
 	"/sys/kernel/btf/vmlinux",
+	"/sys/kernel/btf",	/* a directory: vmlinux and modules */
 };
 
 START_TEST(test_libbpf_fixture_kernels)
@@ -1201,6 +1315,7 @@ Suite *deps_suite(void)
 	tcase_add_test(tc, test_ambiguous_and_externs);
 	tcase_add_test(tc, test_autoload_off);
 	tcase_add_test(tc, test_kconfig_and_ksyms);
+	tcase_add_test(tc, test_modules);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("libbpf");
 	tcase_add_test(tc, test_libbpf_fixture_kernels);
