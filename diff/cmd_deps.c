@@ -28,19 +28,21 @@
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
-"                     OBJECT... --kernel K [--kernel K]...\n"
+"                     OBJECT... --kernel K [--kconfig CONFIG]...\n"
 "       btfcanon deps --kernel K [--kconfig CONFIG] --save FILE\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
-"  --kernel K   raw BTF, an ELF file's .BTF, or a debug vmlinux (its\n"
+"  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
-"               encoded first); prototypes compare with the first kernel\n"
+"               encoded first), a saved kernel file, or a directory as\n"
+"               /sys/kernel/btf (vmlinux and modules' split BTF);\n"
+"               prototypes compare with the first kernel\n"
 "  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
 "               just before it, for the object's kconfig externs\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
-"  --save FILE  write kernel K (BTF, symbols, inlined functions, config)\n"
-"               to FILE,\n"
-"               a saved kernel file that --kernel takes and reads fast\n"
+"  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
+"               modules) to FILE, a saved kernel file that --kernel takes\n"
+"               and reads fast\n"
 "Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
 "2 bad usage or input.\n";
 
