@@ -312,16 +312,18 @@ int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out)
 	struct sort_ctx_entry *entries;
 	struct bc_core_index *idx;
 	uint32_t id, n = 0, end = bc_btf_end_id(btf);
+	uint32_t first = btf->base ? btf->start_id : 1;
 
 	*out = NULL;
 	idx = calloc(1, sizeof(*idx));
-	entries = calloc(end ? end : 1, sizeof(*entries));
+	/* own types only: a module's index must not cost the kernel's size */
+	entries = malloc((end > first ? end - first : 1) * sizeof(*entries));
 	if (!idx || !entries) {
 		free(idx);
 		free(entries);
 		return -ENOMEM;
 	}
-	for (id = btf->base ? btf->start_id : 1; id < end; id++) {
+	for (id = first; id < end; id++) {
 		const char *name = name_of(btf, type_at(btf, id)->name_off);
 
 		if (!*name)
