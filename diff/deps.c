@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,7 +137,7 @@ enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr)
  * hooks look at functions, typeless ksyms at both (as in kallsyms).
  */
 struct ksym {
-	char *name;
+	const char *name;
 	bool local;
 	bool object;		/* STT_OBJECT: data, not a function */
 };
@@ -144,6 +145,7 @@ struct ksym {
 struct bc_ksyms {
 	struct ksym *syms;
 	size_t nr;
+	bool borrowed;		/* names point into a saved file's mapping */
 };
 
 /*
@@ -168,8 +170,8 @@ static void ksyms_free(struct bc_ksyms *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nr; i++)
-		free(s->syms[i].name);
+	for (i = 0; i < s->nr && !s->borrowed; i++)
+		free((char *)s->syms[i].name);
 	free(s->syms);
 	free(s);
 }
@@ -451,9 +453,10 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
 			goto cut;
 		k->syms = calloc(1, sizeof(*k->syms));
-		if (!k->syms || !(k->syms->syms = calloc(n ? n : 1,
+		if (!k->syms || !(k->syms->syms = malloc((n ? n : 1) *
 							 sizeof(*k->syms->syms))))
 			goto nomem;
+		k->syms->borrowed = true;	/* data outlives them */
 		for (i = 0; i < n; i++) {
 			const char *name;
 			uint8_t bits;
@@ -465,18 +468,16 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 			if (!name || bits > 3 ||
 			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
 				goto cut;
-			k->syms->syms[i].name = strdup(name);
-			if (!k->syms->syms[i].name)
-				goto nomem;
+			k->syms->syms[i].name = name;
 			k->syms->syms[i].local = bits & 1;
 			k->syms->syms[i].object = bits >> 1;
 			k->syms->nr++;
 		}
 	}
 	if (flags & KFILE_INLINES) {
-		if (!take_u32(&c, &n))
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p))
 			goto cut;
-		k->inlines = bc_inline_facts_new();
+		k->inlines = bc_inline_facts_new_borrowing(n);
 		if (!k->inlines)
 			goto nomem;
 		for (i = 0; i < n; i++) {
@@ -541,34 +542,35 @@ nomem:
 	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 }
 
-/* Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0. */
+/*
+ * Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0.
+ * The file is mapped, not copied, and stays mapped with the kernel: its
+ * symbol and inlined names are read in place.
+ */
 static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 			    const struct bc_log *log)
 {
 	char magic[8];
-	struct blob_read { uint8_t *data; size_t size; } b = { 0 };
-	FILE *f = fopen(path, "rb");
-	long size;
-	int err;
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
-	if (!f)
+	if (fd < 0)
 		return 0;	/* bc_input_load says why */
-	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
-	    fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
+	if (pread(fd, magic, 8, 0) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
+	    fstat(fd, &st)) {
+		close(fd);
 		return 0;
 	}
-	b.size = size;
-	b.data = malloc(b.size);
-	if (!b.data || fread(b.data, 1, b.size, f) != b.size) {
-		fclose(f);
-		free(b.data);
-		return bc_log_error(log, -EIO, "%s: cannot read", path);
-	}
-	fclose(f);
-	err = kfile_load(path, b.data, b.size, k, log);
-	free(b.data);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = -errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return bc_log_error(log, err, "%s: cannot read: %s", path,
+				    strerror(-err));
+	k->image = map;
+	k->image_size = st.st_size;
+	err = kfile_load(path, map, st.st_size, k, log);
 	return err ? err : 1;
 }
 
@@ -719,6 +721,9 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	}
 	free(k->modules);
 	free(k->vmlinux_path);
+	if (k->image)
+		munmap(k->image, k->image_size);	/* after the names in it */
+	k->image = NULL;
 	k->modules = NULL;
 	k->nr_modules = 0;
 	k->vmlinux_path = NULL;

@@ -116,6 +116,9 @@ struct bc_deps_kernel {
 	struct bc_core_module *modules;
 	uint32_t nr_modules;
 	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
+	/* a saved kernel file, mapped: its symbols and inlined names point in */
+	void *image;
+	size_t image_size;
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
