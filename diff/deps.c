@@ -331,8 +331,8 @@ static void put_u32(struct bc_text *t, uint32_t v)
 	bc_text_add(t, (const char *)&v, 4);
 }
 
-int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
-			const struct bc_log *log)
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
+			     struct bc_text *out)
 {
 	const struct bc_btf *btf = k->input.btf;
 	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
@@ -342,12 +342,9 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 	static const char zeros[4];
 	struct bc_text t;
 	size_t i, n;
-	int err;
 
 	if (k->input.base)
-		return bc_log_error(log, -EINVAL,
-				    "%s: split BTF (a module) cannot be saved as a kernel",
-				    k->arg);
+		return -EINVAL;
 	bc_text_init(&t);
 	bc_text_add(&t, KFILE_MAGIC, 8);
 	put_u32(&t, flags);
@@ -401,8 +398,24 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 	}
 	if (t.err) {
 		bc_text_deinit(&t);
-		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
+		return -ENOMEM;
 	}
+	*out = t;
+	return 0;
+}
+
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
+			const struct bc_log *log)
+{
+	struct bc_text t;
+	int err = bc_deps_kernel_serialize(k, &t);
+
+	if (err == -EINVAL)
+		return bc_log_error(log, err,
+				    "%s: split BTF (a module) cannot be saved as a kernel",
+				    k->arg);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", out_path);
 	err = bc_file_write_atomic(out_path, t.buf, t.len, log);
 	bc_text_deinit(&t);
 	return err;
@@ -440,15 +453,16 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 	uint32_t flags, btf_size, n, i;
 	int err;
 
+	/* in size_t: a size of 2^32 - 1 and its padding must not wrap to 0 */
 	if (!take_u32(&c, &flags) || !take_u32(&c, &btf_size) ||
-	    (size_t)(c.end - c.p) < btf_size + (4 - btf_size % 4) % 4)
+	    (size_t)(c.end - c.p) < (size_t)btf_size + (4 - btf_size % 4) % 4)
 		return bc_log_error(log, -EINVAL, "%s: saved kernel file cut short",
 				    path);
 	err = bc_btf_parse(c.p, btf_size, NULL, path, log, &k->input.btf);
 	if (err)
 		return err;
 	k->input.path = path;
-	c.p += btf_size + (4 - btf_size % 4) % 4;
+	c.p += (size_t)btf_size + (4 - btf_size % 4) % 4;
 	if (flags & KFILE_SYMS) {
 		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
 			goto cut;
@@ -645,6 +659,24 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	return err;
+}
+
+int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
+			 struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->arg = path;
+	if (size < 8 || memcmp(data, KFILE_MAGIC, 8))
+		return bc_log_error(log, -EINVAL, "%s: not a saved kernel file",
+				    path);
+	err = kfile_load(path, data, size, k, log);
+	if (!err && bc_core_index_new(k->input.btf, &k->index))
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	if (err)
+		bc_deps_kernel_deinit(k);
 	return err;
 }
 

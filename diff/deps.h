@@ -17,6 +17,7 @@
 #include "bpf_object.h"
 #include "input.h"
 #include "kconfig.h"
+#include "text.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -139,6 +140,21 @@ int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
  */
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
 			const struct bc_log *log);
+
+/*
+ * The saved kernel file's bytes of k, into *out (initialized here; the
+ * caller deinits it). Returns 0, -EINVAL for split BTF, or -ENOMEM.
+ */
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
+			     struct bc_text *out);
+
+/*
+ * Reads a saved kernel file from memory, as bc_deps_kernel_load() reads
+ * one from disk: its names point into data, which must outlive k.
+ * Returns 0 or a negative errno after a message naming path.
+ */
+int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
+			 struct bc_deps_kernel *k, const struct bc_log *log);
 
 /* True when obj has a hook that the kernel's inlining decides (kprobes). */
 bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);

@@ -75,11 +75,10 @@ int bc_kconfig_parse(const char *data, size_t size, const char *path,
 	for (p = kc->text; *p; p = end) {
 		char *nl = strchr(p, '\n'), *eq;
 
+		/* only '\n' ends a line, as for libbpf ("\r" stays in a value) */
 		end = nl ? nl + 1 : p + strlen(p);
 		if (nl)
 			*nl = '\0';
-		if (nl > p && nl[-1] == '\r')
-			nl[-1] = '\0';
 		lineno++;
 		if (strncmp(p, "CONFIG_", 7))
 			continue;
