@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT... --kernel K...
+ * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT...
+ *               --kernel K [--kconfig CONFIG]...
  *
  * Every kernel is read once, then every object is checked against all of
  * them. The text view is a matrix: rows are the dependencies not ok on
@@ -27,16 +28,21 @@
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
-"                     OBJECT... --kernel K [--kernel K]...\n"
-"       btfcanon deps --kernel K --save FILE\n"
+"                     OBJECT... --kernel K [--kconfig CONFIG]...\n"
+"       btfcanon deps --kernel K [--kconfig CONFIG] --save FILE\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
-"  --kernel K   raw BTF, an ELF file's .BTF, or a debug vmlinux (its\n"
+"  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
-"               encoded first); prototypes compare with the first kernel\n"
+"               encoded first), a saved kernel file, or a directory as\n"
+"               /sys/kernel/btf (vmlinux and modules' split BTF);\n"
+"               prototypes compare with the first kernel\n"
+"  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
+"               just before it, for the object's kconfig externs\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
-"  --save FILE  write kernel K (BTF, symbols, inlined functions) to FILE,\n"
-"               a saved kernel file that --kernel takes and reads fast\n"
+"  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
+"               modules) to FILE, a saved kernel file that --kernel takes\n"
+"               and reads fast\n"
 "Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
 "2 bad usage or input.\n";
 
@@ -44,6 +50,7 @@ struct deps_args {
 	char **objects;
 	int nr_objects;
 	char **kernels;
+	char **kconfigs;		/* by kernel; NULL: none given */
 	int nr_kernels;
 	bool json, all;
 	int color;
@@ -52,12 +59,14 @@ struct deps_args {
 
 static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 {
-	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE };
+	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE,
+	       OPT_KCONFIG };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -69,7 +78,8 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 	a->color = -1;
 	a->kernels = calloc(argc, sizeof(*a->kernels));
 	a->objects = calloc(argc, sizeof(*a->objects));
-	if (!a->kernels || !a->objects)
+	a->kconfigs = calloc(argc, sizeof(*a->kconfigs));
+	if (!a->kernels || !a->objects || !a->kconfigs)
 		return -ENOMEM;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hk:", opts, NULL)) != -1) {
@@ -86,6 +96,16 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 		case 'k':
 		case OPT_KERNEL:
 			a->kernels[a->nr_kernels++] = optarg;
+			break;
+		case OPT_KCONFIG:
+			/* the config of the --kernel just before it */
+			if (!a->nr_kernels || a->kconfigs[a->nr_kernels - 1]) {
+				fprintf(stderr, "btfcanon deps: --kconfig %s: %s\n", optarg,
+					a->nr_kernels ? "a second config for the same --kernel" :
+					"give it after the --kernel it belongs to");
+				return -EINVAL;
+			}
+			a->kconfigs[a->nr_kernels - 1] = optarg;
 			break;
 		case OPT_COLOR:
 			if (!optarg || !strcmp(optarg, "always"))
@@ -157,7 +177,14 @@ static void row_label(const struct bc_dep *d, struct bc_text *t)
 static void cell_text(const struct bc_dep *d, const struct bc_dep_cell *c,
 		      struct bc_text *t)
 {
-	if (d->class == BC_DEP_RELO && c->has_value && c->status == BC_DEP_OK)
+	if (c->config_value && c->status == BC_DEP_OK) {
+		bc_text_puts(t, c->config_value);	/* kconfig: its value */
+	} else if (c->if_loaded) {
+		/* off(what it gets if enabled) */
+		bc_text_puts(t, "off(");
+		cell_text(d, c->if_loaded, t);
+		bc_text_puts(t, ")");
+	} else if (d->class == BC_DEP_RELO && c->has_value && c->status == BC_DEP_OK)
 		bc_text_printf(t, "%llu", (unsigned long long)c->value);
 	else if (d->class == BC_DEP_RELO && c->has_value)
 		bc_text_printf(t, "%s %llu", bc_dep_status_name(c->status),
@@ -181,13 +208,18 @@ static const char *colour_of(enum bc_dep_consequence c)
 	}
 }
 
+/* Ok on every kernel; an autoload-off row when ok if enabled. */
 static bool dep_all_ok(const struct bc_dep *d, uint32_t nr)
 {
 	uint32_t k;
 
-	for (k = 0; k < nr; k++)
-		if (d->cells[k].status != BC_DEP_OK)
+	for (k = 0; k < nr; k++) {
+		const struct bc_dep_cell *c = d->cells[k].if_loaded ?
+					      d->cells[k].if_loaded : &d->cells[k];
+
+		if (c->status != BC_DEP_OK)
 			return false;
+	}
 	return true;
 }
 
@@ -197,9 +229,10 @@ static size_t text_width(const char *s)
 }
 
 static void print_text(const struct bc_deps_report *r, char **kernels,
-		       bool all, bool color, struct bc_text *out)
+		       char **kconfigs, bool all, bool color,
+		       struct bc_text *out)
 {
-	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0;
+	uint32_t i, k, nr = r->nr_kernels, shown = 0, ok = 0, off_shown = 0;
 	size_t label_w = 10, *col_w;
 	struct bc_text t;
 
@@ -220,6 +253,7 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 				continue;
 		}
 		shown++;
+		off_shown += d->autoload_off;
 		bc_text_truncate(&t, 0);
 		row_label(d, &t);
 		if (text_width(bc_text_str(&t)) > label_w)
@@ -234,7 +268,9 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	bc_text_printf(out, "%s: %u dependencies, %u not ok on some kernel\n",
 		       r->object, r->nr_deps, r->nr_deps - ok);
 	for (k = 0; k < nr; k++)
-		bc_text_printf(out, "  [%u] %s\n", k + 1, kernels[k]);
+		bc_text_printf(out, "  [%u] %s%s%s\n", k + 1, kernels[k],
+			       kconfigs[k] ? "  config: " : "",
+			       kconfigs[k] ? kconfigs[k] : "");
 	if (shown) {
 		bc_text_printf(out, "  %-*s", (int)label_w, "dependency");
 		for (k = 0; k < nr; k++) {
@@ -267,19 +303,29 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	}
 	bc_text_printf(out, "  %u ok on every kernel%s\n", ok,
 		       all || !ok ? "" : " (--all lists them)");
+	if (off_shown)
+		bc_text_puts(out, "  off(...): only in programs of SEC(\"?...\"), autoload off: libbpf\n"
+			     "  neither loads nor relocates them unless enabled; in parentheses,\n"
+			     "  what they get when enabled\n");
 	/* the details of the cells that have one */
 	for (i = 0; i < r->nr_deps; i++) {
 		const struct bc_dep *d = &r->deps[i];
 
 		for (k = 0; k < nr; k++) {
 			const struct bc_dep_cell *c = &d->cells[k];
+			const char *when = "";
 
+			if (c->if_loaded) {
+				c = c->if_loaded;
+				when = "if enabled: ";
+			}
 			if (!c->detail || c->status == BC_DEP_OK)
 				continue;
 			bc_text_truncate(&t, 0);
 			row_label(d, &t);
-			bc_text_printf(out, "  [%u] %s: %s (%s): %s\n", k + 1,
-				       bc_text_str(&t), bc_dep_status_name(c->status),
+			bc_text_printf(out, "  [%u] %s: %s%s (%s): %s\n", k + 1,
+				       bc_text_str(&t), when,
+				       bc_dep_status_name(c->status),
 				       bc_dep_consequence_name(
 					       bc_dep_status_consequence(c->status)),
 				       c->detail);
@@ -289,6 +335,40 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 	free(col_w);
 }
 
+/* One cell's members: value (relocations), status, consequence, detail. */
+static void json_cell(const struct bc_dep *d, const struct bc_dep_cell *c,
+		      struct bc_text *out)
+{
+	if (d->class == BC_DEP_EXTERN && !strcmp(d->kind, "kconfig")) {
+		bc_text_puts(out, "\"value\":");
+		if (c->config_value)
+			bc_text_json_str(out, c->config_value);
+		else
+			bc_text_puts(out, "null");
+		bc_text_puts(out, ",");
+	} else if (d->class == BC_DEP_RELO) {
+		if (c->has_value)
+			bc_text_printf(out, "\"value\":%llu,",
+				       (unsigned long long)c->value);
+		else
+			bc_text_puts(out, "\"value\":null,");
+	}
+	bc_text_puts(out, "\"status\":");
+	bc_text_json_str(out, bc_dep_status_name(c->status));
+	bc_text_puts(out, ",\"consequence\":");
+	bc_text_json_str(out, bc_dep_consequence_name(
+				      bc_dep_status_consequence(c->status)));
+	if (c->detail) {
+		bc_text_puts(out, ",\"detail\":");
+		bc_text_json_str(out, c->detail);
+	}
+	if (c->if_loaded) {
+		bc_text_puts(out, ",\"if_loaded\":{");
+		json_cell(d, c->if_loaded, out);
+		bc_text_puts(out, "}");
+	}
+}
+
 static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 		       struct bc_text *out)
 {
@@ -296,27 +376,10 @@ static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 
 	bc_text_puts(out, "\"kernels\":{");
 	for (k = 0; k < nr; k++) {
-		const struct bc_dep_cell *c = &d->cells[k];
-
 		bc_text_puts(out, k ? "," : "");
 		bc_text_json_str(out, kernels[k]);
 		bc_text_puts(out, ":{");
-		if (d->class == BC_DEP_RELO) {
-			if (c->has_value)
-				bc_text_printf(out, "\"value\":%llu,",
-					       (unsigned long long)c->value);
-			else
-				bc_text_puts(out, "\"value\":null,");
-		}
-		bc_text_puts(out, "\"status\":");
-		bc_text_json_str(out, bc_dep_status_name(c->status));
-		bc_text_puts(out, ",\"consequence\":");
-		bc_text_json_str(out, bc_dep_consequence_name(
-					      bc_dep_status_consequence(c->status)));
-		if (c->detail) {
-			bc_text_puts(out, ",\"detail\":");
-			bc_text_json_str(out, c->detail);
-		}
+		json_cell(d, &d->cells[k], out);
 		bc_text_puts(out, "}");
 	}
 	bc_text_puts(out, "}");
@@ -373,6 +436,9 @@ static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
 			bc_text_json_str(out, d->name);
 			break;
 		}
+		if (class != BC_DEP_EXTERN && class != BC_DEP_MAP)
+			bc_text_printf(out, ",\"autoload\":%s",
+				       d->autoload_off ? "false" : "true");
 		bc_text_puts(out, ",");
 		json_cells(d, kernels, r->nr_kernels, out);
 		bc_text_puts(out, "}");
@@ -424,6 +490,9 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		if (bc_deps_kernel_load(a.kernels[0], true, &kernels[0], log))
 			goto out;
 		loaded = 1;
+		if (a.kconfigs[0] &&
+		    bc_deps_kernel_set_kconfig(&kernels[0], a.kconfigs[0], log))
+			goto out;
 		if (!bc_deps_kernel_save(&kernels[0], a.save, log))
 			status = 0;
 		goto out;
@@ -439,10 +508,15 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 			goto out;
 		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
-	for (k = 0; k < a.nr_kernels; k++, loaded++)
+	for (k = 0; k < a.nr_kernels; k++) {
 		if (bc_deps_kernel_load(a.kernels[k], want_inlines, &kernels[k],
 					log))
 			goto out;
+		loaded++;
+		if (a.kconfigs[k] &&
+		    bc_deps_kernel_set_kconfig(&kernels[k], a.kconfigs[k], log))
+			goto out;
+	}
 	for (i = 0; i < a.nr_objects; i++) {
 		struct bc_deps_report r;
 		uint32_t d;
@@ -460,7 +534,7 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		if (a.json)
 			print_json(&r, a.kernels, &out);
 		else
-			print_text(&r, a.kernels, a.all, a.color, &out);
+			print_text(&r, a.kernels, a.kconfigs, a.all, a.color, &out);
 		bc_deps_report_deinit(&r);
 	}
 	if (out.err) {
@@ -478,6 +552,7 @@ out:
 	free(objs);
 	free(kernels);
 	free(a.kernels);
+	free(a.kconfigs);
 	free(a.objects);
 	bc_text_deinit(&out);
 	return status;

@@ -280,6 +280,7 @@ static bool essential_eq(const char *a, const char *b)
 /*
  * Every named type of a kernel, sorted by (essential name, id): the
  * candidates of a root type are one run of it, already in id order.
+ * Of split BTF (a module's), its own types only.
  */
 struct bc_core_index {
 	const struct bc_btf *btf;
@@ -311,16 +312,18 @@ int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out)
 	struct sort_ctx_entry *entries;
 	struct bc_core_index *idx;
 	uint32_t id, n = 0, end = bc_btf_end_id(btf);
+	uint32_t first = btf->base ? btf->start_id : 1;
 
 	*out = NULL;
 	idx = calloc(1, sizeof(*idx));
-	entries = calloc(end ? end : 1, sizeof(*entries));
+	/* own types only: a module's index must not cost the kernel's size */
+	entries = malloc((end > first ? end - first : 1) * sizeof(*entries));
 	if (!idx || !entries) {
 		free(idx);
 		free(entries);
 		return -ENOMEM;
 	}
-	for (id = 1; id < end; id++) {
+	for (id = first; id < end; id++) {
 		const char *name = name_of(btf, type_at(btf, id)->name_off);
 
 		if (!*name)
@@ -400,39 +403,75 @@ uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
 	return 0;
 }
 
+/* Candidates: a type id and the BTF it is in (the kernel's, a module's). */
 struct bc_core_cands {
 	uint32_t *ids;
+	const struct bc_btf **btfs;
 	uint32_t len;
 };
 
-/* The kernel's candidates for local type local_id, in id order. */
+static void cands_free(struct bc_core_cands *c)
+{
+	if (!c)
+		return;
+	free(c->ids);
+	free(c->btfs);
+	free(c);
+}
+
+/* Adds idx's candidates for local type lt named name (essential len). */
+static int add_cands(struct bc_core_cands *c, const struct bc_core_index *idx,
+		     const struct btf_type *lt, const char *name, size_t len)
+{
+	uint32_t i;
+
+	for (i = index_lower(idx, name, len); i < idx->nr && !index_cmp(idx, i, name, len); i++) {
+		uint32_t id = idx->ids[i];
+		const struct bc_btf **btfs;
+		uint32_t *ids;
+
+		if (!kinds_core_compat(type_at(idx->btf, id), lt))
+			continue;
+		ids = realloc(c->ids, (c->len + 1) * sizeof(*c->ids));
+		if (ids)
+			c->ids = ids;
+		btfs = realloc(c->btfs, (c->len + 1) * sizeof(*c->btfs));
+		if (btfs)
+			c->btfs = btfs;
+		if (!ids || !btfs)
+			return -ENOMEM;
+		c->ids[c->len] = id;
+		c->btfs[c->len++] = idx->btf;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's candidates for local type local_id, in id order; when the
+ * kernel has none and modules were given, those of every module, in
+ * module order (libbpf's bpf_core_find_cands(): modules are searched only when
+ * vmlinux has no candidate, and never under btf_custom_path).
+ */
 static int find_cands(const struct bc_core_ctx *ctx, uint32_t local_id,
 		      struct bc_core_cands **out)
 {
 	const struct btf_type *lt = type_at(ctx->local, local_id);
 	const char *name = name_of(ctx->local, lt->name_off);
-	const struct bc_core_index *idx = ctx->index;
 	size_t len = essential_len(name);
 	struct bc_core_cands *c;
-	uint32_t i;
+	uint32_t m;
+	int err;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	for (i = index_lower(idx, name, len); i < idx->nr && !index_cmp(idx, i, name, len); i++) {
-		uint32_t id = idx->ids[i];
-		uint32_t *grown;
-
-		if (!kinds_core_compat(type_at(ctx->target, id), lt))
-			continue;
-		grown = realloc(c->ids, (c->len + 1) * sizeof(*c->ids));
-		if (!grown) {
-			free(c->ids);
-			free(c);
-			return -ENOMEM;
-		}
-		c->ids = grown;
-		c->ids[c->len++] = id;
+	err = add_cands(c, ctx->index, lt, name, len);
+	if (!err && !c->len)
+		for (m = 0; !err && m < ctx->nr_modules; m++)
+			err = add_cands(c, ctx->modules[m].index, lt, name, len);
+	if (err) {
+		cands_free(c);
+		return err;
 	}
 	*out = c;
 	return 0;
@@ -445,6 +484,8 @@ int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
 	ctx->local = local;
 	ctx->target = target;
 	ctx->index = index;
+	ctx->modules = NULL;
+	ctx->nr_modules = 0;
 	ctx->cands = calloc(bc_btf_end_id(local), sizeof(*ctx->cands));
 	return ctx->cands ? 0 : -ENOMEM;
 }
@@ -456,10 +497,7 @@ void bc_core_ctx_deinit(struct bc_core_ctx *ctx)
 	if (!ctx->cands)
 		return;
 	for (i = 0; i < bc_btf_end_id(ctx->local); i++)
-		if (ctx->cands[i]) {
-			free(ctx->cands[i]->ids);
-			free(ctx->cands[i]);
-		}
+		cands_free(ctx->cands[i]);
 	free(ctx->cands);
 	ctx->cands = NULL;
 }
@@ -1230,6 +1268,19 @@ static int cands_of(struct bc_core_ctx *ctx, uint32_t id,
  * bpf_core_calc_relo_insn() and the checks of bpf_core_patch_insn(),
  * giving the outcome instead of logging it.
  */
+/* " in module NAME" for a module's BTF, "" for the kernel's. */
+static const char *module_label(const struct bc_core_ctx *ctx,
+				const struct bc_btf *btf)
+{
+	static const char *const none = "";
+	uint32_t m;
+
+	for (m = 0; m < ctx->nr_modules; m++)
+		if (ctx->modules[m].btf == btf)
+			return ctx->modules[m].label;
+	return none;
+}
+
 int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 		      const struct bpf_insn *insn, uint32_t insns_left,
 		      struct bc_relo_result *res)
@@ -1292,7 +1343,7 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 	res->bitfield = lv.bitfield;
 	res->composite = lv.composite;
 	for (i = 0; i < cands->len; i++) {
-		int m = spec_match(local, ctx->target, cands->ids[i], cand);
+		int m = spec_match(local, cands->btfs[i], cands->ids[i], cand);
 
 		if (m < 0) {
 			set_why(res, BC_RELO_FAILED,
@@ -1312,22 +1363,27 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 			*targ = *cand;
 		} else if (cand->bit_offset != targ->bit_offset) {
 			set_why(res, BC_RELO_AMBIGUOUS,
-				"field offset ambiguity: [%u] at bit %u, [%u] at bit %u",
-				targ->root_id, targ->bit_offset, cand->root_id,
-				cand->bit_offset);
+				"field offset ambiguity: [%u]%s at bit %u, [%u]%s at bit %u",
+				targ->root_id, module_label(ctx, targ->btf),
+				targ->bit_offset, cand->root_id,
+				module_label(ctx, cand->btf), cand->bit_offset);
 			goto out;
 		} else if (cv.poison != tv.poison || cv.val != tv.val) {
 			set_why(res, BC_RELO_AMBIGUOUS,
-				"relocation decision ambiguity: [%u] gives %llu, [%u] gives %llu",
-				targ->root_id, (unsigned long long)tv.val,
-				cand->root_id, (unsigned long long)cv.val);
+				"relocation decision ambiguity: [%u]%s gives %llu, [%u]%s gives %llu",
+				targ->root_id, module_label(ctx, targ->btf),
+				(unsigned long long)tv.val, cand->root_id,
+				module_label(ctx, cand->btf),
+				(unsigned long long)cv.val);
 			goto out;
 		}
+		cands->btfs[j] = cands->btfs[i];
 		cands->ids[j++] = cands->ids[i];
 	}
 	if (j > 0) {
 		cands->len = j;
 		res->target_id = targ->root_id;
+		res->target_btf = targ->btf;
 	} else {
 		calc_value(relo->kind, NULL, &tv);
 	}
@@ -1363,7 +1419,8 @@ check_insn_form:
 				(unsigned long long)tv.val);
 			goto out;
 		}
-		if (!resize_allowed(ctx->local, &lv, ctx->target, &tv)) {
+		if (!resize_allowed(ctx->local, &lv, j ? targ->btf : ctx->target,
+				    &tv)) {
 			set_why(res, BC_RELO_POISONED,
 				"load of %u bytes, the kernel's field has %u and is neither a pointer nor unsigned",
 				lv.field_sz, tv.field_sz);

@@ -26,7 +26,10 @@
 /* libbpf's names of the kinds ("byte_off", ..., "enumval_value"). */
 const char *bc_core_kind_name(uint32_t kind);
 
-/* An index of a kernel's types by essential name; built once per kernel. */
+/*
+ * An index of a kernel's types by essential name; built once per kernel.
+ * Of split BTF (a module over the kernel), its own types only.
+ */
 struct bc_core_index;
 
 int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out);
@@ -43,11 +46,29 @@ uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
 int bc_core_types_compat(const struct bc_btf *local, uint32_t local_id,
 			 const struct bc_btf *target, uint32_t target_id);
 
+/*
+ * A kernel module: its split BTF over the kernel's, and the index of its
+ * own types (owned by whoever filled it in).
+ */
+struct bc_core_module {
+	char *name;
+	char *label;		/* " in module NAME", for messages */
+	struct bc_btf *btf;
+	struct bc_core_index *index;
+};
+
 /* One object against one kernel: libbpf's candidate cache. */
 struct bc_core_ctx {
 	const struct bc_btf *local;
 	const struct bc_btf *target;
 	const struct bc_core_index *index;
+	/*
+	 * The kernel's modules, searched when the kernel has no candidate,
+	 * as libbpf does with the running kernel's BTF (none under
+	 * btf_custom_path). Set after bc_core_ctx_init(); not owned.
+	 */
+	const struct bc_core_module *modules;
+	uint32_t nr_modules;
 	struct bc_core_cands **cands;	/* by local type id, lazily */
 };
 
@@ -68,6 +89,7 @@ struct bc_relo_result {
 	uint64_t value;		/* patched value (PATCHED) */
 	uint64_t local_value;	/* the value the compiler wrote */
 	uint32_t target_id;	/* root type of the first matching candidate */
+	const struct bc_btf *target_btf;	/* the BTF it is in (a module's?) */
 	uint32_t local_size;	/* field size in the object (field kinds) */
 	uint32_t target_size;	/* field size in the kernel (field kinds) */
 	bool bitfield;

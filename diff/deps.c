@@ -24,20 +24,28 @@
  *				compatible (libbpf's rule) with the object's
  *	helper, map type,	an enumerator of the kernel's enum bpf_func_id,
  *	program type		bpf_map_type, bpf_prog_type
+ *	kconfig			the config given with the kernel (kconfig.c)
+ * Programs of "?" sections (autoload off) are checked as if enabled, and
+ * that evaluation is kept behind a BC_DEP_AUTOLOAD_OFF cell: libbpf
+ * neither loads nor relocates them by default (mark_autoload_off()).
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
- * tell (inlining from BTF alone, kconfig values) is BC_DEP_UNKNOWN.
+ * tell (inlining from BTF alone, kconfig values without a config) is
+ * BC_DEP_UNKNOWN.
  * Cost: per kernel one index of its names (core_relo.c) and one sorted
  * symbol table; per object and kernel, work linear in its dependencies
  * times a binary search.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../canon/btf_kinds.h"
@@ -71,6 +79,7 @@ static const struct {
 	[BC_DEP_INCOMPATIBLE]  = { "incompatible", BC_CONS_ERROR },
 	[BC_DEP_UNKNOWN]       = { "unknown", BC_CONS_UNKNOWN },
 	[BC_DEP_USER]          = { "user-space", BC_CONS_NONE },
+	[BC_DEP_AUTOLOAD_OFF]  = { "autoload-off", BC_CONS_NONE },
 };
 
 static const char *const consequence_names[] = {
@@ -123,24 +132,36 @@ enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr)
 
 /* ---- kernel symbols --------------------------------------------------- */
 
-/* The function symbols of a kernel ELF file, sorted by name. */
+/*
+ * The function and data symbols of a kernel ELF file, sorted by name:
+ * hooks look at functions, typeless ksyms at both (as in kallsyms).
+ */
 struct ksym {
-	char *name;
+	const char *name;
 	bool local;
+	bool object;		/* STT_OBJECT: data, not a function */
 };
 
 struct bc_ksyms {
 	struct ksym *syms;
 	size_t nr;
+	bool borrowed;		/* names point into a saved file's mapping */
 };
 
-/* By name, then global before local: a total order, for saved files. */
+/*
+ * By name, then global before local, then functions before data: a
+ * total order, for saved files.
+ */
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
-	return c ? c : (int)x->local - (int)y->local;
+	if (c)
+		return c;
+	if (x->local != y->local)
+		return (int)x->local - (int)y->local;
+	return (int)x->object - (int)y->object;
 }
 
 static void ksyms_free(struct bc_ksyms *s)
@@ -149,14 +170,14 @@ static void ksyms_free(struct bc_ksyms *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nr; i++)
-		free(s->syms[i].name);
+	for (i = 0; i < s->nr && !s->borrowed; i++)
+		free((char *)s->syms[i].name);
 	free(s->syms);
 	free(s);
 }
 
 /*
- * Reads the STT_FUNC symbols of path's .symtab; *out NULL when the file
+ * Reads the STT_FUNC and STT_OBJECT symbols of path's .symtab; *out NULL when the file
  * is not ELF or has no symbol table (raw BTF, a stripped file).
  */
 static int ksyms_load(const char *path, struct bc_ksyms **out,
@@ -196,7 +217,8 @@ static int ksyms_load(const char *path, struct bc_ksyms **out,
 		const char *name;
 
 		if (!gelf_getsym(data, i, &sym) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_OBJECT) ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
@@ -208,6 +230,7 @@ static int ksyms_load(const char *path, struct bc_ksyms **out,
 			goto out;
 		}
 		s->syms[s->nr].local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+		s->syms[s->nr].object = GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
 		s->nr++;
 	}
 	qsort(s->syms, s->nr, sizeof(*s->syms), ksym_cmp);
@@ -237,16 +260,29 @@ static size_t ksyms_lower(const struct bc_ksyms *s, const char *name)
 	return lo;
 }
 
-/* Function symbols whose name matches a glob pattern (kprobe.multi). */
+/* Function names that match a glob pattern (kprobe.multi). */
 static size_t ksyms_matching(const struct bc_ksyms *s, const char *pattern)
 {
+	const char *last = NULL;
 	size_t i, n = 0;
 
-	for (i = 0; i < s->nr; i++)
-		if ((i == 0 || strcmp(s->syms[i - 1].name, s->syms[i].name)) &&
-		    !fnmatch(pattern, s->syms[i].name, 0))
+	for (i = 0; i < s->nr; i++) {
+		if (s->syms[i].object ||
+		    (last && !strcmp(last, s->syms[i].name)))
+			continue;
+		last = s->syms[i].name;
+		if (!fnmatch(pattern, last, 0))
 			n++;
+	}
 	return n;
+}
+
+/* Whether some symbol, function or data, has the name (kallsyms). */
+static bool ksyms_has(const struct bc_ksyms *s, const char *name)
+{
+	size_t i = ksyms_lower(s, name);
+
+	return i < s->nr && !strcmp(s->syms[i].name, name);
 }
 
 /* The compiler's clone suffixes: name.isra.0, name.constprop.0, name.part.0. */
@@ -272,37 +308,43 @@ static bool is_clone_of(const char *sym, const char *name)
  * fixed order and every list sorted, so the bytes depend on the kernel
  * only:
  *	"BTFCKRN1"		magic and version
- *	u32 flags		1: symbols follow, 2: inlined names follow
+ *	u32 flags		1: symbols follow, 2: inlined names follow,
+ *				4: a config follows, 8: modules follow
  *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
  *				encoded from its DWARF), zero-padded to 4
- *	u32 n, n x (u8 local, name NUL)	function symbols, by name then
- *				global before local
+ *	u32 n, n x (u8 flags, name NUL)	symbols (flags 1: local, 2:
+ *				data), by name, global before local,
+ *				functions before data
  *	u32 n, n x (name NUL)	inlined function names, by name
+ *	u32 size, bytes		the kernel's config: its CONFIG_ lines as
+ *				NAME=VALUE\n, by name, one a name
+ *	u32 n, n x (name NUL, u32 size, bytes)	modules' split BTF, by name
  */
 #define KFILE_MAGIC "BTFCKRN1"
 #define KFILE_SYMS 1u
 #define KFILE_INLINES 2u
+#define KFILE_KCONFIG 4u
+#define KFILE_MODULES 8u
 
 static void put_u32(struct bc_text *t, uint32_t v)
 {
 	bc_text_add(t, (const char *)&v, 4);
 }
 
-int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
-			const struct bc_log *log)
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
+			     struct bc_text *out)
 {
 	const struct bc_btf *btf = k->input.btf;
 	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
-			 (k->inlines ? KFILE_INLINES : 0);
+			 (k->inlines ? KFILE_INLINES : 0) |
+			 (k->kconfig ? KFILE_KCONFIG : 0) |
+			 (k->nr_modules ? KFILE_MODULES : 0);
 	static const char zeros[4];
 	struct bc_text t;
 	size_t i, n;
-	int err;
 
 	if (k->input.base)
-		return bc_log_error(log, -EINVAL,
-				    "%s: split BTF (a module) cannot be saved as a kernel",
-				    k->arg);
+		return -EINVAL;
 	bc_text_init(&t);
 	bc_text_add(&t, KFILE_MAGIC, 8);
 	put_u32(&t, flags);
@@ -312,9 +354,10 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 	if (k->syms) {
 		put_u32(&t, (uint32_t)k->syms->nr);
 		for (i = 0; i < k->syms->nr; i++) {
-			char local = k->syms->syms[i].local;
+			char bits = k->syms->syms[i].local |
+				    k->syms->syms[i].object << 1;
 
-			bc_text_add(&t, &local, 1);
+			bc_text_add(&t, &bits, 1);
 			bc_text_add(&t, k->syms->syms[i].name,
 				    strlen(k->syms->syms[i].name) + 1);
 		}
@@ -329,10 +372,50 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 			bc_text_add(&t, names[i], strlen(names[i]) + 1);
 		free(names);
 	}
+	if (k->kconfig) {
+		struct bc_text c;
+
+		bc_text_init(&c);
+		for (i = 0; i < k->kconfig->nr; i++)
+			bc_text_printf(&c, "%s=%s\n", k->kconfig->entries[i].name,
+				       k->kconfig->entries[i].value);
+		if (c.err)
+			t.err = c.err;
+		put_u32(&t, (uint32_t)c.len);
+		bc_text_add(&t, bc_text_str(&c), c.len);
+		bc_text_deinit(&c);
+	}
+	if (k->nr_modules) {
+		put_u32(&t, k->nr_modules);
+		for (i = 0; i < k->nr_modules; i++) {
+			const struct bc_btf *m = k->modules[i].btf;
+
+			bc_text_add(&t, k->modules[i].name,
+				    strlen(k->modules[i].name) + 1);
+			put_u32(&t, (uint32_t)m->size);
+			bc_text_add(&t, (const char *)m->data, m->size);
+		}
+	}
 	if (t.err) {
 		bc_text_deinit(&t);
-		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
+		return -ENOMEM;
 	}
+	*out = t;
+	return 0;
+}
+
+int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
+			const struct bc_log *log)
+{
+	struct bc_text t;
+	int err = bc_deps_kernel_serialize(k, &t);
+
+	if (err == -EINVAL)
+		return bc_log_error(log, err,
+				    "%s: split BTF (a module) cannot be saved as a kernel",
+				    k->arg);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", out_path);
 	err = bc_file_write_atomic(out_path, t.buf, t.len, log);
 	bc_text_deinit(&t);
 	return err;
@@ -370,44 +453,45 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 	uint32_t flags, btf_size, n, i;
 	int err;
 
+	/* in size_t: a size of 2^32 - 1 and its padding must not wrap to 0 */
 	if (!take_u32(&c, &flags) || !take_u32(&c, &btf_size) ||
-	    (size_t)(c.end - c.p) < btf_size + (4 - btf_size % 4) % 4)
+	    (size_t)(c.end - c.p) < (size_t)btf_size + (4 - btf_size % 4) % 4)
 		return bc_log_error(log, -EINVAL, "%s: saved kernel file cut short",
 				    path);
 	err = bc_btf_parse(c.p, btf_size, NULL, path, log, &k->input.btf);
 	if (err)
 		return err;
 	k->input.path = path;
-	c.p += btf_size + (4 - btf_size % 4) % 4;
+	c.p += (size_t)btf_size + (4 - btf_size % 4) % 4;
 	if (flags & KFILE_SYMS) {
 		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
 			goto cut;
 		k->syms = calloc(1, sizeof(*k->syms));
-		if (!k->syms || !(k->syms->syms = calloc(n ? n : 1,
+		if (!k->syms || !(k->syms->syms = malloc((n ? n : 1) *
 							 sizeof(*k->syms->syms))))
 			goto nomem;
+		k->syms->borrowed = true;	/* data outlives them */
 		for (i = 0; i < n; i++) {
 			const char *name;
-			uint8_t local;
+			uint8_t bits;
 
 			if (c.p == c.end)
 				goto cut;
-			local = *c.p++;
+			bits = *c.p++;
 			name = take_str(&c);
-			if (!name || local > 1 ||
+			if (!name || bits > 3 ||
 			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
 				goto cut;
-			k->syms->syms[i].name = strdup(name);
-			if (!k->syms->syms[i].name)
-				goto nomem;
-			k->syms->syms[i].local = local;
+			k->syms->syms[i].name = name;
+			k->syms->syms[i].local = bits & 1;
+			k->syms->syms[i].object = bits >> 1;
 			k->syms->nr++;
 		}
 	}
 	if (flags & KFILE_INLINES) {
-		if (!take_u32(&c, &n))
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p))
 			goto cut;
-		k->inlines = bc_inline_facts_new();
+		k->inlines = bc_inline_facts_new_borrowing(n);
 		if (!k->inlines)
 			goto nomem;
 		for (i = 0; i < n; i++) {
@@ -419,56 +503,198 @@ static int kfile_load(const char *path, const uint8_t *data, size_t size,
 				goto nomem;
 		}
 	}
-	if (c.p != c.end || (flags & ~(KFILE_SYMS | KFILE_INLINES)))
+	if (flags & KFILE_KCONFIG) {
+		if (!take_u32(&c, &n) || (size_t)(c.end - c.p) < n)
+			goto cut;
+		err = bc_kconfig_parse((const char *)c.p, n, path, &k->kconfig,
+				       log);
+		if (err)
+			return err;
+		c.p += n;
+	}
+	if (flags & KFILE_MODULES) {
+		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 5)
+			goto cut;
+		k->modules = calloc(n ? n : 1, sizeof(*k->modules));
+		if (!k->modules)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			struct bc_core_module *m = &k->modules[i];
+			const char *name = take_str(&c);
+			uint32_t msize;
+
+			if (!name || !take_u32(&c, &msize) ||
+			    (size_t)(c.end - c.p) < msize ||
+			    (i && strcmp(k->modules[i - 1].name, name) >= 0))
+				goto cut;
+			k->nr_modules++;	/* deinit frees what is set */
+			m->name = strdup(name);
+			if (!m->name ||
+			    asprintf(&m->label, " in module %s", name) < 0) {
+				m->label = NULL;
+				goto nomem;
+			}
+			err = bc_btf_parse(c.p, msize, k->input.btf, path, log,
+					   &m->btf);
+			if (err)
+				return err;
+			c.p += msize;
+			if (bc_core_index_new(m->btf, &m->index))
+				goto nomem;
+		}
+	}
+	if (c.p != c.end ||
+	    (flags & ~(KFILE_SYMS | KFILE_INLINES | KFILE_KCONFIG |
+		       KFILE_MODULES)))
 		goto cut;
 	return 0;
 cut:
 	return bc_log_error(log, -EINVAL,
-			    "%s: saved kernel file is corrupt (symbols or inlined names)",
+			    "%s: saved kernel file is corrupt (symbols, inlined names, config or modules)",
 			    path);
 nomem:
 	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 }
 
-/* Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0. */
+/*
+ * Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0.
+ * The file is mapped, not copied, and stays mapped with the kernel: its
+ * symbol and inlined names are read in place.
+ */
 static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 			    const struct bc_log *log)
 {
 	char magic[8];
-	struct blob_read { uint8_t *data; size_t size; } b = { 0 };
-	FILE *f = fopen(path, "rb");
-	long size;
-	int err;
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
-	if (!f)
+	if (fd < 0)
 		return 0;	/* bc_input_load says why */
-	if (fread(magic, 1, 8, f) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
-	    fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
-		fclose(f);
+	if (pread(fd, magic, 8, 0) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
+	    fstat(fd, &st)) {
+		close(fd);
 		return 0;
 	}
-	b.size = size;
-	b.data = malloc(b.size);
-	if (!b.data || fread(b.data, 1, b.size, f) != b.size) {
-		fclose(f);
-		free(b.data);
-		return bc_log_error(log, -EIO, "%s: cannot read", path);
-	}
-	fclose(f);
-	err = kfile_load(path, b.data, b.size, k, log);
-	free(b.data);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = -errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return bc_log_error(log, err, "%s: cannot read: %s", path,
+				    strerror(-err));
+	k->image = map;
+	k->image_size = st.st_size;
+	err = kfile_load(path, map, st.st_size, k, log);
 	return err ? err : 1;
+}
+
+static int dirent_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/*
+ * A directory of BTF as /sys/kernel/btf lays it out: DIR/vmlinux, and
+ * every other regular file a module's split BTF over it, taken in name
+ * order (libbpf takes the running kernel's modules in load order, which
+ * a directory does not tell).
+ */
+static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
+			   const struct bc_log *log)
+{
+	struct bc_input_opts opts = { 0 };
+	struct dirent **names = NULL;
+	int n, i, err;
+
+	if (asprintf(&k->vmlinux_path, "%s/vmlinux", dir) < 0) {
+		k->vmlinux_path = NULL;
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+	}
+	if (access(k->vmlinux_path, F_OK))
+		return bc_log_error(log, -ENOENT,
+				    "%s: a directory of BTF needs the kernel's as vmlinux (as /sys/kernel/btf)",
+				    dir);
+	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
+	if (err)
+		return err;
+	err = bc_core_index_new(k->input.btf, &k->index);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", dir);
+	n = scandir(dir, &names, NULL, dirent_cmp);
+	if (n < 0)
+		return bc_log_error(log, -errno, "%s: %s", dir, strerror(errno));
+	k->modules = calloc(n ? n : 1, sizeof(*k->modules));
+	if (!k->modules)
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+	for (i = 0; i < n && !err; i++) {
+		struct bc_core_module *m = &k->modules[k->nr_modules];
+		const char *name = names[i]->d_name;
+		enum bc_file_format format;
+		struct stat st;
+		char *path;
+
+		if (name[0] == '.' || !strcmp(name, "vmlinux"))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, name) < 0) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+			break;
+		}
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		k->nr_modules++;	/* deinit frees what is set */
+		m->name = strdup(name);
+		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
+			m->label = NULL;
+			free(path);
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
+			break;
+		}
+		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
+		if (!err && bc_core_index_new(m->btf, &m->index))
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		free(path);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
+			 struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->arg = path;
+	if (size < 8 || memcmp(data, KFILE_MAGIC, 8))
+		return bc_log_error(log, -EINVAL, "%s: not a saved kernel file",
+				    path);
+	err = kfile_load(path, data, size, k, log);
+	if (!err && bc_core_index_new(k->input.btf, &k->index))
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	if (err)
+		bc_deps_kernel_deinit(k);
+	return err;
 }
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log)
 {
 	struct bc_input_opts opts = { 0 };
+	struct stat st;
 	int err;
 
 	memset(k, 0, sizeof(*k));
 	k->arg = path;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = load_kernel_dir(path, k, log);
+		if (err)
+			bc_deps_kernel_deinit(k);
+		return err;
+	}
 	err = try_saved_kernel(path, k, log);
 	if (err == 1) {
 		err = bc_core_index_new(k->input.btf, &k->index);
@@ -497,12 +723,43 @@ fail:
 	return err;
 }
 
+int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
+			       const struct bc_log *log)
+{
+	struct bc_kconfig *kc;
+	int err = bc_kconfig_load(path, &kc, log);
+
+	if (err)
+		return err;
+	bc_kconfig_free(k->kconfig);
+	k->kconfig = kc;
+	return 0;
+}
+
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 {
+	uint32_t i;
+
 	bc_input_deinit(&k->input);
 	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
 	bc_inline_facts_free(k->inlines);
+	bc_kconfig_free(k->kconfig);
+	for (i = 0; i < k->nr_modules; i++) {
+		free(k->modules[i].name);
+		free(k->modules[i].label);
+		bc_btf_free(k->modules[i].btf);
+		bc_core_index_free(k->modules[i].index);
+	}
+	free(k->modules);
+	free(k->vmlinux_path);
+	if (k->image)
+		munmap(k->image, k->image_size);	/* after the names in it */
+	k->image = NULL;
+	k->modules = NULL;
+	k->nr_modules = 0;
+	k->vmlinux_path = NULL;
+	k->kconfig = NULL;
 	k->index = NULL;
 	k->syms = NULL;
 	k->inlines = NULL;
@@ -520,6 +777,37 @@ static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
 		      const char *name)
 {
 	return bc_core_index_find(k->index, kind, name);
+}
+
+/*
+ * The first type of kind and name in a kernel, else in its modules in
+ * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *btf is
+ * the BTF it is in. 0 when none has it.
+ */
+static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
+			  const char *name, const struct bc_btf **btf)
+{
+	uint32_t id = kfind(k, kind, name), m;
+
+	*btf = kbtf(k);
+	for (m = 0; !id && m < k->nr_modules; m++) {
+		id = bc_core_index_find(k->modules[m].index, kind, name);
+		if (id)
+			*btf = k->modules[m].btf;
+	}
+	return id;
+}
+
+/* The name of the module whose BTF btf is, or NULL for the kernel's. */
+static const char *module_of(const struct bc_deps_kernel *k,
+			     const struct bc_btf *btf)
+{
+	uint32_t m;
+
+	for (m = 0; m < k->nr_modules; m++)
+		if (k->modules[m].btf == btf)
+			return k->modules[m].name;
+	return NULL;
 }
 
 /* The first type of kind and name, or 0 (the object's small BTF). */
@@ -624,13 +912,123 @@ static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * libbpf's convention: a program in a section named "?..." starts with
+ * autoload off. bpf_object__load() neither loads it nor applies its CO-RE
+ * relocations (they do not narrow the candidate cache either), and it
+ * attaches nothing. Subprograms (.text) keep autoload on.
+ */
+static bool autoload_off(const char *section)
+{
+	return section && section[0] == '?';
+}
+
+/*
+ * Makes every cell of d BC_DEP_AUTOLOAD_OFF, keeping what it held (the
+ * evaluation as if the program were enabled) in its if_loaded.
+ */
+static int mark_autoload_off(struct bc_dep *d, uint32_t nr)
+{
+	uint32_t k;
+
+	d->autoload_off = true;
+	for (k = 0; k < nr; k++) {
+		struct bc_dep_cell *c = &d->cells[k];
+		struct bc_dep_cell *in = malloc(sizeof(*in));
+
+		if (!in)
+			return -ENOMEM;
+		*in = *c;
+		memset(c, 0, sizeof(*c));
+		c->status = BC_DEP_AUTOLOAD_OFF;
+		c->if_loaded = in;
+	}
+	return 0;
+}
+
 /* -- CO-RE relocations -- */
+
+/* A relocation's cell from libbpf's outcome. */
+static int relo_cell(struct bc_dep_cell *c, const struct bc_core_relo *r,
+		     const struct bc_relo_result *res, const char *module)
+{
+	switch (res->outcome) {
+	case BC_RELO_PATCHED:
+		c->has_value = true;
+		c->value = res->value;
+		c->status = BC_DEP_OK;
+		if (module && set_detail(c, "in module %s", module))
+			return -ENOMEM;
+		if (res->value == 0 &&
+		    (r->kind == 2 || r->kind == 8 || r->kind == 10))
+			c->status = BC_DEP_MISSING;
+		else if (res->value == 0 && r->kind == 12)
+			c->status = BC_DEP_NO_MATCH;
+		else if (r->kind == 0 && !res->mem_access && !res->bitfield &&
+			 !res->composite && res->local_size != res->target_size) {
+			c->status = BC_DEP_RESIZED;
+			return set_detail(c, "the object reads %u bytes, the kernel's field has %u",
+					  res->local_size, res->target_size);
+		}
+		return 0;
+	case BC_RELO_POISONED:
+		c->status = BC_DEP_POISONED;
+		break;
+	case BC_RELO_AMBIGUOUS:
+		c->status = BC_DEP_AMBIGUOUS;
+		break;
+	case BC_RELO_FAILED:
+		c->status = BC_DEP_FAILED;
+		break;
+	}
+	return set_detail(c, "%s", res->why);
+}
+
+/*
+ * One kernel's pass over the object's relocations, in .BTF.ext order
+ * with one candidate cache, as libbpf makes it. With all false, the
+ * relocations of autoload-off programs are skipped, as by default; with
+ * all true, every program is taken as enabled, and only the cells of
+ * autoload-off relocations are filled (their if-loaded evaluation).
+ */
+static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
+		     const struct bc_deps_kernel *kernel, uint32_t k,
+		     uint32_t first, bool all)
+{
+	struct bc_core_ctx ctx;
+	uint32_t s, i, n = first;
+	int err;
+
+	err = bc_core_ctx_init(&ctx, obj->btf, kbtf(kernel), kernel->index);
+	ctx.modules = kernel->modules;
+	ctx.nr_modules = kernel->nr_modules;
+	for (s = 0; s < obj->nr_sections && !err; s++) {
+		const struct bc_bpf_section *sec = &obj->sections[s];
+		bool off = autoload_off(sec->name);
+
+		for (i = 0; i < sec->nr_relos && !err; i++, n++) {
+			const struct bc_core_relo *r = &sec->relos[i];
+			uint32_t insn = r->insn_off / 8;
+			struct bc_relo_result res;
+
+			if (off && !all)
+				continue;
+			err = bc_core_relo_eval(&ctx, r, sec->insns + insn,
+						sec->nr_insns - insn, &res);
+			if (!err && (off || !all))
+				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
+						module_of(kernel, res.target_btf));
+		}
+	}
+	bc_core_ctx_deinit(&ctx);
+	return err;
+}
 
 static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 		       const struct bc_deps_kernel *kernels)
 {
-	struct bc_core_ctx *ctx;
 	uint32_t s, i, k, first = b->report->nr_deps;
+	bool any_off = false;
 	int err = 0;
 
 	for (s = 0; s < obj->nr_sections; s++) {
@@ -649,69 +1047,17 @@ static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 				return -ENOMEM;
 			d->index = r->index;
 			d->insn_off = r->insn_off;
+			any_off |= autoload_off(sec->name);
 		}
 	}
-	ctx = calloc(b->nr_kernels, sizeof(*ctx));
-	if (!ctx)
-		return -ENOMEM;
-	/* one candidate cache per kernel, relocations in .BTF.ext order */
 	for (k = 0; k < b->nr_kernels && !err; k++) {
-		uint32_t n = first;
-
-		err = bc_core_ctx_init(&ctx[k], obj->btf, kbtf(&kernels[k]),
-				       kernels[k].index);
-		for (s = 0; s < obj->nr_sections && !err; s++) {
-			const struct bc_bpf_section *sec = &obj->sections[s];
-
-			for (i = 0; i < sec->nr_relos && !err; i++, n++) {
-				const struct bc_core_relo *r = &sec->relos[i];
-				uint32_t insn = r->insn_off / 8;
-				struct bc_dep_cell *c = &b->report->deps[n].cells[k];
-				struct bc_relo_result res;
-
-				err = bc_core_relo_eval(&ctx[k], r, sec->insns + insn,
-							sec->nr_insns - insn, &res);
-				if (err)
-					break;
-				switch (res.outcome) {
-				case BC_RELO_PATCHED:
-					c->has_value = true;
-					c->value = res.value;
-					c->status = BC_DEP_OK;
-					if (res.value == 0 &&
-					    (r->kind == 2 || r->kind == 8 ||
-					     r->kind == 10))
-						c->status = BC_DEP_MISSING;
-					else if (res.value == 0 && r->kind == 12)
-						c->status = BC_DEP_NO_MATCH;
-					else if (r->kind == 0 && !res.mem_access &&
-						 !res.bitfield && !res.composite &&
-						 res.local_size != res.target_size) {
-						c->status = BC_DEP_RESIZED;
-						err = set_detail(c, "the object reads %u bytes, the kernel's field has %u",
-								 res.local_size,
-								 res.target_size);
-					}
-					break;
-				case BC_RELO_POISONED:
-					c->status = BC_DEP_POISONED;
-					err = set_detail(c, "%s", res.why);
-					break;
-				case BC_RELO_AMBIGUOUS:
-					c->status = BC_DEP_AMBIGUOUS;
-					err = set_detail(c, "%s", res.why);
-					break;
-				case BC_RELO_FAILED:
-					c->status = BC_DEP_FAILED;
-					err = set_detail(c, "%s", res.why);
-					break;
-				}
-			}
-		}
+		err = relo_pass(b, obj, &kernels[k], k, first, false);
+		if (!err && any_off)
+			err = relo_pass(b, obj, &kernels[k], k, first, true);
 	}
-	for (k = 0; k < b->nr_kernels; k++)
-		bc_core_ctx_deinit(&ctx[k]);
-	free(ctx);
+	for (i = first; i < b->report->nr_deps && !err; i++)
+		if (autoload_off(b->report->deps[i].section))
+			err = mark_autoload_off(&b->report->deps[i], b->nr_kernels);
 	return err;
 }
 
@@ -997,6 +1343,8 @@ static int ksym_status(const struct bc_ksyms *s,
 	const char *clone = NULL;
 
 	for (; i < s->nr && !strncmp(s->syms[i].name, name, n); i++) {
+		if (s->syms[i].object)
+			continue;
 		if (!strcmp(s->syms[i].name, name)) {
 			exact++;
 			locals += s->syms[i].local;
@@ -1071,10 +1419,13 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			err = set_detail(c, "not looked up");
 			continue;
 		case HOOK_BTF_TRACE:
-			id = kfind(&kernels[k], BTF_KIND_TYPEDEF, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_TYPEDEF, fname, &btf);
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no typedef %s in BTF", fname);
+			else if (module_of(&kernels[k], btf))
+				err = set_detail(c, "in module %s",
+						 module_of(&kernels[k], btf));
 			continue;
 		case HOOK_KSYM_GLOB:
 			if (!kernels[k].syms) {
@@ -1103,14 +1454,17 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			}
 			continue;
 		case HOOK_BTF_FUNC:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
 			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
 			if (!id)
 				err = set_detail(c, "no FUNC %s in BTF", fname);
+			else if (module_of(&kernels[k], btf))
+				err = set_detail(c, "in module %s",
+						 module_of(&kernels[k], btf));
 			break;
 		case HOOK_KSYM:
 		case HOOK_SYSCALL:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
+			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
 			if (kernels[k].syms) {
 				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
 			} else {
@@ -1183,6 +1537,8 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
 		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
 			: -ENOMEM;
+		if (!err && autoload_off(name))
+			err = mark_autoload_off(d, b->nr_kernels);
 		free(target);
 	}
 	return err;
@@ -1301,24 +1657,36 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
+		if (autoload_off(name) && mark_autoload_off(d, b->nr_kernels))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* -- helpers -- */
 
-static int id_cmp(const void *a, const void *b)
-{
-	const int32_t *x = a, *y = b;
+/* A helper call: its id, and whether its program is autoload-off. */
+struct helper_call {
+	int32_t id;
+	bool off;
+};
 
-	return *x < *y ? -1 : *x > *y;
+static int call_cmp(const void *a, const void *b)
+{
+	const struct helper_call *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * One row per helper id; the row is autoload-off when every call to the
+ * helper is in an autoload-off program.
+ */
 static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *kernels)
 {
-	uint32_t s, i, k, n = 0, cap = 0;
-	int32_t *ids = NULL;
+	uint32_t s, i, j, k, n = 0, cap = 0;
+	struct helper_call *calls = NULL;
 	int err = 0;
 
 	for (s = 0; s < obj->nr_sections; s++) {
@@ -1330,33 +1698,36 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
 				continue;
 			if (n == cap) {
-				int32_t *grown;
+				struct helper_call *grown;
 
 				cap = cap ? cap * 2 : 16;
-				grown = realloc(ids, cap * sizeof(*ids));
+				grown = realloc(calls, cap * sizeof(*calls));
 				if (!grown) {
-					free(ids);
+					free(calls);
 					return -ENOMEM;
 				}
-				ids = grown;
+				calls = grown;
 			}
-			ids[n++] = in->imm;
+			calls[n].id = in->imm;
+			calls[n++].off = autoload_off(sec->name);
 		}
 	}
 	if (n)
-		qsort(ids, n, sizeof(*ids), id_cmp);
-	for (i = 0; i < n && !err; i++) {
+		qsort(calls, n, sizeof(*calls), call_cmp);
+	for (i = 0; i < n && !err; i = j) {
+		int32_t id = calls[i].id;
 		const char *name = NULL;
+		bool off = true;
 		struct bc_dep *d;
 
-		if (i && ids[i] == ids[i - 1])
-			continue;
+		for (j = i; j < n && calls[j].id == id; j++)
+			off &= calls[j].off;
 		for (k = 0; k < b->nr_kernels && !name; k++) {
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
 					       "bpf_func_id");
 
 			if (e)
-				name = enum_name_of(kbtf(&kernels[k]), e, ids[i]);
+				name = enum_name_of(kbtf(&kernels[k]), e, id);
 		}
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
@@ -1364,8 +1735,8 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 			err = -ENOMEM;
 			break;
 		}
-		d->id = ids[i];
-		for (k = 0; k < b->nr_kernels; k++) {
+		d->id = id;
+		for (k = 0; k < b->nr_kernels && !err; k++) {
 			const struct bc_btf *btf = kbtf(&kernels[k]);
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
 			struct bc_dep_cell *c = &d->cells[k];
@@ -1374,12 +1745,14 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 				c->status = BC_DEP_UNKNOWN;
 				err = set_detail(c, "no enum bpf_func_id in BTF");
 			} else {
-				c->status = enum_name_of(btf, e, ids[i]) ?
+				c->status = enum_name_of(btf, e, id) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
+		if (!err && off)
+			err = mark_autoload_off(d, b->nr_kernels);
 	}
-	free(ids);
+	free(calls);
 	return err;
 }
 
@@ -1493,6 +1866,52 @@ static const char *extern_section(const struct bc_btf *btf, const char *name,
 	return NULL;
 }
 
+/*
+ * A kconfig extern against a kernel's config, by libbpf 1.1's rules
+ * (kconfig.c): LINUX_KERNEL_VERSION, LINUX_HAS_BPF_COOKIE and
+ * LINUX_HAS_SYSCALL_WRAPPER libbpf fills itself; a CONFIG_ one the
+ * config sets is ok when libbpf takes its value for the extern's type,
+ * incompatible when it refuses it; one it does not set fails the load
+ * when strong (absent), reads 0 when weak (missing). No config: unknown.
+ */
+static int kconfig_cell(const struct bc_btf *btf, uint32_t type,
+			const struct bc_bpf_extern *x,
+			const struct bc_kconfig *kc, struct bc_dep_cell *c)
+{
+	const char *value;
+	char why[160];
+
+	if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
+	    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
+	    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
+		c->status = BC_DEP_OK;
+		return 0;
+	}
+	if (strncmp(x->name, "CONFIG_", 7)) {
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "a virtual extern libbpf 1.1 does not fill");
+	}
+	if (!kc) {
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "the kernel's config is not in BTF: give it with --kconfig");
+	}
+	value = bc_kconfig_get(kc, x->name);
+	if (!value) {
+		c->status = x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+		return set_detail(c, x->weak ? "not set in the config: reads 0" :
+				  "not set in the config: libbpf fails the load (a strong extern)");
+	}
+	c->config_value = strdup(value);
+	if (!c->config_value)
+		return -ENOMEM;
+	if (bc_kconfig_check_value(btf, type, value, why, sizeof(why))) {
+		c->status = BC_DEP_INCOMPATIBLE;
+		return set_detail(c, "%s=%s: %s", x->name, value, why);
+	}
+	c->status = BC_DEP_OK;
+	return why[0] ? set_detail(c, "%s", why) : 0;
+}
+
 static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *kernels)
 {
@@ -1522,29 +1941,22 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			     bc_skip_mods(obj->btf, &local_id, true);
 		for (k = 0; k < b->nr_kernels; k++) {
 			struct bc_dep_cell *c = &d->cells[k];
+			const struct bc_btf *kb = NULL;
 			uint32_t kid;
 			bool found;
 
 			if (!strcmp(what, "kconfig")) {
-				if (!strcmp(x->name, "LINUX_KERNEL_VERSION") ||
-				    !strcmp(x->name, "LINUX_HAS_BPF_COOKIE") ||
-				    !strcmp(x->name, "LINUX_HAS_SYSCALL_WRAPPER")) {
-					c->status = BC_DEP_OK;
-					continue;
-				}
-				c->status = BC_DEP_UNKNOWN;
-				if (set_detail(c, "kernel config is not in BTF"))
+				if (kconfig_cell(obj->btf, type, x, kernels[k].kconfig, c))
 					return -ENOMEM;
 				continue;
 			}
 			if (!strcmp(what, "kfunc")) {
-				kid = kfind(&kernels[k], BTF_KIND_FUNC, x->name);
+				kid = kfind_any(&kernels[k], BTF_KIND_FUNC, x->name, &kb);
 				found = kid != 0;
 				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
 				if (found && bc_core_types_compat(
 					    obj->btf, bc_btf_type(obj->btf, type)->type,
-					    kbtf(&kernels[k]),
-					    bc_btf_type(kbtf(&kernels[k]), kid)->type) <= 0) {
+					    kb, bc_btf_type(kb, kid)->type) <= 0) {
 					c->status = BC_DEP_INCOMPATIBLE;
 					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
 						return -ENOMEM;
@@ -1552,26 +1964,30 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				}
 			} else if (local_type) {
 				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
-				kid = kfind(&kernels[k], BTF_KIND_VAR, x->name);
+				kid = kfind_any(&kernels[k], BTF_KIND_VAR, x->name, &kb);
 				found = kid != 0;
 				if (found) {
-					uint32_t tid = bc_btf_type(kbtf(&kernels[k]), kid)->type;
+					uint32_t tid = bc_btf_type(kb, kid)->type;
 
-					bc_skip_mods(kbtf(&kernels[k]), &tid, true);
+					bc_skip_mods(kb, &tid, true);
 					if (bc_core_types_compat(obj->btf, local_id,
-								 kbtf(&kernels[k]), tid) <= 0) {
+								 kb, tid) <= 0) {
+						const struct btf_type *kt =
+							bc_btf_type(kb, tid);
+
 						c->status = BC_DEP_INCOMPATIBLE;
-						if (set_detail(c, "the kernel's variable has a type not compatible with the object's"))
+						if (set_detail(c, "the kernel's variable is %s %s, the object's %s %s: a type not compatible (libbpf's rule)",
+							       kt ? bc_kind_name(bc_type_kind(kt)) : "void",
+							       kt ? bc_btf_str(kb, kt->name_off) : "",
+							       bc_kind_name(bc_type_kind(local_type)),
+							       bc_btf_str(obj->btf, local_type->name_off)))
 							return -ENOMEM;
 						continue;
 					}
 				}
 			} else if (kernels[k].syms) {
-				found = ksyms_lower(kernels[k].syms, x->name) <
-						kernels[k].syms->nr &&
-					!strcmp(kernels[k].syms->syms[ksyms_lower(
-						kernels[k].syms, x->name)].name,
-						x->name);
+				/* typeless: a symbol, function or data */
+				found = ksyms_has(kernels[k].syms, x->name);
 			} else {
 				c->status = BC_DEP_UNKNOWN;
 				if (set_detail(c, "typeless ksym: needs the kernel's symbols"))
@@ -1580,6 +1996,9 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			}
 			c->status = found ? BC_DEP_OK :
 				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
+			if (found && kb && module_of(&kernels[k], kb) &&
+			    set_detail(c, "in module %s", module_of(&kernels[k], kb)))
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -1623,8 +2042,13 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 		struct bc_dep *d = &report->deps[i];
 
 		if (d->cells)
-			for (k = 0; k < report->nr_kernels; k++)
+			for (k = 0; k < report->nr_kernels; k++) {
 				free(d->cells[k].detail);
+				free(d->cells[k].config_value);
+				if (d->cells[k].if_loaded)
+					free(d->cells[k].if_loaded->detail);
+				free(d->cells[k].if_loaded);
+			}
 		free(d->cells);
 		free(d->section);
 		free(d->kind);

@@ -2,10 +2,10 @@
 /*
  * What a BPF object needs from a kernel, checked against several kernels:
  * its CO-RE relocations, its hooks (attach targets), its kfunc, ksym and
- * kconfig externs, the helpers it calls, its map types and its program
- * types. Each dependency gets, per kernel, a status, and each status one
- * consequence: an error at load or attach, wrong data read, missed calls,
- * or none. What a kernel's inputs cannot tell is `unknown`, never guessed.
+ * kconfig externs (against a config given with the kernel), the helpers
+ * it calls, its map types and its program types. Each dependency gets,
+ * per kernel, a status, and each status one consequence: an error at
+ * load or attach, wrong data read, missed calls, or none. What a kernel's inputs cannot tell is `unknown`, never guessed.
  */
 #ifndef BTFCANON_DEPS_H
 #define BTFCANON_DEPS_H
@@ -16,6 +16,8 @@
 #include "../canon/log.h"
 #include "bpf_object.h"
 #include "input.h"
+#include "kconfig.h"
+#include "text.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -34,6 +36,7 @@ enum bc_dep_status {
 	BC_DEP_INCOMPATIBLE,	/* kfunc/ksym type libbpf refuses */
 	BC_DEP_UNKNOWN,		/* the kernel's inputs cannot tell */
 	BC_DEP_USER,		/* user space: not checked */
+	BC_DEP_AUTOLOAD_OFF,	/* SEC("?..."): libbpf loads it only when enabled */
 	BC_DEP_NR_STATUS,
 };
 
@@ -65,6 +68,12 @@ struct bc_dep_cell {
 	bool has_value;		/* relocations: value patched */
 	uint64_t value;
 	char *detail;		/* malloc'd or NULL: the clone, the change, ... */
+	char *config_value;	/* kconfig externs: the value as the config has it */
+	/*
+	 * BC_DEP_AUTOLOAD_OFF: what the dependency gets if its program is
+	 * enabled (bpf_program__set_autoload), malloc'd; NULL otherwise.
+	 */
+	struct bc_dep_cell *if_loaded;
 };
 
 struct bc_dep {
@@ -77,12 +86,19 @@ struct bc_dep {
 	char *name;		/* access path, target, extern, helper name */
 	int64_t id;		/* helper id, map type value; -1 if none */
 	bool weak;		/* externs */
+	/*
+	 * Relocations, hooks, program types, helpers: only in programs of
+	 * "?" sections, which libbpf neither loads nor relocates unless
+	 * enabled; every cell is then BC_DEP_AUTOLOAD_OFF.
+	 */
+	bool autoload_off;
 	struct bc_dep_cell *cells;	/* one per kernel */
 };
 
 /*
  * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
- * and (when asked: it costs a walk of the DWARF) its inlined functions.
+ * and (when asked: it costs a walk of the DWARF) its inlined functions;
+ * for a directory of BTF, its modules' BTF too.
  */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
@@ -90,18 +106,55 @@ struct bc_deps_kernel {
 	struct bc_core_index *index;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
+	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
+	/*
+	 * A directory of BTF (/sys/kernel/btf): vmlinux, and every other
+	 * file as a module's split BTF over it, by name. libbpf looks into
+	 * the modules as with the running kernel: for CO-RE candidates when
+	 * vmlinux has none, for attach targets, kfuncs and typed ksyms that
+	 * vmlinux lacks.
+	 */
+	struct bc_core_module *modules;
+	uint32_t nr_modules;
+	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
+	/* a saved kernel file, mapped: its symbols and inlined names point in */
+	void *image;
+	size_t image_size;
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log);
 
 /*
- * Writes k (its BTF, symbols, inlined names) to path as a saved kernel
+ * Gives k the config read from path (a .config), in place of the one a
+ * saved kernel file may hold. Returns 0 or a negative errno after a
+ * message naming the file.
+ */
+int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
+			       const struct bc_log *log);
+
+/*
+ * Writes k (its BTF, symbols, inlined names, config) to path as a saved kernel
  * file, which bc_deps_kernel_load() takes like any kernel; the bytes
  * depend on the kernel only. Returns 0 or a negative errno.
  */
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
 			const struct bc_log *log);
+
+/*
+ * The saved kernel file's bytes of k, into *out (initialized here; the
+ * caller deinits it). Returns 0, -EINVAL for split BTF, or -ENOMEM.
+ */
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
+			     struct bc_text *out);
+
+/*
+ * Reads a saved kernel file from memory, as bc_deps_kernel_load() reads
+ * one from disk: its names point into data, which must outlive k.
+ * Returns 0 or a negative errno after a message naming path.
+ */
+int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
+			 struct bc_deps_kernel *k, const struct bc_log *log);
 
 /* True when obj has a hook that the kernel's inlining decides (kprobes). */
 bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);

@@ -27,8 +27,9 @@
 #include "inline_facts.h"
 
 struct bc_inline_facts {
-	char **slots;		/* open addressing, NULL = empty */
+	const char **slots;	/* open addressing, NULL = empty */
 	size_t cap, nr;
+	bool borrowed;		/* names are the caller's, not copies */
 };
 
 static uint64_t name_hash(const char *s)
@@ -46,7 +47,7 @@ static int set_add(struct bc_inline_facts *f, const char *name)
 
 	if ((f->nr + 1) * 2 > f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 1024, k;
-		char **slots = calloc(cap, sizeof(*slots));
+		const char **slots = calloc(cap, sizeof(*slots));
 
 		if (!slots)
 			return -ENOMEM;
@@ -68,7 +69,7 @@ static int set_add(struct bc_inline_facts *f, const char *name)
 			return 0;
 		i = (i + 1) & (f->cap - 1);
 	}
-	f->slots[i] = strdup(name);
+	f->slots[i] = f->borrowed ? name : strdup(name);
 	if (!f->slots[i])
 		return -ENOMEM;
 	f->nr++;
@@ -101,8 +102,8 @@ void bc_inline_facts_free(struct bc_inline_facts *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->cap; i++)
-		free(f->slots[i]);
+	for (i = 0; i < f->cap && !f->borrowed; i++)
+		free((char *)f->slots[i]);
 	free(f->slots);
 	free(f);
 }
@@ -110,6 +111,25 @@ void bc_inline_facts_free(struct bc_inline_facts *f)
 struct bc_inline_facts *bc_inline_facts_new(void)
 {
 	return calloc(1, sizeof(struct bc_inline_facts));
+}
+
+struct bc_inline_facts *bc_inline_facts_new_borrowing(size_t expected)
+{
+	struct bc_inline_facts *f = calloc(1, sizeof(*f));
+	size_t cap = 1024;
+
+	if (!f)
+		return NULL;
+	while (cap < expected * 2 + 2)
+		cap *= 2;
+	f->slots = calloc(cap, sizeof(*f->slots));
+	if (!f->slots) {
+		free(f);
+		return NULL;
+	}
+	f->cap = cap;
+	f->borrowed = true;
+	return f;
 }
 
 int bc_inline_facts_add(struct bc_inline_facts *f, const char *name)

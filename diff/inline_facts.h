@@ -33,6 +33,11 @@ void bc_inline_facts_free(struct bc_inline_facts *f);
 
 /* An empty set, and adding to it (saved kernel files). NULL / -ENOMEM. */
 struct bc_inline_facts *bc_inline_facts_new(void);
+/*
+ * An empty set sized for expected names, which keeps the names added as
+ * given (they must outlive it) instead of copies.
+ */
+struct bc_inline_facts *bc_inline_facts_new_borrowing(size_t expected);
 int bc_inline_facts_add(struct bc_inline_facts *f, const char *name);
 
 /*

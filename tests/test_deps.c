@@ -10,7 +10,13 @@
  *				type_exists record on dep_pair is turned into
  *				a type_matches one, which clang 14 cannot emit
  *	amb.bpf.o		a read kernel B's two flavors disagree on
- *	ext.bpf.o		kfunc (strong, weak) and kconfig externs
+ *	ext.bpf.o		kfunc (strong, weak), kconfig externs (against
+ *				kconfig_a and kconfig_b), typed and typeless
+ *				ksyms
+ *	opt.bpf.o, narrow.bpf.o	programs of SEC("?...") sections
+ *	kdir/			a.btf as vmlinux, and the split BTF of
+ *				modules mod_a.c and mod_b.c over it
+ *	mod.bpf.o		what only the modules have
  *	ops.bpf.o		a struct_ops map
  *	real.bpf.o		reads of real kernel types (task_struct, ...)
  *
@@ -156,7 +162,8 @@ static void make_type_matches(const char *path, const char *type_name)
 static void build_fixtures(void)
 {
 	const char *cli = getenv("BTFCANON");
-	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops" };
+	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops",
+						"opt", "narrow", "mod" };
 	size_t i;
 
 	if (scratch[0])
@@ -173,6 +180,21 @@ static void build_fixtures(void)
 			    in_scratch("a.btf")), 0);
 	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_b.o"),
 			    in_scratch("b.btf")), 0);
+	/* kdir: kernel A and two modules, laid out as /sys/kernel/btf */
+	ck_assert_int_eq(sh("mkdir %s && cp %s %s", in_scratch("kdir"),
+			    in_scratch("a.btf"), in_scratch("kdir/vmlinux")), 0);
+	for (i = 0; i < 2; i++) {
+		const char *mod = i ? "mod_b" : "mod_a";
+		char obj[32], out[32];
+
+		snprintf(obj, sizeof(obj), "%s.o", mod);
+		snprintf(out, sizeof(out), "kdir/%s", mod);
+		ck_assert_int_eq(sh("gcc -g -O2 -c -w -o %s " FIXTURES "/%s.c",
+				    in_scratch(obj), mod), 0);
+		ck_assert_int_eq(sh("%s encode --btf_base %s %s -o %s", cli,
+				    in_scratch("a.btf"), in_scratch(obj),
+				    in_scratch(out)), 0);
+	}
 	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
 		char name[32];
 
@@ -184,6 +206,8 @@ static void build_fixtures(void)
 	make_type_matches(in_scratch("fix.bpf.o"), "dep_pair");
 	make_type_matches(in_scratch("real.bpf.o"), "list_head");
 }
+
+static char *replaced(const char *path, const char *from, const char *to);
 
 /* ---- the library's report ---------------------------------------------- */
 
@@ -241,13 +265,13 @@ static const struct bc_dep *find_dep(const struct checked *c,
 	return NULL;
 }
 
-static void assert_cell(const struct checked *c, enum bc_dep_class class,
-			const char *kind, const char *name, uint32_t k,
-			enum bc_dep_status status, int64_t value,
-			const char *detail)
+static void assert_status(const struct bc_dep *d,
+			  const struct bc_dep_cell *cell, const char *kind,
+			  const char *name, uint32_t k,
+			  enum bc_dep_status status, int64_t value,
+			  const char *detail)
 {
-	const struct bc_dep *d = find_dep(c, class, kind, name);
-	const struct bc_dep_cell *cell = &d->cells[k];
+	enum bc_dep_class class = d->class;
 
 	ck_assert_msg(cell->status == status,
 		      "%s %s on kernel %u: status %s, want %s (%s)", kind, name,
@@ -267,6 +291,38 @@ static void assert_cell(const struct checked *c, enum bc_dep_class class,
 		ck_assert_msg(cell->detail && strstr(cell->detail, detail),
 			      "%s %s on kernel %u: detail '%s' lacks '%s'", kind,
 			      name, k, cell->detail ? cell->detail : "", detail);
+}
+
+static void assert_cell(const struct checked *c, enum bc_dep_class class,
+			const char *kind, const char *name, uint32_t k,
+			enum bc_dep_status status, int64_t value,
+			const char *detail)
+{
+	const struct bc_dep *d = find_dep(c, class, kind, name);
+
+	ck_assert_msg(!d->cells[k].if_loaded, "%s %s: if_loaded on a loaded dependency",
+		      kind, name);
+	assert_status(d, &d->cells[k], kind, name, k, status, value, detail);
+}
+
+/*
+ * A dependency of an autoload-off program ("?" section): the cell says
+ * so, no value, and its if_loaded holds what enabling it would give.
+ */
+static void assert_off(const struct checked *c, enum bc_dep_class class,
+		       const char *kind, const char *name, uint32_t k,
+		       enum bc_dep_status status, int64_t value,
+		       const char *detail)
+{
+	const struct bc_dep *d = find_dep(c, class, kind, name);
+	const struct bc_dep_cell *cell = &d->cells[k];
+
+	ck_assert_msg(d->autoload_off && cell->status == BC_DEP_AUTOLOAD_OFF &&
+		      !cell->has_value && cell->if_loaded &&
+		      bc_dep_status_consequence(cell->status) == BC_CONS_NONE,
+		      "%s %s on kernel %u: status %s, want autoload-off", kind,
+		      name, k, bc_dep_status_name(cell->status));
+	assert_status(d, cell->if_loaded, kind, name, k, status, value, detail);
 }
 
 #define R BC_DEP_RELO
@@ -344,8 +400,9 @@ START_TEST(test_statuses)
 			    "param 3 'n' added (int)");
 		assert_cell(&c, H, "fmod_ret", "dep_gone", a, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "fmod_ret", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
-		assert_cell(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
-		assert_cell(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
+		/* SEC("?fexit/dep_gone"): autoload off */
+		assert_off(&c, H, "fexit", "dep_gone", a, BC_DEP_OK, -1, NULL);
+		assert_off(&c, H, "fexit", "dep_gone", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "lsm", "dep_hook", b, BC_DEP_OK, -1, NULL);
 		assert_cell(&c, H, "iter", "dep_iter", b, BC_DEP_ABSENT, -1, NULL);
 		assert_cell(&c, H, "tp_btf", "dep_event", b, BC_DEP_OK, -1, NULL);
@@ -449,6 +506,222 @@ START_TEST(test_ambiguous_and_externs)
 }
 END_TEST
 
+/*
+ * kconfig externs against fixture configs, typed and typeless ksyms
+ * against the kernels' per-CPU VARs and symbols, as libbpf 1.1 resolves
+ * them. Kernels: [0] kern_a.o + kconfig_a, [1] kern_b.o + kconfig_b,
+ * [2] a.btf, no config, no symbols.
+ */
+START_TEST(test_kconfig_and_ksyms)
+{
+	const char *kernels[3];
+	struct checked c;
+	uint32_t k;
+
+	build_fixtures();
+	kernels[0] = in_scratch("kern_a.o");
+	kernels[1] = in_scratch("kern_b.o");
+	kernels[2] = in_scratch("a.btf");
+	check_object(in_scratch("ext.bpf.o"), kernels, 3, &c);
+	ck_assert_int_eq(bc_deps_kernel_set_kconfig(&c.kernels[0],
+						    FIXTURES "/kconfig_a", NULL), 0);
+	ck_assert_int_eq(bc_deps_kernel_set_kconfig(&c.kernels[1],
+						    FIXTURES "/kconfig_b", NULL), 0);
+	bc_deps_report_deinit(&c.report);
+	ck_assert_int_eq(bc_deps_check(&c.obj, c.kernels, 3, &c.report, NULL), 0);
+#define X BC_DEP_EXTERN
+	/* set: ok, with the value as the config writes it */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 0, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_BOOL")->cells[0].config_value, "y");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_TRI", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_STR", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_NUM", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_FEATURE", 0, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_FEATURE")->cells[0].config_value, "16");
+	/* a string longer than the array: libbpf truncates it */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_LONGSTR", 0, BC_DEP_OK, -1,
+		    "truncated to 3");
+	/* not set: strong fails the load, weak reads 0 */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 1, BC_DEP_ABSENT, -1,
+		    "strong");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_FEATURE", 1, BC_DEP_MISSING, -1,
+		    "reads 0");
+	/* the first line of a name wins */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_TRI", 1, BC_DEP_OK, -1, NULL);
+	ck_assert_str_eq(find_dep(&c, X, "kconfig", "CONFIG_DEP_TRI")->cells[1].config_value, "y");
+	/* values libbpf refuses for the extern's type */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_STR", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "implies integer type");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_MOD", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "value 'm' implies tristate or char type");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_NUM", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "doesn't fit in 4 bytes");
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_LONGSTR", 1, BC_DEP_OK, -1, NULL);
+	/* no config: unknown; libbpf's own virtual externs: ok */
+	assert_cell(&c, X, "kconfig", "CONFIG_DEP_BOOL", 2, BC_DEP_UNKNOWN, -1,
+		    "--kconfig");
+	for (k = 0; k < 3; k++)
+		assert_cell(&c, X, "kconfig", "LINUX_KERNEL_VERSION", k, BC_DEP_OK,
+			    -1, NULL);
+	/* typed ksyms: a VAR of the kernel's BTF of a compatible type */
+	assert_cell(&c, X, "ksym", "dep_runqueues", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_runqueues", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_runqueues", 2, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_nr_ctx", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_nr_ctx", 1, BC_DEP_INCOMPATIBLE, -1,
+		    "STRUCT dep_nr, the object's INT int: a type not compatible");
+	assert_cell(&c, X, "ksym", "dep_rq_nowhere", 0, BC_DEP_MISSING, -1, NULL);
+	ck_assert(find_dep(&c, X, "ksym", "dep_rq_nowhere")->weak);
+	/* typeless: a symbol, here a data one; from BTF alone unknown */
+	assert_cell(&c, X, "ksym", "dep_untyped", 0, BC_DEP_OK, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_untyped", 1, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, X, "ksym", "dep_untyped", 2, BC_DEP_UNKNOWN, -1, NULL);
+#undef X
+	checked_deinit(&c);
+}
+END_TEST
+
+/*
+ * A kernel as a directory of BTF (/sys/kernel/btf): the modules' types
+ * are candidates when the kernel has none (libbpf's rule for the running
+ * kernel), all modules weighed; attach targets and kfuncs found in
+ * modules. Kernels: [0] a.btf alone, [1] kdir (a.btf, mod_a, mod_b).
+ */
+START_TEST(test_modules)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *kernels[2];
+	struct blob one, two, err;
+	struct checked c;
+	char *direct, *saved;
+
+	build_fixtures();
+	kernels[0] = in_scratch("a.btf");
+	kernels[1] = in_scratch("kdir");
+	check_object(in_scratch("mod.bpf.o"), kernels, 2, &c);
+	ck_assert_uint_eq(c.kernels[1].nr_modules, 2);
+	/* only a module has it */
+	assert_cell(&c, R, "byte_off", "hits", 0, BC_DEP_POISONED, -1, NULL);
+	assert_cell(&c, R, "byte_off", "hits", 1, BC_DEP_OK, 8, "in module mod_a");
+	/* the kernel has it: the module's other layout is never looked at */
+	assert_cell(&c, R, "byte_off", "start", 1, BC_DEP_OK, 0, NULL);
+	ck_assert_ptr_null(find_dep(&c, R, "byte_off", "start")->cells[1].detail);
+	/* a module's type id: past the kernel's, in the module's split BTF */
+	ck_assert_uint_ge(find_dep(&c, R, "target_type_id", "")->cells[1].value,
+			  bc_btf_end_id(c.kernels[1].input.btf));
+	assert_cell(&c, R, "target_type_id", "", 0, BC_DEP_OK, 0, NULL);
+	/* two modules disagree */
+	assert_cell(&c, R, "byte_off", "v", 1, BC_DEP_AMBIGUOUS, -1,
+		    "in module mod_a at bit 0, [64] in module mod_b at bit 32");
+	/* attach target and kfunc in a module */
+	assert_cell(&c, H, "fentry", "dep_mod_func", 0, BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, H, "fentry", "dep_mod_func", 1, BC_DEP_OK, -1,
+		    "in module mod_a");
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_modkfunc", 0,
+		    BC_DEP_ABSENT, -1, NULL);
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_dep_modkfunc", 1,
+		    BC_DEP_OK, -1, "in module mod_a");
+	checked_deinit(&c);
+
+	/* saved with its modules: the same bytes twice, the same report */
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("k1.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("k2.saved")), 0);
+	one = read_file(in_scratch("k1.saved"));
+	two = read_file(in_scratch("k2.saved"));
+	ck_assert_msg(one.size > 8 && blob_eq(&one, &two), "saved files differ");
+	blob_free(&one);
+	blob_free(&two);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("mod.bpf.o"), in_scratch("kdir"),
+			    in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("mod.bpf.o"), in_scratch("k1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kdir"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("k1.saved"), "K");
+	ck_assert_str_eq(direct, saved);
+	ck_assert_msg(strstr(saved, "\"value\":8,\"status\":\"ok\",\"consequence\":\"none\",\"detail\":\"in module mod_a\""),
+		      "json: %s", saved);
+	free(direct);
+	free(saved);
+
+	/* a directory without vmlinux, a module that is not BTF: 2, named */
+	ck_assert_int_eq(sh("mkdir %s && %s deps %s --kernel %s > /dev/null 2> %s",
+			    in_scratch("nodir"), cli, in_scratch("mod.bpf.o"),
+			    in_scratch("nodir"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "needs the kernel's as vmlinux"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("cp -r %s %s && echo junk > %s/mod_c && "
+			    "%s deps %s --kernel %s > %s 2> %s", in_scratch("kdir"),
+			    in_scratch("baddir"), in_scratch("baddir"), cli,
+			    in_scratch("mod.bpf.o"), in_scratch("baddir"),
+			    in_scratch("out.txt"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("baddir/mod_c")),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	one = read_file(in_scratch("out.txt"));
+	ck_assert_msg(one.size == 0, "output on a bad module");
+	blob_free(&one);
+}
+END_TEST
+
+/*
+ * SEC("?...") programs: libbpf neither loads nor relocates them unless
+ * enabled; deps says autoload-off, with what enabling them gives, and
+ * evaluates the other relocations without them in the candidate cache.
+ */
+START_TEST(test_autoload_off)
+{
+	const char *kernels[2];
+	struct checked c;
+	uint32_t k, n;
+
+	build_fixtures();
+	kernels[0] = in_scratch("a.btf");
+	kernels[1] = in_scratch("b.btf");
+	check_object(in_scratch("opt.bpf.o"), kernels, 2, &c);
+	assert_off(&c, R, "byte_off", "old_field", 0, BC_DEP_OK, 48, NULL);
+	assert_off(&c, R, "byte_off", "old_field", 1, BC_DEP_POISONED, -1,
+		   "no matching field");
+	assert_off(&c, H, "fentry", "dep_gone", 0, BC_DEP_OK, -1, NULL);
+	assert_off(&c, H, "fentry", "dep_gone", 1, BC_DEP_ABSENT, -1, NULL);
+	/* a helper only the optional program calls */
+	assert_off(&c, BC_DEP_HELPER, "helper", "BPF_FUNC_probe_read_kernel", 1,
+		   BC_DEP_ABSENT, -1, NULL);
+	/* the loaded program's rows stay as they are */
+	assert_cell(&c, H, "tp_btf", "dep_event", 1, BC_DEP_OK, -1, NULL);
+	/* program types: one a section, autoload-off for the "?" one */
+	for (k = 0, n = 0; k < c.report.nr_deps; k++) {
+		const struct bc_dep *d = &c.report.deps[k];
+
+		if (d->class != BC_DEP_PROG_TYPE)
+			continue;
+		n++;
+		ck_assert_int_eq(d->autoload_off, d->section[0] == '?');
+		ck_assert_int_eq(d->cells[1].status, d->autoload_off ?
+				 BC_DEP_AUTOLOAD_OFF : BC_DEP_OK);
+	}
+	ck_assert_uint_eq(n, 2);
+	/* nothing breaks by default on B */
+	for (k = 0; k < c.report.nr_deps; k++)
+		ck_assert_int_eq(bc_dep_worst(&c.report.deps[k], 2), BC_CONS_NONE);
+	checked_deinit(&c);
+
+	/* the candidate cache: the "?" read does not narrow it by default */
+	check_object(in_scratch("narrow.bpf.o"), kernels, 2, &c);
+	assert_cell(&c, R, "byte_off", "b", 0, BC_DEP_OK, 4, NULL);
+	assert_cell(&c, R, "byte_off", "b", 1, BC_DEP_AMBIGUOUS, -1,
+		    "field offset ambiguity");
+	assert_off(&c, R, "byte_off", "a", 1, BC_DEP_OK, 0, NULL);
+	checked_deinit(&c);
+}
+END_TEST
+
 /* ---- agreement with libbpf --------------------------------------------- */
 
 /* What libbpf's debug log says of one relocation. */
@@ -491,13 +764,17 @@ static int capture_libbpf(enum libbpf_print_level level, const char *fmt,
 }
 
 /*
- * Opens object with btf_custom_path = kernel, loads it (the load itself
- * may fail: relocation comes before it) and returns the debug log.
+ * Opens object with btf_custom_path = kernel (none for /sys/kernel/btf:
+ * the running kernel's BTF and its modules', libbpf's default), loads it
+ * (the load itself may fail: relocation comes before it) and returns the
+ * debug log.
  */
 static char *libbpf_relocate(const char *object, const char *kernel,
-			     struct bpf_object **objp)
+			     bool enable_all, struct bpf_object **objp)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = kernel);
+	LIBBPF_OPTS(bpf_object_open_opts, opts,
+		    .btf_custom_path = strcmp(kernel, "/sys/kernel/btf") ?
+				       kernel : NULL);
 	struct libbpf_log log = { 0 };
 	struct bpf_object *obj;
 
@@ -510,6 +787,13 @@ static char *libbpf_relocate(const char *object, const char *kernel,
 	/* maps are created before relocation; none is needed for it */
 	bpf_object__for_each_map(map, obj)
 		bpf_map__set_autocreate(map, false);
+	/* SEC("?...") programs start with autoload off */
+	if (enable_all) {
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, obj)
+			bpf_program__set_autoload(p, true);
+	}
 	bpf_object__load(obj);
 	libbpf_set_print(NULL);
 	current_log = NULL;
@@ -552,7 +836,8 @@ static bool libbpf_says(const char *log, struct bpf_object *obj,
 			const char *s = section_of(obj, prog);
 			const char *arrow;
 
-			if (s && !strcmp(s, sec)) {
+			/* libbpf drops the "?" of a program's section name */
+			if (s && !strcmp(s, sec + (sec[0] == '?'))) {
 				found = true;
 				if (strstr(rest, "substituting insn"))
 					out->poisoned = true;
@@ -574,18 +859,23 @@ static bool libbpf_says(const char *log, struct bpf_object *obj,
 
 /*
  * Every relocation of object against kernel: btfcanon's value equals
- * libbpf's, poisoned where libbpf poisons. Returns how many agreed.
+ * libbpf's, poisoned where libbpf poisons; libbpf logs nothing of an
+ * autoload-off one. With enable_all, every program is enabled, and the
+ * autoload-off relocations' if_loaded cells are compared (the others may
+ * differ from their default: the candidate cache). Returns how many
+ * agreed.
  */
 static uint32_t agree(const char *object, const char *kernel,
-		      bool expect_failure)
+		      bool expect_failure, bool enable_all)
 {
 	const char *kernels[] = { kernel };
 	struct bpf_object *bobj;
 	struct checked c;
 	char *log;
 	uint32_t i, n = 0, relos = 0;
+	bool failed = false;
 
-	log = libbpf_relocate(object, kernel, &bobj);
+	log = libbpf_relocate(object, kernel, enable_all, &bobj);
 	if (!strstr(log, "CO-RE relocations")) {
 		/* libbpf probes the kernel before relocating: it needs bpf() */
 		fprintf(stderr, "deps: libbpf did not get to relocation (no bpf() here?), skipped\n");
@@ -601,7 +891,18 @@ static uint32_t agree(const char *object, const char *kernel,
 
 		if (d->class != BC_DEP_RELO)
 			continue;
+		if (enable_all && !cell->if_loaded)
+			continue;
 		relos++;
+		if (cell->status == BC_DEP_AUTOLOAD_OFF && !enable_all) {
+			ck_assert_msg(!libbpf_says(log, bobj, d->section, d->index, &lr),
+				      "%s on %s: libbpf relocates autoload-off %s relo #%u",
+				      object, kernel, d->section, d->index);
+			n++;
+			continue;
+		}
+		if (cell->if_loaded)
+			cell = cell->if_loaded;
 		ck_assert_msg(libbpf_says(log, bobj, d->section, d->index, &lr),
 			      "%s on %s: libbpf says nothing of %s relo #%u",
 			      object, kernel, d->section, d->index);
@@ -611,6 +912,7 @@ static uint32_t agree(const char *object, const char *kernel,
 				      object, kernel, d->section, d->index,
 				      bc_dep_status_name(cell->status));
 			n++;
+			failed = true;
 			break;	/* libbpf stops at the first failure */
 		}
 		if (cell->status == BC_DEP_POISONED) {
@@ -626,8 +928,9 @@ static uint32_t agree(const char *object, const char *kernel,
 		}
 		n++;
 	}
-	ck_assert_msg(!expect_failure || n < relos || relos == 1,
-		      "%s on %s: expected a failure", object, kernel);
+	ck_assert_msg(failed == expect_failure,
+		      "%s on %s: %s", object, kernel,
+		      expect_failure ? "expected a failure" : "unexpected failure");
 	ck_assert_uint_gt(relos, 0);
 	checked_deinit(&c);
 	bpf_object__close(bobj);
@@ -640,6 +943,7 @@ static const char *const debian_kernels[] = {
 	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
 	"/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64",
 	"/sys/kernel/btf/vmlinux",
+	"/sys/kernel/btf",	/* a directory: vmlinux and modules */
 };
 
 START_TEST(test_libbpf_fixture_kernels)
@@ -647,10 +951,16 @@ START_TEST(test_libbpf_fixture_kernels)
 	uint32_t n = 0;
 
 	build_fixtures();
-	n += agree(in_scratch("fix.bpf.o"), in_scratch("a.btf"), false);
-	n += agree(in_scratch("fix.bpf.o"), in_scratch("b.btf"), false);
-	n += agree(in_scratch("amb.bpf.o"), in_scratch("a.btf"), false);
-	n += agree(in_scratch("amb.bpf.o"), in_scratch("b.btf"), true);
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("fix.bpf.o"), in_scratch("b.btf"), false, false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("amb.bpf.o"), in_scratch("b.btf"), true, false);
+	/* "?" programs: skipped by default, relocated when enabled */
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("a.btf"), false, false);
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("b.btf"), false, false);
+	n += agree(in_scratch("opt.bpf.o"), in_scratch("b.btf"), false, true);
+	n += agree(in_scratch("narrow.bpf.o"), in_scratch("b.btf"), true, false);
+	n += agree(in_scratch("narrow.bpf.o"), in_scratch("b.btf"), false, true);
 	fprintf(stderr, "deps: %u relocations agree with libbpf on the fixture kernels\n", n);
 }
 END_TEST
@@ -665,8 +975,8 @@ START_TEST(test_libbpf_real_kernels)
 		return;
 	}
 	build_fixtures();
-	n += agree(in_scratch("real.bpf.o"), kernel, false);
-	n += agree(in_scratch("fix.bpf.o"), kernel, false);
+	n += agree(in_scratch("real.bpf.o"), kernel, false, false);
+	n += agree(in_scratch("fix.bpf.o"), kernel, false, false);
 	fprintf(stderr, "deps: %u relocations agree with libbpf on %s\n", n, kernel);
 }
 END_TEST
@@ -721,6 +1031,56 @@ START_TEST(test_cli)
 		      strstr(json, "transformed") &&
 		      !strstr(json, "byte_sz struct dep_task.comm"), "text: %s", json);
 	free(json);
+	blob_free(&out);
+	/* "?" programs that would break on B: autoload off, nothing breaks: 0 */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
+			    in_scratch("out.json")), 0);
+	out = read_file(in_scratch("out.json"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "\"section\":\"?fentry/dep_gone\",\"index\":0,") &&
+		      strstr(json, "\"autoload\":false,\"kernels\":{") &&
+		      strstr(json, "{\"value\":null,\"status\":\"autoload-off\",\"consequence\":\"none\",\"if_loaded\":{\"value\":null,\"status\":\"poisoned\",\"consequence\":\"error\"") &&
+		      strstr(json, "\"autoload\":true"), "json: %s", json);
+	free(json);
+	blob_free(&out);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s", cli,
+			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
+			    in_scratch("out.txt")), 0);
+	out = read_file(in_scratch("out.txt"));
+	json = strndup(out.data, out.size);
+	ck_assert_msg(strstr(json, "off(poisoned)") && strstr(json, "off(absent)") &&
+		      strstr(json, "if enabled: poisoned (error)"), "text: %s", json);
+	free(json);
+	blob_free(&out);
+	/* --kconfig: after its --kernel, one a kernel, a config libbpf reads */
+	ck_assert_int_eq(sh("%s deps %s --kconfig " FIXTURES "/kconfig_a --kernel %s"
+			    " > /dev/null 2> %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("a.btf"), in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "after the --kernel"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("no-such-config"), in_scratch("out.txt"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, in_scratch("no-such-config")),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	ck_assert_int_eq(sh("printf 'CONFIG_A=y\\nCONFIG_B\\n' > %s",
+			    in_scratch("bad.config")), 0);
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("bad.config"), in_scratch("out.txt"),
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "bad.config:2: 'CONFIG_B': no '='"),
+		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	out = read_file(in_scratch("out.txt"));
+	ck_assert_msg(out.size == 0, "output on a bad config");
 	blob_free(&out);
 	/* usage and bad input: 2, a message naming the file */
 	ck_assert_int_eq(sh("%s deps %s > /dev/null 2>&1", cli,
@@ -798,6 +1158,42 @@ START_TEST(test_saved_kernel)
 		      "saved file lost the function facts: %s", saved);
 	ck_assert_str_eq(direct, saved);
 	free(direct);
+	free(saved);
+	/* with a config: in the file, in its bytes an order of its own */
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+			    cli, in_scratch("kern_b.o"), in_scratch("bc1.saved")), 0);
+	ck_assert_int_eq(sh("sort -r " FIXTURES "/kconfig_b > %s",
+			    in_scratch("kconfig_b.sorted")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig %s --save %s", cli,
+			    in_scratch("kern_b.o"), in_scratch("kconfig_b.sorted"),
+			    in_scratch("bc2.saved")), 0);
+	blob_free(&two);
+	two = read_file(in_scratch("bc1.saved"));
+	err = read_file(in_scratch("bc2.saved"));
+	ck_assert_msg(blob_eq(&two, &err) && two.size > one.size,
+		      "saved kernel files with a config differ");
+	blob_free(&err);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_b > %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("kern_b.o"), in_scratch("direct.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+			    in_scratch("ext.bpf.o"), in_scratch("bc1.saved"),
+			    in_scratch("saved.json")), 1);
+	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
+	saved = replaced(in_scratch("saved.json"), in_scratch("bc1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"name\":\"CONFIG_DEP_TRI\",\"weak\":true,\"kernels\":{\"K\":{\"value\":\"y\",\"status\":\"ok\"") &&
+		      strstr(saved, "\"value\":null,\"status\":\"absent\""),
+		      "saved file lost the config: %s", saved);
+	ck_assert_str_eq(direct, saved);
+	free(direct);
+	free(saved);
+	/* --kconfig replaces a saved file's config */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_a > %s", cli, in_scratch("ext.bpf.o"),
+			    in_scratch("bc1.saved"), in_scratch("saved.json")), 1);
+	saved = replaced(in_scratch("saved.json"), in_scratch("bc1.saved"), "K");
+	ck_assert_msg(strstr(saved, "\"name\":\"CONFIG_DEP_TRI\",\"weak\":true,\"kernels\":{\"K\":{\"value\":\"m\""),
+		      "json: %s", saved);
 	free(saved);
 	/* a file cut short: 2, a message naming it */
 	ck_assert_int_eq(sh("head -c %zu %s > %s", one.size - 3,
@@ -917,6 +1313,9 @@ Suite *deps_suite(void)
 	tc = tcase_create("statuses");
 	tcase_add_test(tc, test_statuses);
 	tcase_add_test(tc, test_ambiguous_and_externs);
+	tcase_add_test(tc, test_autoload_off);
+	tcase_add_test(tc, test_kconfig_and_ksyms);
+	tcase_add_test(tc, test_modules);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("libbpf");
 	tcase_add_test(tc, test_libbpf_fixture_kernels);

@@ -71,6 +71,8 @@ static const struct finding findings[] = {
 	  "deps: the buffer of an empty prototype spelling leaked" },
 	{ "relocate/memcpy-null-empty-split", fuzz_relocate_one,
 	  "canon: memcpy(NULL, 0) for split BTF with no strings of its own" },
+	{ "kernel_file/btf-size-wraps", fuzz_kernel_file_one,
+	  "deps: a saved kernel file's BTF size of 2^32 - 1 wrapped with its padding" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))

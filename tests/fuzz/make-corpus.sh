@@ -69,7 +69,7 @@ mkdir -p "$tmp/kept"
 cp "$out"/relocate/kernel-* "$tmp/kept/" 2>/dev/null || true
 rm -rf "$out"
 mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
-	"$out/bpf_object" "$out/relocate"
+	"$out/bpf_object" "$out/relocate" "$out/kernel_file"
 cp "$tmp"/kept/* "$out/relocate/" 2>/dev/null || true
 # a length-prefixed pair: 4-byte little-endian length of the first, both
 pair() {
@@ -139,6 +139,22 @@ for src in tests/fixtures/deps/*.bpf.c; do
 		[ "$(stat -c %s "$tmp/$name.bpf.o")" -le 32768 ] &&
 		cp "$tmp/$name.bpf.o" "$out/bpf_object/$name.bpf.o"
 done
+# kernel_file: saved kernel files (deps --save) of the deps fixture
+# kernels: kernel B with symbols, inlined names and a config; kernel A as
+# a directory with two modules
+f=tests/fixtures/deps
+gcc -g -O2 -r -nostdlib -w -o "$tmp/kern_a.o" $f/kern_a.c &&
+gcc -g -O2 -r -nostdlib -w -o "$tmp/kern_b.o" $f/kern_b.c $f/kern_b2.c &&
+build/btfcanon encode "$tmp/kern_a.o" -o "$tmp/a.btf" &&
+mkdir -p "$tmp/kdir" && cp "$tmp/a.btf" "$tmp/kdir/vmlinux" &&
+for m in mod_a mod_b; do
+	gcc -g -O2 -c -w -o "$tmp/$m.o" $f/$m.c &&
+	build/btfcanon encode --btf_base "$tmp/a.btf" "$tmp/$m.o" \
+		-o "$tmp/kdir/$m" || exit 1
+done &&
+build/btfcanon deps --kernel "$tmp/kern_b.o" --kconfig $f/kconfig_b \
+	--save "$out/kernel_file/kern_b.saved" &&
+build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved"
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done

@@ -315,6 +315,34 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 }
 
 /*
+ * A saved kernel file (deps --save) into its reader: the BTF, function
+ * and data symbols, inlined names, a config (kconfig.c's parser) and
+ * modules' split BTF. Property: what it accepts, written back and read
+ * again, writes back the same bytes (the writer's order is a fixpoint).
+ */
+int fuzz_kernel_file_one(const uint8_t *data, size_t size)
+{
+	struct bc_deps_kernel k, again;
+	struct bc_text one, two;
+
+	if (bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log))
+		return 0;
+	if (bc_deps_kernel_serialize(&k, &one)) {
+		bc_deps_kernel_deinit(&k);
+		return 0;
+	}
+	FUZZ_ASSERT(!bc_deps_kernel_parse(one.buf, one.len, "fuzz.saved",
+					  &again, &fuzz_log));
+	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again, &two));
+	FUZZ_ASSERT(two.len == one.len && !memcmp(two.buf, one.buf, one.len));
+	bc_text_deinit(&two);
+	bc_deps_kernel_deinit(&again);
+	bc_text_deinit(&one);
+	bc_deps_kernel_deinit(&k);
+	return 0;
+}
+
+/*
  * Two raw BTFs into the distilled-base code (canon/distill.c): a u32
  * length L (little-endian), L bytes of base BTF B, then split BTF S over
  * B. S is relocated onto B, taking B as the distilled base of S (what a

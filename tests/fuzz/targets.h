@@ -16,5 +16,6 @@ int fuzz_btf_elf_one(const uint8_t *data, size_t size);	/* ELF into the .BTF rea
 int fuzz_encode_one(const uint8_t *data, size_t size);	/* ELF+DWARF into encode */
 int fuzz_bpf_object_one(const uint8_t *data, size_t size); /* BPF object into deps */
 int fuzz_relocate_one(const uint8_t *data, size_t size);	/* base + split into distill, relocate */
+int fuzz_kernel_file_one(const uint8_t *data, size_t size);	/* saved kernel file into deps */
 
 #endif
