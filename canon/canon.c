@@ -69,6 +69,7 @@
 
 #include "btf_kinds.h"
 #include "canon.h"
+#include "strmap.h"
 #include "strset.h"
 
 struct canon {
@@ -618,38 +619,6 @@ static int64_t split_var_classes(struct canon *c)
 }
 
 /*
- * Step 4's strings for base BTF: each name word of out (at the word
- * indices names[0..nr)) gets its string's offset in a new string section,
- * laid out in order of first use. str_map caches input offset -> output
- * offset + 1; it is indexed all over the input's strings, so the entry of
- * the name 16 ahead is fetched early.
- */
-static int map_names(const struct bc_btf *btf, uint32_t *words,
-		     const uint32_t *names, uint32_t nr, uint32_t *str_map,
-		     struct bc_strset *strs)
-{
-	uint32_t i;
-
-	for (i = 0; i < nr; i++) {
-		uint32_t *w = &words[names[i]];
-		int64_t off;
-
-		if (i + 16 < nr)
-			__builtin_prefetch(&str_map[words[names[i + 16]]]);
-		if (str_map[*w]) {
-			*w = str_map[*w] - 1;
-			continue;
-		}
-		off = bc_strset_add(strs, bc_btf_str(btf, *w));
-		if (off < 0)
-			return -ENOMEM;
-		str_map[*w] = off + 1;
-		*w = off;
-	}
-	return 0;
-}
-
-/*
  * Step 4's strings for split BTF: a string the base holds takes the base's
  * offset (its first occurrence), any other is the split part's own, laid
  * out in order of first use. Indexing the base's strings would cost a pass
@@ -661,15 +630,22 @@ static int map_names(const struct bc_btf *btf, uint32_t *words,
  */
 static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 			   const uint32_t *names, uint32_t nr,
-			   uint32_t *str_map, struct bc_strset *strs)
+			   struct bc_strset *strs)
 {
 	const struct bc_btf *base = btf->base;
 	uint32_t i, off, found = 0, *base_hit = NULL;
+	/*
+	 * input string offset -> needle + 1 (0: not seen); calloc'ed, so
+	 * only the pages of offsets in use are ever touched
+	 */
+	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
 	struct bc_strset needles;
-	int err = bc_strset_init_over(&needles, 0);
+	int err = str_map ? bc_strset_init_over(&needles, 0) : -ENOMEM;
 
-	if (err)
+	if (err) {
+		free(str_map);
 		return err;
+	}
 	/* the distinct strings, by content; str_map: input offset -> needle + 1 */
 	for (i = 0; i < nr; i++) {
 		uint32_t w = words[names[i]];
@@ -718,70 +694,25 @@ static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 	}
 out:
 	free(base_hit);
+	free(str_map);
 	bc_strset_deinit(&needles);
 	return err;
 }
 
 /*
- * Step 4: one type per class, in rank order. Types are copied with their
- * ids remapped and the positions of their name words noted; the names are
- * then mapped in that same order, so strings are laid out in order of
- * first use.
+ * Copies the kept types, one per class in rank order, behind the header
+ * in *out, with their ids remapped. Each name word is mapped as it is met
+ * through strs (base BTF; that may move the buffer, so *out is read again)
+ * or, with strs NULL, its word index noted in names[] for a later pass.
+ * Either way strings are met in the order of the output. Returns the
+ * bytes of types written, or -ENOMEM.
  */
-static int rebuild(struct canon *c, struct canon_result *res)
+static int64_t emit_types(struct canon *c, const uint32_t *id_map,
+			  uint8_t *const *out, struct bc_strmap *strs,
+			  uint32_t *names, uint32_t *nr_names)
 {
-	const struct bc_btf *btf = c->btf, *base = btf->base;
-	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	/*
-	 * input string offset -> output offset + 1 (0: not seen); calloc'ed,
-	 * so only the pages of offsets in use are ever touched
-	 */
-	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
-	/* word indices of name words in out; every word at most */
-	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
-	uint32_t p, idx, j, nr_out = 0, type_len = 0, nr_names = 0;
-	struct btf_header *hdr;
-	struct bc_strset strs;
-	uint8_t *out = NULL;
-	uint32_t *out_words;
-	size_t cap;
-	int err;
-
-	if (!class_out || !str_map || !names) {
-		free(class_out);
-		free(str_map);
-		free(names);
-		return -ENOMEM;
-	}
-	err = base ? bc_strset_init_over(&strs, base->str_len) :
-		     bc_strset_init(&strs, NULL, 0);
-	if (err)
-		goto out;
-
-	for (p = 0; p < c->n_live; p++)
-		if (c->rank[c->order[p]] == p)
-			class_out[p] = c->start_id + nr_out++;
-	/* at most every input type: no pass over the types in rank order */
-	cap = sizeof(*hdr) + btf->hdr->type_len;
-	out = malloc(cap);
-	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	if (!out || !res->id_map) {
-		err = -ENOMEM;
-		goto out;
-	}
-	out_words = (uint32_t *)(out + sizeof(*hdr));
-	for (idx = 0; idx < c->n; idx++)
-		if (is_omitted(c, idx))
-			res->id_map[idx] = 0;
-		else if (!c->alias || !c->alias[idx])
-			res->id_map[idx] = class_out[c->rank[idx]];
-	for (idx = 0; c->alias && idx < c->n; idx++) {
-		uint32_t to = c->alias[idx];
-
-		if (to)
-			res->id_map[idx] = to < c->start_id ? to :
-					   res->id_map[to - c->start_id];
-	}
+	const struct bc_btf *btf = c->btf;
+	uint32_t p, idx, j, type_len = 0;
 
 	for (p = 0; p < c->n_live; p++) {
 		const struct btf_type *t;
@@ -802,16 +733,26 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		t = bc_btf_local(btf, idx);
 		kind = bc_type_kind(t);
 		words = bc_type_words(t);
-		w = out_words + type_len / 4;
+		w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
 		memcpy(w, t, words * 4);
 		for (j = 0; j < words; j++) {
 			switch (bc_word_class(kind, j)) {
 			case BC_WORD_REF:
 				if (w[j] >= c->start_id)
-					w[j] = res->id_map[w[j] - c->start_id];
+					w[j] = id_map[w[j] - c->start_id];
 				break;
 			case BC_WORD_NAME:
-				names[nr_names++] = type_len / 4 + j;
+				if (!strs) {
+					names[(*nr_names)++] = type_len / 4 + j;
+					break;
+				}
+				int64_t off = bc_strmap_map(strs, w[j]);
+
+				if (off < 0)
+					return off;
+				w = (uint32_t *)(*out + sizeof(struct btf_header) +
+						 type_len);
+				w[j] = off;
 				break;
 			default:
 				break;
@@ -819,23 +760,14 @@ static int rebuild(struct canon *c, struct canon_result *res)
 		}
 		type_len += words * 4;
 	}
-	err = base ? map_names_split(btf, out_words, names, nr_names, str_map,
-				     &strs) :
-		     map_names(btf, out_words, names, nr_names, str_map, &strs);
-	if (err)
-		goto out;
+	return type_len;
+}
 
-	res->raw_size = sizeof(*hdr) + type_len + strs.len;
-	res->raw = realloc(out, res->raw_size ? res->raw_size : 1);
-	if (!res->raw) {
-		err = -ENOMEM;
-		goto out;
-	}
-	out = NULL;
-	if (strs.len)	/* split BTF may add no string: buf is NULL */
-		memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf,
-		       strs.len);
-	hdr = res->raw;
+/* Fills the fixed 24-byte header of a blob of type_len and str_len. */
+static void put_header(void *raw, uint32_t type_len, uint32_t str_len)
+{
+	struct btf_header *hdr = raw;
+
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->magic = 0xeB9F;
 	hdr->version = 1;
@@ -843,14 +775,129 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	hdr->type_off = 0;
 	hdr->type_len = type_len;
 	hdr->str_off = type_len;
-	hdr->str_len = strs.len;
-	c->stats->types_out = nr_out;
+	hdr->str_len = str_len;
+}
+
+/*
+ * Step 4 for base BTF: the blob is assembled in the string map's buffer
+ * (strmap.h), the header and the types in the room reserved at its start
+ * (as much as the input's types: the rebuild emits at most every input
+ * type), the strings after that room; they are moved down once when
+ * merged or omitted types left part of the room empty (never for a sort
+ * that merges nothing).
+ */
+static int rebuild_base(struct canon *c, struct canon_result *res)
+{
+	const struct bc_btf *btf = c->btf;
+	size_t room = sizeof(struct btf_header) + btf->hdr->type_len, size;
+	struct bc_strmap strs;
+	int64_t type_len;
+	void *shrunk;
+	int err;
+
+	err = bc_strmap_init(&strs, btf->strs, btf->str_len, room);
+	if (err)
+		goto out;
+	type_len = emit_types(c, res->id_map, &strs.buf, &strs, NULL, NULL);
+	if (type_len < 0) {
+		err = type_len;
+		goto out;
+	}
+	size = sizeof(struct btf_header) + type_len + strs.len;
+	if (sizeof(struct btf_header) + (size_t)type_len < room)
+		memmove(strs.buf + sizeof(struct btf_header) + type_len,
+			strs.buf + room, strs.len);
+	put_header(strs.buf, type_len, strs.len);
+	res->raw = strs.buf;
+	res->raw_size = size;
+	strs.buf = NULL;
+	shrunk = size < strs.cap ? realloc(res->raw, size) : NULL;
+	if (shrunk)	/* else the larger block stays: no harm */
+		res->raw = shrunk;
+out:
+	bc_strmap_deinit(&strs);
+	return err;
+}
+
+/*
+ * Step 4 for split BTF: types first with their name words noted, then the
+ * names mapped in that order (map_names_split), then the strings appended.
+ */
+static int rebuild_split(struct canon *c, struct canon_result *res)
+{
+	const struct bc_btf *btf = c->btf;
+	size_t room = sizeof(struct btf_header) + btf->hdr->type_len;
+	/* word indices of name words in the types; every word at most */
+	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
+	uint8_t *out = malloc(room);
+	uint32_t nr_names = 0;
+	struct bc_strset strs;
+	int64_t type_len;
+	void *raw;
+	int err = -ENOMEM;
+
+	if (!names || !out || bc_strset_init_over(&strs, btf->base->str_len)) {
+		free(names);
+		free(out);
+		return -ENOMEM;
+	}
+	type_len = emit_types(c, res->id_map, &out, NULL, names, &nr_names);
+	err = type_len < 0 ? (int)type_len :
+	      map_names_split(btf, (uint32_t *)(out + sizeof(struct btf_header)),
+			      names, nr_names, &strs);
+	if (err)
+		goto out;
+	res->raw_size = sizeof(struct btf_header) + type_len + strs.len;
+	raw = realloc(out, res->raw_size);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	out = NULL;
+	res->raw = raw;
+	if (strs.len)	/* split BTF may add no string: buf is NULL */
+		memcpy((uint8_t *)raw + sizeof(struct btf_header) + type_len,
+		       strs.buf, strs.len);
+	put_header(raw, type_len, strs.len);
 out:
 	free(out);
-	free(class_out);
-	free(str_map);
 	free(names);
 	bc_strset_deinit(&strs);
+	return err;
+}
+
+/*
+ * Step 4: one type per class, in rank order, every id remapped, strings
+ * laid out in order of first use (rebuild_base, rebuild_split).
+ */
+static int rebuild(struct canon *c, struct canon_result *res)
+{
+	/* the partition is final: next_rank's room is free */
+	uint32_t *class_out = c->next_rank;
+	uint32_t p, idx, nr_out = 0;
+	int err;
+
+	for (p = 0; p < c->n_live; p++)
+		if (c->rank[c->order[p]] == p)
+			class_out[p] = c->start_id + nr_out++;
+	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
+	if (!res->id_map)
+		return -ENOMEM;
+	for (idx = 0; idx < c->n; idx++)
+		if (is_omitted(c, idx))
+			res->id_map[idx] = 0;
+		else if (!c->alias || !c->alias[idx])
+			res->id_map[idx] = class_out[c->rank[idx]];
+	for (idx = 0; c->alias && idx < c->n; idx++) {
+		uint32_t to = c->alias[idx];
+
+		if (to)
+			res->id_map[idx] = to < c->start_id ? to :
+					   res->id_map[to - c->start_id];
+	}
+	err = c->btf->base ? rebuild_split(c, res) : rebuild_base(c, res);
+	if (!err)
+		c->stats->types_out = nr_out;
 	return err;
 }
 

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The string section of a rebuilt base BTF: every input string offset the
+ * rebuild meets is mapped to an output offset, each distinct string stored
+ * once, in order of first use, the empty string at 0.
+ *
+ * Two levels. A string is met many times (a member name, a parameter name
+ * used all over) and first placed once, so most lookups are answered by
+ * the input offset alone: the input's string starts are numbered (a bitmap
+ * of starts with a running count per 64 bytes), and the output offset of
+ * each input string is kept by its number. Only its first meeting looks at
+ * the bytes: a table keyed by content (hashes kept, so growing never reads
+ * a string again) finds a string met before under another offset (the
+ * same text twice in the input, or an offset into the middle of a longer
+ * string, which has no number and always goes by content).
+ *
+ * Memory is about 1.5 bytes per input string byte for the numbering plus
+ * 8 bytes per slot of the content table (sized once from the number of
+ * input strings), against 4 bytes per input byte for a map indexed by
+ * offset. The output strings are written into a buffer that starts with
+ * room the caller reserved (the header and the types), so the rebuilt
+ * blob is assembled without another copy.
+ */
+#ifndef BTFCANON_STRMAP_H
+#define BTFCANON_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strset.h"
+
+struct bc_strmap_block {
+	uint64_t starts;	/* bit i: an input string starts at 64k + i */
+	uint32_t before;	/* input strings starting in earlier blocks */
+	uint32_t pad;
+};
+
+struct bc_strmap {
+	const char *in;			/* the input's string section */
+	uint32_t in_len;
+	struct bc_strmap_block *blocks;	/* [in_len / 64 + 1] */
+	uint32_t *placed;		/* [input string number]: out offset + 1 */
+	struct bc_strset_slot *slots;	/* by content; power of two */
+	uint32_t nr_slots, nr_used;
+	uint8_t *buf;			/* reserved room, then the strings */
+	size_t reserved;		/* bytes before the strings */
+	uint32_t len;			/* output string bytes */
+	size_t cap;			/* bytes of buf */
+};
+
+/*
+ * in/in_len: the input's string section (NUL-terminated, in[0] == 0).
+ * reserve: bytes to leave at the start of the buffer for the caller.
+ * Returns 0 or -ENOMEM.
+ */
+int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
+		   size_t reserve);
+
+/* Frees everything, the buffer too unless taken; accepts a zeroed map. */
+void bc_strmap_deinit(struct bc_strmap *m);
+
+/*
+ * The output offset of the input string at in_off (< in_len), placing it
+ * when it is new. May move m->buf. Returns the offset or -ENOMEM.
+ */
+int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off);
+
+#endif
