@@ -263,38 +263,126 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 }
 
 /*
- * The first sort by local key compares three 64-bit prefixes of the key
- * before the key itself: on vmlinux most pairs differ early, and the full
+ * The first sort by local key compares a 192-bit prefix of the key before
+ * the key itself: on vmlinux most pairs differ early, and the full
  * comparison (strings through the string section, entry by entry) runs
- * only on ties. A prefix orders exactly as the key does, item by item:
+ * only on ties. The prefix is the key itself written as a bit string, item
+ * by item in the order the key compares them (order.c), cut at 192 bits:
  *
- *   kind order: (kind, vlen, name bytes 0-3), then name bytes 4-11 and
- *   12-19; when the name ended within 4 bytes, (kflag, first data word)
- *   and then the second data word, or, for a kind without one but with
- *   entries, the first 8 bytes of the first entry's name (a member, a
- *   parameter, an enumerator: what the key compares next);
- *   name order: name bytes 0-7, then 8-15 and 16-23; when the name ended
- *   within 8 bytes, (kind, vlen, kflag) instead.
+ *   kind (7 bits) and vlen (24); the name; kflag (1 bit), in the order's
+ *   place for them (name first for the name order);
+ *   the data words of the fixed part (32 bits each; references are not
+ *   part of the key and take no bits);
+ *   each entry's words in record order, a name as its string, data words
+ *   as 32 bits; an enumerator's name, then its value, the sign bit
+ *   flipped when the enum is signed (kflag) so that unsigned order is the
+ *   signed one, and an ENUM64 value high word first.
  *
- * Names are packed big-endian and padded with zero bytes, which is how
- * strcmp orders them. A type whose whole key is in its prefix (a PTR, an
- * ARRAY, a TYPEDEF of a short name) is 'full': two full types with equal
- * prefixes are equal, with no comparison.
+ * A string is written 4 bytes at a time, big-endian, padded with zero
+ * bytes, up to and including the 4 bytes that hold its end; zero padding
+ * is how strcmp orders, and two strings that agree up to a point have
+ * taken the same number of bits, so what follows lines up. That holds for
+ * every item: where two prefixes agree, they were cut from the same
+ * layout, and the first difference is the key's first difference.
+ * A type whose whole key fits is 'full': two full types with equal
+ * prefixes are equal, with no comparison. A PTR, a short-named TYPEDEF
+ * or INT, and most FUNC_PROTOs (parameter names of a few bytes) are full.
  */
 struct keyed_type {
-	uint64_t k1, k2, k3;
+	uint64_t k[3];
 	uint32_t idx;
 	uint32_t full;		/* bool; 32 bytes in all */
 };
 
-static uint64_t name_bytes(const char *name, uint32_t from, uint32_t nr)
-{
-	uint64_t v = 0;
-	uint32_t i, len = strnlen(name, from + nr);
+/* A bit string of at most 192 bits, filled from the most significant bit. */
+struct key_bits {
+	uint64_t w[3];
+	uint32_t at;		/* bits written */
+	bool cut;		/* something did not fit */
+};
 
-	for (i = from; i < from + nr; i++)
-		v = v << 8 | (i < len ? (unsigned char)name[i] : 0);
-	return v;
+#define KEY_BITS 192
+
+/* Appends the nr (<= 32) low bits of v, most significant first. */
+static inline void put_bits(struct key_bits *kb, uint32_t v, uint32_t nr)
+{
+	uint32_t room = KEY_BITS - kb->at, off;
+	uint64_t bits;
+
+	if (nr > room) {	/* the top bits that fit: a prefix of v */
+		if (!room)
+			goto cut;
+		v >>= nr - room;
+		nr = room;
+		kb->cut = true;
+	}
+	off = kb->at % 64;
+	bits = (uint64_t)v & ((1ULL << nr) - 1);
+	if (off + nr <= 64) {
+		kb->w[kb->at / 64] |= bits << (64 - off - nr);
+	} else {		/* across two words: both exist, at + nr <= 192 */
+		kb->w[kb->at / 64] |= bits >> (off + nr - 64);
+		kb->w[kb->at / 64 + 1] |= bits << (128 - off - nr);
+	}
+	kb->at += nr;
+	return;
+cut:
+	kb->cut = true;
+}
+
+/* Appends s 4 bytes at a time, through the 4 bytes holding its end. */
+static void put_string(struct key_bits *kb, const char *s)
+{
+	/* the bytes that can still be written, and one chunk more */
+	uint32_t max = (KEY_BITS - kb->at) / 8 + 4, len, i;
+	unsigned char buf[KEY_BITS / 8 + 8] = { 0 };
+
+	if (kb->cut)
+		return;
+	len = strnlen(s, max);
+	memcpy(buf, s, len);	/* zero after the string, as strcmp reads it */
+	for (i = 0; i <= len && !kb->cut; i += 4)
+		put_bits(kb, (uint32_t)buf[i] << 24 | buf[i + 1] << 16 |
+			     buf[i + 2] << 8 | buf[i + 3], 32);
+	/* a string that goes on past max was cut: its chunks all did not fit */
+}
+
+/* Appends what the key compares after kflag: data words, then entries. */
+static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
+		     struct key_bits *kb)
+{
+	const uint32_t *w = (const uint32_t *)t;
+	uint32_t kind = bc_type_kind(t), j, e, nr_entries = bc_type_entries(t);
+	const struct bc_kind_layout *k = &bc_kinds[kind];
+	uint32_t head = 3 + k->fixed_words, sign = bc_info_kflag(t->info) << 31;
+
+	for (j = 2; j < head && !kb->cut; j++)
+		if (bc_word_class(kind, j) == BC_WORD_DATA)
+			put_bits(kb, w[j], 32);
+	for (e = 0; e < nr_entries && !kb->cut; e++) {
+		const uint32_t *ent = w + head + e * k->entry_words;
+
+		switch (kind) {
+		case BTF_KIND_ENUM:
+			put_string(kb, bc_btf_str(btf, ent[0]));
+			put_bits(kb, ent[1] ^ sign, 32);
+			break;
+		case BTF_KIND_ENUM64:
+			put_string(kb, bc_btf_str(btf, ent[0]));
+			put_bits(kb, ent[2] ^ sign, 32);
+			put_bits(kb, ent[1], 32);
+			break;
+		default:
+			for (j = 0; j < k->entry_words; j++) {
+				if ((k->entry_ref_mask >> j) & 1)
+					continue;
+				if ((k->entry_name_mask >> j) & 1)
+					put_string(kb, bc_btf_str(btf, ent[j]));
+				else
+					put_bits(kb, ent[j], 32);
+			}
+		}
+	}
 }
 
 static void prefix_keys(const struct canon *c, uint32_t idx,
@@ -302,59 +390,33 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 {
 	const struct bc_btf *btf = c->btf;
 	const struct btf_type *t = bc_btf_local(btf, idx);
-	const uint32_t *w = (const uint32_t *)t;
 	const char *name = bc_btf_str(btf, t->name_off);
-	uint32_t kind = bc_type_kind(t), head = 3 + bc_kinds[kind].fixed_words;
-	uint64_t kind_vlen = (uint64_t)kind << 24 | bc_type_vlen(t);
-	uint64_t kflag = bc_info_kflag(t->info);
-	uint32_t j, nr_data = 0, data[2] = { 0, 0 }, entries = bc_type_entries(t);
+	struct key_bits kb = { { 0, 0, 0 }, 0, false };
 
-	/* what the key compares after the kflag: data words, then entries */
-	for (j = 2; j < head; j++)
-		if (bc_word_class(kind, j) == BC_WORD_DATA && nr_data++ < 2)
-			data[nr_data - 1] = w[j];
+	if (c->opts->order == BC_ORDER_NAME)
+		put_string(&kb, name);
+	put_bits(&kb, bc_type_kind(t), 7);
+	put_bits(&kb, bc_type_vlen(t), 24);
+	if (c->opts->order == BC_ORDER_KIND)
+		put_string(&kb, name);
+	put_bits(&kb, bc_info_kflag(t->info), 1);
+	put_rest(btf, t, &kb);
+	k->k[0] = kb.w[0];
+	k->k[1] = kb.w[1];
+	k->k[2] = kb.w[2];
 	k->idx = idx;
-	k->full = false;
-	if (c->opts->order == BC_ORDER_NAME) {
-		k->k1 = name_bytes(name, 0, 8);
-		if (strnlen(name, 8) < 8) {
-			k->k2 = kind_vlen << 32 | kflag << 31;
-			k->k3 = 0;
-			k->full = !nr_data && !entries;
-		} else {
-			k->k2 = name_bytes(name, 8, 8);
-			k->k3 = name_bytes(name, 16, 8);
-		}
-		return;
-	}
-	k->k1 = kind_vlen << 32 | name_bytes(name, 0, 4);
-	if (strnlen(name, 4) >= 4) {
-		k->k2 = name_bytes(name, 4, 8);
-		k->k3 = name_bytes(name, 12, 8);
-		return;
-	}
-	k->k2 = kflag << 32 | data[0];
-	if (nr_data >= 2) {
-		k->k3 = data[1];
-		k->full = nr_data == 2 && !entries;
-	} else if (entries && bc_word_class(kind, head) == BC_WORD_NAME) {
-		/* at most one data word, then the first entry's name */
-		k->k3 = name_bytes(bc_btf_str(btf, w[head]), 0, 8);
-	} else {
-		k->k3 = 0;
-		k->full = !entries;
-	}
+	k->full = !kb.cut;
 }
 
 static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
 		     const struct keyed_type *b)
 {
-	if (a->k1 != b->k1)
-		return a->k1 < b->k1 ? -1 : 1;
-	if (a->k2 != b->k2)
-		return a->k2 < b->k2 ? -1 : 1;
-	if (a->k3 != b->k3)
-		return a->k3 < b->k3 ? -1 : 1;
+	if (a->k[0] != b->k[0])
+		return a->k[0] < b->k[0] ? -1 : 1;
+	if (a->k[1] != b->k[1])
+		return a->k[1] < b->k[1] ? -1 : 1;
+	if (a->k[2] != b->k[2])
+		return a->k[2] < b->k[2] ? -1 : 1;
 	if (a->full && b->full)
 		return 0;
 	return bc_order_cmp_local(c->opts->order, c->btf,
@@ -786,7 +848,8 @@ static void put_header(void *raw, uint32_t type_len, uint32_t str_len)
  * merged or omitted types left part of the room empty (never for a sort
  * that merges nothing).
  */
-static int rebuild_base(struct canon *c, struct canon_result *res)
+static int rebuild_base_strings(struct canon *c, struct canon_result *res,
+				bool by_content)
 {
 	const struct bc_btf *btf = c->btf;
 	size_t room = sizeof(struct btf_header) + btf->hdr->type_len, size;
@@ -795,14 +858,13 @@ static int rebuild_base(struct canon *c, struct canon_result *res)
 	void *shrunk;
 	int err;
 
-	err = bc_strmap_init(&strs, btf->strs, btf->str_len, room);
+	err = bc_strmap_init(&strs, btf->strs, btf->str_len, room, by_content);
 	if (err)
 		goto out;
 	type_len = emit_types(c, res->id_map, &strs.buf, &strs, NULL, NULL);
-	if (type_len < 0) {
-		err = type_len;
+	err = type_len < 0 ? (int)type_len : bc_strmap_check_unique(&strs);
+	if (err)
 		goto out;
-	}
 	size = sizeof(struct btf_header) + type_len + strs.len;
 	if (sizeof(struct btf_header) + (size_t)type_len < room)
 		memmove(strs.buf + sizeof(struct btf_header) + type_len,
@@ -817,6 +879,20 @@ static int rebuild_base(struct canon *c, struct canon_result *res)
 out:
 	bc_strmap_deinit(&strs);
 	return err;
+}
+
+/*
+ * Producers (libbpf, pahole, the kernel) write each string once, so the
+ * input's strings are first taken as distinct by their numbers, which
+ * needs no lookup by content, and checked to be so at the end; an input
+ * with the same text twice, or a name inside another string, is mapped
+ * again by content. Both write the same bytes where both apply.
+ */
+static int rebuild_base(struct canon *c, struct canon_result *res)
+{
+	int err = rebuild_base_strings(c, res, false);
+
+	return err == -EAGAIN ? rebuild_base_strings(c, res, true) : err;
 }
 
 /*

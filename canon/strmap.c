@@ -63,7 +63,7 @@ static int resize_slots(struct bc_strmap *m, uint32_t nr_slots)
 }
 
 int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
-		   size_t reserve)
+		   size_t reserve, bool by_content)
 {
 	uint32_t nr_strings, nr_slots = 1024;
 
@@ -71,8 +71,10 @@ int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
 	m->in = in;
 	m->in_len = in_len;
 	m->reserved = reserve;
+	m->by_content = by_content;
 	if (number_strings(m, &nr_strings))
 		return -ENOMEM;
+	m->nr_strings = nr_strings;
 	/* written before read: no page is faulted twice (calloc's would be) */
 	m->placed = malloc((nr_strings ? nr_strings : 1) * sizeof(*m->placed));
 	if (!m->placed)
@@ -80,7 +82,7 @@ int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
 	memset(m->placed, 0, nr_strings * sizeof(*m->placed));
 	while (nr_slots < UINT32_MAX / 4 && nr_slots / 4 * 3 <= nr_strings)
 		nr_slots *= 2;
-	if (resize_slots(m, nr_slots))
+	if (by_content && resize_slots(m, nr_slots))
 		return -ENOMEM;
 	/* the output strings are at most the input's unless offsets overlap */
 	m->cap = reserve + (size_t)in_len + 1;
@@ -158,6 +160,14 @@ static int64_t map_content(struct bc_strmap *m, const char *s)
 	return off;
 }
 
+/* Places the string s as a new one, trusting it is (by number). */
+static int64_t place_new(struct bc_strmap *m, const char *s)
+{
+	size_t len = strlen(s);
+
+	return len ? append(m, s, len) : 0;
+}
+
 int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off)
 {
 	const struct bc_strmap_block *blk = &m->blocks[in_off / 64];
@@ -166,12 +176,84 @@ int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off)
 	int64_t off;
 
 	if (!(blk->starts & bit))	/* inside a longer string */
-		return map_content(m, m->in + in_off);
+		return m->by_content ? map_content(m, m->in + in_off) : -EAGAIN;
 	nr = blk->before + popcount64(blk->starts & (bit - 1));
 	if (m->placed[nr])
 		return m->placed[nr] - 1;
-	off = map_content(m, m->in + in_off);
+	off = m->by_content ? map_content(m, m->in + in_off) :
+			      place_new(m, m->in + in_off);
 	if (off >= 0)
 		m->placed[nr] = off + 1;
 	return off;
+}
+
+/*
+ * Hashes of the output strings bucketed by their top bits with one
+ * counting pass (sequential reads, scattered writes: no chain of
+ * dependent loads as in a table), then each small bucket sorted and its
+ * neighbours compared.
+ */
+int bc_strmap_check_unique(struct bc_strmap *m)
+{
+	const char *strs = (const char *)m->buf + m->reserved;
+	uint32_t nr = 0, off, i, shift, nr_buckets = 1, *hash = m->placed;
+	uint32_t *start = NULL;
+	uint64_t *sorted = NULL;
+	int err = 0;
+
+	if (m->by_content)
+		return 0;
+	/* every output string but the empty one is a numbered input string */
+	for (off = 1; off < m->len; off += strlen(strs + off) + 1)
+		nr++;
+	if (nr > m->nr_strings)	/* each is a number's: cannot be */
+		return -EAGAIN;
+	while (nr_buckets < nr / 4 && nr_buckets < (1U << 20))
+		nr_buckets *= 2;
+	shift = 32 - __builtin_ctz(nr_buckets);
+	start = calloc(nr_buckets + 1, sizeof(*start));
+	sorted = malloc((nr ? nr : 1) * sizeof(*sorted));
+	if (!start || !sorted) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* placed[] is done with: it holds the hashes, in output order */
+	for (i = 0, off = 1; i < nr; i++) {
+		size_t len = strlen(strs + off);
+
+		hash[i] = bc_strset_hash(strs + off, len);
+		start[shift < 32 ? (hash[i] >> shift) + 1 : 1]++;
+		off += len + 1;
+	}
+	for (i = 1; i <= nr_buckets; i++)
+		start[i] += start[i - 1];
+	for (i = 0, off = 1; i < nr; i++) {
+		uint32_t b = shift < 32 ? hash[i] >> shift : 0;
+
+		sorted[start[b]++] = (uint64_t)hash[i] << 32 | off;
+		off += strlen(strs + off) + 1;
+	}
+	/* start[b] is now the end of bucket b */
+	for (i = 0; i < nr_buckets && !err; i++) {
+		uint32_t from = i ? start[i - 1] : 0, to = start[i], a, b;
+
+		for (a = from + 1; a < to; a++) {	/* insertion sort */
+			uint64_t v = sorted[a];
+
+			for (b = a; b > from && sorted[b - 1] > v; b--)
+				sorted[b] = sorted[b - 1];
+			sorted[b] = v;
+		}
+		for (a = from + 1; a < to && !err; a++) {
+			/* equal hashes: the run's members against its first */
+			for (b = a; b > from && sorted[b - 1] >> 32 == sorted[a] >> 32; b--)
+				if (!strcmp(strs + (uint32_t)sorted[b - 1],
+					    strs + (uint32_t)sorted[a]))
+					err = -EAGAIN;
+		}
+	}
+out:
+	free(start);
+	free(sorted);
+	return err;
 }

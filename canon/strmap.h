@@ -24,6 +24,7 @@
 #ifndef BTFCANON_STRMAP_H
 #define BTFCANON_STRMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,7 +40,9 @@ struct bc_strmap {
 	const char *in;			/* the input's string section */
 	uint32_t in_len;
 	struct bc_strmap_block *blocks;	/* [in_len / 64 + 1] */
+	uint32_t nr_strings;		/* numbered input strings */
 	uint32_t *placed;		/* [input string number]: out offset + 1 */
+	bool by_content;		/* else trusted distinct by number */
 	struct bc_strset_slot *slots;	/* by content; power of two */
 	uint32_t nr_slots, nr_used;
 	uint8_t *buf;			/* reserved room, then the strings */
@@ -51,18 +54,30 @@ struct bc_strmap {
 /*
  * in/in_len: the input's string section (NUL-terminated, in[0] == 0).
  * reserve: bytes to leave at the start of the buffer for the caller.
- * Returns 0 or -ENOMEM.
+ * by_content: look every new string up by its bytes; false: take input
+ * strings of different numbers as different (a string met under an
+ * offset inside another is then -EAGAIN), and confirm it at the end with
+ * bc_strmap_check_unique(). Returns 0 or -ENOMEM.
  */
 int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
-		   size_t reserve);
+		   size_t reserve, bool by_content);
 
 /* Frees everything, the buffer too unless taken; accepts a zeroed map. */
 void bc_strmap_deinit(struct bc_strmap *m);
 
 /*
  * The output offset of the input string at in_off (< in_len), placing it
- * when it is new. May move m->buf. Returns the offset or -ENOMEM.
+ * when it is new. May move m->buf. Returns the offset, -ENOMEM, or
+ * -EAGAIN (not by_content: in_off lies inside another string).
  */
 int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off);
+
+/*
+ * After the last bc_strmap_map() of a map not by_content: 0 when the
+ * output strings are all different (what a map by content would have
+ * written, byte for byte), -EAGAIN when two are the same text (map again
+ * by content), or -ENOMEM. Uses up m->placed.
+ */
+int bc_strmap_check_unique(struct bc_strmap *m);
 
 #endif

@@ -1105,6 +1105,36 @@ START_TEST(test_strings_by_content)
 END_TEST
 
 /*
+ * The same text twice and no offset inside a string: the rebuild first
+ * takes the input's strings as distinct, finds the twins at its check and
+ * maps again by content.
+ */
+START_TEST(test_strings_twice)
+{
+	/* 0 "", 1 "int", 5 "abc", 9 "int", 13 "abc" */
+	static const char strs[] = "\0int\0abc\0int\0abc";
+	const uint32_t words[] = {
+		9, INFO(BTF_KIND_INT, 0), 4, 32,	/* [1] INT 'int' */
+		13, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [2] 'abc' -> 1 */
+		5, INFO(BTF_KIND_TYPEDEF, 0), 2,	/* [3] 'abc' -> 2 */
+		1, INFO(BTF_KIND_TYPEDEF, 0), 3,	/* [4] 'int' -> 3 */
+	};
+	struct blob in = raw_btf(words, sizeof(words) / 4, strs, sizeof(strs));
+	struct blob out = canon_stable(&in);
+
+	assert_listing(&out, NULL,
+		"[1] INT 'int' vlen=0 kflag=0 4 32\n"
+		"[2] TYPEDEF 'abc' vlen=0 kflag=0 ->1\n"
+		"[3] TYPEDEF 'abc' vlen=0 kflag=0 ->2\n"
+		"[4] TYPEDEF 'int' vlen=0 kflag=0 ->3\n");
+	assert_strings(&out, "\0int\0abc", 9);
+	assert_libbpf_accepts(&out, NULL);
+	blob_free(&out);
+	blob_free(&in);
+}
+END_TEST
+
+/*
  * Offsets into one string can name more text than the input holds: the 16
  * suffixes of "abcdefghijklmnop" take 152 bytes after the empty string,
  * against the input's 18 in all.
@@ -1156,6 +1186,7 @@ Suite *kinds_suite(void)
 
 	tc = tcase_create("strings");
 	tcase_add_test(tc, test_strings_by_content);
+	tcase_add_test(tc, test_strings_twice);
 	tcase_add_test(tc, test_strings_outgrow_input);
 	suite_add_tcase(s, tc);
 
