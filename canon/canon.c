@@ -91,6 +91,7 @@ struct canon {
 	uint32_t *class_end;	/* [n] at a class start: one past its end */
 	uint8_t *moved;		/* [n] rank changed in the last update */
 	uint8_t *next_moved;	/* [n] rank changes of this round */
+	struct keyed_type *keyed; /* [n] sort keys, during a partition */
 	uint32_t *work, nr_work; /* class starts of classes with >1 member */
 	uint32_t *next_work, nr_next_work;
 	struct canon_stats *stats;
@@ -208,6 +209,9 @@ static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
 	return split_sorted(c, from, to, cmp, arg);
 }
 
+static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
+				    uint32_t to);
+
 /* Does any member of the class at start refer to a type that just moved? */
 static bool class_is_dirty(const struct canon *c, uint32_t start)
 {
@@ -244,7 +248,7 @@ static uint32_t refine_round(struct canon *c, bool all_dirty)
 			c->next_work[c->nr_next_work++] = from;
 			continue;
 		}
-		splits += split_class(c, from, to, cmp_refs, c);
+		splits += split_class_by_refs(c, from, to);
 	}
 	end_update(c);
 	return splits;
@@ -408,8 +412,22 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 	k->full = !kb.cut;
 }
 
-static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
-		     const struct keyed_type *b)
+/*
+ * What decides between two keyed types whose prefixes are equal and not
+ * both full: the whole local key (the rank), or the whole list of
+ * reference ranks (a refinement round).
+ */
+typedef int (*tie_fn)(const struct canon *c, uint32_t a, uint32_t b);
+
+static int tie_local(const struct canon *c, uint32_t a, uint32_t b)
+{
+	return bc_order_cmp_local(c->opts->order, c->btf, bc_btf_local(c->btf, a),
+				  bc_btf_local(c->btf, b));
+}
+
+static inline int cmp_keyed(const struct canon *c, tie_fn tie,
+			    const struct keyed_type *a,
+			    const struct keyed_type *b)
 {
 	if (a->k[0] != b->k[0])
 		return a->k[0] < b->k[0] ? -1 : 1;
@@ -419,9 +437,7 @@ static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
 		return a->k[2] < b->k[2] ? -1 : 1;
 	if (a->full && b->full)
 		return 0;
-	return bc_order_cmp_local(c->opts->order, c->btf,
-				  bc_btf_local(c->btf, a->idx),
-				  bc_btf_local(c->btf, b->idx));
+	return tie(c, a->idx, b->idx);
 }
 
 static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
@@ -433,8 +449,8 @@ static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
 }
 
 /* Heapsort of v[0, n): the fallback that bounds sort_keyed's worst case. */
-static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
-			   size_t n)
+static void heapsort_keyed(const struct canon *c, tie_fn tie,
+			   struct keyed_type *v, size_t n)
 {
 	size_t start = n / 2, end = n, root, child;
 
@@ -448,9 +464,9 @@ static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
 		}
 		for (root = start; (child = 2 * root + 1) < end; root = child) {
 			if (child + 1 < end &&
-			    cmp_keyed(c, &v[child], &v[child + 1]) < 0)
+			    cmp_keyed(c, tie, &v[child], &v[child + 1]) < 0)
 				child++;
-			if (cmp_keyed(c, &v[root], &v[child]) >= 0)
+			if (cmp_keyed(c, tie, &v[root], &v[child]) >= 0)
 				break;
 			swap_keyed(&v[root], &v[child]);
 		}
@@ -464,8 +480,8 @@ static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
  * comparison inlined. Elements that compare equal have the same local
  * key, so where each lands changes nothing: classes are what is kept.
  */
-static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
-		       unsigned int depth)
+static void sort_keyed(const struct canon *c, tie_fn tie, struct keyed_type *v,
+		       size_t n, unsigned int depth)
 {
 	size_t i, j;
 
@@ -474,22 +490,22 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 		struct keyed_type pivot;
 
 		if (!depth--) {
-			heapsort_keyed(c, v, n);
+			heapsort_keyed(c, tie, v, n);
 			return;
 		}
-		if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+		if (cmp_keyed(c, tie, &v[mid], &v[0]) < 0)
 			swap_keyed(&v[mid], &v[0]);
-		if (cmp_keyed(c, &v[n - 1], &v[mid]) < 0) {
+		if (cmp_keyed(c, tie, &v[n - 1], &v[mid]) < 0) {
 			swap_keyed(&v[n - 1], &v[mid]);
-			if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+			if (cmp_keyed(c, tie, &v[mid], &v[0]) < 0)
 				swap_keyed(&v[mid], &v[0]);
 		}
 		pivot = v[mid];
 		/* Hoare: v[0] <= pivot <= v[n - 1] keep both scans in bounds */
 		for (i = 0, j = n - 1;;) {
-			while (cmp_keyed(c, &v[i], &pivot) < 0)
+			while (cmp_keyed(c, tie, &v[i], &pivot) < 0)
 				i++;
-			while (cmp_keyed(c, &pivot, &v[j]) < 0)
+			while (cmp_keyed(c, tie, &pivot, &v[j]) < 0)
 				j--;
 			if (i >= j)
 				break;
@@ -497,18 +513,18 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 		}
 		/* [0, j] <= pivot <= [j + 1, n): recurse into the smaller side */
 		if (j + 1 < n - j - 1) {
-			sort_keyed(c, v, j + 1, depth);
+			sort_keyed(c, tie, v, j + 1, depth);
 			v += j + 1;
 			n -= j + 1;
 		} else {
-			sort_keyed(c, v + j + 1, n - j - 1, depth);
+			sort_keyed(c, tie, v + j + 1, n - j - 1, depth);
 			n = j + 1;
 		}
 	}
 	for (i = 1; i < n; i++) {
 		struct keyed_type t = v[i];
 
-		for (j = i; j > 0 && cmp_keyed(c, &t, &v[j - 1]) < 0; j--)
+		for (j = i; j > 0 && cmp_keyed(c, tie, &t, &v[j - 1]) < 0; j--)
 			v[j] = v[j - 1];
 		v[j] = t;
 	}
@@ -516,41 +532,82 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 
 struct keyed_order {
 	const struct canon *c;
-	const struct keyed_type *keyed;	/* [p]: the type at c->order[p] */
+	tie_fn tie;
+	const struct keyed_type *keyed;	/* [p - from]: the type at c->order[p] */
+	uint32_t from;
 };
 
 /* cmp_keyed() of two slots of c->order, through their keys. */
 static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 {
 	const struct keyed_order *ko = arg;
+	const uint32_t *order = ko->c->order + ko->from;
 
-	return cmp_keyed(ko->c, &ko->keyed[(const uint32_t *)pa - ko->c->order],
-			 &ko->keyed[(const uint32_t *)pb - ko->c->order]);
+	return cmp_keyed(ko->c, ko->tie,
+			 &ko->keyed[(const uint32_t *)pa - order],
+			 &ko->keyed[(const uint32_t *)pb - order]);
+}
+
+/* Sorts keyed[0, n) and splits order[from, from + n) by it. */
+static uint32_t split_keyed(struct canon *c, tie_fn tie,
+			    struct keyed_type *keyed, uint32_t from, uint32_t n)
+{
+	struct keyed_order ko = { c, tie, keyed, from };
+	uint32_t p;
+
+	sort_keyed(c, tie, keyed, n, 2 * (32 - __builtin_clz(n | 1)));
+	for (p = 0; p < n; p++)
+		c->order[from + p] = keyed[p].idx;
+	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko) : 0;
 }
 
 /*
  * Sorts the kept types (all but opts->omit's) by local key into c->order
  * and splits them into classes there (split_sorted). Returns how many
- * were kept, or -ENOMEM.
+ * were kept.
  */
 static int split_by_local_key(struct canon *c)
 {
-	struct keyed_type *keyed = malloc((c->n ? c->n : 1) * sizeof(*keyed));
-	struct keyed_order ko = { c, keyed };
 	uint32_t p, live = 0;
 
-	if (!keyed)
-		return -ENOMEM;
 	for (p = 0; p < c->n; p++)
 		if (!is_omitted(c, p))
-			prefix_keys(c, p, &keyed[live++]);
-	sort_keyed(c, keyed, live, 2 * (32 - __builtin_clz(live | 1)));
-	for (p = 0; p < live; p++)
-		c->order[p] = keyed[p].idx;
-	if (live)
-		split_sorted(c, 0, live, cmp_keyed_slots, &ko);
-	free(keyed);
+			prefix_keys(c, p, &c->keyed[live++]);
+	split_keyed(c, tie_local, c->keyed, 0, live);
 	return (int)live;
+}
+
+static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
+{
+	return cmp_refs(&a, &b, (void *)c);
+}
+
+/*
+ * A refinement round's sort of the class order[from, to): each member
+ * keyed by the ranks of its first six references (32 bits each; the
+ * members of a class have the same number), full when it has at most six,
+ * so most classes sort without walking reference lists.
+ */
+static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
+				    uint32_t to)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t p, i;
+
+	for (p = from; p < to; p++) {
+		uint32_t idx = c->order[p];
+		const uint32_t *refs = c->refs + btf->ref_start[idx];
+		uint32_t len = btf->ref_start[idx + 1] - btf->ref_start[idx];
+		struct keyed_type *k = &c->keyed[p - from];
+
+		k->k[0] = k->k[1] = k->k[2] = 0;
+		for (i = 0; i < len && i < 6; i++)
+			k->k[i / 2] |= (uint64_t)id_rank(c, c->rank, refs[i]) <<
+				       (i % 2 ? 0 : 32);
+		k->idx = idx;
+		k->full = len <= 6;
+	}
+	return split_keyed(c, tie_refs, c->keyed, from, to - from);
 }
 
 /* Closes the class order[start, end) built by rank_by_local_key(). */
@@ -1199,6 +1256,9 @@ static int partition(struct canon *c)
 	double t0 = now_sec(), t1;
 	int64_t splits;
 
+	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
+	if (!c->keyed)
+		return -ENOMEM;
 	if (rank_by_local_key(c))
 		return -ENOMEM;
 	t1 = now_sec();
@@ -1207,6 +1267,8 @@ static int partition(struct canon *c)
 	while ((splits = split_var_classes(c)) > 0)
 		refine_to_fixpoint(c, false);
 	c->stats->refine_sec += now_sec() - t1;
+	free(c->keyed);
+	c->keyed = NULL;
 	return splits < 0 ? (int)splits : 0;
 }
 
@@ -1265,6 +1327,7 @@ static int check_omitted(const struct canon *c, const struct bc_log *log)
 
 static void canon_deinit(struct canon *c)
 {
+	free(c->keyed);
 	free(c->alias);
 	free(c->local_order);
 	free(c->local_class);

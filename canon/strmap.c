@@ -84,6 +84,11 @@ int bc_strmap_init(struct bc_strmap *m, const char *in, uint32_t in_len,
 		nr_slots *= 2;
 	if (by_content && resize_slots(m, nr_slots))
 		return -ENOMEM;
+	/* each number is placed once: at most nr_strings fresh strings */
+	m->fresh = by_content ? NULL :
+		   malloc((nr_strings ? nr_strings : 1) * sizeof(*m->fresh));
+	if (!by_content && !m->fresh)
+		return -ENOMEM;
 	/* the output strings are at most the input's unless offsets overlap */
 	m->cap = reserve + (size_t)in_len + 1;
 	m->buf = malloc(m->cap);
@@ -98,6 +103,7 @@ void bc_strmap_deinit(struct bc_strmap *m)
 {
 	free(m->blocks);
 	free(m->placed);
+	free(m->fresh);
 	free(m->slots);
 	free(m->buf);
 	memset(m, 0, sizeof(*m));
@@ -160,12 +166,22 @@ static int64_t map_content(struct bc_strmap *m, const char *s)
 	return off;
 }
 
-/* Places the string s as a new one, trusting it is (by number). */
+/*
+ * Places the string s as a new one, trusting it is (by number), and notes
+ * its hash and offset for bc_strmap_check_unique() while its bytes are at
+ * hand.
+ */
 static int64_t place_new(struct bc_strmap *m, const char *s)
 {
 	size_t len = strlen(s);
+	int64_t off;
 
-	return len ? append(m, s, len) : 0;
+	if (!len)
+		return 0;
+	off = append(m, s, len);
+	if (off >= 0)
+		m->fresh[m->nr_fresh++] = (uint64_t)bc_strset_hash(s, len) << 32 | off;
+	return off;
 }
 
 int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off)
@@ -188,54 +204,40 @@ int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off)
 }
 
 /*
- * Hashes of the output strings bucketed by their top bits with one
- * counting pass (sequential reads, scattered writes: no chain of
- * dependent loads as in a table), then each small bucket sorted and its
- * neighbours compared.
+ * The hashes of the output strings (noted as they were placed) bucketed
+ * by their top bits with one counting pass (sequential reads, scattered
+ * writes: no chain of dependent loads as in a table), then each small
+ * bucket sorted and its neighbours compared.
  */
 int bc_strmap_check_unique(struct bc_strmap *m)
 {
 	const char *strs = (const char *)m->buf + m->reserved;
-	uint32_t nr = 0, off, i, shift, nr_buckets = 1, *hash = m->placed;
-	uint32_t *start = NULL;
-	uint64_t *sorted = NULL;
+	uint32_t nr = m->nr_fresh, i, shift, nr_buckets = 1, *end;
+	uint64_t *sorted;
 	int err = 0;
 
 	if (m->by_content)
 		return 0;
-	/* every output string but the empty one is a numbered input string */
-	for (off = 1; off < m->len; off += strlen(strs + off) + 1)
-		nr++;
-	if (nr > m->nr_strings)	/* each is a number's: cannot be */
-		return -EAGAIN;
 	while (nr_buckets < nr / 4 && nr_buckets < (1U << 20))
 		nr_buckets *= 2;
 	shift = 32 - __builtin_ctz(nr_buckets);
-	start = calloc(nr_buckets + 1, sizeof(*start));
+	end = calloc(nr_buckets + 1, sizeof(*end));
 	sorted = malloc((nr ? nr : 1) * sizeof(*sorted));
-	if (!start || !sorted) {
+	if (!end || !sorted) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* placed[] is done with: it holds the hashes, in output order */
-	for (i = 0, off = 1; i < nr; i++) {
-		size_t len = strlen(strs + off);
-
-		hash[i] = bc_strset_hash(strs + off, len);
-		start[shift < 32 ? (hash[i] >> shift) + 1 : 1]++;
-		off += len + 1;
-	}
+#define BUCKET(v) (shift < 32 ? (uint32_t)((v) >> 32) >> shift : 0)
+	for (i = 0; i < nr; i++)
+		end[BUCKET(m->fresh[i]) + 1]++;
 	for (i = 1; i <= nr_buckets; i++)
-		start[i] += start[i - 1];
-	for (i = 0, off = 1; i < nr; i++) {
-		uint32_t b = shift < 32 ? hash[i] >> shift : 0;
-
-		sorted[start[b]++] = (uint64_t)hash[i] << 32 | off;
-		off += strlen(strs + off) + 1;
-	}
-	/* start[b] is now the end of bucket b */
+		end[i] += end[i - 1];
+	for (i = 0; i < nr; i++)
+		sorted[end[BUCKET(m->fresh[i])]++] = m->fresh[i];
+#undef BUCKET
+	/* end[b] is now the end of bucket b */
 	for (i = 0; i < nr_buckets && !err; i++) {
-		uint32_t from = i ? start[i - 1] : 0, to = start[i], a, b;
+		uint32_t from = i ? end[i - 1] : 0, to = end[i], a, b;
 
 		for (a = from + 1; a < to; a++) {	/* insertion sort */
 			uint64_t v = sorted[a];
@@ -245,7 +247,7 @@ int bc_strmap_check_unique(struct bc_strmap *m)
 			sorted[b] = v;
 		}
 		for (a = from + 1; a < to && !err; a++) {
-			/* equal hashes: the run's members against its first */
+			/* equal hashes: the run's members against this one */
 			for (b = a; b > from && sorted[b - 1] >> 32 == sorted[a] >> 32; b--)
 				if (!strcmp(strs + (uint32_t)sorted[b - 1],
 					    strs + (uint32_t)sorted[a]))
@@ -253,7 +255,7 @@ int bc_strmap_check_unique(struct bc_strmap *m)
 		}
 	}
 out:
-	free(start);
+	free(end);
 	free(sorted);
 	return err;
 }

@@ -43,6 +43,8 @@ struct bc_strmap {
 	uint32_t nr_strings;		/* numbered input strings */
 	uint32_t *placed;		/* [input string number]: out offset + 1 */
 	bool by_content;		/* else trusted distinct by number */
+	uint64_t *fresh;		/* not by_content: hash << 32 | out offset */
+	uint32_t nr_fresh;		/* of every string placed */
 	struct bc_strset_slot *slots;	/* by content; power of two */
 	uint32_t nr_slots, nr_used;
 	uint8_t *buf;			/* reserved room, then the strings */
@@ -76,7 +78,7 @@ int64_t bc_strmap_map(struct bc_strmap *m, uint32_t in_off);
  * After the last bc_strmap_map() of a map not by_content: 0 when the
  * output strings are all different (what a map by content would have
  * written, byte for byte), -EAGAIN when two are the same text (map again
- * by content), or -ENOMEM. Uses up m->placed.
+ * by content), or -ENOMEM.
  */
 int bc_strmap_check_unique(struct bc_strmap *m);
 
