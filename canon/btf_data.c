@@ -498,11 +498,18 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 		uint32_t kind = bc_type_kind(t), words = bc_type_words(t);
 		uint32_t id = btf->start_id + i, *refs;
 
-		for (j = 0; j < words; j++) {
-			if (bc_word_class(kind, j) != BC_WORD_NAME)
-				continue;
-			if (w[j] >= str_end)
-				return bad_string_off(btf, id, t, j, log);
+		/* names: w[0], then entry words (the head holds no other) */
+		if (w[0] >= str_end)
+			return bad_string_off(btf, id, t, 0, log);
+		for (j = 3 + bc_kinds[kind].fixed_words;
+		     bc_kinds[kind].entry_name_mask && j < words;
+		     j += bc_kinds[kind].entry_words) {
+			uint32_t e;
+
+			for (e = 0; e < bc_kinds[kind].entry_words; e++)
+				if (bc_entry_word_class(&bc_kinds[kind], e) == BC_WORD_NAME &&
+				    w[j + e] >= str_end)
+					return bad_string_off(btf, id, t, j + e, log);
 		}
 		refs = btf->refs + btf->ref_start[i];
 		bc_type_refs(t, refs);

@@ -119,6 +119,21 @@ static inline enum bc_word_class bc_word_class(uint32_t kind, uint32_t j)
 	return BC_WORD_DATA;
 }
 
+/*
+ * Class of word i (< entry_words) of every entry of kind k: loops that walk
+ * a record as its head words (bc_word_class) and then entry by entry need
+ * no per-word arithmetic.
+ */
+static inline enum bc_word_class bc_entry_word_class(const struct bc_kind_layout *k,
+						     uint32_t i)
+{
+	if ((k->entry_ref_mask >> i) & 1)
+		return BC_WORD_REF;
+	if ((k->entry_name_mask >> i) & 1)
+		return BC_WORD_NAME;
+	return BC_WORD_DATA;
+}
+
 /* Number of type-id words in t (depends on kind and vlen only). */
 uint32_t bc_type_nr_refs(const struct btf_type *t);
 

@@ -334,21 +334,28 @@ cut:
 	kb->cut = true;
 }
 
-/* Appends s 4 bytes at a time, through the 4 bytes holding its end. */
-static void put_string(struct key_bits *kb, const char *s)
+/*
+ * Appends s 4 bytes at a time, through the 4 bytes holding its end (zero
+ * bytes after it, as strcmp reads it). Names are short: bytes are read
+ * one by one up to the end or the cut, never past the NUL.
+ */
+static void put_string(struct key_bits *kb, const unsigned char *s)
 {
-	/* the bytes that can still be written, and one chunk more */
-	uint32_t max = (KEY_BITS - kb->at) / 8 + 4, len, i;
-	unsigned char buf[KEY_BITS / 8 + 8] = { 0 };
+	bool ended = false;
 
-	if (kb->cut)
-		return;
-	len = strnlen(s, max);
-	memcpy(buf, s, len);	/* zero after the string, as strcmp reads it */
-	for (i = 0; i <= len && !kb->cut; i += 4)
-		put_bits(kb, (uint32_t)buf[i] << 24 | buf[i + 1] << 16 |
-			     buf[i + 2] << 8 | buf[i + 3], 32);
-	/* a string that goes on past max was cut: its chunks all did not fit */
+	while (!kb->cut) {
+		uint32_t v = 0, j;
+
+		for (j = 0; j < 4; j++) {
+			uint32_t ch = ended ? 0 : *s++;
+
+			ended = ended || !ch;
+			v = v << 8 | ch;
+		}
+		put_bits(kb, v, 32);
+		if (ended)
+			return;
+	}
 }
 
 /* Appends what the key compares after kflag: data words, then entries. */
@@ -368,11 +375,11 @@ static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
 
 		switch (kind) {
 		case BTF_KIND_ENUM:
-			put_string(kb, bc_btf_str(btf, ent[0]));
+			put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[0]));
 			put_bits(kb, ent[1] ^ sign, 32);
 			break;
 		case BTF_KIND_ENUM64:
-			put_string(kb, bc_btf_str(btf, ent[0]));
+			put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[0]));
 			put_bits(kb, ent[2] ^ sign, 32);
 			put_bits(kb, ent[1], 32);
 			break;
@@ -381,7 +388,7 @@ static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
 				if ((k->entry_ref_mask >> j) & 1)
 					continue;
 				if ((k->entry_name_mask >> j) & 1)
-					put_string(kb, bc_btf_str(btf, ent[j]));
+					put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[j]));
 				else
 					put_bits(kb, ent[j], 32);
 			}
@@ -394,7 +401,7 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 {
 	const struct bc_btf *btf = c->btf;
 	const struct btf_type *t = bc_btf_local(btf, idx);
-	const char *name = bc_btf_str(btf, t->name_off);
+	const unsigned char *name = (const unsigned char *)bc_btf_str(btf, t->name_off);
 	struct key_bits kb = { { 0, 0, 0 }, 0, false };
 
 	if (c->opts->order == BC_ORDER_NAME)
@@ -819,6 +826,42 @@ out:
 }
 
 /*
+ * Word j of the output record at byte type_len of the types in *out, of
+ * class cls: a reference remapped, a name mapped through strs or noted in
+ * names[] (see emit_types). Returns 0 or a negative errno.
+ */
+static inline int emit_word(struct canon *c, const uint32_t *id_map,
+			    uint8_t *const *out, uint32_t type_len,
+			    uint32_t j, enum bc_word_class cls,
+			    struct bc_strmap *strs, uint32_t *names,
+			    uint32_t *nr_names)
+{
+	uint32_t *w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
+	int64_t off;
+
+	switch (cls) {
+	case BC_WORD_REF:
+		if (w[j] >= c->start_id)
+			w[j] = id_map[w[j] - c->start_id];
+		return 0;
+	case BC_WORD_NAME:
+		if (!strs) {
+			names[(*nr_names)++] = type_len / 4 + j;
+			return 0;
+		}
+		off = bc_strmap_map(strs, w[j]);
+		if (off < 0)
+			return off;
+		/* the buffer may have moved */
+		w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
+		w[j] = off;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Copies the kept types, one per class in rank order, behind the header
  * in *out, with their ids remapped. Each name word is mapped as it is met
  * through strs (base BTF; that may move the buffer, so *out is read again)
@@ -831,11 +874,13 @@ static int64_t emit_types(struct canon *c, const uint32_t *id_map,
 			  uint32_t *names, uint32_t *nr_names)
 {
 	const struct bc_btf *btf = c->btf;
-	uint32_t p, idx, j, type_len = 0;
+	uint32_t p, idx, j, i, head, type_len = 0;
+	int err;
 
 	for (p = 0; p < c->n_live; p++) {
+		const struct bc_kind_layout *k;
 		const struct btf_type *t;
-		uint32_t *w, kind, words;
+		uint32_t kind, words;
 
 		/*
 		 * Types are read in rank order, all over the input: fetch the
@@ -851,30 +896,25 @@ static int64_t emit_types(struct canon *c, const uint32_t *id_map,
 			continue;
 		t = bc_btf_local(btf, idx);
 		kind = bc_type_kind(t);
+		k = &bc_kinds[kind];
 		words = bc_type_words(t);
-		w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
-		memcpy(w, t, words * 4);
-		for (j = 0; j < words; j++) {
-			switch (bc_word_class(kind, j)) {
-			case BC_WORD_REF:
-				if (w[j] >= c->start_id)
-					w[j] = id_map[w[j] - c->start_id];
-				break;
-			case BC_WORD_NAME:
-				if (!strs) {
-					names[(*nr_names)++] = type_len / 4 + j;
-					break;
-				}
-				int64_t off = bc_strmap_map(strs, w[j]);
-
-				if (off < 0)
-					return off;
-				w = (uint32_t *)(*out + sizeof(struct btf_header) +
-						 type_len);
-				w[j] = off;
-				break;
-			default:
-				break;
+		head = 3 + k->fixed_words;
+		memcpy(*out + sizeof(struct btf_header) + type_len, t, words * 4);
+		/* the head word by word, then entry by entry */
+		for (j = 0; j < head; j++) {
+			err = emit_word(c, id_map, out, type_len, j,
+					bc_word_class(kind, j), strs, names,
+					nr_names);
+			if (err)
+				return err;
+		}
+		for (; j < words; j += k->entry_words) {
+			for (i = 0; i < k->entry_words; i++) {
+				err = emit_word(c, id_map, out, type_len, j + i,
+						bc_entry_word_class(k, i), strs,
+						names, nr_names);
+				if (err)
+					return err;
 			}
 		}
 		type_len += words * 4;
