@@ -574,9 +574,15 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 		err = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * Structs and unions start out done: a walk never enters them, and
+	 * asks a small array instead of the type records all over the input.
+	 */
+	for (root = 0; root < n; root++)
+		if (breaks_loops(bc_btf_local(btf, root)))
+			colour[root] = BLACK;
 	for (root = 0; root < n && !err; root++) {
-		if (colour[root] != WHITE ||
-		    breaks_loops(bc_btf_local(btf, root)))
+		if (colour[root] != WHITE)
 			continue;
 		sp = 0;
 		stack[sp++] = root;
@@ -594,8 +600,7 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 			if (to < btf->start_id)
 				continue;
 			to -= btf->start_id;
-			if (breaks_loops(bc_btf_local(btf, to)) ||
-			    colour[to] == BLACK)
+			if (colour[to] == BLACK)
 				continue;
 			if (colour[to] == GREY) {
 				const struct btf_type *t = bc_btf_local(btf, to);

@@ -61,6 +61,7 @@
  * changed rank in the previous round; on vmlinux almost every type is a
  * singleton after two or three rounds. The rebuild is linear.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -335,22 +336,43 @@ cut:
 }
 
 /*
- * Appends s 4 bytes at a time, through the 4 bytes holding its end (zero
- * bytes after it, as strcmp reads it). Names are short: bytes are read
- * one by one up to the end or the cut, never past the NUL.
+ * Appends the string at offset off 4 bytes at a time, through the 4 bytes
+ * holding its end (zero bytes after it, as strcmp reads it). Where 4 bytes
+ * lie inside the string section they are loaded at once and cut at the
+ * first zero byte; near the section's end, byte by byte up to the NUL.
  */
-static void put_string(struct key_bits *kb, const unsigned char *s)
+static void put_string(struct key_bits *kb, const struct bc_btf *btf,
+		       uint32_t off)
 {
+	const struct bc_btf *owner = btf;
+	const unsigned char *s, *end;
 	bool ended = false;
 
+	while (owner->base && off < owner->start_str_off)
+		owner = owner->base;
+	s = (const unsigned char *)owner->strs + (off - owner->start_str_off);
+	end = (const unsigned char *)owner->strs + owner->str_len;
 	while (!kb->cut) {
-		uint32_t v = 0, j;
+		uint32_t v = 0, j, x, zero;
 
-		for (j = 0; j < 4; j++) {
-			uint32_t ch = ended ? 0 : *s++;
+		if (end - s >= 4) {
+			memcpy(&x, s, 4);
+			x = le32toh(x);		/* s[0] in the low byte */
+			/* the lowest zero byte is found exactly by this */
+			zero = (x - 0x01010101U) & ~x & 0x80808080U;
+			if (zero) {
+				x &= (1U << (__builtin_ctz(zero) & ~7U)) - 1;
+				ended = true;
+			}
+			v = __builtin_bswap32(x);
+			s += 4;
+		} else {
+			for (j = 0; j < 4; j++) {
+				uint32_t ch = ended ? 0 : *s++;
 
-			ended = ended || !ch;
-			v = v << 8 | ch;
+				ended = ended || !ch;
+				v = v << 8 | ch;
+			}
 		}
 		put_bits(kb, v, 32);
 		if (ended)
@@ -375,11 +397,11 @@ static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
 
 		switch (kind) {
 		case BTF_KIND_ENUM:
-			put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[0]));
+			put_string(kb, btf, ent[0]);
 			put_bits(kb, ent[1] ^ sign, 32);
 			break;
 		case BTF_KIND_ENUM64:
-			put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[0]));
+			put_string(kb, btf, ent[0]);
 			put_bits(kb, ent[2] ^ sign, 32);
 			put_bits(kb, ent[1], 32);
 			break;
@@ -388,7 +410,7 @@ static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
 				if ((k->entry_ref_mask >> j) & 1)
 					continue;
 				if ((k->entry_name_mask >> j) & 1)
-					put_string(kb, (const unsigned char *)bc_btf_str(btf, ent[j]));
+					put_string(kb, btf, ent[j]);
 				else
 					put_bits(kb, ent[j], 32);
 			}
@@ -401,15 +423,14 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 {
 	const struct bc_btf *btf = c->btf;
 	const struct btf_type *t = bc_btf_local(btf, idx);
-	const unsigned char *name = (const unsigned char *)bc_btf_str(btf, t->name_off);
 	struct key_bits kb = { { 0, 0, 0 }, 0, false };
 
 	if (c->opts->order == BC_ORDER_NAME)
-		put_string(&kb, name);
+		put_string(&kb, btf, t->name_off);
 	put_bits(&kb, bc_type_kind(t), 7);
 	put_bits(&kb, bc_type_vlen(t), 24);
 	if (c->opts->order == BC_ORDER_KIND)
-		put_string(&kb, name);
+		put_string(&kb, btf, t->name_off);
 	put_bits(&kb, bc_info_kflag(t->info), 1);
 	put_rest(btf, t, &kb);
 	k->k[0] = kb.w[0];
