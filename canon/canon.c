@@ -84,7 +84,8 @@ struct canon {
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
-	uint32_t *local_order;	/* [n_kept] the kept local indices by local key */
+	uint32_t *local_order;	/* [n_kept] the kept local indices by local key
+				 * (FWD resolution only; else NULL) */
 	uint32_t *local_class;	/* [n] class start of each local_order slot */
 	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
@@ -668,9 +669,12 @@ static int rank_by_local_key(struct canon *c)
 		live = (uint32_t)err;
 		c->n_live = c->n_kept = live;
 		end_update(c);
-		memcpy(c->local_order, c->order, live * sizeof(*c->order));
-		for (p = 0; p < live; p++)
-			c->local_class[p] = c->rank[c->order[p]];
+		/* kept for the partitions after FWD resolution, if any */
+		if (c->local_order) {
+			memcpy(c->local_order, c->order, live * sizeof(*c->order));
+			for (p = 0; p < live; p++)
+				c->local_class[p] = c->rank[c->order[p]];
+		}
 		c->local_sorted = true;
 		return 0;
 	}
@@ -1434,8 +1438,14 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 			"%s: split BTF over a split base is not supported",
 			in->path);
 	c.order = malloc(n1 * sizeof(uint32_t));
-	c.local_order = malloc(n1 * sizeof(uint32_t));
-	c.local_class = malloc(n1 * sizeof(uint32_t));
+	if (opts->resolve_fwds) {	/* only FWD resolution partitions again */
+		c.local_order = malloc(n1 * sizeof(uint32_t));
+		c.local_class = malloc(n1 * sizeof(uint32_t));
+		if (!c.local_order || !c.local_class) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	c.rank = malloc(n1 * sizeof(uint32_t));
 	c.next_rank = malloc(n1 * sizeof(uint32_t));
 	c.class_end = malloc(n1 * sizeof(uint32_t));
@@ -1443,7 +1453,7 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	c.next_moved = malloc(n1);
 	c.work = malloc(n1 * sizeof(uint32_t));
 	c.next_work = malloc(n1 * sizeof(uint32_t));
-	if (!c.order || !c.local_order || !c.local_class || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
+	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
 	    !c.next_moved || !c.work || !c.next_work) {
 		err = -ENOMEM;
 		goto out;
