@@ -4,22 +4,33 @@
  * rebuild meets is mapped to an output offset, each distinct string stored
  * once, in order of first use, the empty string at 0.
  *
- * Two levels. A string is met many times (a member name, a parameter name
- * used all over) and first placed once, so most lookups are answered by
- * the input offset alone: the input's string starts are numbered (a bitmap
- * of starts with a running count per 64 bytes), and the output offset of
- * each input string is kept by its number. Only its first meeting looks at
- * the bytes: a table keyed by content (hashes kept, so growing never reads
- * a string again) finds a string met before under another offset (the
- * same text twice in the input, or an offset into the middle of a longer
- * string, which has no number and always goes by content).
+ * A string is met many times (a member name, a parameter name used all
+ * over) and placed once, so most lookups are answered by the input offset
+ * alone: the input's string starts are numbered (a bitmap of starts with a
+ * running count per 64 bytes), and the output offset of each input string
+ * is kept by its number. What a first meeting does depends on the mode:
  *
- * Memory is about 1.5 bytes per input string byte for the numbering plus
- * 8 bytes per slot of the content table (sized once from the number of
- * input strings), against 4 bytes per input byte for a map indexed by
- * offset. The output strings are written into a buffer that starts with
- * room the caller reserved (the header and the types), so the rebuilt
- * blob is assembled without another copy.
+ *  - not by content (the first try): strings of different numbers are
+ *    taken as different texts, so a new number is simply appended, and
+ *    its hash noted; bc_strmap_check_unique() then confirms that no two
+ *    appended strings are the same text (hashes bucketed, neighbours
+ *    compared). Producers (libbpf, pahole, the kernel) write each string
+ *    once, so this is the usual outcome. An offset inside a longer string
+ *    has no number and ends the try (-EAGAIN);
+ *  - by content: a table keyed by the bytes (hashes kept, so growing never
+ *    reads a string again) finds a string met before under another offset
+ *    (the same text twice in the input, a name inside a longer string).
+ *
+ * Invariant: where both modes complete, they write the same bytes. Cost:
+ * one pass over the input's strings to number them; per name met, a bit
+ * count and an array read; per string placed, a copy and a hash (first
+ * try) or a table probe (by content). Memory: 0.25 bytes per input byte
+ * for the numbering, 4 bytes per input string for the kept offsets, 8 per
+ * placed string for the hashes (or per slot of the content table), against
+ * 4 bytes per input byte for a map indexed by offset. The output strings
+ * are written into a buffer that starts with room the caller reserved (the
+ * header and the types), so the rebuilt blob is assembled without another
+ * copy.
  */
 #ifndef BTFCANON_STRMAP_H
 #define BTFCANON_STRMAP_H
