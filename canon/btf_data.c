@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "btf_data.h"
 #include "btf_kinds.h"
@@ -15,12 +16,21 @@ void bc_btf_free(struct bc_btf *btf)
 	if (!btf)
 		return;
 	free(btf->path);
-	free(btf->data);
+	bc_blob_release(&btf->own);
 	free(btf->type_off);
 	free(btf->ref_start);
 	free(btf->refs);
 	free(btf->layout);
 	free(btf);
+}
+
+void bc_blob_release(struct bc_blob *blob)
+{
+	if (blob->mapped)
+		munmap(blob->mem, blob->mem_len);
+	else
+		free(blob->mem);
+	memset(blob, 0, sizeof(*blob));
 }
 
 const struct btf_type *bc_btf_type(const struct bc_btf *btf, uint32_t id)
@@ -362,10 +372,12 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 	uint8_t *types;
 
 	btf->size = sizeof(*hdr) + (size_t)plain_type_len + view->str_len;
-	btf->data = malloc(btf->size);
-	if (!btf->data)
+	btf->own.mem = malloc(btf->size);
+	if (!btf->own.mem)
 		return -ENOMEM;
-	hdr = (struct btf_header *)btf->data;
+	btf->own.data = btf->data = btf->own.mem;
+	btf->own.size = btf->size;
+	hdr = btf->own.mem;
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->magic = BTF_MAGIC_NATIVE;
 	hdr->version = 1;
@@ -373,7 +385,7 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 	hdr->type_len = plain_type_len;
 	hdr->str_off = plain_type_len;
 	hdr->str_len = view->str_len;
-	types = btf->data + sizeof(*hdr);
+	types = (uint8_t *)(hdr + 1);
 	if (!btf->nr_unknown) {
 		memcpy(types, view->types, plain_type_len);
 	} else {
@@ -486,11 +498,18 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 		uint32_t kind = bc_type_kind(t), words = bc_type_words(t);
 		uint32_t id = btf->start_id + i, *refs;
 
-		for (j = 0; j < words; j++) {
-			if (bc_word_class(kind, j) != BC_WORD_NAME)
-				continue;
-			if (w[j] >= str_end)
-				return bad_string_off(btf, id, t, j, log);
+		/* names: w[0], then entry words (the head holds no other) */
+		if (w[0] >= str_end)
+			return bad_string_off(btf, id, t, 0, log);
+		for (j = 3 + bc_kinds[kind].fixed_words;
+		     bc_kinds[kind].entry_name_mask && j < words;
+		     j += bc_kinds[kind].entry_words) {
+			uint32_t e;
+
+			for (e = 0; e < bc_kinds[kind].entry_words; e++)
+				if (bc_entry_word_class(&bc_kinds[kind], e) == BC_WORD_NAME &&
+				    w[j + e] >= str_end)
+					return bad_string_off(btf, id, t, j + e, log);
 		}
 		refs = btf->refs + btf->ref_start[i];
 		bc_type_refs(t, refs);
@@ -555,9 +574,15 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 		err = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * Structs and unions start out done: a walk never enters them, and
+	 * asks a small array instead of the type records all over the input.
+	 */
+	for (root = 0; root < n; root++)
+		if (breaks_loops(bc_btf_local(btf, root)))
+			colour[root] = BLACK;
 	for (root = 0; root < n && !err; root++) {
-		if (colour[root] != WHITE ||
-		    breaks_loops(bc_btf_local(btf, root)))
+		if (colour[root] != WHITE)
 			continue;
 		sp = 0;
 		stack[sp++] = root;
@@ -575,8 +600,7 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 			if (to < btf->start_id)
 				continue;
 			to -= btf->start_id;
-			if (breaks_loops(bc_btf_local(btf, to)) ||
-			    colour[to] == BLACK)
+			if (colour[to] == BLACK)
 				continue;
 			if (colour[to] == GREY) {
 				const struct btf_type *t = bc_btf_local(btf, to);
@@ -600,9 +624,36 @@ out:
 	return err;
 }
 
-int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
-		      const struct bc_parse_opts *opts, const char *path,
-		      const struct bc_log *log, struct bc_btf **out)
+/*
+ * Takes blob (when not NULL) over as the parsed BTF's data when data is
+ * blob's own bytes in the plain form: a 24-byte header, types at 0,
+ * strings right after them to the end, no record of an unknown kind.
+ */
+static bool keep_in_place(struct bc_btf *btf, const uint8_t *data,
+			  size_t size, const struct raw_view *view,
+			  struct bc_blob *blob)
+{
+	const struct btf_header *hdr = (const void *)data;
+
+	if (!blob || data != blob->data || btf->nr_unknown ||
+	    hdr->hdr_len != sizeof(*hdr))
+		return false;
+	btf->own = *blob;
+	memset(blob, 0, sizeof(*blob));
+	btf->data = data;
+	btf->size = size;
+	btf->hdr = hdr;
+	btf->types = view->types;
+	btf->strs = view->strs;
+	btf->str_len = view->str_len;
+	return true;
+}
+
+/* bc_btf_parse_opts(), keeping blob in place when it can (blob may be NULL). */
+static int parse(const void *data, size_t size, struct bc_blob *blob,
+		 const struct bc_btf *base, const struct bc_parse_opts *opts,
+		 const char *path, const struct bc_log *log,
+		 struct bc_btf **out)
 {
 	static const struct bc_parse_opts no_opts;
 	struct bc_btf *btf = calloc(1, sizeof(*btf));
@@ -643,7 +694,7 @@ int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
 	err = plain_type_len < 0 ? (int)plain_type_len : 0;
 	if (!err && (uint64_t)plain_type_len > UINT32_MAX - sizeof(struct btf_header))
 		err = -E2BIG;
-	if (!err)
+	if (!err && !keep_in_place(btf, data, size, &view, blob))
 		err = build_plain(btf, &view, plain_type_len);
 	if (!err)
 		err = check_types(btf, log);
@@ -661,6 +712,24 @@ fail:
 		bc_log_error(log, err, "%s: out of memory", btf->path ? btf->path : "");
 	free(aligned);
 	bc_btf_free(btf);
+	return err;
+}
+
+int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
+		      const struct bc_parse_opts *opts, const char *path,
+		      const struct bc_log *log, struct bc_btf **out)
+{
+	return parse(data, size, NULL, base, opts, path, log, out);
+}
+
+int bc_btf_parse_blob(struct bc_blob *blob, const struct bc_btf *base,
+		      const struct bc_parse_opts *opts, const char *path,
+		      const struct bc_log *log, struct bc_btf **out)
+{
+	int err = parse(blob->data, blob->size, blob, base, opts, path, log,
+			out);
+
+	bc_blob_release(blob);	/* a no-op when the BTF kept it */
 	return err;
 }
 

@@ -26,12 +26,15 @@
  * real sizes), keeps a copy of its entries in layout[], and always holds
  * data in the plain form: a 24-byte header, types at 0, strings right after
  * them. That form is what libbpf 1.1 reads and what canon writes from.
- * Cost: one pass over the types, one copy of the blob (an input at an odd
- * address is copied once more first), as before the 2026 format.
+ * Cost: one pass over the types. bc_btf_parse() copies the blob once (an
+ * input at an odd address once more first); bc_btf_parse_blob() takes a
+ * blob over instead and keeps it as it is when it is already plain and
+ * 4-byte aligned (a file read or mapped whole: no copy at all).
  */
 #ifndef BTFCANON_BTF_DATA_H
 #define BTFCANON_BTF_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/btf.h>
@@ -46,9 +49,26 @@ struct bc_btf_header_layout {
 	uint32_t layout_len;
 };
 
+/*
+ * Bytes a parsed BTF may keep: malloc'd memory, or a private read-only
+ * mapping of a file (mem and mem_len as mmap returned them), with the
+ * blob at data inside it. mem NULL: nothing owned.
+ */
+struct bc_blob {
+	void *mem;
+	size_t mem_len;
+	bool mapped;			/* munmap(mem, mem_len), else free(mem) */
+	const uint8_t *data;
+	size_t size;
+};
+
+/* Frees or unmaps what blob owns and zeroes it; accepts a zeroed blob. */
+void bc_blob_release(struct bc_blob *blob);
+
 struct bc_btf {
 	char *path;			/* names the input in messages */
-	uint8_t *data;			/* the blob in the plain form, owned */
+	const uint8_t *data;		/* the blob in the plain form, in own */
+	struct bc_blob own;		/* what data lives in */
 	size_t size;
 	const struct btf_header *hdr;	/* hdr_len 24, types at 0, strings after */
 	const uint8_t *types;		/* type section */
@@ -89,6 +109,17 @@ int bc_btf_parse(const void *data, size_t size, const struct bc_btf *base,
 
 /* bc_btf_parse() with options; opts may be NULL (all off). */
 int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
+		      const struct bc_parse_opts *opts, const char *path,
+		      const struct bc_log *log, struct bc_btf **out);
+
+/*
+ * As bc_btf_parse_opts(), over a blob it takes over whatever the outcome
+ * (*blob is zeroed): a blob already in the plain form (24-byte header,
+ * only known kinds) at a 4-byte aligned address is kept in place and
+ * released by bc_btf_free(); any other is copied into the plain form and
+ * released at once.
+ */
+int bc_btf_parse_blob(struct bc_blob *blob, const struct bc_btf *base,
 		      const struct bc_parse_opts *opts, const char *path,
 		      const struct bc_log *log, struct bc_btf **out);
 

@@ -50,12 +50,22 @@ const struct bc_kind_layout bc_kinds[BC_NR_KINDS] = {
 				.entry_what = "enumerator" },
 };
 
+/* Bits set in a mask of at most 8 bits (no libgcc call without -mpopcnt). */
+static uint32_t bits_set(uint8_t mask)
+{
+	uint32_t n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
 uint32_t bc_type_nr_refs(const struct btf_type *t)
 {
 	const struct bc_kind_layout *k = &bc_kinds[bc_type_kind(t)];
 
-	return k->head_ref + __builtin_popcount(k->fixed_ref_mask) +
-	       __builtin_popcount(k->entry_ref_mask) * bc_type_entries(t);
+	return k->head_ref + bits_set(k->fixed_ref_mask) +
+	       bits_set(k->entry_ref_mask) * bc_type_entries(t);
 }
 
 uint32_t bc_type_refs(const struct btf_type *t, uint32_t *refs)

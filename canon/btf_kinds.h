@@ -104,10 +104,32 @@ static inline enum bc_word_class bc_word_class(uint32_t kind, uint32_t j)
 	j -= 3;
 	if (j < k->fixed_words)
 		return (k->fixed_ref_mask >> j) & 1 ? BC_WORD_REF : BC_WORD_DATA;
-	e = (j - k->fixed_words) % k->entry_words;
+	/*
+	 * Entries are 2 or 3 words: a division by a constant is a multiply,
+	 * by a variable a slow divide, and this runs for every word of
+	 * every record in the parser, canon's comparisons and the rebuild.
+	 */
+	j -= k->fixed_words;
+	e = k->entry_words == 3 ? j % 3 : k->entry_words == 2 ? j % 2 :
+	    j % k->entry_words;
 	if ((k->entry_ref_mask >> e) & 1)
 		return BC_WORD_REF;
 	if ((k->entry_name_mask >> e) & 1)
+		return BC_WORD_NAME;
+	return BC_WORD_DATA;
+}
+
+/*
+ * Class of word i (< entry_words) of every entry of kind k: loops that walk
+ * a record as its head words (bc_word_class) and then entry by entry need
+ * no per-word arithmetic.
+ */
+static inline enum bc_word_class bc_entry_word_class(const struct bc_kind_layout *k,
+						     uint32_t i)
+{
+	if ((k->entry_ref_mask >> i) & 1)
+		return BC_WORD_REF;
+	if ((k->entry_name_mask >> i) & 1)
 		return BC_WORD_NAME;
 	return BC_WORD_DATA;
 }

@@ -61,6 +61,7 @@
  * changed rank in the previous round; on vmlinux almost every type is a
  * singleton after two or three rounds. The rebuild is linear.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@
 
 #include "btf_kinds.h"
 #include "canon.h"
+#include "strmap.h"
 #include "strset.h"
 
 struct canon {
@@ -82,7 +84,8 @@ struct canon {
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
 	uint32_t *order;	/* [n_live] local indices, by rank */
-	uint32_t *local_order;	/* [n_kept] the kept local indices by local key */
+	uint32_t *local_order;	/* [n_kept] the kept local indices by local key
+				 * (FWD resolution only; else NULL) */
 	uint32_t *local_class;	/* [n] class start of each local_order slot */
 	bool local_sorted;	/* local_order and local_class are filled */
 	uint32_t *rank;		/* [n] position of the type's class start */
@@ -90,6 +93,7 @@ struct canon {
 	uint32_t *class_end;	/* [n] at a class start: one past its end */
 	uint8_t *moved;		/* [n] rank changed in the last update */
 	uint8_t *next_moved;	/* [n] rank changes of this round */
+	struct keyed_type *keyed; /* [n] sort keys, during a partition */
 	uint32_t *work, nr_work; /* class starts of classes with >1 member */
 	uint32_t *next_work, nr_next_work;
 	struct canon_stats *stats;
@@ -207,6 +211,9 @@ static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
 	return split_sorted(c, from, to, cmp, arg);
 }
 
+static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
+				    uint32_t to);
+
 /* Does any member of the class at start refer to a type that just moved? */
 static bool class_is_dirty(const struct canon *c, uint32_t start)
 {
@@ -243,7 +250,7 @@ static uint32_t refine_round(struct canon *c, bool all_dirty)
 			c->next_work[c->nr_next_work++] = from;
 			continue;
 		}
-		splits += split_class(c, from, to, cmp_refs, c);
+		splits += split_class_by_refs(c, from, to);
 	}
 	end_update(c);
 	return splits;
@@ -262,38 +269,154 @@ static void refine_to_fixpoint(struct canon *c, bool all_dirty)
 }
 
 /*
- * The first sort by local key compares three 64-bit prefixes of the key
- * before the key itself: on vmlinux most pairs differ early, and the full
+ * The first sort by local key compares a 192-bit prefix of the key before
+ * the key itself: on vmlinux most pairs differ early, and the full
  * comparison (strings through the string section, entry by entry) runs
- * only on ties. A prefix orders exactly as the key does, item by item:
+ * only on ties. The prefix is the key itself written as a bit string, item
+ * by item in the order the key compares them (order.c), cut at 192 bits:
  *
- *   kind order: (kind, vlen, name bytes 0-3), then name bytes 4-11 and
- *   12-19; when the name ended within 4 bytes, (kflag, first data word)
- *   and then the second data word, or, for a kind without one but with
- *   entries, the first 8 bytes of the first entry's name (a member, a
- *   parameter, an enumerator: what the key compares next);
- *   name order: name bytes 0-7, then 8-15 and 16-23; when the name ended
- *   within 8 bytes, (kind, vlen, kflag) instead.
+ *   kind (7 bits) and vlen (24); the name; kflag (1 bit), in the order's
+ *   place for them (name first for the name order);
+ *   the data words of the fixed part (32 bits each; references are not
+ *   part of the key and take no bits);
+ *   each entry's words in record order, a name as its string, data words
+ *   as 32 bits; an enumerator's name, then its value, the sign bit
+ *   flipped when the enum is signed (kflag) so that unsigned order is the
+ *   signed one, and an ENUM64 value high word first.
  *
- * Names are packed big-endian and padded with zero bytes, which is how
- * strcmp orders them. A type whose whole key is in its prefix (a PTR, an
- * ARRAY, a TYPEDEF of a short name) is 'full': two full types with equal
- * prefixes are equal, with no comparison.
+ * A string is written 4 bytes at a time, big-endian, padded with zero
+ * bytes, up to and including the 4 bytes that hold its end; zero padding
+ * is how strcmp orders, and two strings that agree up to a point have
+ * taken the same number of bits, so what follows lines up. That holds for
+ * every item: where two prefixes agree, they were cut from the same
+ * layout, and the first difference is the key's first difference.
+ * A type whose whole key fits is 'full': two full types with equal
+ * prefixes are equal, with no comparison. A PTR, a short-named TYPEDEF
+ * or INT, and most FUNC_PROTOs (parameter names of a few bytes) are full.
  */
 struct keyed_type {
-	uint64_t k1, k2, k3;
+	uint64_t k[3];
 	uint32_t idx;
 	uint32_t full;		/* bool; 32 bytes in all */
 };
 
-static uint64_t name_bytes(const char *name, uint32_t from, uint32_t nr)
-{
-	uint64_t v = 0;
-	uint32_t i, len = strnlen(name, from + nr);
+/* A bit string of at most 192 bits, filled from the most significant bit. */
+struct key_bits {
+	uint64_t w[3];
+	uint32_t at;		/* bits written */
+	bool cut;		/* something did not fit */
+};
 
-	for (i = from; i < from + nr; i++)
-		v = v << 8 | (i < len ? (unsigned char)name[i] : 0);
-	return v;
+#define KEY_BITS 192
+
+/* Appends the nr (<= 32) low bits of v, most significant first. */
+static inline void put_bits(struct key_bits *kb, uint32_t v, uint32_t nr)
+{
+	uint32_t room = KEY_BITS - kb->at, off;
+	uint64_t bits;
+
+	if (nr > room) {	/* the top bits that fit: a prefix of v */
+		if (!room)
+			goto cut;
+		v >>= nr - room;
+		nr = room;
+		kb->cut = true;
+	}
+	off = kb->at % 64;
+	bits = (uint64_t)v & ((1ULL << nr) - 1);
+	if (off + nr <= 64) {
+		kb->w[kb->at / 64] |= bits << (64 - off - nr);
+	} else {		/* across two words: both exist, at + nr <= 192 */
+		kb->w[kb->at / 64] |= bits >> (off + nr - 64);
+		kb->w[kb->at / 64 + 1] |= bits << (128 - off - nr);
+	}
+	kb->at += nr;
+	return;
+cut:
+	kb->cut = true;
+}
+
+/*
+ * Appends the string at offset off 4 bytes at a time, through the 4 bytes
+ * holding its end (zero bytes after it, as strcmp reads it). Where 4 bytes
+ * lie inside the string section they are loaded at once and cut at the
+ * first zero byte; near the section's end, byte by byte up to the NUL.
+ */
+static void put_string(struct key_bits *kb, const struct bc_btf *btf,
+		       uint32_t off)
+{
+	const struct bc_btf *owner = btf;
+	const unsigned char *s, *end;
+	bool ended = false;
+
+	while (owner->base && off < owner->start_str_off)
+		owner = owner->base;
+	s = (const unsigned char *)owner->strs + (off - owner->start_str_off);
+	end = (const unsigned char *)owner->strs + owner->str_len;
+	while (!kb->cut) {
+		uint32_t v = 0, j, x, zero;
+
+		if (end - s >= 4) {
+			memcpy(&x, s, 4);
+			x = le32toh(x);		/* s[0] in the low byte */
+			/* the lowest zero byte is found exactly by this */
+			zero = (x - 0x01010101U) & ~x & 0x80808080U;
+			if (zero) {
+				x &= (1U << (__builtin_ctz(zero) & ~7U)) - 1;
+				ended = true;
+			}
+			v = __builtin_bswap32(x);
+			s += 4;
+		} else {
+			for (j = 0; j < 4; j++) {
+				uint32_t ch = ended ? 0 : *s++;
+
+				ended = ended || !ch;
+				v = v << 8 | ch;
+			}
+		}
+		put_bits(kb, v, 32);
+		if (ended)
+			return;
+	}
+}
+
+/* Appends what the key compares after kflag: data words, then entries. */
+static void put_rest(const struct bc_btf *btf, const struct btf_type *t,
+		     struct key_bits *kb)
+{
+	const uint32_t *w = (const uint32_t *)t;
+	uint32_t kind = bc_type_kind(t), j, e, nr_entries = bc_type_entries(t);
+	const struct bc_kind_layout *k = &bc_kinds[kind];
+	uint32_t head = 3 + k->fixed_words, sign = bc_info_kflag(t->info) << 31;
+
+	for (j = 2; j < head && !kb->cut; j++)
+		if (bc_word_class(kind, j) == BC_WORD_DATA)
+			put_bits(kb, w[j], 32);
+	for (e = 0; e < nr_entries && !kb->cut; e++) {
+		const uint32_t *ent = w + head + e * k->entry_words;
+
+		switch (kind) {
+		case BTF_KIND_ENUM:
+			put_string(kb, btf, ent[0]);
+			put_bits(kb, ent[1] ^ sign, 32);
+			break;
+		case BTF_KIND_ENUM64:
+			put_string(kb, btf, ent[0]);
+			put_bits(kb, ent[2] ^ sign, 32);
+			put_bits(kb, ent[1], 32);
+			break;
+		default:
+			for (j = 0; j < k->entry_words; j++) {
+				if ((k->entry_ref_mask >> j) & 1)
+					continue;
+				if ((k->entry_name_mask >> j) & 1)
+					put_string(kb, btf, ent[j]);
+				else
+					put_bits(kb, ent[j], 32);
+			}
+		}
+	}
 }
 
 static void prefix_keys(const struct canon *c, uint32_t idx,
@@ -301,64 +424,49 @@ static void prefix_keys(const struct canon *c, uint32_t idx,
 {
 	const struct bc_btf *btf = c->btf;
 	const struct btf_type *t = bc_btf_local(btf, idx);
-	const uint32_t *w = (const uint32_t *)t;
-	const char *name = bc_btf_str(btf, t->name_off);
-	uint32_t kind = bc_type_kind(t), head = 3 + bc_kinds[kind].fixed_words;
-	uint64_t kind_vlen = (uint64_t)kind << 24 | bc_type_vlen(t);
-	uint64_t kflag = bc_info_kflag(t->info);
-	uint32_t j, nr_data = 0, data[2] = { 0, 0 }, entries = bc_type_entries(t);
+	struct key_bits kb = { { 0, 0, 0 }, 0, false };
 
-	/* what the key compares after the kflag: data words, then entries */
-	for (j = 2; j < head; j++)
-		if (bc_word_class(kind, j) == BC_WORD_DATA && nr_data++ < 2)
-			data[nr_data - 1] = w[j];
+	if (c->opts->order == BC_ORDER_NAME)
+		put_string(&kb, btf, t->name_off);
+	put_bits(&kb, bc_type_kind(t), 7);
+	put_bits(&kb, bc_type_vlen(t), 24);
+	if (c->opts->order == BC_ORDER_KIND)
+		put_string(&kb, btf, t->name_off);
+	put_bits(&kb, bc_info_kflag(t->info), 1);
+	put_rest(btf, t, &kb);
+	k->k[0] = kb.w[0];
+	k->k[1] = kb.w[1];
+	k->k[2] = kb.w[2];
 	k->idx = idx;
-	k->full = false;
-	if (c->opts->order == BC_ORDER_NAME) {
-		k->k1 = name_bytes(name, 0, 8);
-		if (strnlen(name, 8) < 8) {
-			k->k2 = kind_vlen << 32 | kflag << 31;
-			k->k3 = 0;
-			k->full = !nr_data && !entries;
-		} else {
-			k->k2 = name_bytes(name, 8, 8);
-			k->k3 = name_bytes(name, 16, 8);
-		}
-		return;
-	}
-	k->k1 = kind_vlen << 32 | name_bytes(name, 0, 4);
-	if (strnlen(name, 4) >= 4) {
-		k->k2 = name_bytes(name, 4, 8);
-		k->k3 = name_bytes(name, 12, 8);
-		return;
-	}
-	k->k2 = kflag << 32 | data[0];
-	if (nr_data >= 2) {
-		k->k3 = data[1];
-		k->full = nr_data == 2 && !entries;
-	} else if (entries && bc_word_class(kind, head) == BC_WORD_NAME) {
-		/* at most one data word, then the first entry's name */
-		k->k3 = name_bytes(bc_btf_str(btf, w[head]), 0, 8);
-	} else {
-		k->k3 = 0;
-		k->full = !entries;
-	}
+	k->full = !kb.cut;
 }
 
-static int cmp_keyed(const struct canon *c, const struct keyed_type *a,
-		     const struct keyed_type *b)
+/*
+ * What decides between two keyed types whose prefixes are equal and not
+ * both full: the whole local key (the rank), or the whole list of
+ * reference ranks (a refinement round).
+ */
+typedef int (*tie_fn)(const struct canon *c, uint32_t a, uint32_t b);
+
+static int tie_local(const struct canon *c, uint32_t a, uint32_t b)
 {
-	if (a->k1 != b->k1)
-		return a->k1 < b->k1 ? -1 : 1;
-	if (a->k2 != b->k2)
-		return a->k2 < b->k2 ? -1 : 1;
-	if (a->k3 != b->k3)
-		return a->k3 < b->k3 ? -1 : 1;
+	return bc_order_cmp_local(c->opts->order, c->btf, bc_btf_local(c->btf, a),
+				  bc_btf_local(c->btf, b));
+}
+
+static inline int cmp_keyed(const struct canon *c, tie_fn tie,
+			    const struct keyed_type *a,
+			    const struct keyed_type *b)
+{
+	if (a->k[0] != b->k[0])
+		return a->k[0] < b->k[0] ? -1 : 1;
+	if (a->k[1] != b->k[1])
+		return a->k[1] < b->k[1] ? -1 : 1;
+	if (a->k[2] != b->k[2])
+		return a->k[2] < b->k[2] ? -1 : 1;
 	if (a->full && b->full)
 		return 0;
-	return bc_order_cmp_local(c->opts->order, c->btf,
-				  bc_btf_local(c->btf, a->idx),
-				  bc_btf_local(c->btf, b->idx));
+	return tie(c, a->idx, b->idx);
 }
 
 static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
@@ -370,8 +478,8 @@ static void swap_keyed(struct keyed_type *a, struct keyed_type *b)
 }
 
 /* Heapsort of v[0, n): the fallback that bounds sort_keyed's worst case. */
-static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
-			   size_t n)
+static void heapsort_keyed(const struct canon *c, tie_fn tie,
+			   struct keyed_type *v, size_t n)
 {
 	size_t start = n / 2, end = n, root, child;
 
@@ -385,9 +493,9 @@ static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
 		}
 		for (root = start; (child = 2 * root + 1) < end; root = child) {
 			if (child + 1 < end &&
-			    cmp_keyed(c, &v[child], &v[child + 1]) < 0)
+			    cmp_keyed(c, tie, &v[child], &v[child + 1]) < 0)
 				child++;
-			if (cmp_keyed(c, &v[root], &v[child]) >= 0)
+			if (cmp_keyed(c, tie, &v[root], &v[child]) >= 0)
 				break;
 			swap_keyed(&v[root], &v[child]);
 		}
@@ -401,8 +509,8 @@ static void heapsort_keyed(const struct canon *c, struct keyed_type *v,
  * comparison inlined. Elements that compare equal have the same local
  * key, so where each lands changes nothing: classes are what is kept.
  */
-static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
-		       unsigned int depth)
+static void sort_keyed(const struct canon *c, tie_fn tie, struct keyed_type *v,
+		       size_t n, unsigned int depth)
 {
 	size_t i, j;
 
@@ -411,22 +519,22 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 		struct keyed_type pivot;
 
 		if (!depth--) {
-			heapsort_keyed(c, v, n);
+			heapsort_keyed(c, tie, v, n);
 			return;
 		}
-		if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+		if (cmp_keyed(c, tie, &v[mid], &v[0]) < 0)
 			swap_keyed(&v[mid], &v[0]);
-		if (cmp_keyed(c, &v[n - 1], &v[mid]) < 0) {
+		if (cmp_keyed(c, tie, &v[n - 1], &v[mid]) < 0) {
 			swap_keyed(&v[n - 1], &v[mid]);
-			if (cmp_keyed(c, &v[mid], &v[0]) < 0)
+			if (cmp_keyed(c, tie, &v[mid], &v[0]) < 0)
 				swap_keyed(&v[mid], &v[0]);
 		}
 		pivot = v[mid];
 		/* Hoare: v[0] <= pivot <= v[n - 1] keep both scans in bounds */
 		for (i = 0, j = n - 1;;) {
-			while (cmp_keyed(c, &v[i], &pivot) < 0)
+			while (cmp_keyed(c, tie, &v[i], &pivot) < 0)
 				i++;
-			while (cmp_keyed(c, &pivot, &v[j]) < 0)
+			while (cmp_keyed(c, tie, &pivot, &v[j]) < 0)
 				j--;
 			if (i >= j)
 				break;
@@ -434,18 +542,18 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 		}
 		/* [0, j] <= pivot <= [j + 1, n): recurse into the smaller side */
 		if (j + 1 < n - j - 1) {
-			sort_keyed(c, v, j + 1, depth);
+			sort_keyed(c, tie, v, j + 1, depth);
 			v += j + 1;
 			n -= j + 1;
 		} else {
-			sort_keyed(c, v + j + 1, n - j - 1, depth);
+			sort_keyed(c, tie, v + j + 1, n - j - 1, depth);
 			n = j + 1;
 		}
 	}
 	for (i = 1; i < n; i++) {
 		struct keyed_type t = v[i];
 
-		for (j = i; j > 0 && cmp_keyed(c, &t, &v[j - 1]) < 0; j--)
+		for (j = i; j > 0 && cmp_keyed(c, tie, &t, &v[j - 1]) < 0; j--)
 			v[j] = v[j - 1];
 		v[j] = t;
 	}
@@ -453,41 +561,82 @@ static void sort_keyed(const struct canon *c, struct keyed_type *v, size_t n,
 
 struct keyed_order {
 	const struct canon *c;
-	const struct keyed_type *keyed;	/* [p]: the type at c->order[p] */
+	tie_fn tie;
+	const struct keyed_type *keyed;	/* [p - from]: the type at c->order[p] */
+	uint32_t from;
 };
 
 /* cmp_keyed() of two slots of c->order, through their keys. */
 static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 {
 	const struct keyed_order *ko = arg;
+	const uint32_t *order = ko->c->order + ko->from;
 
-	return cmp_keyed(ko->c, &ko->keyed[(const uint32_t *)pa - ko->c->order],
-			 &ko->keyed[(const uint32_t *)pb - ko->c->order]);
+	return cmp_keyed(ko->c, ko->tie,
+			 &ko->keyed[(const uint32_t *)pa - order],
+			 &ko->keyed[(const uint32_t *)pb - order]);
+}
+
+/* Sorts keyed[0, n) and splits order[from, from + n) by it. */
+static uint32_t split_keyed(struct canon *c, tie_fn tie,
+			    struct keyed_type *keyed, uint32_t from, uint32_t n)
+{
+	struct keyed_order ko = { c, tie, keyed, from };
+	uint32_t p;
+
+	sort_keyed(c, tie, keyed, n, 2 * (32 - __builtin_clz(n | 1)));
+	for (p = 0; p < n; p++)
+		c->order[from + p] = keyed[p].idx;
+	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko) : 0;
 }
 
 /*
  * Sorts the kept types (all but opts->omit's) by local key into c->order
  * and splits them into classes there (split_sorted). Returns how many
- * were kept, or -ENOMEM.
+ * were kept.
  */
 static int split_by_local_key(struct canon *c)
 {
-	struct keyed_type *keyed = malloc((c->n ? c->n : 1) * sizeof(*keyed));
-	struct keyed_order ko = { c, keyed };
 	uint32_t p, live = 0;
 
-	if (!keyed)
-		return -ENOMEM;
 	for (p = 0; p < c->n; p++)
 		if (!is_omitted(c, p))
-			prefix_keys(c, p, &keyed[live++]);
-	sort_keyed(c, keyed, live, 2 * (32 - __builtin_clz(live | 1)));
-	for (p = 0; p < live; p++)
-		c->order[p] = keyed[p].idx;
-	if (live)
-		split_sorted(c, 0, live, cmp_keyed_slots, &ko);
-	free(keyed);
+			prefix_keys(c, p, &c->keyed[live++]);
+	split_keyed(c, tie_local, c->keyed, 0, live);
 	return (int)live;
+}
+
+static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
+{
+	return cmp_refs(&a, &b, (void *)c);
+}
+
+/*
+ * A refinement round's sort of the class order[from, to): each member
+ * keyed by the ranks of its first six references (32 bits each; the
+ * members of a class have the same number), full when it has at most six,
+ * so most classes sort without walking reference lists.
+ */
+static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
+				    uint32_t to)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t p, i;
+
+	for (p = from; p < to; p++) {
+		uint32_t idx = c->order[p];
+		const uint32_t *refs = c->refs + btf->ref_start[idx];
+		uint32_t len = btf->ref_start[idx + 1] - btf->ref_start[idx];
+		struct keyed_type *k = &c->keyed[p - from];
+
+		k->k[0] = k->k[1] = k->k[2] = 0;
+		for (i = 0; i < len && i < 6; i++)
+			k->k[i / 2] |= (uint64_t)id_rank(c, c->rank, refs[i]) <<
+				       (i % 2 ? 0 : 32);
+		k->idx = idx;
+		k->full = len <= 6;
+	}
+	return split_keyed(c, tie_refs, c->keyed, from, to - from);
 }
 
 /* Closes the class order[start, end) built by rank_by_local_key(). */
@@ -520,9 +669,12 @@ static int rank_by_local_key(struct canon *c)
 		live = (uint32_t)err;
 		c->n_live = c->n_kept = live;
 		end_update(c);
-		memcpy(c->local_order, c->order, live * sizeof(*c->order));
-		for (p = 0; p < live; p++)
-			c->local_class[p] = c->rank[c->order[p]];
+		/* kept for the partitions after FWD resolution, if any */
+		if (c->local_order) {
+			memcpy(c->local_order, c->order, live * sizeof(*c->order));
+			for (p = 0; p < live; p++)
+				c->local_class[p] = c->rank[c->order[p]];
+		}
 		c->local_sorted = true;
 		return 0;
 	}
@@ -618,38 +770,6 @@ static int64_t split_var_classes(struct canon *c)
 }
 
 /*
- * Step 4's strings for base BTF: each name word of out (at the word
- * indices names[0..nr)) gets its string's offset in a new string section,
- * laid out in order of first use. str_map caches input offset -> output
- * offset + 1; it is indexed all over the input's strings, so the entry of
- * the name 16 ahead is fetched early.
- */
-static int map_names(const struct bc_btf *btf, uint32_t *words,
-		     const uint32_t *names, uint32_t nr, uint32_t *str_map,
-		     struct bc_strset *strs)
-{
-	uint32_t i;
-
-	for (i = 0; i < nr; i++) {
-		uint32_t *w = &words[names[i]];
-		int64_t off;
-
-		if (i + 16 < nr)
-			__builtin_prefetch(&str_map[words[names[i + 16]]]);
-		if (str_map[*w]) {
-			*w = str_map[*w] - 1;
-			continue;
-		}
-		off = bc_strset_add(strs, bc_btf_str(btf, *w));
-		if (off < 0)
-			return -ENOMEM;
-		str_map[*w] = off + 1;
-		*w = off;
-	}
-	return 0;
-}
-
-/*
  * Step 4's strings for split BTF: a string the base holds takes the base's
  * offset (its first occurrence), any other is the split part's own, laid
  * out in order of first use. Indexing the base's strings would cost a pass
@@ -661,15 +781,22 @@ static int map_names(const struct bc_btf *btf, uint32_t *words,
  */
 static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 			   const uint32_t *names, uint32_t nr,
-			   uint32_t *str_map, struct bc_strset *strs)
+			   struct bc_strset *strs)
 {
 	const struct bc_btf *base = btf->base;
 	uint32_t i, off, found = 0, *base_hit = NULL;
+	/*
+	 * input string offset -> needle + 1 (0: not seen); calloc'ed, so
+	 * only the pages of offsets in use are ever touched
+	 */
+	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
 	struct bc_strset needles;
-	int err = bc_strset_init_over(&needles, 0);
+	int err = str_map ? bc_strset_init_over(&needles, 0) : -ENOMEM;
 
-	if (err)
+	if (err) {
+		free(str_map);
 		return err;
+	}
 	/* the distinct strings, by content; str_map: input offset -> needle + 1 */
 	for (i = 0; i < nr; i++) {
 		uint32_t w = words[names[i]];
@@ -718,74 +845,67 @@ static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 	}
 out:
 	free(base_hit);
+	free(str_map);
 	bc_strset_deinit(&needles);
 	return err;
 }
 
 /*
- * Step 4: one type per class, in rank order. Types are copied with their
- * ids remapped and the positions of their name words noted; the names are
- * then mapped in that same order, so strings are laid out in order of
- * first use.
+ * Word j of the output record at byte type_len of the types in *out, of
+ * class cls: a reference remapped, a name mapped through strs or noted in
+ * names[] (see emit_types). Returns 0 or a negative errno.
  */
-static int rebuild(struct canon *c, struct canon_result *res)
+static inline int emit_word(struct canon *c, const uint32_t *id_map,
+			    uint8_t *const *out, uint32_t type_len,
+			    uint32_t j, enum bc_word_class cls,
+			    struct bc_strmap *strs, uint32_t *names,
+			    uint32_t *nr_names)
 {
-	const struct bc_btf *btf = c->btf, *base = btf->base;
-	uint32_t *class_out = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	/*
-	 * input string offset -> output offset + 1 (0: not seen); calloc'ed,
-	 * so only the pages of offsets in use are ever touched
-	 */
-	uint32_t *str_map = calloc(bc_btf_str_end(btf) + 1, sizeof(uint32_t));
-	/* word indices of name words in out; every word at most */
-	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
-	uint32_t p, idx, j, nr_out = 0, type_len = 0, nr_names = 0;
-	struct btf_header *hdr;
-	struct bc_strset strs;
-	uint8_t *out = NULL;
-	uint32_t *out_words;
-	size_t cap;
+	uint32_t *w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
+	int64_t off;
+
+	switch (cls) {
+	case BC_WORD_REF:
+		if (w[j] >= c->start_id)
+			w[j] = id_map[w[j] - c->start_id];
+		return 0;
+	case BC_WORD_NAME:
+		if (!strs) {
+			names[(*nr_names)++] = type_len / 4 + j;
+			return 0;
+		}
+		off = bc_strmap_map(strs, w[j]);
+		if (off < 0)
+			return off;
+		/* the buffer may have moved */
+		w = (uint32_t *)(*out + sizeof(struct btf_header) + type_len);
+		w[j] = off;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Copies the kept types, one per class in rank order, behind the header
+ * in *out, with their ids remapped. Each name word is mapped as it is met
+ * through strs (base BTF; that may move the buffer, so *out is read again)
+ * or, with strs NULL, its word index noted in names[] for a later pass.
+ * Either way strings are met in the order of the output. Returns the
+ * bytes of types written, or -ENOMEM.
+ */
+static int64_t emit_types(struct canon *c, const uint32_t *id_map,
+			  uint8_t *const *out, struct bc_strmap *strs,
+			  uint32_t *names, uint32_t *nr_names)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t p, idx, j, i, head, type_len = 0;
 	int err;
 
-	if (!class_out || !str_map || !names) {
-		free(class_out);
-		free(str_map);
-		free(names);
-		return -ENOMEM;
-	}
-	err = base ? bc_strset_init_over(&strs, base->str_len) :
-		     bc_strset_init(&strs, NULL, 0);
-	if (err)
-		goto out;
-
-	for (p = 0; p < c->n_live; p++)
-		if (c->rank[c->order[p]] == p)
-			class_out[p] = c->start_id + nr_out++;
-	/* at most every input type: no pass over the types in rank order */
-	cap = sizeof(*hdr) + btf->hdr->type_len;
-	out = malloc(cap);
-	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
-	if (!out || !res->id_map) {
-		err = -ENOMEM;
-		goto out;
-	}
-	out_words = (uint32_t *)(out + sizeof(*hdr));
-	for (idx = 0; idx < c->n; idx++)
-		if (is_omitted(c, idx))
-			res->id_map[idx] = 0;
-		else if (!c->alias || !c->alias[idx])
-			res->id_map[idx] = class_out[c->rank[idx]];
-	for (idx = 0; c->alias && idx < c->n; idx++) {
-		uint32_t to = c->alias[idx];
-
-		if (to)
-			res->id_map[idx] = to < c->start_id ? to :
-					   res->id_map[to - c->start_id];
-	}
-
 	for (p = 0; p < c->n_live; p++) {
+		const struct bc_kind_layout *k;
 		const struct btf_type *t;
-		uint32_t *w, kind, words;
+		uint32_t kind, words;
 
 		/*
 		 * Types are read in rank order, all over the input: fetch the
@@ -801,41 +921,37 @@ static int rebuild(struct canon *c, struct canon_result *res)
 			continue;
 		t = bc_btf_local(btf, idx);
 		kind = bc_type_kind(t);
+		k = &bc_kinds[kind];
 		words = bc_type_words(t);
-		w = out_words + type_len / 4;
-		memcpy(w, t, words * 4);
-		for (j = 0; j < words; j++) {
-			switch (bc_word_class(kind, j)) {
-			case BC_WORD_REF:
-				if (w[j] >= c->start_id)
-					w[j] = res->id_map[w[j] - c->start_id];
-				break;
-			case BC_WORD_NAME:
-				names[nr_names++] = type_len / 4 + j;
-				break;
-			default:
-				break;
+		head = 3 + k->fixed_words;
+		memcpy(*out + sizeof(struct btf_header) + type_len, t, words * 4);
+		/* the head word by word, then entry by entry */
+		for (j = 0; j < head; j++) {
+			err = emit_word(c, id_map, out, type_len, j,
+					bc_word_class(kind, j), strs, names,
+					nr_names);
+			if (err)
+				return err;
+		}
+		for (; j < words; j += k->entry_words) {
+			for (i = 0; i < k->entry_words; i++) {
+				err = emit_word(c, id_map, out, type_len, j + i,
+						bc_entry_word_class(k, i), strs,
+						names, nr_names);
+				if (err)
+					return err;
 			}
 		}
 		type_len += words * 4;
 	}
-	err = base ? map_names_split(btf, out_words, names, nr_names, str_map,
-				     &strs) :
-		     map_names(btf, out_words, names, nr_names, str_map, &strs);
-	if (err)
-		goto out;
+	return type_len;
+}
 
-	res->raw_size = sizeof(*hdr) + type_len + strs.len;
-	res->raw = realloc(out, res->raw_size ? res->raw_size : 1);
-	if (!res->raw) {
-		err = -ENOMEM;
-		goto out;
-	}
-	out = NULL;
-	if (strs.len)	/* split BTF may add no string: buf is NULL */
-		memcpy((uint8_t *)res->raw + sizeof(*hdr) + type_len, strs.buf,
-		       strs.len);
-	hdr = res->raw;
+/* Fills the fixed 24-byte header of a blob of type_len and str_len. */
+static void put_header(void *raw, uint32_t type_len, uint32_t str_len)
+{
+	struct btf_header *hdr = raw;
+
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->magic = 0xeB9F;
 	hdr->version = 1;
@@ -843,14 +959,143 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	hdr->type_off = 0;
 	hdr->type_len = type_len;
 	hdr->str_off = type_len;
-	hdr->str_len = strs.len;
-	c->stats->types_out = nr_out;
+	hdr->str_len = str_len;
+}
+
+/*
+ * Step 4 for base BTF: the blob is assembled in the string map's buffer
+ * (strmap.h), the header and the types in the room reserved at its start
+ * (as much as the input's types: the rebuild emits at most every input
+ * type), the strings after that room; they are moved down once when
+ * merged or omitted types left part of the room empty (never for a sort
+ * that merges nothing).
+ */
+static int rebuild_base_strings(struct canon *c, struct canon_result *res,
+				bool by_content)
+{
+	const struct bc_btf *btf = c->btf;
+	size_t room = sizeof(struct btf_header) + btf->hdr->type_len, size;
+	struct bc_strmap strs;
+	int64_t type_len;
+	void *shrunk;
+	int err;
+
+	err = bc_strmap_init(&strs, btf->strs, btf->str_len, room, by_content);
+	if (err)
+		goto out;
+	type_len = emit_types(c, res->id_map, &strs.buf, &strs, NULL, NULL);
+	err = type_len < 0 ? (int)type_len : bc_strmap_check_unique(&strs);
+	if (err)
+		goto out;
+	size = sizeof(struct btf_header) + type_len + strs.len;
+	if (sizeof(struct btf_header) + (size_t)type_len < room)
+		memmove(strs.buf + sizeof(struct btf_header) + type_len,
+			strs.buf + room, strs.len);
+	put_header(strs.buf, type_len, strs.len);
+	res->raw = strs.buf;
+	res->raw_size = size;
+	strs.buf = NULL;
+	shrunk = size < strs.cap ? realloc(res->raw, size) : NULL;
+	if (shrunk)	/* else the larger block stays: no harm */
+		res->raw = shrunk;
+out:
+	bc_strmap_deinit(&strs);
+	return err;
+}
+
+/*
+ * Producers (libbpf, pahole, the kernel) write each string once, so the
+ * input's strings are first taken as distinct by their numbers, which
+ * needs no lookup by content, and checked to be so at the end; an input
+ * with the same text twice, or a name inside another string, is mapped
+ * again by content. Both write the same bytes where both apply.
+ */
+static int rebuild_base(struct canon *c, struct canon_result *res)
+{
+	int err = rebuild_base_strings(c, res, false);
+
+	return err == -EAGAIN ? rebuild_base_strings(c, res, true) : err;
+}
+
+/*
+ * Step 4 for split BTF: types first with their name words noted, then the
+ * names mapped in that order (map_names_split), then the strings appended.
+ */
+static int rebuild_split(struct canon *c, struct canon_result *res)
+{
+	const struct bc_btf *btf = c->btf;
+	size_t room = sizeof(struct btf_header) + btf->hdr->type_len;
+	/* word indices of name words in the types; every word at most */
+	uint32_t *names = malloc(btf->hdr->type_len + sizeof(uint32_t));
+	uint8_t *out = malloc(room);
+	uint32_t nr_names = 0;
+	struct bc_strset strs;
+	int64_t type_len;
+	void *raw;
+	int err = -ENOMEM;
+
+	if (!names || !out || bc_strset_init_over(&strs, btf->base->str_len)) {
+		free(names);
+		free(out);
+		return -ENOMEM;
+	}
+	type_len = emit_types(c, res->id_map, &out, NULL, names, &nr_names);
+	err = type_len < 0 ? (int)type_len :
+	      map_names_split(btf, (uint32_t *)(out + sizeof(struct btf_header)),
+			      names, nr_names, &strs);
+	if (err)
+		goto out;
+	res->raw_size = sizeof(struct btf_header) + type_len + strs.len;
+	raw = realloc(out, res->raw_size);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	out = NULL;
+	res->raw = raw;
+	if (strs.len)	/* split BTF may add no string: buf is NULL */
+		memcpy((uint8_t *)raw + sizeof(struct btf_header) + type_len,
+		       strs.buf, strs.len);
+	put_header(raw, type_len, strs.len);
 out:
 	free(out);
-	free(class_out);
-	free(str_map);
 	free(names);
 	bc_strset_deinit(&strs);
+	return err;
+}
+
+/*
+ * Step 4: one type per class, in rank order, every id remapped, strings
+ * laid out in order of first use (rebuild_base, rebuild_split).
+ */
+static int rebuild(struct canon *c, struct canon_result *res)
+{
+	/* the partition is final: next_rank's room is free */
+	uint32_t *class_out = c->next_rank;
+	uint32_t p, idx, nr_out = 0;
+	int err;
+
+	for (p = 0; p < c->n_live; p++)
+		if (c->rank[c->order[p]] == p)
+			class_out[p] = c->start_id + nr_out++;
+	res->id_map = malloc((c->n ? c->n : 1) * sizeof(uint32_t));
+	if (!res->id_map)
+		return -ENOMEM;
+	for (idx = 0; idx < c->n; idx++)
+		if (is_omitted(c, idx))
+			res->id_map[idx] = 0;
+		else if (!c->alias || !c->alias[idx])
+			res->id_map[idx] = class_out[c->rank[idx]];
+	for (idx = 0; c->alias && idx < c->n; idx++) {
+		uint32_t to = c->alias[idx];
+
+		if (to)
+			res->id_map[idx] = to < c->start_id ? to :
+					   res->id_map[to - c->start_id];
+	}
+	err = c->btf->base ? rebuild_split(c, res) : rebuild_base(c, res);
+	if (!err)
+		c->stats->types_out = nr_out;
 	return err;
 }
 
@@ -1076,6 +1321,9 @@ static int partition(struct canon *c)
 	double t0 = now_sec(), t1;
 	int64_t splits;
 
+	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
+	if (!c->keyed)
+		return -ENOMEM;
 	if (rank_by_local_key(c))
 		return -ENOMEM;
 	t1 = now_sec();
@@ -1084,6 +1332,8 @@ static int partition(struct canon *c)
 	while ((splits = split_var_classes(c)) > 0)
 		refine_to_fixpoint(c, false);
 	c->stats->refine_sec += now_sec() - t1;
+	free(c->keyed);
+	c->keyed = NULL;
 	return splits < 0 ? (int)splits : 0;
 }
 
@@ -1142,6 +1392,7 @@ static int check_omitted(const struct canon *c, const struct bc_log *log)
 
 static void canon_deinit(struct canon *c)
 {
+	free(c->keyed);
 	free(c->alias);
 	free(c->local_order);
 	free(c->local_class);
@@ -1187,8 +1438,14 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 			"%s: split BTF over a split base is not supported",
 			in->path);
 	c.order = malloc(n1 * sizeof(uint32_t));
-	c.local_order = malloc(n1 * sizeof(uint32_t));
-	c.local_class = malloc(n1 * sizeof(uint32_t));
+	if (opts->resolve_fwds) {	/* only FWD resolution partitions again */
+		c.local_order = malloc(n1 * sizeof(uint32_t));
+		c.local_class = malloc(n1 * sizeof(uint32_t));
+		if (!c.local_order || !c.local_class) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	c.rank = malloc(n1 * sizeof(uint32_t));
 	c.next_rank = malloc(n1 * sizeof(uint32_t));
 	c.class_end = malloc(n1 * sizeof(uint32_t));
@@ -1196,7 +1453,7 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	c.next_moved = malloc(n1);
 	c.work = malloc(n1 * sizeof(uint32_t));
 	c.next_work = malloc(n1 * sizeof(uint32_t));
-	if (!c.order || !c.local_order || !c.local_class || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
+	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
 	    !c.next_moved || !c.work || !c.next_work) {
 		err = -ENOMEM;
 		goto out;

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,14 +78,47 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* Copies the .BTF section out of the ELF file open on fd. */
-static int read_elf_btf(const char *path, int fd, void **data, size_t *size,
+/*
+ * Maps len bytes of the file open on fd from offset off, private and
+ * read-only, populated up front (one call instead of a fault per page).
+ * Returns 0, or -1 when the file cannot be mapped (a pipe, a file system
+ * without mmap, a sysfs file of a kernel older than 6.16): the caller
+ * reads it instead.
+ */
+static int map_range(int fd, off_t off, size_t len, struct bc_blob *blob)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t lead = off % page;
+	void *mem;
+
+	if (!len || page <= 0)
+		return -1;
+	mem = mmap(NULL, lead + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		   fd, off - lead);
+	if (mem == MAP_FAILED)
+		return -1;
+	blob->mem = mem;
+	blob->mem_len = lead + len;
+	blob->mapped = true;
+	blob->data = (const uint8_t *)mem + lead;
+	blob->size = len;
+	return 0;
+}
+
+/*
+ * The .BTF section of the ELF file open on fd: mapped where it lies when it
+ * is stored plainly, else (compressed, or the file cannot be mapped)
+ * copied out through libelf.
+ */
+static int read_elf_btf(const char *path, int fd, struct bc_blob *blob,
 			const struct bc_log *log)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	Elf_Data *d;
 	Elf_Scn *scn;
 	GElf_Shdr shdr;
+	size_t file_size;
+	void *copy;
 	int err = 0;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -102,6 +137,12 @@ static int read_elf_btf(const char *path, int fd, void **data, size_t *size,
 				   path);
 		goto out;
 	}
+	/* inside the file: a page mapped past its end faults on access */
+	if (!(shdr.sh_flags & SHF_COMPRESSED) && elf_rawfile(elf, &file_size) &&
+	    shdr.sh_offset <= file_size &&
+	    shdr.sh_size <= file_size - shdr.sh_offset &&
+	    !map_range(fd, shdr.sh_offset, shdr.sh_size, blob))
+		goto out;
 	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
 		err = bc_log_error(log, -EINVAL,
 				   "%s: cannot decompress .BTF: %s", path,
@@ -115,28 +156,56 @@ static int read_elf_btf(const char *path, int fd, void **data, size_t *size,
 				   elf_errmsg(-1));
 		goto out;
 	}
-	*data = malloc(d->d_size ? d->d_size : 1);
-	if (!*data) {
+	copy = malloc(d->d_size ? d->d_size : 1);
+	if (!copy) {
 		err = -ENOMEM;
 		goto out;
 	}
 	if (d->d_size)	/* an empty section has no buffer */
-		memcpy(*data, d->d_buf, d->d_size);
-	*size = d->d_size;
+		memcpy(copy, d->d_buf, d->d_size);
+	blob->mem = copy;
+	blob->data = copy;
+	blob->size = d->d_size;
 out:
 	elf_end(elf);
 	return err;
 }
 
-int bc_file_read_btf(const char *path, void **data, size_t *size,
-		     enum bc_file_format *format, const struct bc_log *log)
+/*
+ * The whole of a file that is not ELF: mapped when it can be (a regular
+ * file; /sys/kernel/btf/vmlinux since Linux 6.16), else read into one
+ * buffer sized by fstat.
+ */
+static int read_raw(const char *path, int fd, struct bc_blob *blob,
+		    const struct bc_log *log)
+{
+	struct stat st;
+	void *data;
+	size_t size;
+	int err;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX &&
+	    !map_range(fd, 0, st.st_size, blob))
+		return 0;
+	err = read_all(fd, path, &data, &size, log);
+	if (err)
+		return err;
+	blob->mem = data;
+	blob->data = data;
+	blob->size = size;
+	return 0;
+}
+
+/* The BTF bytes of path as a blob: see bc_file_read_btf(). */
+static int read_btf_blob(const char *path, struct bc_blob *blob,
+			 enum bc_file_format *format, const struct bc_log *log)
 {
 	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
 	unsigned char magic[4];
 	int fd, err;
 
-	*data = NULL;
-	*size = 0;
+	memset(blob, 0, sizeof(*blob));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
@@ -144,14 +213,41 @@ int bc_file_read_btf(const char *path, void **data, size_t *size,
 	if (pread(fd, magic, 4, 0) == 4 && !memcmp(magic, elf_magic, 4)) {
 		elf_version(EV_CURRENT);
 		*format = BC_FILE_ELF;
-		err = read_elf_btf(path, fd, data, size, log);
+		err = read_elf_btf(path, fd, blob, log);
 	} else {
 		/* Anything else is taken as raw BTF; the parser says what is wrong. */
 		*format = BC_FILE_RAW;
-		err = read_all(fd, path, data, size, log);
+		err = read_raw(path, fd, blob, log);
 	}
 	close(fd);
+	if (err)
+		bc_blob_release(blob);
 	return err;
+}
+
+int bc_file_read_btf(const char *path, void **data, size_t *size,
+		     enum bc_file_format *format, const struct bc_log *log)
+{
+	struct bc_blob blob;
+	int err;
+
+	*data = NULL;
+	*size = 0;
+	err = read_btf_blob(path, &blob, format, log);
+	if (err)
+		return err;
+	if (!blob.mapped) {
+		*data = blob.mem;
+		*size = blob.size;
+		return 0;
+	}
+	*data = malloc(blob.size);
+	if (*data) {
+		memcpy(*data, blob.data, blob.size);
+		*size = blob.size;
+	}
+	bc_blob_release(&blob);
+	return *data ? 0 : -ENOMEM;
 }
 
 int bc_file_load_btf(const char *path, const struct bc_btf *base,
@@ -165,17 +261,14 @@ int bc_file_load_btf_opts(const char *path, const struct bc_btf *base,
 			  const struct bc_parse_opts *opts, struct bc_btf **btf,
 			  enum bc_file_format *format, const struct bc_log *log)
 {
-	size_t size;
-	void *data;
+	struct bc_blob blob;
 	int err;
 
 	*btf = NULL;
-	err = bc_file_read_btf(path, &data, &size, format, log);
+	err = read_btf_blob(path, &blob, format, log);
 	if (err)
 		return err;
-	err = bc_btf_parse_opts(data, size, base, opts, path, log, btf);
-	free(data);
-	return err;
+	return bc_btf_parse_blob(&blob, base, opts, path, log, btf);
 }
 
 /* Opens a fresh temporary file next to path; *tmp_path is malloc'd. */

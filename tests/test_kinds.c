@@ -1010,6 +1010,171 @@ START_TEST(test_split_base_alone)
 }
 END_TEST
 
+/* ---- the string section of base BTF -------------------------------------- */
+
+/* A raw blob of the 24-byte header, nr_words type words and str_len bytes. */
+static struct blob raw_btf(const uint32_t *words, uint32_t nr_words,
+			   const char *strs, uint32_t str_len)
+{
+	struct blob b = { .size = sizeof(struct btf_header) + nr_words * 4 + str_len };
+	struct btf_header *hdr;
+
+	b.data = calloc(1, b.size);
+	ck_assert_ptr_nonnull(b.data);
+	hdr = b.data;
+	hdr->magic = 0xeB9F;
+	hdr->version = 1;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_len = nr_words * 4;
+	hdr->str_off = hdr->type_len;
+	hdr->str_len = str_len;
+	memcpy(hdr + 1, words, nr_words * 4);
+	memcpy((char *)(hdr + 1) + hdr->type_len, strs, str_len);
+	return b;
+}
+
+/* The output's string section is exactly want (want_len bytes). */
+static void assert_strings(const struct blob *out, const char *want,
+			   uint32_t want_len)
+{
+	const struct btf_header *hdr = out->data;
+
+	ck_assert_uint_eq(hdr->str_len, want_len);
+	ck_assert(!memcmp((const char *)out->data + hdr->hdr_len + hdr->str_off,
+			  want, want_len));
+}
+
+/* canon(x) is canon(canon(x)) and canon(permute(x)); returns canon(x). */
+static struct blob canon_stable(const struct blob *in)
+{
+	struct blob out = canon_blob(in, NULL, BC_ORDER_KIND, NULL), again;
+	unsigned int seed;
+
+	again = canon_blob(&out, NULL, BC_ORDER_KIND, NULL);
+	ck_assert_msg(blob_eq(&again, &out), "canon(canon(x)) != canon(x)");
+	blob_free(&again);
+	for (seed = 1; seed <= NR_SEEDS; seed++) {
+		struct blob permuted = permute_blob(in, NULL, seed);
+		struct blob sorted = canon_blob(&permuted, NULL, BC_ORDER_KIND, NULL);
+
+		ck_assert_msg(blob_eq(&sorted, &out),
+			      "canon(permute(x, %u)) != canon(x)", seed);
+		blob_free(&sorted);
+		blob_free(&permuted);
+	}
+	return out;
+}
+
+#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (vlen))
+
+/*
+ * Strings are stored once by content whatever offsets name them: the same
+ * text twice in the input ("abc" at 12 and 16), an offset into the middle
+ * of a longer string ("bar" and "ar" inside "foobar", "" at its NUL). The
+ * input is written by hand: libbpf would have deduplicated it.
+ */
+START_TEST(test_strings_by_content)
+{
+	/* 0 "", 1 "foobar", 8 "bar", 12 "abc", 16 "abc", 20 "x" */
+	static const char strs[] = "\0foobar\0bar\0abc\0abc\0x";
+	const uint32_t words[] = {
+		1, INFO(BTF_KIND_INT, 0), 4, 32,	/* [1] INT 'foobar' */
+		4, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [2] 'bar' (middle) -> 1 */
+		8, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [3] 'bar' -> 1, as [2] */
+		16, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [4] 'abc' -> 1 */
+		12, INFO(BTF_KIND_TYPEDEF, 0), 3,	/* [5] 'abc' -> 3 */
+		5, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [6] 'ar' (middle) -> 1 */
+		7, INFO(BTF_KIND_PTR, 0), 1,		/* [7] '' at 7 -> 1 */
+	};
+	struct blob in = raw_btf(words, sizeof(words) / 4, strs, sizeof(strs));
+	struct blob out = canon_stable(&in);
+
+	/* [2] and [3] merge: the strings move down over the room left */
+	assert_listing(&out, NULL,
+		"[1] INT 'foobar' vlen=0 kflag=0 4 32\n"
+		"[2] PTR '' vlen=0 kflag=0 ->1\n"
+		"[3] TYPEDEF 'abc' vlen=0 kflag=0 ->1\n"
+		"[4] TYPEDEF 'abc' vlen=0 kflag=0 ->6\n"
+		"[5] TYPEDEF 'ar' vlen=0 kflag=0 ->1\n"
+		"[6] TYPEDEF 'bar' vlen=0 kflag=0 ->1\n");
+	/* first use: INT, PTR (the empty string, 0), the typedefs in order */
+	assert_strings(&out, "\0foobar\0abc\0ar\0bar", 19);
+	blob_free(&out);
+	blob_free(&in);
+}
+END_TEST
+
+/*
+ * The same text twice and no offset inside a string: the rebuild first
+ * takes the input's strings as distinct, finds the twins at its check and
+ * maps again by content.
+ */
+START_TEST(test_strings_twice)
+{
+	/* 0 "", 1 "int", 5 "abc", 9 "int", 13 "abc" */
+	static const char strs[] = "\0int\0abc\0int\0abc";
+	const uint32_t words[] = {
+		9, INFO(BTF_KIND_INT, 0), 4, 32,	/* [1] INT 'int' */
+		13, INFO(BTF_KIND_TYPEDEF, 0), 1,	/* [2] 'abc' -> 1 */
+		5, INFO(BTF_KIND_TYPEDEF, 0), 2,	/* [3] 'abc' -> 2 */
+		1, INFO(BTF_KIND_TYPEDEF, 0), 3,	/* [4] 'int' -> 3 */
+	};
+	struct blob in = raw_btf(words, sizeof(words) / 4, strs, sizeof(strs));
+	struct blob out = canon_stable(&in);
+
+	assert_listing(&out, NULL,
+		"[1] INT 'int' vlen=0 kflag=0 4 32\n"
+		"[2] TYPEDEF 'abc' vlen=0 kflag=0 ->1\n"
+		"[3] TYPEDEF 'abc' vlen=0 kflag=0 ->2\n"
+		"[4] TYPEDEF 'int' vlen=0 kflag=0 ->3\n");
+	assert_strings(&out, "\0int\0abc", 9);
+	assert_libbpf_accepts(&out, NULL);
+	blob_free(&out);
+	blob_free(&in);
+}
+END_TEST
+
+/*
+ * Offsets into one string can name more text than the input holds: the 16
+ * suffixes of "abcdefghijklmnop" take 152 bytes after the empty string,
+ * against the input's 18 in all.
+ */
+START_TEST(test_strings_outgrow_input)
+{
+	static const char strs[] = "\0abcdefghijklmnop";
+	uint32_t words[3 + 2 * 16], e;
+	char want[1 + 152], *at = want + 1;
+	char golden[1024], *g = golden;
+	struct blob in, out;
+
+	words[0] = 1;
+	words[1] = INFO(BTF_KIND_ENUM, 16);
+	words[2] = 4;
+	want[0] = '\0';
+	g += sprintf(g, "[1] ENUM 'abcdefghijklmnop' vlen=16 kflag=0 4\n");
+	for (e = 0; e < 16; e++) {
+		words[3 + 2 * e] = 1 + e;	/* the suffix from byte e */
+		words[4 + 2 * e] = e;
+		g += sprintf(g, "\t'%s' %u\n", strs + 1 + e, e);
+		if (e) {	/* the whole string is the enum's own name */
+			strcpy(at, strs + 1 + e);
+			at += strlen(at) + 1;
+		} else {
+			strcpy(at, strs + 1);
+			at += 17;
+		}
+	}
+	ck_assert_uint_eq(at - want, sizeof(want));
+	in = raw_btf(words, sizeof(words) / 4, strs, sizeof(strs));
+	out = canon_stable(&in);
+	assert_listing(&out, NULL, golden);
+	assert_strings(&out, want, sizeof(want));
+	assert_libbpf_accepts(&out, NULL);
+	blob_free(&out);
+	blob_free(&in);
+}
+END_TEST
+
 Suite *kinds_suite(void)
 {
 	Suite *s = suite_create("kinds");
@@ -1017,6 +1182,12 @@ Suite *kinds_suite(void)
 
 	tc = tcase_create("int");
 	tcase_add_test(tc, test_int);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("strings");
+	tcase_add_test(tc, test_strings_by_content);
+	tcase_add_test(tc, test_strings_twice);
+	tcase_add_test(tc, test_strings_outgrow_input);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ptr_array");

@@ -42,6 +42,8 @@
  *   libbpf	btf__new()/btf__parse_raw_split() accept every output
  *   kernel	BPF_BTF_LOAD accepts inputs and outputs, FWDs resolved or
  *		not (skips with a message where the syscall is not allowed)
+ *   local_order	outputs are in local-key order (bc_order_cmp_local),
+ *		also for keys built to differ late and at chunk edges
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1711,6 +1713,148 @@ static TCase *props_tcase(const char *name)
 	return tc;
 }
 
+/*
+ * Property 10: the output is in local-key order. canon ranks by a packed
+ * prefix of each key and compares whole keys only on ties
+ * (bc_order_cmp_local); a prefix that ordered any pair differently from
+ * the key would show as two neighbours out of order here.
+ */
+static void assert_local_order(const struct blob *out, enum bc_order order,
+			       uint64_t seed)
+{
+	struct bc_btf *btf = parse_or_fail(out, NULL);
+	uint32_t i;
+
+	for (i = 1; i < btf->nr_types; i++)
+		ck_assert_msg(bc_order_cmp_local(order, btf,
+						 bc_btf_local(btf, i - 1),
+						 bc_btf_local(btf, i)) <= 0,
+			      "seed %llu, order %s: [%u] and [%u] out of local-key order",
+			      (unsigned long long)seed, bc_order_name(order),
+			      btf->start_id + i - 1, btf->start_id + i);
+	bc_btf_free(btf);
+}
+
+START_TEST(test_local_order)
+{
+	struct graph gr;
+
+	graph_make(&gr, case_seed(10, _i), 40, 320);
+	for (size_t o = 0; o < ARRAY_LEN(orders); o++) {
+		struct blob out = canon_blob(&gr.raw, NULL, orders[o], NULL);
+
+		assert_local_order(&out, orders[o], gr.seed);
+		blob_free(&out);
+	}
+	graph_free(&gr);
+}
+END_TEST
+
+/*
+ * A name of 'a's whose last letter may be a 'b', of a length at or next
+ * to a 4-byte chunk edge: few names, so keys tie on them and differ in
+ * what follows, or differ at the edges.
+ */
+static void key_stress_name(struct prng *r, char *buf)
+{
+	static const uint32_t lens[] = { 0, 1, 3, 4, 5, 8, 9, 19, 20, 21, 24, 25 };
+	uint32_t len = lens[prng_next(r) % ARRAY_LEN(lens)];
+
+	memset(buf, 'a', len);
+	if (len && prng_next(r) % 2)
+		buf[len - 1] = 'b';
+	buf[len] = '\0';
+}
+
+/*
+ * Keys that differ late or at chunk edges: INTs, signed and unsigned
+ * ENUMs and ENUM64s with values near the sign bit and high words,
+ * FUNC_PROTOs and STRUCTs of several entries, all named from a two-letter
+ * alphabet, so that names agree for 4, 8, 20 or 24 bytes and differ after.
+ */
+START_TEST(test_local_order_keys)
+{
+	struct btf *b = btf__new_empty();
+	struct prng r;
+	struct blob in;
+	char name[32];
+	uint32_t i, e, n;
+	int id;
+
+	prng_seed(&r, case_seed(11, _i));
+	ck_assert_ptr_nonnull(b);
+	id = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	ck_assert_int_gt(id, 0);
+	for (i = 0; i < 120; i++) {
+		uint64_t v = prng_next(&r);
+		bool is_signed = v & 1;
+
+		key_stress_name(&r, name);
+		n = 1 + prng_next(&r) % 4;
+		switch (prng_next(&r) % 5) {
+		case 0:
+			if (!name[0])
+				strcpy(name, "a");
+			id = btf__add_int(b, name, 1 << (prng_next(&r) % 4), 0);
+			break;
+		case 1:
+			id = btf__add_enum(b, name, 4);
+			for (e = 0; id > 0 && e < n; e++) {
+				key_stress_name(&r, name);
+				if (!name[0])
+					strcpy(name, "b");
+				ck_assert_int_eq(btf__add_enum_value(b, name,
+					is_signed ? (int64_t)(int32_t)(prng_next(&r) % 5 + 0x7ffffffe) :
+					(int64_t)(prng_next(&r) % 5 + 0x7ffffffe)), 0);
+			}
+			break;
+		case 2:
+			id = btf__add_enum64(b, name, 8, is_signed);
+			for (e = 0; id > 0 && e < n; e++) {
+				key_stress_name(&r, name);
+				if (!name[0])
+					strcpy(name, "b");
+				ck_assert_int_eq(btf__add_enum64_value(b, name,
+					(prng_next(&r) % 3) << 63 | (prng_next(&r) % 3) << 31 |
+					prng_next(&r) % 3), 0);
+			}
+			break;
+		case 3:
+			id = btf__add_func_proto(b, 1);
+			for (e = 0; id > 0 && e < n; e++) {
+				key_stress_name(&r, name);
+				ck_assert_int_eq(btf__add_func_param(b, name, 1), 0);
+			}
+			break;
+		default:
+			id = btf__add_struct(b, name, 4 * n);
+			for (e = 0; id > 0 && e < n; e++) {
+				key_stress_name(&r, name);
+				ck_assert_int_eq(btf__add_field(b, name, 1,
+					32 * (prng_next(&r) % n), 0), 0);
+			}
+		}
+		ck_assert_int_gt(id, 0);
+	}
+	in = blob_from_libbpf(b);
+	for (size_t o = 0; o < ARRAY_LEN(orders); o++) {
+		struct blob out = canon_blob(&in, NULL, orders[o], NULL);
+		struct blob perm = permute_blob(&in, NULL, _i + 1);
+		struct blob again = canon_blob(&perm, NULL, orders[o], NULL);
+
+		assert_local_order(&out, orders[o], r.s);
+		ck_assert_msg(blob_eq(&again, &out),
+			      "canon(permute(x)) != canon(x) (order %s)",
+			      bc_order_name(orders[o]));
+		blob_free(&again);
+		blob_free(&perm);
+		blob_free(&out);
+	}
+	blob_free(&in);
+	btf__free(b);
+}
+END_TEST
+
 Suite *props_suite(void)
 {
 	Suite *s = suite_create("props");
@@ -1749,6 +1893,11 @@ Suite *props_suite(void)
 	tcase_add_loop_test(tc, test_resolve_fwds, 0, NR_GRAPHS);
 	tcase_add_test(tc, test_resolve_fwds_rounds);
 	tcase_add_loop_test(tc, test_resolve_fwds_idempotent, 0, NR_GRAPHS);
+	suite_add_tcase(s, tc);
+
+	tc = props_tcase("local_order");
+	tcase_add_loop_test(tc, test_local_order, 0, NR_GRAPHS);
+	tcase_add_loop_test(tc, test_local_order_keys, 0, NR_GRAPHS);
 	suite_add_tcase(s, tc);
 
 	tc = props_tcase("kernel");

@@ -4,6 +4,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +206,17 @@ static int cmd_sort(int argc, char **argv, const struct bc_log *log)
 
 	if (parse_sort_args(argc, argv, &args))
 		return 2;
+#ifdef __GLIBC__
+	/*
+	 * A sort is one pass through a dozen arrays of up to a few MB: keep
+	 * them all on the heap and the heap whole, so that what the parse and
+	 * the ranking free is reused by the rebuild instead of being unmapped
+	 * and faulted in afresh (about 1,400 of 5,100 page faults on a
+	 * 127k-type vmlinux).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 	t0 = now_sec();
 	cpu0 = cpu_sec();
 	if (args.base) {
