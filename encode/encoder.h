@@ -114,7 +114,12 @@ struct encode_stats {
 	uint64_t cache_hits;		/* type DIEs taken from the chunk's type cache */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
-	double merge_sec, dedup_sec;
+	/*
+	 * The merge runs while the workers encode: merge_sec is the part
+	 * after the last worker stopped, merge_all_sec all of it.
+	 */
+	double merge_sec, merge_all_sec;
+	double dedup_sec;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;
 	struct split_attach_stats attach;	/* split BTF: types onto the base */
