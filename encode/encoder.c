@@ -528,6 +528,11 @@ static void *worker_main(void *arg)
 	if (err)
 		set_first_error(w, err);
 	w->cu.log = NULL;
+	/* its own handle (worker 0's is the main thread's): freed while others work */
+	if (w->index) {
+		dwarf_end(w->dwarf);
+		w->dwarf = NULL;
+	}
 	w->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	w->end_sec = now_sec(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&enc->done_lock);
@@ -731,7 +736,12 @@ static bool arrays_flat(const struct encode_opts *opts)
 	}
 }
 
-/* The selection's plan (select_plan_funcs), made while dedup runs. */
+/*
+ * The selection's plan (select_plan_funcs), which reads no types, made on
+ * a thread of its own while the main thread deduplicates. (The ELF stays
+ * open until the selection is done: the symbol table's names point into
+ * it.)
+ */
 struct plan_job {
 	struct encoder *enc;
 	pthread_t thread;
@@ -766,7 +776,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	struct worker *workers = NULL;
 	struct btf *merged = NULL;
 	struct dwarf_handle h = { 0 };
-	struct plan_job plan_job = { 0 };
+	struct plan_job plan = { 0 };
 	bool plan_started = false;
 	double t0, cpu0, encode_end, merge_end = 0, merge_cpu = 0, merge_sec = 0;
 	int err, merge_err = 0;
@@ -903,22 +913,17 @@ join:
 		goto out;
 	}
 
-	/*
-	 * The selection's sort of the candidates reads no types: it runs on
-	 * a thread of its own while the main thread deduplicates.
-	 */
+	/* the selection's sort reads no types: it runs beside the dedup */
 	if (enc.want_cands) {
-		plan_job.enc = &enc;
-		plan_started = !pthread_create(&plan_job.thread, NULL, plan_main,
-					       &plan_job);
+		plan.enc = &enc;
+		plan_started = !pthread_create(&plan.thread, NULL, plan_main, &plan);
 		if (!plan_started)
-			plan_main(&plan_job);
+			plan_main(&plan);
 	}
 	t0 = now_sec(CLOCK_MONOTONIC);
 	err = btf__dedup(merged, NULL);
 	if (plan_started)
-		pthread_join(plan_job.thread, NULL);
-	plan_started = false;
+		pthread_join(plan.thread, NULL);
 	if (err) {
 		bc_log_error(log, err, "%s: BTF dedup failed: %s", path,
 			     strerror(-err));
@@ -928,13 +933,13 @@ join:
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	if (enc.want_cands) {
 		t0 = now_sec(CLOCK_MONOTONIC);
-		err = plan_job.err;
+		err = plan.err;
 		if (err)
 			bc_log_error(log, err, "%s: function selection failed: %s",
 				     path, strerror(-err));
 		else
 			err = select_emit(merged, NULL, enc.cands, enc.nr_chunks,
-					  &plan_job.plan, &enc.syms, &enc.features,
+					  &plan.plan, &enc.syms, &enc.features,
 					  &out->omit, &stats->select, log);
 		if (err)
 			goto out;
@@ -964,7 +969,7 @@ join:
 	out->btf = merged;
 	merged = NULL;
 out:
-	select_plan_deinit(&plan_job.plan);
+	select_plan_deinit(&plan.plan);
 	btf__free(merged);
 	for (i = 0; enc.results && i < enc.nr_chunks; i++)
 		btf__free(enc.results[i]);
