@@ -778,7 +778,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	struct dwarf_handle h = { 0 };
 	struct plan_job plan = { 0 };
 	bool plan_started = false;
-	double t0, cpu0, encode_end, merge_end = 0, merge_cpu = 0, merge_sec = 0;
+	double t0, cpu0, encode_end, first_end, workers_start = 0, merge_end = 0, merge_cpu = 0, merge_sec = 0;
 	int err, merge_err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -843,6 +843,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		}
 	}
 	enc.workers_left = jobs;
+	workers_start = now_sec(CLOCK_MONOTONIC);
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 		if (err) {
@@ -880,10 +881,16 @@ join:
 	if (err)
 		goto out;
 	encode_end = t0;
-	for (i = 0; i < jobs; i++)
+	first_end = started ? workers[0].end_sec : t0;
+	for (i = 0; i < started; i++) {
 		if (workers[i].end_sec > encode_end)
 			encode_end = workers[i].end_sec;
+		if (workers[i].end_sec < first_end)
+			first_end = workers[i].end_sec;
+	}
 	stats->encode_sec = encode_end - t0;
+	stats->workers_start_sec = workers_start - t0;
+	stats->workers_spread_sec = encode_end - first_end;
 	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0 - merge_cpu;
 	stats->merge_sec = merge_end > encode_end ? merge_end - encode_end : 0;
 	stats->merge_all_sec = merge_sec;

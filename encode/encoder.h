@@ -114,6 +114,8 @@ struct encode_stats {
 	uint64_t cache_hits;		/* type DIEs taken from the chunk's type cache */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
+	double workers_start_sec;	/* of encode_sec, before the workers started */
+	double workers_spread_sec;	/* from the first worker's stop to the last's */
 	/*
 	 * The merge runs while the workers encode: merge_sec is the part
 	 * after the last worker stopped, merge_all_sec all of it.

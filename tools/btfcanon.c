@@ -606,7 +606,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 		fprintf(stderr,
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
 			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
-			"  load+encode        %8.3f s wall, %.3f s CPU\n"
+			"  load+encode        %8.3f s wall, %.3f s CPU (workers from %.3f s, the last stopped %.3f s after the first)\n"
 			"  merge              %8.3f s after the workers (%.3f s in all)\n"
 			"  dedup              %8.3f s\n"
 			"%s"
@@ -621,7 +621,8 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			es.types_deduped, res.stats.types_out,
 			res.stats.fwds_resolved, res.stats.fwd_rounds,
 			res.stats.merged,
-			es.encode_sec, es.encode_cpu_sec, es.merge_sec,
+			es.encode_sec, es.encode_cpu_sec, es.workers_start_sec,
+			es.workers_spread_sec, es.merge_sec,
 			es.merge_all_sec,			es.dedup_sec, attach, t_canon - t_canon0, res.stats.rank_sec,
 			res.stats.refine_sec, res.stats.fwd_sec,
 			res.stats.rebuild_sec,
