@@ -10,10 +10,9 @@
  * 0.188 is not built thread-safe) and its DIE map; for a chunk it makes a
  * fresh libbpf BTF, encodes the chunk's units into it in file order
  * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
- * cursor, the first-error slot and the chunk's own result slot, which the
- * main thread takes to merge the chunks in chunk order while the workers
- * run (merge_chunks). During the final dedup another thread sorts the
- * function candidates (select_plan_funcs), which reads no types.
+ * cursor, the first-error slot and the chunk's own result slot. During the
+ * final dedup another thread sorts the function candidates
+ * (select_plan_funcs), which reads no types.
  *
  * Split BTF (a module over vmlinux): everything above runs as for
  * standalone BTF, without the base; the result is then mapped onto the
@@ -79,13 +78,6 @@ struct encoder {
 	atomic_uint cursor;		/* next position in take_order */
 	atomic_int first_error;		/* 0, or the error that stops everyone */
 	atomic_int error_owner;		/* worker whose message is kept, or -1 */
-	/*
-	 * A finished chunk is handed to the main thread, which merges the
-	 * chunks in chunk order while the workers encode the rest.
-	 */
-	pthread_mutex_t done_lock;	/* guards results[] and workers_left */
-	pthread_cond_t done_cond;	/* a chunk is done, or a worker stopped */
-	uint32_t workers_left;		/* workers still running */
 };
 
 struct worker {
@@ -502,10 +494,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		drop_loc_span(enc->h, &enc->cand_ctx.locs, &enc->cands[k].loc_span);
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
-	pthread_mutex_lock(&enc->done_lock);
 	enc->results[k] = btf;
-	pthread_cond_signal(&enc->done_cond);
-	pthread_mutex_unlock(&enc->done_lock);
 	return 0;
 }
 
@@ -535,59 +524,7 @@ static void *worker_main(void *arg)
 	}
 	w->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	w->end_sec = now_sec(CLOCK_MONOTONIC);
-	pthread_mutex_lock(&enc->done_lock);
-	enc->workers_left--;
-	pthread_cond_signal(&enc->done_cond);
-	pthread_mutex_unlock(&enc->done_lock);
 	return NULL;
-}
-
-/*
- * The merge, on the main thread while the workers run: appends each
- * chunk's BTF to *merged as soon as it and every chunk before it are
- * done.
- *
- * Problem: the merge (libbpf re-interning every string of every chunk)
- * took 0.15 s of vmlinux's wall after the last chunk. Invariant: the
- * chunks are appended in chunk order, whatever order they finish in, so
- * *merged is the same BTF as appending them all at the end; only chunk
- * k's slot and the count of running workers are shared, under done_lock.
- * Cost: the same merge, mostly hidden behind the encoding; what is left
- * after the last chunk is the chunks not yet merged then (usually the
- * last one). Returns 0 when every chunk was merged or a worker failed
- * (first_error says which), or a negative errno when a merge failed.
- */
-static int merge_chunks(struct encoder *enc, struct btf **merged,
-			double *merge_sec)
-{
-	uint32_t k;
-	int ret;
-
-	*merged = NULL;
-	for (k = 0; k < enc->nr_chunks; k++) {
-		struct btf *chunk;
-		double t0;
-
-		pthread_mutex_lock(&enc->done_lock);
-		while (!(chunk = enc->results[k]) && enc->workers_left &&
-		       !atomic_load(&enc->first_error))
-			pthread_cond_wait(&enc->done_cond, &enc->done_lock);
-		enc->results[k] = NULL;
-		pthread_mutex_unlock(&enc->done_lock);
-		if (!chunk)	/* a worker failed (first_error), or a bug */
-			return atomic_load(&enc->first_error) ? 0 : -EIO;
-		if (!*merged) {
-			*merged = chunk;
-			continue;
-		}
-		t0 = now_sec(CLOCK_MONOTONIC);
-		ret = btf__add_btf(*merged, chunk);
-		btf__free(chunk);
-		*merge_sec += now_sec(CLOCK_MONOTONIC) - t0;
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
 }
 
 /* Lists the compile units; type units and partial units are reached by reference. */
@@ -778,16 +715,14 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	struct dwarf_handle h = { 0 };
 	struct plan_job plan = { 0 };
 	bool plan_started = false;
-	double t0, cpu0, encode_end, first_end, workers_start = 0, merge_end = 0, merge_cpu = 0, merge_sec = 0;
-	int err, merge_err = 0;
+	double t0, cpu0, encode_end, first_end, workers_start = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	memset(stats, 0, sizeof(*stats));
 	atomic_init(&enc.cursor, 0);
 	atomic_init(&enc.first_error, 0);
 	atomic_init(&enc.error_owner, -1);
-	pthread_mutex_init(&enc.done_lock, NULL);
-	pthread_cond_init(&enc.done_cond, NULL);
 	elf_version(EV_CURRENT);
 	enc.features = opts->features;
 	enc.features.flat_arrays = arrays_flat(opts);
@@ -842,38 +777,15 @@ int encode_file(const char *path, const struct encode_opts *opts,
 			goto join;
 		}
 	}
-	enc.workers_left = jobs;
 	workers_start = now_sec(CLOCK_MONOTONIC);
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 		if (err) {
 			bc_log_error(log, err, "%s: cannot start worker thread", path);
 			atomic_store(&enc.first_error, err);
-			pthread_mutex_lock(&enc.done_lock);
-			enc.workers_left -= jobs - started;
-			pthread_mutex_unlock(&enc.done_lock);
 			break;
 		}
 		started++;
-	}
-	/*
-	 * Merge, in chunk order: the order is part of dedup's input. The
-	 * chunks know nothing of a base, nor does the merge, its dedup or
-	 * the selection: a module's types meet the base after them, once
-	 * (split_attach_base).
-	 */
-	if (!err) {
-		merge_cpu = now_sec(CLOCK_THREAD_CPUTIME_ID);
-		merge_err = merge_chunks(&enc, &merged, &merge_sec);
-		if (merge_err) {
-			int expected = 0;
-
-			/* stops the workers; the message is the merge's */
-			atomic_compare_exchange_strong(&enc.first_error, &expected,
-						       merge_err);
-		}
-		merge_end = now_sec(CLOCK_MONOTONIC);
-		merge_cpu = now_sec(CLOCK_THREAD_CPUTIME_ID) - merge_cpu;
 	}
 join:
 	for (i = 0; i < started; i++)
@@ -891,9 +803,7 @@ join:
 	stats->encode_sec = encode_end - t0;
 	stats->workers_start_sec = workers_start - t0;
 	stats->workers_spread_sec = encode_end - first_end;
-	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0 - merge_cpu;
-	stats->merge_sec = merge_end > encode_end ? merge_end - encode_end : 0;
-	stats->merge_all_sec = merge_sec;
+	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	stats->chunks = enc.nr_chunks;
 	for (i = 0; i < jobs; i++) {
 		stats->cus += workers[i].cus;
@@ -902,11 +812,6 @@ join:
 		stats->types_encoded += workers[i].cu.types;
 		stats->types_chunked += workers[i].types_chunked;
 		stats->cache_hits += workers[i].cu.cache_hits;
-	}
-	if (merge_err) {
-		err = bc_log_error(log, merge_err, "%s: merging chunk BTFs failed: %s",
-				   path, strerror(-merge_err));
-		goto out;
 	}
 	err = atomic_load(&enc.first_error);
 	if (err) {
@@ -919,6 +824,29 @@ join:
 				     strerror(-err));
 		goto out;
 	}
+
+	/*
+	 * Merge, in chunk order: the order is part of dedup's input. The
+	 * chunks know nothing of a base, nor does the merge, its dedup or
+	 * the selection: a module's types meet the base after them, once
+	 * (split_attach_base).
+	 */
+	t0 = now_sec(CLOCK_MONOTONIC);
+	merged = enc.results[0];
+	enc.results[0] = NULL;
+	for (i = 1; i < enc.nr_chunks && !err; i++) {
+		int ret = btf__add_btf(merged, enc.results[i]);
+
+		err = ret < 0 ? ret : 0;
+		btf__free(enc.results[i]);
+		enc.results[i] = NULL;
+	}
+	if (err) {
+		bc_log_error(log, err, "%s: merging chunk BTFs failed: %s", path,
+			     strerror(-err));
+		goto out;
+	}
+	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
 
 	/* the selection's sort reads no types: it runs beside the dedup */
 	if (enc.want_cands) {
@@ -994,7 +922,5 @@ out:
 	free(enc.results);
 	free(enc.cu_offs);
 	free(enc.take_order);
-	pthread_cond_destroy(&enc.done_cond);
-	pthread_mutex_destroy(&enc.done_lock);
 	return err;
 }

@@ -116,12 +116,7 @@ struct encode_stats {
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
 	double workers_start_sec;	/* of encode_sec, before the workers started */
 	double workers_spread_sec;	/* from the first worker's stop to the last's */
-	/*
-	 * The merge runs while the workers encode: merge_sec is the part
-	 * after the last worker stopped, merge_all_sec all of it.
-	 */
-	double merge_sec, merge_all_sec;
-	double dedup_sec;
+	double merge_sec, dedup_sec;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;
 	struct split_attach_stats attach;	/* split BTF: types onto the base */

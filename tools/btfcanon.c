@@ -607,7 +607,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
 			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
 			"  load+encode        %8.3f s wall, %.3f s CPU (workers from %.3f s, the last stopped %.3f s after the first)\n"
-			"  merge              %8.3f s after the workers (%.3f s in all)\n"
+			"  merge              %8.3f s\n"
 			"  dedup              %8.3f s\n"
 			"%s"
 			"  canon              %8.3f s (rank %.3f, refine %.3f, fwd %.3f, rebuild %.3f)\n"
@@ -622,8 +622,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			res.stats.fwds_resolved, res.stats.fwd_rounds,
 			res.stats.merged,
 			es.encode_sec, es.encode_cpu_sec, es.workers_start_sec,
-			es.workers_spread_sec, es.merge_sec,
-			es.merge_all_sec,			es.dedup_sec, attach, t_canon - t_canon0, res.stats.rank_sec,
+			es.workers_spread_sec, es.merge_sec,			es.dedup_sec, attach, t_canon - t_canon0, res.stats.rank_sec,
 			res.stats.refine_sec, res.stats.fwd_sec,
 			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
