@@ -509,7 +509,7 @@ out:
 /*
  * The encoder's libbpf BTF is done with once canon has its copy, and
  * freeing it is slow: libbpf releases its string index entry by entry,
- * 40 ms for a vmlinux, which is 3% of the whole encode. A thread of its
+ * 20-40 ms for a vmlinux (1-3% of the whole encode). A thread of its
  * own frees it while canon runs.
  */
 static void *release_btf_main(void *btf)
