@@ -10,7 +10,9 @@
  * 0.188 is not built thread-safe) and its DIE map; for a chunk it makes a
  * fresh libbpf BTF, encodes the chunk's units into it in file order
  * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
- * cursor, the first-error slot and the chunk's own result slot.
+ * cursor, the first-error slot and the chunk's own result slot. During the
+ * final dedup another thread sorts the function candidates
+ * (select_plan_funcs), which reads no types.
  *
  * Split BTF (a module over vmlinux): everything above runs as for
  * standalone BTF, without the base; the result is then mapped onto the
@@ -88,6 +90,7 @@ struct worker {
 	uint32_t cus, cus_skipped, chunks;
 	uint64_t types_chunked;		/* types in its chunks after their dedup */
 	double cpu_sec;
+	double end_sec;			/* CLOCK_MONOTONIC when it stopped */
 	int err;
 };
 
@@ -514,7 +517,13 @@ static void *worker_main(void *arg)
 	if (err)
 		set_first_error(w, err);
 	w->cu.log = NULL;
+	/* its own handle (worker 0's is the main thread's): freed while others work */
+	if (w->index) {
+		dwarf_end(w->dwarf);
+		w->dwarf = NULL;
+	}
 	w->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	w->end_sec = now_sec(CLOCK_MONOTONIC);
 	return NULL;
 }
 
@@ -664,6 +673,28 @@ static bool arrays_flat(const struct encode_opts *opts)
 	}
 }
 
+/*
+ * The selection's plan (select_plan_funcs), which reads no types, made on
+ * a thread of its own while the main thread deduplicates. (The ELF stays
+ * open until the selection is done: the symbol table's names point into
+ * it.)
+ */
+struct plan_job {
+	struct encoder *enc;
+	pthread_t thread;
+	struct select_plan plan;
+	int err;
+};
+
+static void *plan_main(void *arg)
+{
+	struct plan_job *job = arg;
+
+	job->err = select_plan_funcs(&job->plan, job->enc->cands,
+				     job->enc->nr_chunks, &job->enc->syms);
+	return NULL;
+}
+
 void encode_result_deinit(struct encode_result *res)
 {
 	if (!res)
@@ -682,7 +713,9 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	struct worker *workers = NULL;
 	struct btf *merged = NULL;
 	struct dwarf_handle h = { 0 };
-	double t0, cpu0;
+	struct plan_job plan = { 0 };
+	bool plan_started = false;
+	double t0, cpu0, encode_end, first_end, workers_start = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -744,6 +777,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 			goto join;
 		}
 	}
+	workers_start = now_sec(CLOCK_MONOTONIC);
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 		if (err) {
@@ -758,7 +792,17 @@ join:
 		pthread_join(workers[i].thread, NULL);
 	if (err)
 		goto out;
-	stats->encode_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	encode_end = t0;
+	first_end = started ? workers[0].end_sec : t0;
+	for (i = 0; i < started; i++) {
+		if (workers[i].end_sec > encode_end)
+			encode_end = workers[i].end_sec;
+		if (workers[i].end_sec < first_end)
+			first_end = workers[i].end_sec;
+	}
+	stats->encode_sec = encode_end - t0;
+	stats->workers_start_sec = workers_start - t0;
+	stats->workers_spread_sec = encode_end - first_end;
 	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	stats->chunks = enc.nr_chunks;
 	for (i = 0; i < jobs; i++) {
@@ -804,8 +848,17 @@ join:
 	}
 	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
 
+	/* the selection's sort reads no types: it runs beside the dedup */
+	if (enc.want_cands) {
+		plan.enc = &enc;
+		plan_started = !pthread_create(&plan.thread, NULL, plan_main, &plan);
+		if (!plan_started)
+			plan_main(&plan);
+	}
 	t0 = now_sec(CLOCK_MONOTONIC);
 	err = btf__dedup(merged, NULL);
+	if (plan_started)
+		pthread_join(plan.thread, NULL);
 	if (err) {
 		bc_log_error(log, err, "%s: BTF dedup failed: %s", path,
 			     strerror(-err));
@@ -815,8 +868,14 @@ join:
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
 	if (enc.want_cands) {
 		t0 = now_sec(CLOCK_MONOTONIC);
-		err = select_emit(merged, NULL, enc.cands, enc.nr_chunks, &enc.syms,
-				  &enc.features, &out->omit, &stats->select, log);
+		err = plan.err;
+		if (err)
+			bc_log_error(log, err, "%s: function selection failed: %s",
+				     path, strerror(-err));
+		else
+			err = select_emit(merged, NULL, enc.cands, enc.nr_chunks,
+					  &plan.plan, &enc.syms, &enc.features,
+					  &out->omit, &stats->select, log);
 		if (err)
 			goto out;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
@@ -845,6 +904,7 @@ join:
 	out->btf = merged;
 	merged = NULL;
 out:
+	select_plan_deinit(&plan.plan);
 	btf__free(merged);
 	for (i = 0; enc.results && i < enc.nr_chunks; i++)
 		btf__free(enc.results[i]);

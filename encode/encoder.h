@@ -114,6 +114,8 @@ struct encode_stats {
 	uint64_t cache_hits;		/* type DIEs taken from the chunk's type cache */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
 	double encode_sec, encode_cpu_sec;	/* load + encode, all workers */
+	double workers_start_sec;	/* of encode_sec, before the workers started */
+	double workers_spread_sec;	/* from the first worker's stop to the last's */
 	double merge_sec, dedup_sec;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;

@@ -14,6 +14,8 @@
 
 struct btf;
 struct cand_list;
+struct cand_ref;
+struct elf_func;
 struct elf_syms;
 struct encode_features;
 
@@ -45,9 +47,34 @@ struct select_stats {
 	uint32_t skipped[SKIP_NR];	/* by reason: functions, then variables */
 };
 
+/* select_plan_funcs()'s output: the function candidates by name. */
+struct select_group {
+	uint32_t end;			/* one past the group's last ref */
+	const struct elf_func *sym;	/* its name's symbols, or NULL */
+};
+
+struct select_plan {
+	struct cand_ref *refs;		/* every function candidate, by name */
+	uint32_t nr_refs;
+	struct select_group *groups;	/* [nr_refs], set at each group's first */
+};
+
 /*
- * Decides over every candidate of lists[0 .. nr_lists) (list k is chunk k)
- * and adds to merged (split over base when base is not NULL) the chosen
+ * Sorts the function candidates of lists[0 .. nr_lists) by name (then
+ * chunk and index) and looks up each name's symbols: everything of the
+ * selection that reads no types. Reads lists and syms only, so it may run
+ * on another thread while the merged BTF is deduplicated. Returns 0 or
+ * -ENOMEM.
+ */
+int select_plan_funcs(struct select_plan *plan, struct cand_list *lists,
+		      uint32_t nr_lists, const struct elf_syms *syms);
+
+/* Frees what select_plan_funcs() allocated; accepts a zeroed plan. */
+void select_plan_deinit(struct select_plan *plan);
+
+/*
+ * Decides over every candidate of lists[0 .. nr_lists) (list k is chunk k;
+ * plan is select_plan_funcs() of the same lists and syms) and adds to merged (split over base when base is not NULL) the chosen
  * FUNCs with their DECL_TAGs, the VARs and the DATASECs. Sets *omit to a
  * map of merged's own types (index id - first own id; malloc'd) marking
  * those the output leaves out, for canon_opts.omit: the candidates'
@@ -56,7 +83,8 @@ struct select_stats {
  * after a message.
  */
 int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
-		uint32_t nr_lists, const struct elf_syms *syms,
+		uint32_t nr_lists, struct select_plan *plan,
+		const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, const struct bc_log *log);
 
