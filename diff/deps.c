@@ -44,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -566,7 +565,6 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 {
 	char magic[8];
 	struct stat st;
-	void *map;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
@@ -576,15 +574,14 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 		close(fd);
 		return 0;
 	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = -errno;
+	err = 0;
+	if (bc_file_map(fd, 0, st.st_size, &k->image))
+		err = errno ? -errno : -EIO;
 	close(fd);
-	if (map == MAP_FAILED)
+	if (err)
 		return bc_log_error(log, err, "%s: cannot read: %s", path,
 				    strerror(-err));
-	k->image = map;
-	k->image_size = st.st_size;
-	err = kfile_load(path, map, st.st_size, k, log);
+	err = kfile_load(path, k->image.data, k->image.size, k, log);
 	return err ? err : 1;
 }
 
@@ -753,9 +750,7 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	}
 	free(k->modules);
 	free(k->vmlinux_path);
-	if (k->image)
-		munmap(k->image, k->image_size);	/* after the names in it */
-	k->image = NULL;
+	bc_blob_release(&k->image);	/* after the names in it */
 	k->modules = NULL;
 	k->nr_modules = 0;
 	k->vmlinux_path = NULL;

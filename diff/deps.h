@@ -118,8 +118,7 @@ struct bc_deps_kernel {
 	uint32_t nr_modules;
 	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
 	/* a saved kernel file, mapped: its symbols and inlined names point in */
-	void *image;
-	size_t image_size;
+	struct bc_blob image;
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,

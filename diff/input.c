@@ -118,8 +118,7 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 	struct held_log held = { .held = false };
 	struct bc_log hold = { .fn = hold_message, .ctx = &held };
 	enum bc_file_format format;
-	size_t size;
-	void *data;
+	struct bc_blob blob;
 	int err;
 
 	memset(in, 0, sizeof(*in));
@@ -130,7 +129,7 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 		if (err)
 			goto fail;
 	}
-	err = bc_file_read_btf(path, &data, &size, &format, &hold);
+	err = bc_file_read_btf_blob(path, &blob, &format, &hold);
 	if (err == -ENOENT && format == BC_FILE_ELF) {
 		/* an ELF file without .BTF: its DWARF then */
 		err = encode_dwarf(path, opts, in, log);
@@ -141,9 +140,8 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 	release_message(&held, log);
 	if (err)
 		goto fail;
-	err = bc_btf_parse_opts(data, size, in->base, &skip_unknown, path, log,
+	err = bc_btf_parse_blob(&blob, in->base, &skip_unknown, path, log,
 				&in->btf);
-	free(data);
 	if (!err && opts->canonicalize)
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	if (err)

@@ -78,14 +78,8 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/*
- * Maps len bytes of the file open on fd from offset off, private and
- * read-only, populated up front (one call instead of a fault per page).
- * Returns 0, or -1 when the file cannot be mapped (a pipe, a file system
- * without mmap, a sysfs file of a kernel older than 6.16): the caller
- * reads it instead.
- */
-static int map_range(int fd, off_t off, size_t len, struct bc_blob *blob)
+/* MAP_POPULATE: one call instead of a fault per page. */
+int bc_file_map(int fd, off_t off, size_t len, struct bc_blob *blob)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t lead = off % page;
@@ -141,7 +135,7 @@ static int read_elf_btf(const char *path, int fd, struct bc_blob *blob,
 	if (!(shdr.sh_flags & SHF_COMPRESSED) && elf_rawfile(elf, &file_size) &&
 	    shdr.sh_offset <= file_size &&
 	    shdr.sh_size <= file_size - shdr.sh_offset &&
-	    !map_range(fd, shdr.sh_offset, shdr.sh_size, blob))
+	    !bc_file_map(fd, shdr.sh_offset, shdr.sh_size, blob))
 		goto out;
 	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
 		err = bc_log_error(log, -EINVAL,
@@ -186,7 +180,7 @@ static int read_raw(const char *path, int fd, struct bc_blob *blob,
 
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= SIZE_MAX &&
-	    !map_range(fd, 0, st.st_size, blob))
+	    !bc_file_map(fd, 0, st.st_size, blob))
 		return 0;
 	err = read_all(fd, path, &data, &size, log);
 	if (err)
@@ -197,9 +191,8 @@ static int read_raw(const char *path, int fd, struct bc_blob *blob,
 	return 0;
 }
 
-/* The BTF bytes of path as a blob: see bc_file_read_btf(). */
-static int read_btf_blob(const char *path, struct bc_blob *blob,
-			 enum bc_file_format *format, const struct bc_log *log)
+int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
+			  enum bc_file_format *format, const struct bc_log *log)
 {
 	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
 	unsigned char magic[4];
@@ -233,7 +226,7 @@ int bc_file_read_btf(const char *path, void **data, size_t *size,
 
 	*data = NULL;
 	*size = 0;
-	err = read_btf_blob(path, &blob, format, log);
+	err = bc_file_read_btf_blob(path, &blob, format, log);
 	if (err)
 		return err;
 	if (!blob.mapped) {
@@ -265,7 +258,7 @@ int bc_file_load_btf_opts(const char *path, const struct bc_btf *base,
 	int err;
 
 	*btf = NULL;
-	err = read_btf_blob(path, &blob, format, log);
+	err = bc_file_read_btf_blob(path, &blob, format, log);
 	if (err)
 		return err;
 	return bc_btf_parse_blob(&blob, base, opts, path, log, btf);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
@@ -25,6 +26,23 @@ enum bc_file_format {
  */
 int bc_file_read_btf(const char *path, void **data, size_t *size,
 		     enum bc_file_format *format, const struct bc_log *log);
+
+/*
+ * As bc_file_read_btf(), into a blob (canon/btf_data.h): the file or its
+ * plain .BTF section mapped where it can be, else read or copied once.
+ * For bc_btf_parse_blob(), which keeps a plain blob in place. On error the
+ * blob is released; *format is set as far as the file was read.
+ */
+int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
+			  enum bc_file_format *format, const struct bc_log *log);
+
+/*
+ * Maps len bytes of the file open on fd from offset off (any offset),
+ * private and read-only, populated up front. Returns 0, or -1 when the
+ * file cannot be mapped (a pipe, a sysfs file before Linux 6.16, len 0):
+ * the caller reads it instead.
+ */
+int bc_file_map(int fd, off_t off, size_t len, struct bc_blob *blob);
 
 /* bc_file_read_btf() then bc_btf_parse() over base (may be NULL). */
 int bc_file_load_btf(const char *path, const struct bc_btf *base,
