@@ -873,7 +873,7 @@ join:
 			bc_log_error(log, err, "%s: function selection failed: %s",
 				     path, strerror(-err));
 		else
-			err = select_emit(merged, NULL, enc.cands, enc.nr_chunks,
+			err = select_emit(merged, enc.cands, enc.nr_chunks,
 					  &plan.plan, &enc.syms, &enc.features,
 					  &out->omit, &stats->select, log);
 		if (err)

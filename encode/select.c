@@ -231,7 +231,7 @@ struct selection {
 	const struct encode_features *features;
 	const struct bc_log *log;
 	struct select_stats *stats;
-	uint32_t start_id;		/* first id of merged's own types */
+	uint32_t start_id;		/* first id of merged's own types: 1 (standalone) */
 	uint32_t end_id;		/* one past its last, before the new types */
 	uint8_t *omit;			/* [own types]: a marker, or a proto nobody uses */
 	struct cand_ref *funcs;		/* chosen: one definition per function */
@@ -799,9 +799,8 @@ static int emit_variables(struct selection *s)
 	return err;
 }
 
-int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
-		uint32_t nr_lists, struct select_plan *plan,
-		const struct elf_syms *syms,
+int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
+		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, const struct bc_log *log)
 {
@@ -814,7 +813,7 @@ int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
 
 	*omit = NULL;
 	memset(stats, 0, sizeof(*stats));
-	s.start_id = base ? btf__type_cnt(base) : 1;
+	s.start_id = 1;
 	s.end_id = btf__type_cnt(merged);
 	s.omit = calloc(s.end_id - s.start_id + 1, 1);
 	if (!s.omit)

@@ -74,17 +74,18 @@ void select_plan_deinit(struct select_plan *plan);
 
 /*
  * Decides over every candidate of lists[0 .. nr_lists) (list k is chunk k;
- * plan is select_plan_funcs() of the same lists and syms) and adds to merged (split over base when base is not NULL) the chosen
- * FUNCs with their DECL_TAGs, the VARs and the DATASECs. Sets *omit to a
+ * plan is select_plan_funcs() of the same lists and syms) and adds to
+ * merged (standalone BTF: a module's selection runs before it is mapped
+ * onto its base) the chosen FUNCs with their DECL_TAGs, the VARs and the
+ * DATASECs. Sets *omit to a
  * map of merged's own types (index id - first own id; malloc'd) marking
  * those the output leaves out, for canon_opts.omit: the candidates'
  * markers and the prototypes nothing uses. Skipped functions are logged
  * at BC_LOG_INFO, one line each, by name. Returns 0 or a negative errno
  * after a message.
  */
-int select_emit(struct btf *merged, struct btf *base, struct cand_list *lists,
-		uint32_t nr_lists, struct select_plan *plan,
-		const struct elf_syms *syms,
+int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
+		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, const struct bc_log *log);
 
