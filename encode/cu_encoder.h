@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "encoder.h"
+#include "features.h"
 
 struct btf;
 struct die_map;

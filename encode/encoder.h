@@ -18,50 +18,11 @@
 #include <stdint.h>
 
 #include "../canon/log.h"
+#include "features.h"
 #include "select.h"
 #include "split.h"
 
 struct btf;
-
-/* What to emit; pahole's --btf_features names in brackets. */
-struct encode_features {
-	bool floats;		/* FLOAT kind [float]; else float types are skipped */
-	bool decl_tags;		/* DECL_TAG from btf_decl_tag annotations [decl_tag] */
-	bool type_tags;		/* TYPE_TAG from btf_type_tag annotations [type_tag] */
-	bool enum64;		/* ENUM64 for 64-bit enums [enum64]; else ENUM */
-	bool funcs;		/* FUNCs for the ELF's functions (pahole -J always) */
-	bool vars;		/* per-CPU VARs and their DATASEC [var] */
-	bool global_vars;	/* VARs for every global variable [global_var] */
-	bool kfunc_tags;	/* bpf_kfunc/bpf_fastcall DECL_TAGs [decl_tag_kfuncs] */
-	/*
-	 * [attributes] with kfunc_tags: an arena kfunc's flagged pointers
-	 * point to TYPE_TAG "address_space(1)" with kflag 1 (select.c)
-	 */
-	bool attributes;
-	bool optimized_funcs;	/* foo.isra.0, foo.constprop.0 are foo [optimized_func] */
-	bool consistent_funcs;	/* leave out what fails the rules [consistent_func] */
-	bool layout;		/* the kind layout section, base BTF only [layout] */
-	/*
-	 * [true_signature] a clone's code (foo.isra.0, foo.constprop.1) gets
-	 * a FUNC of that name with the signature it really has, instead of
-	 * foo's, and optimized parameters leave nothing out.
-	 */
-	bool true_signature;
-	/*
-	 * A multi-dimensional array as one ARRAY of all its elements, as
-	 * pahole and every kernel's BTF write it (int a[2][3] -> int[6]);
-	 * else nested ARRAYs as in C. Not a pahole feature name: encode_file
-	 * sets it from encode_opts.arrays (and the base's shape), whatever
-	 * the caller left here.
-	 */
-	bool flat_arrays;
-	/*
-	 * Split BTF over a distilled base [distilled_base]: not the
-	 * encoder's business (it always encodes over the full base); the
-	 * writer distills the result (canon/distill.h) for an ELF output.
-	 */
-	bool distilled_base;
-};
 
 /* How multi-dimensional arrays are written. */
 enum encode_arrays {

@@ -53,7 +53,7 @@
 
 #include "annot.h"
 #include "elf_syms.h"
-#include "encoder.h"
+#include "features.h"
 #include "funcs.h"
 #include "locs.h"
 

@@ -69,7 +69,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "elf_syms.h"
-#include "encoder.h"
+#include "features.h"
 #include "funcs.h"
 #include "select.h"
 
