@@ -180,7 +180,7 @@ static int die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *value)
 
 /*
  * The attributes the encoder reads, collected in one scan of the DIE
- * (dwarf_getattrs) instead of one scan per dwarf_attr call; a member DIE
+ * (die_reader_attrs) instead of one scan per dwarf_attr call; a member DIE
  * used to cost a dozen scans, most of them misses.
  */
 enum die_attr_slot {
@@ -225,30 +225,38 @@ static int da_slot(unsigned int name)
 	}
 }
 
-static int da_collect(Dwarf_Attribute *attr, void *arg)
+/* libdw's tag, child and sibling, read through the worker's tables */
+static int die_tag(struct cu_encoder *e, Dwarf_Die *die)
 {
-	struct die_attrs *da = arg;
-	int slot = da_slot(dwarf_whatattr(attr));
+	return die_reader_tag(&e->reader, die);
+}
 
-	if (slot >= 0 && !(da->have & (1u << slot))) {
-		da->a[slot] = *attr;
-		da->have |= 1u << slot;
-	}
-	return DWARF_CB_OK;
+static bool die_haschildren(struct cu_encoder *e, Dwarf_Die *die)
+{
+	return die_reader_haschildren(&e->reader, die);
+}
+
+static int die_child(struct cu_encoder *e, Dwarf_Die *die, Dwarf_Die *child)
+{
+	return die_reader_child(&e->reader, die, child);
+}
+
+static int die_sibling(struct cu_encoder *e, Dwarf_Die *die, Dwarf_Die *sib)
+{
+	return die_reader_sibling(&e->reader, die, sib);
 }
 
 /* Returns 0, or -EINVAL when libdw cannot decode the attributes. */
-static int da_read(struct die_attrs *da, Dwarf_Die *die)
+static int da_read(struct cu_encoder *e, struct die_attrs *da, Dwarf_Die *die)
 {
 	da->die = die;
-	da->have = 0;
-	return dwarf_getattrs(die, da_collect, da, 0) == 1 ? 0 : -EINVAL;
+	return die_reader_attrs(&e->reader, die, da->a, &da->have);
 }
 
 /* da_read, with a message naming the DIE when it fails. */
 static int da_load(struct cu_encoder *e, struct die_attrs *da, Dwarf_Die *die)
 {
-	if (!da_read(da, die))
+	if (!da_read(e, da, die))
 		return 0;
 	return die_error(e, die, -EINVAL, "cannot decode its attributes");
 }
@@ -306,7 +314,7 @@ static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 	Dwarf_Die child;
 	uint32_t n = 0;
 
-	switch (dwarf_tag(die)) {
+	switch (die_tag(e, die)) {
 	case DW_TAG_base_type:
 		if (!die_udata(die, DW_AT_encoding, &enc) &&
 		    is_float_encoding(enc) && !e->features->floats)
@@ -315,11 +323,11 @@ static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 	case DW_TAG_array_type:
 		if (e->features->flat_arrays)
 			return 1;
-		if (!dwarf_child(die, &child)) {
+		if (!die_child(e, die, &child)) {
 			do {
-				if (dwarf_tag(&child) == DW_TAG_subrange_type)
+				if (die_tag(e, &child) == DW_TAG_subrange_type)
 					n++;
-			} while (!dwarf_siblingof(&child, &child));
+			} while (!die_sibling(e, &child, &child));
 		}
 		return n ? n : 1;
 	case DW_TAG_pointer_type: {
@@ -474,8 +482,8 @@ static uint32_t memo_slot(const struct type_cache *c, const void *key)
 }
 
 /* Mixes in an attribute's constant value (or its absence). */
-static bool fp_const(uint64_t *h, struct die_attrs *da, int slot,
-		     unsigned int name)
+static bool fp_const(struct cu_encoder *e, uint64_t *h, struct die_attrs *da,
+		     int slot, unsigned int name)
 {
 	Dwarf_Attribute *a = da_get(da, slot, name);
 	Dwarf_Word v;
@@ -484,7 +492,7 @@ static bool fp_const(uint64_t *h, struct die_attrs *da, int slot,
 		*h = fp_mix(*h, 0xa0 + slot);
 		return true;
 	}
-	if (dwarf_formudata(a, &v)) {
+	if (die_reader_udata(&e->reader, a, &v)) {
 		Dwarf_Op *ops;
 		size_t nops;
 
@@ -502,17 +510,41 @@ static bool fp_const(uint64_t *h, struct die_attrs *da, int slot,
  * The encoded size of a DIE's subtree, up to its DW_AT_sibling (GCC emits
  * it on DIEs with children; clang does not: then the size is left out).
  */
-static void fp_subtree(struct die_attrs *da, uint64_t *h)
+static void fp_subtree(struct cu_encoder *e, struct die_attrs *da, uint64_t *h)
 {
 	Dwarf_Attribute *a = da_get(da, DA_SIBLING, DW_AT_sibling);
+	Dwarf_Off ref;
 	Dwarf_Die sib;
+	int err;
 
-	if (a && dwarf_formref_die(a, &sib))
+	if (!a)
+		return;
+	/* a reference within the unit: offsets from the unit's start */
+	err = die_reader_ref(&e->reader, a, &ref);
+	if (!err)
+		*h = fp_mix(fp_mix(*h, 0x5349424c), ref - dwarf_cuoffset(da->die));
+	else if (err == -ENOENT && dwarf_formref_die(a, &sib))
 		*h = fp_mix(fp_mix(*h, 0x5349424c),
 			    dwarf_dieoffset(&sib) - dwarf_dieoffset(da->die));
 }
 
+
 static bool header_definition(struct die_attrs *da);
+
+/*
+ * A name: by its offset in .debug_str when it has one (the linker keeps
+ * one copy of each string there, so equal offsets are equal names, and
+ * the characters need not be read), else by its characters.
+ */
+static uint64_t fp_name(struct cu_encoder *e, uint64_t h, struct die_attrs *da)
+{
+	Dwarf_Attribute *a = da_get(da, DA_NAME, DW_AT_name);
+	uint64_t off;
+
+	if (a && !die_reader_strp(&e->reader, a, &off))
+		return fp_mix(fp_mix(h, 0x73747270), off);
+	return fp_str(h, da_name(da));
+}
 
 /*
  * A named type as others see it: which one, not what is in it. Only a
@@ -520,24 +552,24 @@ static bool header_definition(struct die_attrs *da);
  * that refers to a definition in the unit's own source file is not
  * cached (it is that unit's alone, as a rule; see header_definition).
  */
-static bool fp_named(struct die_attrs *da, uint64_t *h)
+static bool fp_named(struct cu_encoder *e, struct die_attrs *da, uint64_t *h)
 {
-	*h = fp_str(*h, da_name(da));
+	*h = fp_name(e, *h, da);
 	if (da_flag(da, DA_DECLARATION, DW_AT_declaration)) {
 		*h = fp_mix(*h, 0xdec1);
 		return true;
 	}
 	if (!header_definition(da))
 		return false;
-	fp_subtree(da, h);
-	return fp_const(h, da, DA_BYTE_SIZE, DW_AT_byte_size) &&
-	       fp_const(h, da, DA_DECL_LINE, DW_AT_decl_line) &&
-	       fp_const(h, da, DA_DECL_COLUMN, DW_AT_decl_column);
+	fp_subtree(e, da, h);
+	return fp_const(e, h, da, DA_BYTE_SIZE, DW_AT_byte_size) &&
+	       fp_const(e, h, da, DA_DECL_LINE, DW_AT_decl_line) &&
+	       fp_const(e, h, da, DA_DECL_COLUMN, DW_AT_decl_column);
 }
 
 static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		    uint64_t *h);
-static uint32_t subrange_count(Dwarf_Die *sub);
+static uint32_t subrange_count(struct cu_encoder *e, Dwarf_Die *sub);
 
 static bool fp_ref(struct cu_encoder *e, struct die_attrs *da, int depth,
 		   uint64_t *h)
@@ -561,10 +593,10 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 	struct die_attrs da;
 	Dwarf_Die child;
 
-	if (dwarf_child(die, &child))
+	if (die_child(e, die, &child))
 		return true;
 	do {
-		int tag = dwarf_tag(&child);
+		int tag = die_tag(e, &child);
 		Dwarf_Attribute *a;
 		Dwarf_Word v;
 
@@ -572,35 +604,35 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		switch (tag) {
 		case DW_TAG_member:
 		case DW_TAG_formal_parameter:
-			if (dwarf_haschildren(&child))
+			if (die_haschildren(e, &child))
 				return false;	/* annotations */
-			if (da_read(&da, &child) ||
+			if (da_read(e, &da, &child) ||
 			    (da.have & (1u << DA_GNU_ANNOTATION)))
 				return false;
-			*h = fp_str(*h, da_name(&da));
-			if (!fp_const(h, &da, DA_MEMBER_LOCATION,
+			*h = fp_name(e, *h, &da);
+			if (!fp_const(e, h, &da, DA_MEMBER_LOCATION,
 				      DW_AT_data_member_location) ||
-			    !fp_const(h, &da, DA_DATA_BIT_OFFSET,
+			    !fp_const(e, h, &da, DA_DATA_BIT_OFFSET,
 				      DW_AT_data_bit_offset) ||
-			    !fp_const(h, &da, DA_BIT_SIZE, DW_AT_bit_size) ||
-			    !fp_const(h, &da, DA_BIT_OFFSET, DW_AT_bit_offset) ||
-			    !fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size) ||
-			    !fp_const(h, &da, DA_EXTERNAL, DW_AT_external) ||
-			    !fp_const(h, &da, DA_DECLARATION, DW_AT_declaration) ||
+			    !fp_const(e, h, &da, DA_BIT_SIZE, DW_AT_bit_size) ||
+			    !fp_const(e, h, &da, DA_BIT_OFFSET, DW_AT_bit_offset) ||
+			    !fp_const(e, h, &da, DA_BYTE_SIZE, DW_AT_byte_size) ||
+			    !fp_const(e, h, &da, DA_EXTERNAL, DW_AT_external) ||
+			    !fp_const(e, h, &da, DA_DECLARATION, DW_AT_declaration) ||
 			    !fp_ref(e, &da, depth, h))
 				return false;
 			break;
 		case DW_TAG_enumerator:
-			if (da_read(&da, &child))
+			if (da_read(e, &da, &child))
 				return false;
-			*h = fp_str(*h, da_name(&da));
+			*h = fp_name(e, *h, &da);
 			a = da_get(&da, DA_CONST_VALUE, DW_AT_const_value);
 			if (!a || dwarf_formudata(a, &v))
 				return false;
 			*h = fp_mix(fp_mix(*h, dwarf_whatform(a)), v);
 			break;
 		case DW_TAG_subrange_type:
-			*h = fp_mix(*h, subrange_count(&child));
+			*h = fp_mix(*h, subrange_count(e, &child));
 			break;
 		case DW_TAG_unspecified_parameters:
 			break;
@@ -611,7 +643,7 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 			/* nested definitions and the like: reached by reference */
 			break;
 		}
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!die_sibling(e, &child, &child));
 	return true;
 }
 
@@ -619,19 +651,19 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 static bool fp_type_compute(struct cu_encoder *e, Dwarf_Die *die, int depth,
 			    uint64_t *h)
 {
-	int tag = dwarf_tag(die);
+	int tag = die_tag(e, die);
 	struct die_attrs da;
 
 	if (depth > FP_MAX_DEPTH)
 		return false;
-	if (da_read(&da, die) || (da.have & (1u << DA_GNU_ANNOTATION)))
+	if (da_read(e, &da, die) || (da.have & (1u << DA_GNU_ANNOTATION)))
 		return false;
 	*h = fp_mix(*h, tag);
 	switch (tag) {
 	case DW_TAG_base_type:
-		*h = fp_str(*h, da_name(&da));
-		return fp_const(h, &da, DA_ENCODING, DW_AT_encoding) &&
-		       fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size);
+		*h = fp_name(e, *h, &da);
+		return fp_const(e, h, &da, DA_ENCODING, DW_AT_encoding) &&
+		       fp_const(e, h, &da, DA_BYTE_SIZE, DW_AT_byte_size);
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
@@ -640,24 +672,24 @@ static bool fp_type_compute(struct cu_encoder *e, Dwarf_Die *die, int depth,
 	case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type:
 	case DW_TAG_immutable_type:
-		if (dwarf_haschildren(die))
+		if (die_haschildren(e, die))
 			return false;	/* type tags */
 		return fp_ref(e, &da, depth, h);
 	case DW_TAG_unspecified_type:
 		return true;
 	case DW_TAG_typedef:
-		if (dwarf_haschildren(die))
+		if (die_haschildren(e, die))
 			return false;
-		return fp_named(&da, h) && fp_ref(e, &da, depth, h);
+		return fp_named(e, &da, h) && fp_ref(e, &da, depth, h);
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
 		if (da_get(&da, DA_NAME, DW_AT_name))
-			return fp_named(&da, h);
+			return fp_named(e, &da, h);
 		/* anonymous: in full (it cannot refer to itself) */
-		return fp_const(h, &da, DA_DECLARATION, DW_AT_declaration) &&
-		       fp_const(h, &da, DA_BYTE_SIZE, DW_AT_byte_size) &&
+		return fp_const(e, h, &da, DA_DECLARATION, DW_AT_declaration) &&
+		       fp_const(e, h, &da, DA_BYTE_SIZE, DW_AT_byte_size) &&
 		       (tag != DW_TAG_enumeration_type ||
 			fp_ref(e, &da, depth, h)) &&
 		       fp_children(e, die, depth, h);
@@ -728,7 +760,7 @@ static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
-		if (da_read(&da, die))
+		if (da_read(e, &da, die))
 			return 0;
 		if ((da.have & ((1u << DA_INDIRECT) | (1u << DA_GNU_ANNOTATION))) ||
 		    da_flag(&da, DA_DECLARATION, DW_AT_declaration))
@@ -737,7 +769,7 @@ static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
 			break;	/* anonymous: as a member sees it, in full */
 		/* named: which one, and what is in it */
 		h = fp_mix(h, tag);
-		if (!fp_named(&da, &h) ||
+		if (!fp_named(e, &da, &h) ||
 		    (tag == DW_TAG_enumeration_type && !fp_ref(e, &da, 0, &h)))
 			return 0;
 		/* no subtree size (clang): the members, one by one */
@@ -865,7 +897,7 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 		*id = e->map->ids[slot];
 		return 0;
 	}
-	tag = dwarf_tag(die);
+	tag = die_tag(e, die);
 	switch (tag) {
 	case DW_TAG_atomic_type:
 	case DW_TAG_immutable_type:
@@ -882,7 +914,7 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 		 * With type units a unit holds only a stub of the type, with
 		 * DW_AT_signature naming the type unit's definition.
 		 */
-		if (dwarf_hasattr(die, DW_AT_signature)) {
+		if (die_reader_hasattr(&e->reader, die, DW_AT_signature)) {
 			Dwarf_Attribute sig;
 			Dwarf_Die def;
 
@@ -1094,7 +1126,7 @@ static int emit_modifier(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 
 	if (err)
 		return err;
-	switch (dwarf_tag(die)) {
+	switch (die_tag(e, die)) {
 	case DW_TAG_const_type:
 		got = btf__add_const(e->btf, target);
 		break;
@@ -1128,14 +1160,14 @@ static int emit_typedef(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 }
 
 /* Number of elements of a subrange; 0 for flexible or variable length. */
-static uint32_t subrange_count(Dwarf_Die *sub)
+static uint32_t subrange_count(struct cu_encoder *e, Dwarf_Die *sub)
 {
 	Dwarf_Sword lower = 0, upper;
 	Dwarf_Attribute *a;
 	struct die_attrs da;
 	Dwarf_Word count;
 
-	da_read(&da, sub);
+	da_read(e, &da, sub);
 	if (!da_udata(&da, DA_COUNT, DW_AT_count, &count))
 		return count;
 	a = da_get(&da, DA_UPPER_BOUND, DW_AT_upper_bound);
@@ -1164,19 +1196,19 @@ static uint32_t subrange_count(Dwarf_Die *sub)
 }
 
 /* The elements of all of a multi-dimensional array's dimensions, for flat_arrays. */
-static uint32_t flat_count(Dwarf_Die *die)
+static uint32_t flat_count(struct cu_encoder *e, Dwarf_Die *die)
 {
 	uint64_t n = 1;
 	Dwarf_Die child;
 
-	if (dwarf_child(die, &child))
+	if (die_child(e, die, &child))
 		return 0;
 	do {
-		if (dwarf_tag(&child) == DW_TAG_subrange_type)
-			n *= subrange_count(&child);
+		if (die_tag(e, &child) == DW_TAG_subrange_type)
+			n *= subrange_count(e, &child);
 		if (n > UINT32_MAX)
 			n = UINT32_MAX;
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!die_sibling(e, &child, &child));
 	return n;
 }
 
@@ -1194,21 +1226,21 @@ static int emit_array(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 		return err;
 	if (e->features->flat_arrays)
 		return expect_id(e, die, btf__add_array(e->btf, index, elem,
-							flat_count(die)), id);
-	has_child = !dwarf_child(die, &child);
+							flat_count(e, die)), id);
+	has_child = !die_child(e, die, &child);
 	if (has_child) {
 		do {
-			if (dwarf_tag(&child) != DW_TAG_subrange_type)
+			if (die_tag(e, &child) != DW_TAG_subrange_type)
 				continue;
 			i++;
 			err = expect_id(e, die,
 				btf__add_array(e->btf, index,
 					       i < dims ? id + i : elem,
-					       subrange_count(&child)),
+					       subrange_count(e, &child)),
 				id + i - 1);
 			if (err)
 				return err;
-		} while (!dwarf_siblingof(&child, &child));
+		} while (!die_sibling(e, &child, &child));
 	}
 	if (!i) /* no subrange at all: an array of unknown size */
 		err = expect_id(e, die, btf__add_array(e->btf, index, elem, 0), id);
@@ -1273,7 +1305,7 @@ static int emit_fwd(struct cu_encoder *e, struct die_attrs *da, uint32_t id,
 
 static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 {
-	bool is_union = dwarf_tag(die) == DW_TAG_union_type;
+	bool is_union = die_tag(e, die) == DW_TAG_union_type;
 	struct die_attrs da, mda;
 	Dwarf_Word size = 0;
 	Dwarf_Die child;
@@ -1290,12 +1322,12 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	if (err)
 		return err;
 	err = add_decl_tags(e, die, id, -1);
-	if (err || dwarf_child(die, &child))
+	if (err || die_child(e, die, &child))
 		return err;
 	do {
 		uint32_t type, bit_off = 0, bit_size = 0;
 
-		if (dwarf_tag(&child) != DW_TAG_member)
+		if (die_tag(e, &child) != DW_TAG_member)
 			continue;
 		if (da_load(e, &mda, &child))
 			return -EINVAL;
@@ -1313,7 +1345,7 @@ static int emit_struct(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 		err = add_decl_tags(e, &child, id, member++);
 		if (err)
 			return err;
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!die_sibling(e, &child, &child));
 	return 0;
 }
 
@@ -1335,8 +1367,8 @@ static int enum_is_unsigned(struct cu_encoder *e, struct die_attrs *da,
 	*is_unsigned = false;
 	if (!a || !dwarf_formref_die(a, &type))
 		return 0;
-	while (dwarf_tag(&type) == DW_TAG_typedef ||
-	       dwarf_tag(&type) == DW_TAG_const_type) {
+	while (die_tag(e, &type) == DW_TAG_typedef ||
+	       die_tag(e, &type) == DW_TAG_const_type) {
 		if (++hops > MAX_STAND_IN_DEPTH) {
 			dwarf_errno();	/* an earlier libdw error is not the cause */
 			return die_error(e, da->die, -ELOOP,
@@ -1405,7 +1437,7 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size);
 	wide = size > 4 && e->features->enum64;
 	if (da_flag(&da, DA_DECLARATION, DW_AT_declaration) ||
-	    dwarf_child(die, &child)) {
+	    die_child(e, die, &child)) {
 		/* a declaration: an enum without enumerators (dedup's enum FWD) */
 		got = btf__add_enum(e->btf, da_name(&da), size);
 		return expect_id(e, die, got, id);
@@ -1418,7 +1450,7 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	do {
 		int64_t value;
 
-		if (dwarf_tag(&child) != DW_TAG_enumerator)
+		if (die_tag(e, &child) != DW_TAG_enumerator)
 			continue;
 		if (da_load(e, &en, &child))
 			return -EINVAL;
@@ -1433,7 +1465,7 @@ static int emit_enum(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 					      (int64_t)(int32_t)value);
 		if (err)
 			return btf_error(e, &child, err);
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!die_sibling(e, &child, &child));
 	return 0;
 }
 
@@ -1447,10 +1479,10 @@ static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	err = ref_type_id(e, die, &ret);
 	if (!err)
 		err = expect_id(e, die, btf__add_func_proto(e->btf, ret), id);
-	if (err || dwarf_child(die, &child))
+	if (err || die_child(e, die, &child))
 		return err;
 	do {
-		switch (dwarf_tag(&child)) {
+		switch (die_tag(e, &child)) {
 		case DW_TAG_formal_parameter:
 			if (da_load(e, &pda, &child))
 				return -EINVAL;
@@ -1467,7 +1499,7 @@ static int emit_func_proto(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 		if (err)
 			return err < 0 && err != -ENOMEM && err != -EINVAL ?
 			       err : btf_error(e, &child, err);
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!die_sibling(e, &child, &child));
 	return 0;
 }
 
@@ -1487,7 +1519,7 @@ static int emit(struct cu_encoder *e, struct cu_queue_entry *q)
 
 	if (q->what == QUEUE_ARRAY_INDEX)
 		return emit_array_index(e, q->id);
-	switch (dwarf_tag(die)) {
+	switch (die_tag(e, die)) {
 	case DW_TAG_base_type:
 		return emit_base_type(e, die, q->id);
 	case DW_TAG_pointer_type:
@@ -1618,14 +1650,14 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	 * the DIE cannot be read (a broken abbrev table): that is an error,
 	 * not the end of the unit.
 	 */
-	ret = dwarf_child(cu_die, &stack[0]);
+	ret = die_child(e, cu_die, &stack[0]);
 	if (ret < 0)
 		return die_error(e, cu_die, -EINVAL, "cannot read the unit's DIEs");
 	if (ret > 0)
 		return 0;
 	for (;;) {
 		Dwarf_Die *die = &stack[depth];
-		int tag = dwarf_tag(die);
+		int tag = die_tag(e, die);
 		uint32_t id;
 
 		e->dies++;
@@ -1642,7 +1674,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 				break;
 		}
 		if (walk_into(tag) && depth + 1 < (int)(sizeof(stack) / sizeof(stack[0]))) {
-			ret = dwarf_child(die, &stack[depth + 1]);
+			ret = die_child(e, die, &stack[depth + 1]);
 			if (ret < 0) {
 				err = die_error(e, die, -EINVAL, "cannot read its children");
 				break;
@@ -1652,7 +1684,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 				continue;
 			}
 		}
-		while ((ret = dwarf_siblingof(&stack[depth], &stack[depth]))) {
+		while ((ret = die_sibling(e, &stack[depth], &stack[depth]))) {
 			if (ret < 0) {
 				err = die_error(e, &stack[depth], -EINVAL,
 						"cannot read the DIE after it");
@@ -1678,6 +1710,7 @@ void cu_encoder_start(struct cu_encoder *e, struct btf *btf)
 	if (e->cache->keys)
 		memset(e->cache->keys, 0, e->cache->cap * sizeof(*e->cache->keys));
 	e->cache->used = 0;
+	die_reader_reset(&e->reader);
 
 	e->next_id = btf__type_cnt(btf);
 }
@@ -1690,6 +1723,7 @@ int cu_encoder_init(struct cu_encoder *e, const char *path,
 	e->path = path;
 	e->features = features;
 	e->log = log;
+	die_reader_init(&e->reader, da_slot);
 	e->map = calloc(1, sizeof(*e->map));
 	e->cache = calloc(1, sizeof(*e->cache));
 	if (!e->map || !e->cache || die_map_grow(e->map) ||
@@ -1720,6 +1754,7 @@ void cu_encoder_deinit(struct cu_encoder *e)
 	for (i = 0; i < e->nr_tags; i++)
 		free(e->tags[i].value);
 	free(e->tags);
+	die_reader_deinit(&e->reader);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -1756,9 +1791,9 @@ int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
 	if (dwarf_attr_integrate(fn, DW_AT_type, &mem) &&
 	    dwarf_formref_die(&mem, &type))
 		err = cu_encoder_type_id(e, &type, &ret);
-	if (!err && !dwarf_child(fn, &child)) {
+	if (!err && !die_child(e, fn, &child)) {
 		do {
-			int tag = dwarf_tag(&child);
+			int tag = die_tag(e, &child);
 
 			if (tag == DW_TAG_unspecified_parameters && nr < 64) {
 				params[nr].name = "";
@@ -1780,7 +1815,7 @@ int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
 			    dwarf_formref_die(&mem, &type))
 				err = cu_encoder_type_id(e, &type, &params[nr].type);
 			nr++;
-		} while (!err && !dwarf_siblingof(&child, &child));
+		} while (!err && !die_sibling(e, &child, &child));
 	}
 	if (err)
 		return err;
@@ -1802,7 +1837,7 @@ int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
 int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
 {
 	uint32_t slot;
-	int err, tag = dwarf_tag(fn);
+	int err, tag = die_tag(e, fn);
 
 	/* funcs.c passes a function's DW_AT_abstract_origin, when it has one */
 	if (tag != DW_TAG_subprogram) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "die_reader.h"
 #include "features.h"
 
 struct btf;
@@ -27,6 +28,7 @@ struct cu_encoder {
 	const char *path;			/* the input, for messages */
 	struct die_map *map;			/* DIE -> type id, within one chunk */
 	struct type_cache *cache;		/* fingerprint -> type id, same */
+	struct die_reader reader;		/* tag, attributes, children */
 	bool use_cache;				/* set by the driver */
 	uint64_t cache_hits;			/* definitions taken from it */
 	struct cu_queue_entry *queue;		/* reserved, not yet emitted */
