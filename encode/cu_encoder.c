@@ -55,9 +55,13 @@
 
 /* --- DIE -> type id map, keyed by the DIE's address in the section data */
 
+struct die_map_entry {
+	const void *key;		/* NULL = empty */
+	uint32_t id;
+};
+
 struct die_map {
-	const void **keys;
-	uint32_t *ids;
+	struct die_map_entry *slots;	/* key and value side by side: one miss */
 	uint32_t cap, used;
 };
 
@@ -74,32 +78,23 @@ static uint32_t die_hash(const void *key)
 static int die_map_grow(struct die_map *m)
 {
 	uint32_t old_cap = m->cap, i, cap = old_cap ? old_cap * 2 : 4096;
-	const void **old_keys = m->keys;
-	uint32_t *old_ids = m->ids;
+	struct die_map_entry *slots = calloc(cap, sizeof(*slots));
 
-	m->keys = calloc(cap, sizeof(*m->keys));
-	m->ids = malloc(cap * sizeof(*m->ids));
-	if (!m->keys || !m->ids) {
-		free(m->keys);
-		free(m->ids);
-		m->keys = old_keys;
-		m->ids = old_ids;
+	if (!slots)
 		return -ENOMEM;
-	}
-	m->cap = cap;
 	for (i = 0; i < old_cap; i++) {
 		uint32_t j;
 
-		if (!old_keys[i])
+		if (!m->slots[i].key)
 			continue;
-		for (j = die_hash(old_keys[i]) & (cap - 1); m->keys[j];
+		for (j = die_hash(m->slots[i].key) & (cap - 1); slots[j].key;
 		     j = (j + 1) & (cap - 1))
 			;
-		m->keys[j] = old_keys[i];
-		m->ids[j] = old_ids[i];
+		slots[j] = m->slots[i];
 	}
-	free(old_keys);
-	free(old_ids);
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
 	return 0;
 }
 
@@ -108,7 +103,7 @@ static uint32_t die_map_slot(const struct die_map *m, const void *key)
 {
 	uint32_t j;
 
-	for (j = die_hash(key) & (m->cap - 1); m->keys[j] && m->keys[j] != key;
+	for (j = die_hash(key) & (m->cap - 1); m->slots[j].key && m->slots[j].key != key;
 	     j = (j + 1) & (m->cap - 1))
 		;
 	return j;
@@ -116,8 +111,8 @@ static uint32_t die_map_slot(const struct die_map *m, const void *key)
 
 static void die_map_clear(struct die_map *m)
 {
-	if (m->keys)
-		memset(m->keys, 0, m->cap * sizeof(*m->keys));
+	if (m->slots)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
 	m->used = 0;
 }
 
@@ -409,15 +404,23 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id);
  * Anything with BTF annotations (clang's DW_TAG_LLVM_annotation children,
  * GCC's DW_AT_GNU_annotation) is not cached.
  *
- * Fingerprints of the types members use are memoized per chunk.
+ * Fingerprints of the types members use are memoized per unit.
  */
+struct type_cache_entry {
+	uint64_t key;			/* fingerprint, 0 = empty */
+	uint32_t id;
+};
+
+struct memo_entry {
+	const void *key;		/* DIE address, NULL = empty */
+	uint64_t fp;			/* fingerprint as a member's type */
+};
+
 struct type_cache {
-	uint64_t *keys;			/* 0 = empty */
-	uint32_t *ids;
+	struct type_cache_entry *slots;
 	uint32_t cap, used;
-	/* memo: DIE address -> fingerprint as a member's type (0 = none) */
-	const void **memo_keys;
-	uint64_t *memo;
+	/* memo: DIE address -> fingerprint as a member's type, per unit */
+	struct memo_entry *memo;
 	uint32_t memo_cap, memo_used;
 };
 
@@ -443,29 +446,22 @@ static uint64_t fp_str(uint64_t h, const char *str)
 static int memo_grow(struct type_cache *c)
 {
 	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096, i;
-	const void **keys = calloc(cap, sizeof(*keys));
-	uint64_t *vals = malloc(cap * sizeof(*vals));
+	struct memo_entry *memo = calloc(cap, sizeof(*memo));
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	if (!memo)
 		return -ENOMEM;
-	}
 	for (i = 0; i < old_cap; i++) {
 		uint32_t j;
 
-		if (!c->memo_keys[i])
+		if (!c->memo[i].key)
 			continue;
-		for (j = die_hash(c->memo_keys[i]) & (cap - 1); keys[j];
+		for (j = die_hash(c->memo[i].key) & (cap - 1); memo[j].key;
 		     j = (j + 1) & (cap - 1))
 			;
-		keys[j] = c->memo_keys[i];
-		vals[j] = c->memo[i];
+		memo[j] = c->memo[i];
 	}
-	free(c->memo_keys);
 	free(c->memo);
-	c->memo_keys = keys;
-	c->memo = vals;
+	c->memo = memo;
 	c->memo_cap = cap;
 	return 0;
 }
@@ -475,7 +471,7 @@ static uint32_t memo_slot(const struct type_cache *c, const void *key)
 	uint32_t j;
 
 	for (j = die_hash(key) & (c->memo_cap - 1);
-	     c->memo_keys[j] && c->memo_keys[j] != key;
+	     c->memo[j].key && c->memo[j].key != key;
 	     j = (j + 1) & (c->memo_cap - 1))
 		;
 	return j;
@@ -712,15 +708,15 @@ static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
 	if ((c->memo_used + 1) * 2 > c->memo_cap && memo_grow(c))
 		return false;
 	slot = memo_slot(c, die->addr);
-	if (c->memo_keys[slot]) {
-		v = c->memo[slot];
+	if (c->memo[slot].key) {
+		v = c->memo[slot].fp;
 	} else {
 		if (!fp_type_compute(e, die, depth, &v) || v == 0)
 			v = FP_UNCACHEABLE;
 		/* the computation may have grown the table */
 		slot = memo_slot(c, die->addr);
-		c->memo_keys[slot] = die->addr;
-		c->memo[slot] = v;
+		c->memo[slot].key = die->addr;
+		c->memo[slot].fp = v;
 		c->memo_used++;
 	}
 	if (v == FP_UNCACHEABLE)
@@ -796,28 +792,22 @@ static uint64_t fingerprint(struct cu_encoder *e, Dwarf_Die *die, int tag)
 static int type_cache_grow(struct type_cache *c)
 {
 	uint32_t old_cap = c->cap, cap = old_cap ? old_cap * 2 : 4096, i;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *ids = malloc(cap * sizeof(*ids));
+	struct type_cache_entry *slots = calloc(cap, sizeof(*slots));
 
-	if (!keys || !ids) {
-		free(keys);
-		free(ids);
+	if (!slots)
 		return -ENOMEM;
-	}
 	for (i = 0; i < old_cap; i++) {
 		uint32_t j;
 
-		if (!c->keys[i])
+		if (!c->slots[i].key)
 			continue;
-		for (j = c->keys[i] & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+		for (j = c->slots[i].key & (cap - 1); slots[j].key;
+		     j = (j + 1) & (cap - 1))
 			;
-		keys[j] = c->keys[i];
-		ids[j] = c->ids[i];
+		slots[j] = c->slots[i];
 	}
-	free(c->keys);
-	free(c->ids);
-	c->keys = keys;
-	c->ids = ids;
+	free(c->slots);
+	c->slots = slots;
 	c->cap = cap;
 	return 0;
 }
@@ -827,7 +817,7 @@ static uint32_t type_cache_slot(const struct type_cache *c, uint64_t key)
 {
 	uint32_t j;
 
-	for (j = key & (c->cap - 1); c->keys[j] && c->keys[j] != key;
+	for (j = key & (c->cap - 1); c->slots[j].key && c->slots[j].key != key;
 	     j = (j + 1) & (c->cap - 1))
 		;
 	return j;
@@ -893,8 +883,8 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
 		return -ENOMEM;
 	slot = die_map_slot(e->map, die->addr);
-	if (e->map->keys[slot]) {
-		*id = e->map->ids[slot];
+	if (e->map->slots[slot].key) {
+		*id = e->map->slots[slot].id;
 		return 0;
 	}
 	tag = die_tag(e, die);
@@ -941,11 +931,11 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 		    type_cache_grow(e->cache))
 			return -ENOMEM;
 		fp_slot = type_cache_slot(e->cache, fp);
-		if (e->cache->keys[fp_slot]) {
+		if (e->cache->slots[fp_slot].key) {
 			/* a copy of a type an earlier unit encoded */
-			*id = e->cache->ids[fp_slot];
-			e->map->keys[slot] = die->addr;
-			e->map->ids[slot] = *id;
+			*id = e->cache->slots[fp_slot].id;
+			e->map->slots[slot].key = die->addr;
+			e->map->slots[slot].id = *id;
 			e->map->used++;
 			e->cache_hits++;
 			return 0;
@@ -953,12 +943,12 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	}
 	count = die_type_count(e, die);
 	*id = count ? e->next_id : 0;
-	e->map->keys[slot] = die->addr;
-	e->map->ids[slot] = *id;
+	e->map->slots[slot].key = die->addr;
+	e->map->slots[slot].id = *id;
 	e->map->used++;
 	if (fp && count) {
-		e->cache->keys[fp_slot] = fp;
-		e->cache->ids[fp_slot] = *id;
+		e->cache->slots[fp_slot].key = fp;
+		e->cache->slots[fp_slot].id = *id;
 		e->cache->used++;
 	}
 	if (!count)
@@ -1640,8 +1630,8 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	 * reference into another unit is encoded again, for dedup to merge.
 	 */
 	die_map_clear(e->map);
-	memset(e->cache->memo_keys, 0,
-	       e->cache->memo_cap * sizeof(*e->cache->memo_keys));
+	memset(e->cache->memo, 0,
+	       e->cache->memo_cap * sizeof(*e->cache->memo));
 	e->cache->memo_used = 0;
 
 	/*
@@ -1707,8 +1697,9 @@ done:
 void cu_encoder_start(struct cu_encoder *e, struct btf *btf)
 {
 	e->btf = btf;
-	if (e->cache->keys)
-		memset(e->cache->keys, 0, e->cache->cap * sizeof(*e->cache->keys));
+	if (e->cache->slots)
+		memset(e->cache->slots, 0,
+		       e->cache->cap * sizeof(*e->cache->slots));
 	e->cache->used = 0;
 	die_reader_reset(&e->reader);
 
@@ -1739,14 +1730,11 @@ void cu_encoder_deinit(struct cu_encoder *e)
 	uint32_t i;
 
 	if (e->map) {
-		free(e->map->keys);
-		free(e->map->ids);
+		free(e->map->slots);
 		free(e->map);
 	}
 	if (e->cache) {
-		free(e->cache->keys);
-		free(e->cache->ids);
-		free(e->cache->memo_keys);
+		free(e->cache->slots);
 		free(e->cache->memo);
 		free(e->cache);
 	}
@@ -1852,13 +1840,13 @@ int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
 	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
 		return -ENOMEM;
 	slot = die_map_slot(e->map, fn->addr);
-	if (e->map->keys[slot]) {
-		*id = e->map->ids[slot];
+	if (e->map->slots[slot].key) {
+		*id = e->map->slots[slot].id;
 		return 0;
 	}
 	*id = e->next_id++;
-	e->map->keys[slot] = fn->addr;
-	e->map->ids[slot] = *id;
+	e->map->slots[slot].key = fn->addr;
+	e->map->slots[slot].id = *id;
 	e->map->used++;
 	err = queue_push(e, QUEUE_DIE, *id, fn);
 	return err ? err : settle(e);

@@ -39,6 +39,7 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,15 +94,41 @@ void die_reader_init(struct die_reader *r, die_reader_slot_fn slot_of)
 	r->slot_of = slot_of;
 }
 
+struct dr_block {
+	struct dr_block *next;
+	size_t used;
+	max_align_t data[];
+};
+
+#define DR_BLOCK_SIZE	(256 * 1024)
+
+/* Zeroed memory that lives until die_reader_reset(); NULL without. */
+static void *dr_alloc(struct die_reader *r, size_t size)
+{
+	struct dr_block *b = r->blocks;
+	void *p;
+
+	size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!b || size > r->block_left) {
+		size_t cap = size > DR_BLOCK_SIZE ? size : DR_BLOCK_SIZE;
+
+		b = calloc(1, sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = r->blocks;
+		r->blocks = b;
+		r->block_left = cap;
+	}
+	p = (char *)b->data + b->used;
+	b->used += size;
+	r->block_left -= size;
+	return p;
+}
+
 static void dr_unit_free(struct dr_unit *u)
 {
-	uint32_t i;
-
 	if (!u)
 		return;
-	for (i = 0; i < u->ncodes; i++)
-		if (u->codes[i] != &dr_slow_abbrev)
-			free(u->codes[i]);
 	free(u->codes);
 	free(u);
 }
@@ -114,6 +141,13 @@ void die_reader_reset(struct die_reader *r)
 		dr_unit_free(r->units[i]);
 		r->units[i] = NULL;
 	}
+	while (r->blocks) {
+		struct dr_block *b = r->blocks;
+
+		r->blocks = b->next;
+		free(b);
+	}
+	r->block_left = 0;
 	r->units_used = 0;
 	r->last = NULL;
 	r->last_die = NULL;
@@ -428,7 +462,7 @@ static struct dr_abbrev *abbrev_build(struct die_reader *r,
 	if (tag == DW_TAG_invalid || has_children < 0 ||
 	    dwarf_getattrs(&probe, record_attr, &rec, 0) != 1 || rec.overflow)
 		return &dr_slow_abbrev;
-	ab = calloc(1, sizeof(*ab) + rec.n * sizeof(ab->attrs[0]));
+	ab = dr_alloc(r, sizeof(*ab) + rec.n * sizeof(ab->attrs[0]));
 	if (!ab)
 		return NULL;
 	ab->tag = tag;
@@ -472,8 +506,7 @@ static struct dr_abbrev *abbrev_build(struct die_reader *r,
 		goto slow;
 	return ab;
 slow:
-	free(ab);
-	return &dr_slow_abbrev;
+	return &dr_slow_abbrev;	/* ab stays in the block until reset */
 }
 
 /*

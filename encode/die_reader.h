@@ -16,6 +16,7 @@
 
 struct dr_unit;
 struct dr_abbrev;
+struct dr_block;
 
 /*
  * The caller's slots: slot_of(name) is the slot an attribute name fills
@@ -33,6 +34,9 @@ struct die_reader {
 	const struct dr_abbrev *last_abbrev;
 	const unsigned char *last_attrs;
 	uint64_t fast, slow;		/* DIEs read each way (statistics) */
+	/* the tables' memory, in blocks freed together at reset */
+	struct dr_block *blocks;
+	size_t block_left;
 };
 
 void die_reader_init(struct die_reader *r, die_reader_slot_fn slot_of);
