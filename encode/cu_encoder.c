@@ -231,6 +231,16 @@ static bool die_haschildren(struct cu_encoder *e, Dwarf_Die *die)
 	return die_reader_haschildren(&e->reader, die);
 }
 
+/*
+ * Can die carry BTF annotations: clang's annotation children or a GCC
+ * DW_AT_GNU_annotation chain? The abbreviation says; most DIEs say no.
+ */
+static bool may_be_annotated(struct cu_encoder *e, Dwarf_Die *die)
+{
+	return die_haschildren(e, die) ||
+	       die_reader_hasattr(&e->reader, die, DW_AT_GNU_annotation);
+}
+
 static int die_child(struct cu_encoder *e, Dwarf_Die *die, Dwarf_Die *child)
 {
 	return die_reader_child(&e->reader, die, child);
@@ -327,7 +337,8 @@ static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 		return n ? n : 1;
 	case DW_TAG_pointer_type: {
 		/* a loop in a GCC chain: no tags here, emit_pointer refuses it */
-		int tags = e->features->type_tags ? annot_type_tags(die, NULL, 0) : 0;
+		int tags = e->features->type_tags && may_be_annotated(e, die) ?
+			   annot_type_tags(die, NULL, 0) : 0;
 
 		return 1 + (tags > 0 ? tags : 0);
 	}
@@ -1012,7 +1023,7 @@ static int add_decl_tags(struct cu_encoder *e, Dwarf_Die *die, uint32_t target,
 	struct decl_tag_sink sink = { e, target, component };
 	int err;
 
-	if (!e->features->decl_tags)
+	if (!e->features->decl_tags || !may_be_annotated(e, die))
 		return 0;
 	err = annot_decl_tags(die, add_decl_tag, &sink);
 	if (err == -ELOOP)
@@ -1087,7 +1098,8 @@ static int emit_pointer(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	if (err)
 		return err;
 	if (!n_tags) {
-		if (e->features->type_tags && annot_type_tags(die, NULL, 0) < 0)
+		if (e->features->type_tags && may_be_annotated(e, die) &&
+		    annot_type_tags(die, NULL, 0) < 0)
 			return die_error(e, die, -ELOOP,
 					 "DW_AT_GNU_annotation chain that loops");
 		return 0;
