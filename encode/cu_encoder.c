@@ -1633,6 +1633,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	int depth = 0, err = 0, ret;
 
 	e->cu_off = die_off(cu_die);
+	e->reader.home = dwarf_cu_getdwarf(cu_die->cu);
 	e->array_index_id = 0;
 	e->q_head = e->q_len = 0;
 	e->next_id = btf__type_cnt(e->btf);

@@ -68,6 +68,7 @@ struct dr_abbrev {
 struct dr_unit {
 	Dwarf_CU *cu;
 	bool slow;			/* could not be bounded: libdw reads it */
+	bool home_strings;		/* its strp forms index home's .debug_str */
 	unsigned char *start;		/* the unit header */
 	unsigned char *end;
 	uint8_t addr_size, offset_size;
@@ -335,7 +336,7 @@ static const unsigned char *walk_attrs(const struct dr_unit *u,
 
 /* --- building the tables from libdw's reading */
 
-static struct dr_unit *unit_new(Dwarf_CU *cu)
+static struct dr_unit *unit_new(const struct die_reader *r, Dwarf_CU *cu)
 {
 	struct dr_unit *u = calloc(1, sizeof(*u));
 	Dwarf_Die cudie;
@@ -374,6 +375,9 @@ static struct dr_unit *unit_new(Dwarf_CU *cu)
 	u->offset_size = offset_size;
 	u->version = version;
 	u->slow = false;
+	u->home_strings = r->home && dwarf_cu_getdwarf(cu) == r->home &&
+			  (unit_type == DW_UT_compile || unit_type == DW_UT_type ||
+			   unit_type == DW_UT_partial);
 	return u;
 }
 
@@ -414,7 +418,7 @@ static struct dr_unit *unit_of(struct die_reader *r, Dwarf_CU *cu)
 	     j = (j + 1) & (r->units_cap - 1))
 		;
 	if (!r->units[j]) {
-		r->units[j] = unit_new(cu);
+		r->units[j] = unit_new(r, cu);
 		if (!r->units[j])
 			return NULL;
 		r->units_used++;
@@ -794,7 +798,8 @@ int die_reader_strp(struct die_reader *r, Dwarf_Attribute *a, uint64_t *off)
 {
 	const struct dr_unit *u;
 
-	if (a->form != DW_FORM_strp || !(u = attr_unit(r, a)))
+	if (a->form != DW_FORM_strp || !(u = attr_unit(r, a)) ||
+	    !u->home_strings)
 		return -ENOENT;
 	*off = read_le(a->valp, u->offset_size);
 	return 0;

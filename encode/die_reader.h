@@ -26,6 +26,12 @@ typedef int (*die_reader_slot_fn)(unsigned int name);
 
 struct die_reader {
 	die_reader_slot_fn slot_of;
+	/*
+	 * The file whose .debug_str die_reader_strp() answers for (set by
+	 * the caller); units of other files (a dwz alternate file, split
+	 * DWARF objects) have string tables of their own.
+	 */
+	Dwarf *home;
 	struct dr_unit **units;		/* by Dwarf_CU address; NULL = empty */
 	uint32_t units_cap, units_used;
 	struct dr_unit *last;		/* the unit of the previous lookup */
@@ -65,8 +71,9 @@ int die_reader_sibling(struct die_reader *r, Dwarf_Die *die, Dwarf_Die *sib);
 /*
  * Values of attributes die_reader_attrs() gave:
  * die_reader_udata() is dwarf_formudata();
- * die_reader_strp() gives a DW_FORM_strp name's offset in .debug_str
- * (-ENOENT for another form): two names at one offset are one string;
+ * die_reader_strp() gives a DW_FORM_strp name's offset in home's
+ * .debug_str (-ENOENT for another form or another file's unit): two names
+ * at one offset are one string;
  * die_reader_ref() gives a unit-local reference's offset from the unit's
  * start (-ENOENT for another form, -EINVAL when it cannot be read).
  */

@@ -14,7 +14,9 @@
  * names; NAME.gcc.txt and NAME.clang.txt exist where they legitimately
  * differ, with the reason in the golden's '#' comment lines.
  *
- *	golden		every fixture x compiler x variant against its golden
+ *	golden		every fixture x compiler x variant against its golden;
+ *			on each, every DIE read by encode/die_reader.h gives
+ *			libdw's answers
  *	accept		libbpf's btf__parse and the kernel's BPF_BTF_LOAD
  *			take each output
  *	type_units	-fdebug-types-section gives the same listing
@@ -582,6 +584,7 @@ static void check_variants(const struct fixture *f, const char *cc,
 		variant_text(cc, &vs[i], what, sizeof(what));
 		if (vs[i].compressed)
 			assert_compressed(bin);
+		die_reader_agrees(bin, 1);
 		out = encode_canon(bin, &run);
 		got = listing_blob(&out, NULL);
 		check_golden(f, cc, got, what);

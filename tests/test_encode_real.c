@@ -14,6 +14,8 @@
  *			on both kernels (tests/golden/pahole-1.31-38), but for
  *			the differences listed, each with its DWARF fact; and
  *			with true_signature added, on 6.12.117
+ *	die_reader	encode/die_reader.h answers as libdw for every DIE of
+ *			6.12.117 (tag, attributes, values, children, siblings)
  *	consumers	libbpf parses the output, the running kernel's
  *			verifier accepts it (bpf(BPF_BTF_LOAD)), bpftool dumps
  *			it as C and that header compiles with clang -target bpf
@@ -432,6 +434,13 @@ static void kind_counts(const struct bc_btf *b, char *buf, size_t size)
 					bc_kinds[i].name, counts[i]);
 }
 
+START_TEST(test_die_reader_612)
+{
+	require_file(VMLINUX_612, PKG_612);
+	ck_assert_uint_gt(die_reader_agrees(VMLINUX_612, 1), 10000000);
+}
+END_TEST
+
 START_TEST(test_peer_pahole)
 {
 	char tmpl[] = "/tmp/btfcanon-peer-XXXXXX", cmd[512];
@@ -563,6 +572,10 @@ Suite *encode_real_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("consumers");
 	tcase_add_test(tc, test_consumers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("die_reader_612");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_die_reader_612);
 	suite_add_tcase(s, tc);
 	return s;
 }

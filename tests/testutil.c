@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,13 @@
 #include <linux/bpf.h>
 
 #include <bpf/btf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #include "testutil.h"
 #include "../canon/btf_kinds.h"
+#include "../encode/die_reader.h"
 #include "../encode/encoder.h"
 
 void blob_free(struct blob *b)
@@ -279,4 +284,201 @@ int kernel_load_btf(const struct blob *raw, char *log_buf, size_t log_size)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/* ---- die_reader against libdw ------------------------------------------- */
+
+/*
+ * ck_assert records every call it makes (a write per call); millions of
+ * DIEs need an assertion that costs nothing until it fails.
+ */
+#define reader_check(cond, ...) \
+	do { \
+		if (!(cond)) \
+			ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+
+/* The attributes the check keeps, one slot each. */
+static const unsigned int reader_check_names[] = {
+	DW_AT_name, DW_AT_type, DW_AT_byte_size, DW_AT_encoding,
+	DW_AT_declaration, DW_AT_external, DW_AT_bit_size,
+	DW_AT_data_bit_offset, DW_AT_bit_offset, DW_AT_data_member_location,
+	DW_AT_count, DW_AT_upper_bound, DW_AT_lower_bound, DW_AT_const_value,
+	DW_AT_specification, DW_AT_abstract_origin, DW_AT_decl_line,
+	DW_AT_decl_column, DW_AT_sibling, DW_AT_decl_file, 0x2137,
+	DW_AT_low_pc, DW_AT_high_pc, DW_AT_location, DW_AT_frame_base,
+	DW_AT_producer, DW_AT_language, DW_AT_stmt_list, DW_AT_prototyped,
+	DW_AT_inline, DW_AT_signature, DW_AT_call_all_calls,
+};
+
+#define READER_CHECK_SLOTS \
+	(sizeof(reader_check_names) / sizeof(reader_check_names[0]))
+
+static int reader_check_slot(unsigned int name)
+{
+	size_t i;
+
+	for (i = 0; i < READER_CHECK_SLOTS; i++)
+		if (reader_check_names[i] == name)
+			return i;
+	return -1;
+}
+
+struct reader_check_want {
+	Dwarf_Attribute a[READER_CHECK_SLOTS];
+	uint32_t have;
+};
+
+static int reader_check_collect(Dwarf_Attribute *attr, void *arg)
+{
+	struct reader_check_want *w = arg;
+	int slot = reader_check_slot(dwarf_whatattr(attr));
+
+	if (slot >= 0 && !(w->have & (1u << slot))) {
+		w->a[slot] = *attr;
+		w->have |= 1u << slot;
+	}
+	return DWARF_CB_OK;
+}
+
+static bool is_unit_ref(unsigned int form)
+{
+	return form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+	       form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+	       form == DW_FORM_ref_udata;
+}
+
+static void reader_check_die(struct die_reader *r, Dwarf *dbg, Dwarf_Die *d,
+			     const char *path)
+{
+	Dwarf_Die copy = { .addr = d->addr, .cu = d->cu }, got, want;
+	struct reader_check_want w = { .have = 0 };
+	Dwarf_Attribute out[READER_CHECK_SLOTS];
+	Dwarf_Off off = dwarf_dieoffset(d);
+	uint32_t have = 0, i;
+	int rw, rg;
+
+	reader_check(die_reader_tag(r, &copy) == dwarf_tag(d),
+		      "%s: DIE 0x%llx: tag", path, (unsigned long long)off);
+	reader_check(die_reader_haschildren(r, &copy) ==
+		      (dwarf_haschildren(d) > 0),
+		      "%s: DIE 0x%llx: children", path, (unsigned long long)off);
+	reader_check(die_reader_hasattr(r, &copy, DW_AT_name) ==
+		      dwarf_hasattr(d, DW_AT_name),
+		      "%s: DIE 0x%llx: hasattr", path, (unsigned long long)off);
+	rw = dwarf_getattrs(d, reader_check_collect, &w, 0) == 1 ? 0 : -EINVAL;
+	rg = die_reader_attrs(r, &copy, out, &have);
+	reader_check(rg == rw && (rw || have == w.have),
+		      "%s: DIE 0x%llx: attributes %d/%d, have 0x%x/0x%x", path,
+		      (unsigned long long)off, rg, rw, have, w.have);
+	for (i = 0; !rw && i < READER_CHECK_SLOTS; i++) {
+		Dwarf_Attribute *a = &out[i], *b = &w.a[i];
+		Dwarf_Word ua, ub;
+		uint64_t str;
+		Dwarf_Off ref;
+		Dwarf_Die target;
+
+		if (!(have & (1u << i)))
+			continue;
+		reader_check(a->code == b->code && a->form == b->form &&
+			      a->valp == b->valp && a->cu == b->cu,
+			      "%s: DIE 0x%llx: attribute 0x%x differs", path,
+			      (unsigned long long)off, b->code);
+		if (!dwarf_formudata(b, &ub))
+			reader_check(!die_reader_udata(r, a, &ua) && ua == ub,
+				      "%s: DIE 0x%llx: value of 0x%x", path,
+				      (unsigned long long)off, b->code);
+		if (!die_reader_strp(r, a, &str))
+			reader_check(b->form == DW_FORM_strp &&
+				      !strcmp(dwarf_getstring(dbg, str, NULL),
+					      dwarf_formstring(b)),
+				      "%s: DIE 0x%llx: string of 0x%x", path,
+				      (unsigned long long)off, b->code);
+		if (is_unit_ref(b->form) && dwarf_formref_die(b, &target))
+			reader_check(!die_reader_ref(r, a, &ref) &&
+				      ref == dwarf_cuoffset(&target),
+				      "%s: DIE 0x%llx: reference of 0x%x", path,
+				      (unsigned long long)off, b->code);
+	}
+	rw = dwarf_child(d, &want);
+	rg = die_reader_child(r, &copy, &got);
+	reader_check(rg == rw && (rw || got.addr == want.addr),
+		      "%s: DIE 0x%llx: first child", path,
+		      (unsigned long long)off);
+	rw = dwarf_siblingof(d, &want);
+	rg = die_reader_sibling(r, &copy, &got);
+	reader_check(rg == rw && (rw || got.addr == want.addr),
+		      "%s: DIE 0x%llx: next sibling", path,
+		      (unsigned long long)off);
+}
+
+uint64_t die_reader_agrees(const char *path, uint32_t unit_stride)
+{
+	static const Dwfl_Callbacks callbacks = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	int fd = open(path, O_RDONLY);
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Dwarf *dbg;
+	struct die_reader r;
+	uint64_t dies = 0, nth = 0;
+	int types;
+
+	/* as the encoder reads a file libdw cannot map: relocated by libdwfl */
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert(dwfl != NULL);
+	mod = dwfl_report_offline(dwfl, path, path, fd);	/* owns fd */
+	ck_assert_msg(mod && !dwfl_report_end(dwfl, NULL, NULL),
+		      "%s: libdwfl: %s", path, dwfl_errmsg(-1));
+	dbg = dwfl_module_getdwarf(mod, &bias);
+	ck_assert_msg(dbg != NULL, "%s: libdw: %s", path, dwfl_errmsg(-1));
+	die_reader_init(&r, reader_check_slot);
+	r.home = dbg;
+	for (types = 0; types < 2; types++) {
+		Dwarf_Off o = 0, next;
+		size_t hsize;
+		uint64_t sig;
+		Dwarf_Off type_off;
+
+		while (!dwarf_next_unit(dbg, o, &next, &hsize, NULL, NULL, NULL,
+					NULL, types ? &sig : NULL,
+					types ? &type_off : NULL)) {
+			Dwarf_Die stack[128], unit;
+			int depth = 0;
+
+			if (nth++ % unit_stride ||
+			    !(types ? dwarf_offdie_types(dbg, o + hsize, &unit) :
+				      dwarf_offdie(dbg, o + hsize, &unit))) {
+				o = next;
+				continue;
+			}
+			stack[0] = unit;
+			for (;;) {
+				reader_check_die(&r, dbg, &stack[depth], path);
+				dies++;
+				if (depth + 1 < 128 &&
+				    !dwarf_child(&stack[depth], &stack[depth + 1])) {
+					depth++;
+					continue;
+				}
+				while (dwarf_siblingof(&stack[depth], &stack[depth]))
+					if (depth-- == 0)
+						break;
+				if (depth < 0)
+					break;
+			}
+			o = next;
+		}
+	}
+	ck_assert_msg(dies > 0, "%s: no DIE compared", path);
+	ck_assert_msg(r.fast > 0 && r.slow * 20 < r.fast,
+		      "%s: the reader's tables answered %llu times, libdw %llu",
+		      path, (unsigned long long)r.fast,
+		      (unsigned long long)r.slow);
+	die_reader_deinit(&r);
+	dwfl_end(dwfl);
+	return dies;
 }

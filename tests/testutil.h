@@ -75,4 +75,15 @@ struct blob read_file(const char *path);
  */
 int kernel_load_btf(const struct blob *raw, char *log_buf, size_t log_size);
 
+/*
+ * Walks every DIE of every unit of the ELF file at path (one unit in
+ * unit_stride, 1 for all; type units of .debug_types too) with libdw and
+ * fails the test unless encode/die_reader.h gives the same answers for
+ * each: tag, children, the attributes (code, form, value pointer), their
+ * unsigned values, .debug_str offsets and unit references, first child
+ * and next sibling. Fails too when the reader answered (nearly) nothing
+ * itself. Returns the number of DIEs compared.
+ */
+uint64_t die_reader_agrees(const char *path, uint32_t unit_stride);
+
 #endif
