@@ -1611,7 +1611,8 @@ static int collect_candidate(struct cu_encoder *e, Dwarf_Die *die, int tag)
 {
 	struct cand_need need;
 	uint32_t id;
-	int ret = cand_collect_die(e->cand_ctx, die, tag, e->cands, &need);
+	int ret = cand_collect_die(e->cand_ctx, &e->reader, die, tag, e->cands,
+				   &need);
 
 	if (ret <= 0)
 		return ret;

@@ -314,6 +314,30 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
 	}
 }
 
+/*
+ * libdw's child, sibling, tag and hasattr, through the worker's tables
+ * (die_reader.h) when there is a reader, else libdw's own.
+ */
+static int fx_child(struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child)
+{
+	return r ? die_reader_child(r, die, child) : dwarf_child(die, child);
+}
+
+static int fx_sibling(struct die_reader *r, Dwarf_Die *die, Dwarf_Die *sib)
+{
+	return r ? die_reader_sibling(r, die, sib) : dwarf_siblingof(die, sib);
+}
+
+static int fx_tag(struct die_reader *r, Dwarf_Die *die)
+{
+	return r ? die_reader_tag(r, die) : dwarf_tag(die);
+}
+
+static bool fx_hasattr(struct die_reader *r, Dwarf_Die *die, unsigned int name)
+{
+	return r ? die_reader_hasattr(r, die, name) : dwarf_hasattr(die, name);
+}
+
 /* The DIE's DW_AT_type target, following specification/abstract origin. */
 static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 {
@@ -377,7 +401,8 @@ static bool param_is_struct(Dwarf_Die *param)
  * The location facts of param (its own DIE); type facts from decl, whose
  * size is decl_fact's when it was read already (else NULL).
  */
-static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
+static void param_fact_read(struct die_reader *r, struct param_fact *p,
+			    Dwarf_Die *param,
 			    Dwarf_Die *decl, const struct param_fact *decl_fact,
 			    const struct loc_sections *secs,
 			    struct loc_span *span)
@@ -388,7 +413,7 @@ static void param_fact_read(struct param_fact *p, Dwarf_Die *param,
 	p->reg = PARAM_NO_REG;
 	p->size = decl_fact ? decl_fact->size : param_size(decl);
 	p->decl = *decl;
-	p->has_const = dwarf_hasattr(param, DW_AT_const_value);
+	p->has_const = fx_hasattr(r, param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
 		decode_location(p, &loc, secs, span);
@@ -584,7 +609,7 @@ struct proto_params {
 					 * dies[] holds only the first */
 };
 
-static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		    const struct loc_sections *secs, bool clang, uint32_t *flags,
 		    uint64_t *addr, struct proto_params *pp,
 		    struct loc_span *span)
@@ -615,11 +640,11 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 	if (sig_changed)
 		*flags |= CAND_SIG_CHANGED;
 	/* the declared parameters: names, types, packed structs on the stack */
-	if (!dwarf_child(proto, &child)) {
+	if (!fx_child(r, proto, &child)) {
 		do {
 			Dwarf_Attribute mem;
 
-			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			if (fx_tag(r, &child) != DW_TAG_formal_parameter)
 				continue;
 			if (!dwarf_attr_integrate(&child, DW_AT_name, &mem))
 				*flags |= CAND_UNNAMED_PARAM;
@@ -629,11 +654,11 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 			if (nr < MAX_INSPECT_PARAMS) {
 				params[nr] = dwarf_dieoffset(&child);
 				decl_die[nr] = child;
-				param_fact_read(&decl[nr], &child, &child, NULL,
+				param_fact_read(r, &decl[nr], &child, &child, NULL,
 						secs, span);
 			}
 			nr++;
-		} while (!dwarf_siblingof(&child, &child));
+		} while (!fx_sibling(r, &child, &child));
 	}
 	pp->nr = nr;
 	if (uncertain)
@@ -656,19 +681,19 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 	 * its own list, and the abstract instance by the declared list with
 	 * the locations the instance gave it; both count for the function.
 	 */
-	if (dwarf_child(fn, &child))
+	if (fx_child(r, fn, &child))
 		goto out;
 	do {
 		int idx;
 
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		idx = param_index(&child, params, nr);
 		if (idx >= 0 && (unsigned int)idx != nr_own)
 			*flags |= CAND_REORDERED;
 		if (nr_own >= MAX_INSPECT_PARAMS)
 			break;
-		param_fact_read(&own[nr_own], &child,
+		param_fact_read(r, &own[nr_own], &child,
 				idx >= 0 ? &decl_die[idx] : &child,
 				idx >= 0 ? &decl[idx] : NULL, secs, span);
 		if (idx >= 0) {
@@ -678,7 +703,7 @@ static void inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 				decl[idx].reg = own[nr_own].reg;
 		}
 		nr_own++;
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!fx_sibling(r, &child, &child));
 	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
 		       &unexpected, NULL);
 	ignored = false;
@@ -690,16 +715,16 @@ out:
 		*flags |= CAND_UNEXPECTED_REG;
 }
 
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+void func_inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
 		  const struct loc_sections *secs, bool clang, uint32_t *flags,
 		  uint64_t *addr)
 {
 	struct proto_params pp;
 
-	inspect(fn, proto, abi, secs, clang, flags, addr, &pp, NULL);
+	inspect(r, fn, proto, abi, secs, clang, flags, addr, &pp, NULL);
 }
 
-uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+uint64_t func_true_drop(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 			const struct call_abi *abi,
 			const struct loc_sections *secs, bool clang,
 			uint32_t flags)
@@ -713,30 +738,30 @@ uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
 
 	if (!(flags & (CAND_REORDERED | CAND_SIG_CHANGED)) || !abi->nr_regs)
 		return 0;
-	if (!dwarf_child(proto, &child)) {
+	if (!fx_child(r, proto, &child)) {
 		do {
-			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			if (fx_tag(r, &child) != DW_TAG_formal_parameter)
 				continue;
 			if (nr == MAX_INSPECT_PARAMS)
 				break;
 			params[nr] = dwarf_dieoffset(&child);
 			decl_die[nr++] = child;
-		} while (!dwarf_siblingof(&child, &child));
+		} while (!fx_sibling(r, &child, &child));
 	}
-	if (dwarf_child(fn, &child))
+	if (fx_child(r, fn, &child))
 		return 0;
 	do {
 		int idx;
 
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		if (nr_own == MAX_INSPECT_PARAMS)
 			break;
 		idx = param_index(&child, params, nr);
-		param_fact_read(&own[nr_own++], &child,
+		param_fact_read(r, &own[nr_own++], &child,
 				idx >= 0 ? &decl_die[idx] : &child, NULL, secs,
 				NULL);
-	} while (!dwarf_siblingof(&child, &child));
+	} while (!fx_sibling(r, &child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
 	return mask;
@@ -870,7 +895,7 @@ static Dwarf_Die *origin_of(Dwarf_Die *die, Dwarf_Die *mem)
  * the formal parameters of proto, when proto is where the tags are (its
  * children are not walked again).
  */
-static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn,
+static int collect_func_tags(struct die_reader *r, struct cand_list *l, struct cand *c, Dwarf_Die *fn,
 			     Dwarf_Die *proto, struct proto_params *pp)
 {
 	Dwarf_Die mem, *src = origin_of(fn, &mem), child;
@@ -883,13 +908,13 @@ static int collect_func_tags(struct cand_list *l, struct cand *c, Dwarf_Die *fn,
 			err = collect_tags(l, c, &pp->dies[k], k);
 		return err;
 	}
-	if (err || dwarf_child(src, &child))
+	if (err || fx_child(r, src, &child))
 		return err;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		err = collect_tags(l, c, &child, i++);
-	} while (!err && !dwarf_siblingof(&child, &child));
+	} while (!err && !fx_sibling(r, &child, &child));
 	return err;
 }
 
@@ -913,7 +938,8 @@ static bool unit_is_clang(Dwarf_Die *die)
 	       (producer = dwarf_formstring(&mem)) && strstr(producer, "clang");
 }
 
-static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
+static int collect_function(const struct cand_ctx *ctx,
+			    struct die_reader *r, Dwarf_Die *fn,
 			    struct cand_list *l, struct cand_need *need)
 {
 	const struct elf_func *sym;
@@ -940,7 +966,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 		need->die = *fn;
 	need->proto = true;
 	clang = unit_is_clang(fn);
-	inspect(fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
+	inspect(r, fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
 		&pp, &l->loc_span);
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
@@ -948,7 +974,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 			   elf_syms_clone_at(ctx->syms, sym, addr);
 	if (need->true_proto) {
 		need->true_die = *fn;
-		need->drop = func_true_drop(fn, &need->die, &ctx->abi,
+		need->drop = func_true_drop(r, fn, &need->die, &ctx->abi,
 					    &ctx->locs, clang, flags);
 	}
 	c = cand_list_add(l, false, name);
@@ -957,7 +983,7 @@ static int collect_function(const struct cand_ctx *ctx, Dwarf_Die *fn,
 	c->flags = flags;
 	c->addr = addr;
 	err = ctx->features->decl_tags ?
-	      collect_func_tags(l, c, fn, &need->die, &pp) : 0;
+	      collect_func_tags(r, l, c, fn, &need->die, &pp) : 0;
 	return err ? err : 1;
 }
 
@@ -1059,16 +1085,17 @@ int cand_add_markers(struct cand_list *l, struct btf *btf)
 	return 0;
 }
 
-int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+int cand_collect_die(const struct cand_ctx *ctx, struct die_reader *r,
+		     Dwarf_Die *die, int tag,
 		     struct cand_list *l, struct cand_need *need)
 {
 	/* most top-level DIEs are declarations: the abbreviation says so */
-	if (dwarf_hasattr(die, DW_AT_declaration))
+	if (fx_hasattr(r, die, DW_AT_declaration))
 		return 0;
 	if (tag == DW_TAG_subprogram)
-		return ctx->features->funcs ? collect_function(ctx, die, l, need) : 0;
+		return ctx->features->funcs ? collect_function(ctx, r, die, l, need) : 0;
 	if (!ctx->features->vars && !ctx->features->global_vars)
 		return 0;
-	return dwarf_hasattr(die, DW_AT_location) ?
+	return fx_hasattr(r, die, DW_AT_location) ?
 	       collect_variable(ctx, die, l, need) : 0;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "die_reader.h"
 #include "elf_syms.h"
 #include "locs.h"
 
@@ -108,9 +109,11 @@ bool cand_marker_parse(const char *name, uint32_t *chunk,
  * or reordered, as pahole judges them (funcs.c). Sets *flags (enum
  * cand_flag) and *addr. Never fails: what cannot be read is not flagged.
  * secs: the file's location list sections, for reading first registers
- * without libdw (locs.h); NULL: libdw reads every location.
+ * without libdw (locs.h); NULL: libdw reads every location. r: the
+ * worker's DIE reader (die_reader.h), NULL: libdw walks the DIEs.
  */
-void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
+void func_inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
+		  const struct call_abi *abi,
 		  const struct loc_sections *secs, bool clang, uint32_t *flags,
 		  uint64_t *addr);
 
@@ -120,7 +123,7 @@ void func_inspect(Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
  * those optimized out (no location, or none pahole can read); when clang
  * changed the signature, those optimized out.
  */
-uint64_t func_true_drop(Dwarf_Die *fn, Dwarf_Die *proto,
+uint64_t func_true_drop(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 			const struct call_abi *abi,
 			const struct loc_sections *secs, bool clang,
 			uint32_t flags);
@@ -160,10 +163,12 @@ struct cand_need {
  * at the unit's top level. Returns 1 when die is a candidate: it was added
  * to l, and *need says which type the walk must encode for it, whose id
  * then goes to cand_set_type(). Returns 0 when it is none, or a negative
- * errno. Reads the DWARF and calls nothing back: data flows from the walk
- * to here, never the other way.
+ * errno. r: the walk's DIE reader (NULL: libdw). Reads the DWARF and
+ * calls nothing back: data flows from the walk to here, never the other
+ * way.
  */
-int cand_collect_die(const struct cand_ctx *ctx, Dwarf_Die *die, int tag,
+int cand_collect_die(const struct cand_ctx *ctx, struct die_reader *r,
+		     Dwarf_Die *die, int tag,
 		     struct cand_list *l, struct cand_need *need);
 
 /*
