@@ -83,6 +83,7 @@ void cand_list_deinit(struct cand_list *l)
 	free(l->vars);
 	free(l->tags);
 	free(l->strs);
+	free(l->sym_memo);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -938,6 +939,34 @@ static bool unit_is_clang(Dwarf_Die *die)
 	       (producer = dwarf_formstring(&mem)) && strstr(producer, "clang");
 }
 
+struct sym_memo {
+	const char *name;		/* NULL: empty */
+	const struct elf_func *sym;	/* NULL: no such function symbol */
+};
+
+#define SYM_MEMO_SIZE 8192
+
+/* elf_syms_find_func(), remembered by the name's address for the chunk. */
+static const struct elf_func *find_func(const struct cand_ctx *ctx,
+					struct cand_list *l, const char *name)
+{
+	uint64_t h = (uintptr_t)name;
+	struct sym_memo *m;
+
+	if (!l->sym_memo) {
+		l->sym_memo = calloc(SYM_MEMO_SIZE, sizeof(*l->sym_memo));
+		if (!l->sym_memo)
+			return elf_syms_find_func(ctx->syms, name);
+	}
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
+	m = &l->sym_memo[(h >> 40) & (SYM_MEMO_SIZE - 1)];
+	if (m->name != name) {
+		m->name = name;
+		m->sym = elf_syms_find_func(ctx->syms, name);
+	}
+	return m->sym;
+}
+
 static int collect_function(const struct cand_ctx *ctx,
 			    struct die_reader *r, Dwarf_Die *fn,
 			    struct cand_list *l, struct cand_need *need)
@@ -955,7 +984,7 @@ static int collect_function(const struct cand_ctx *ctx,
 	if (own_flag(fn, DW_AT_declaration))
 		return 0;
 	name = dwarf_diename(fn);	/* follows abstract origin */
-	if (!name || !*name || !(sym = elf_syms_find_func(ctx->syms, name)))
+	if (!name || !*name || !(sym = find_func(ctx, l, name)))
 		return 0;
 	if (!sym->exact && !ctx->features->optimized_funcs)
 		return 0;

@@ -52,6 +52,8 @@ struct cand {
  * The candidates of one chunk, in the order the walk met them (file
  * order), functions and variables apart.
  */
+struct sym_memo;
+
 struct cand_list {
 	uint32_t chunk;
 	struct cand *funcs;
@@ -64,6 +66,12 @@ struct cand_list {
 	uint32_t strs_len, strs_cap;
 	uint32_t funcs_marked, vars_marked;	/* candidates with markers */
 	struct loc_span loc_span;	/* location lists its functions read */
+	/*
+	 * Function symbols by the address of the name's text: the units of a
+	 * chunk repeat their headers' inline functions, and a name in
+	 * .debug_str is one text. Direct-mapped, NULL until the first lookup.
+	 */
+	struct sym_memo *sym_memo;
 };
 
 void cand_list_init(struct cand_list *l, uint32_t chunk);
