@@ -488,6 +488,22 @@ static uint32_t memo_slot(const struct type_cache *c, const void *key)
 	return j;
 }
 
+/* An attribute's constant: udata, or a DW_OP_plus_uconst location. */
+static bool fp_value(struct cu_encoder *e, Dwarf_Attribute *a, Dwarf_Word *v)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!die_reader_udata(&e->reader, a, v))
+		return true;
+	/* member locations may be DW_OP_plus_uconst expressions */
+	if (dwarf_getlocation(a, &ops, &nops) || nops != 1 ||
+	    ops[0].atom != DW_OP_plus_uconst)
+		return false;
+	*v = ops[0].number;
+	return true;
+}
+
 /* Mixes in an attribute's constant value (or its absence). */
 static bool fp_const(struct cu_encoder *e, uint64_t *h, struct die_attrs *da,
 		     int slot, unsigned int name)
@@ -499,17 +515,55 @@ static bool fp_const(struct cu_encoder *e, uint64_t *h, struct die_attrs *da,
 		*h = fp_mix(*h, 0xa0 + slot);
 		return true;
 	}
-	if (die_reader_udata(&e->reader, a, &v)) {
-		Dwarf_Op *ops;
-		size_t nops;
-
-		/* member locations may be DW_OP_plus_uconst expressions */
-		if (dwarf_getlocation(a, &ops, &nops) || nops != 1 ||
-		    ops[0].atom != DW_OP_plus_uconst)
-			return false;
-		v = ops[0].number;
-	}
+	if (!fp_value(e, a, &v))
+		return false;
 	*h = fp_mix(fp_mix(*h, 0xb0 + slot), v);
+	return true;
+}
+
+/*
+ * A member's (or parameter's) place and size: which of these constants
+ * it has, in one mix, then their values. Through specification or
+ * abstract origin (C++) one by one, as libdw follows them.
+ */
+static const struct {
+	int slot;
+	unsigned int name;
+} fp_member_attrs[] = {
+	{ DA_MEMBER_LOCATION, DW_AT_data_member_location },
+	{ DA_DATA_BIT_OFFSET, DW_AT_data_bit_offset },
+	{ DA_BIT_SIZE, DW_AT_bit_size },
+	{ DA_BIT_OFFSET, DW_AT_bit_offset },
+	{ DA_BYTE_SIZE, DW_AT_byte_size },
+	{ DA_EXTERNAL, DW_AT_external },
+	{ DA_DECLARATION, DW_AT_declaration },
+};
+
+#define FP_MEMBER_NR (sizeof(fp_member_attrs) / sizeof(fp_member_attrs[0]))
+
+static bool fp_member_consts(struct cu_encoder *e, uint64_t *h,
+			     struct die_attrs *da)
+{
+	uint32_t i, mask = 0;
+	Dwarf_Word v;
+
+	if (da->have & (1u << DA_INDIRECT)) {
+		for (i = 0; i < FP_MEMBER_NR; i++)
+			if (!fp_const(e, h, da, fp_member_attrs[i].slot,
+				      fp_member_attrs[i].name))
+				return false;
+		return true;
+	}
+	for (i = 0; i < FP_MEMBER_NR; i++)
+		mask |= da->have & (1u << fp_member_attrs[i].slot);
+	*h = fp_mix(*h, 0x6d656d00 ^ mask);
+	for (i = 0; i < FP_MEMBER_NR; i++) {
+		if (!(mask & (1u << fp_member_attrs[i].slot)))
+			continue;
+		if (!fp_value(e, &da->a[fp_member_attrs[i].slot], &v))
+			return false;
+		*h = fp_mix(*h, v);
+	}
 	return true;
 }
 
@@ -617,15 +671,7 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 			    (da.have & (1u << DA_GNU_ANNOTATION)))
 				return false;
 			*h = fp_name(e, *h, &da);
-			if (!fp_const(e, h, &da, DA_MEMBER_LOCATION,
-				      DW_AT_data_member_location) ||
-			    !fp_const(e, h, &da, DA_DATA_BIT_OFFSET,
-				      DW_AT_data_bit_offset) ||
-			    !fp_const(e, h, &da, DA_BIT_SIZE, DW_AT_bit_size) ||
-			    !fp_const(e, h, &da, DA_BIT_OFFSET, DW_AT_bit_offset) ||
-			    !fp_const(e, h, &da, DA_BYTE_SIZE, DW_AT_byte_size) ||
-			    !fp_const(e, h, &da, DA_EXTERNAL, DW_AT_external) ||
-			    !fp_const(e, h, &da, DA_DECLARATION, DW_AT_declaration) ||
+			if (!fp_member_consts(e, h, &da) ||
 			    !fp_ref(e, &da, depth, h))
 				return false;
 			break;
@@ -634,7 +680,7 @@ static bool fp_children(struct cu_encoder *e, Dwarf_Die *die, int depth,
 				return false;
 			*h = fp_name(e, *h, &da);
 			a = da_get(&da, DA_CONST_VALUE, DW_AT_const_value);
-			if (!a || dwarf_formudata(a, &v))
+			if (!a || die_reader_udata(&e->reader, a, &v))
 				return false;
 			*h = fp_mix(fp_mix(*h, dwarf_whatform(a)), v);
 			break;

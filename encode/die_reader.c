@@ -530,7 +530,7 @@ static const struct dr_abbrev *abbrev_of(struct die_reader *r, Dwarf_Die *die,
 		*attrs = r->last_attrs;
 		return r->last_abbrev;
 	}
-	u = unit_of(r, die->cu);
+	u = r->last && r->last->cu == die->cu ? r->last : unit_of(r, die->cu);
 	if (!u || u->slow || p < u->start || p >= u->end)
 		return NULL;
 	if (!leb_read(&p, u->end, &code) || code == 0 || code >= DR_MAX_CODE)
@@ -745,7 +745,8 @@ static uint64_t read_le(const unsigned char *p, unsigned int n)
 static const struct dr_unit *attr_unit(struct die_reader *r,
 				       const Dwarf_Attribute *a)
 {
-	const struct dr_unit *u = unit_of(r, a->cu);
+	const struct dr_unit *u = r->last && r->last->cu == a->cu ?
+				  r->last : unit_of(r, a->cu);
 
 	return u && !u->slow ? u : NULL;
 }
