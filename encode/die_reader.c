@@ -75,6 +75,8 @@ struct dr_unit {
 	uint16_t version;
 	struct dr_abbrev **codes;	/* by abbreviation code */
 	uint32_t ncodes;
+	/* the unit's abbreviation table in .debug_abbrev, parsed on demand */
+	const unsigned char *abbrev_next;	/* NULL: all parsed, or none */
 };
 
 /* The one table that stands for "libdw reads every DIE of this code". */
@@ -336,13 +338,13 @@ static const unsigned char *walk_attrs(const struct dr_unit *u,
 
 /* --- building the tables from libdw's reading */
 
-static struct dr_unit *unit_new(const struct die_reader *r, Dwarf_CU *cu)
+static struct dr_unit *unit_new(struct die_reader *r, Dwarf_CU *cu)
 {
 	struct dr_unit *u = calloc(1, sizeof(*u));
 	Dwarf_Die cudie;
 	Dwarf_Half version;
 	uint8_t unit_type, addr_size, offset_size;
-	Dwarf_Off die_off, start_off, next_off;
+	Dwarf_Off die_off, start_off, next_off, abbrev_off;
 	Elf *elf = dwarf_getelf(dwarf_cu_getdwarf(cu));
 	const char *ident;
 	uint64_t sig;
@@ -378,6 +380,10 @@ static struct dr_unit *unit_new(const struct die_reader *r, Dwarf_CU *cu)
 	u->home_strings = r->home && dwarf_cu_getdwarf(cu) == r->home &&
 			  (unit_type == DW_UT_compile || unit_type == DW_UT_type ||
 			   unit_type == DW_UT_partial);
+	if (r->abbrevs && r->home && dwarf_cu_getdwarf(cu) == r->home &&
+	    dwarf_cu_die(cu, &cudie, NULL, &abbrev_off, NULL, NULL, NULL,
+			 NULL) && abbrev_off < r->abbrevs_size)
+		u->abbrev_next = r->abbrevs + abbrev_off;
 	return u;
 }
 
@@ -513,6 +519,124 @@ slow:
 	return &dr_slow_abbrev;	/* ab stays in the block until reset */
 }
 
+/* Makes u->codes[code] exist (NULL when new); -ENOMEM without memory. */
+static int codes_grow(struct dr_unit *u, uint64_t code)
+{
+	uint32_t n = u->ncodes ? u->ncodes : 256;
+	struct dr_abbrev **codes;
+
+	if (code < u->ncodes)
+		return 0;
+	while (n <= code)
+		n *= 2;
+	codes = realloc(u->codes, n * sizeof(*codes));
+	if (!codes)
+		return -ENOMEM;
+	memset(codes + u->ncodes, 0, (n - u->ncodes) * sizeof(*codes));
+	u->codes = codes;
+	u->ncodes = n;
+	return 0;
+}
+
+/*
+ * One entry of an abbreviation table at *pp (end: the section's end) into
+ * a table, or &dr_slow_abbrev for one libdw must read (a form this reader
+ * does not size, a tag or children flag libdw would not take as such).
+ * Sets *code (0: the table's end) and moves *pp past the entry; returns
+ * NULL at the end, on bytes that are no entry, or without memory.
+ */
+static struct dr_abbrev *abbrev_parse_entry(struct die_reader *r,
+					    const struct dr_unit *u,
+					    const unsigned char **pp,
+					    const unsigned char *end,
+					    uint64_t *code)
+{
+	const unsigned char *p = *pp, *attrs;
+	uint64_t tag, name, form, v;
+	struct dr_abbrev *ab;
+	uint32_t n = 0, i;
+	bool slow = false;
+	unsigned char children;
+
+	if (!leb_read(&p, end, code) || !*code || !leb_read(&p, end, &tag) ||
+	    p >= end)
+		return NULL;
+	children = *p++;
+	attrs = p;
+	for (;;) {
+		if (!leb_read(&p, end, &name) || !leb_read(&p, end, &form))
+			return NULL;
+		if (!name && !form)
+			break;
+		if (form == DW_FORM_implicit_const && !leb_read(&p, end, &v))
+			return NULL;	/* (signed; only its length matters) */
+		if (++n > 1024)
+			return NULL;
+	}
+	*pp = p;
+	if (!tag || tag > INT32_MAX || children > DW_CHILDREN_yes)
+		return &dr_slow_abbrev;
+	ab = dr_alloc(r, sizeof(*ab) + n * sizeof(ab->attrs[0]));
+	if (!ab)
+		return NULL;
+	ab->tag = tag;
+	ab->has_children = children == DW_CHILDREN_yes;
+	ab->sibling = -1;
+	ab->nattrs = n;
+	for (i = 0, p = attrs; i < n; i++) {
+		struct dr_attr *a = &ab->attrs[i];
+		int size;
+
+		leb_read(&p, end, &name);
+		leb_read(&p, end, &form);
+		a->implicit = (unsigned char *)p;
+		if (form == DW_FORM_implicit_const)
+			leb_read(&p, end, &v);
+		size = form_size(u, form);
+		if (size < 0 || name > UINT16_MAX || form > UINT16_MAX) {
+			slow = true;
+			continue;
+		}
+		a->name = name;
+		a->form = form;
+		a->slot = r->slot_of(name);
+		a->size = size;
+		if (name == DW_AT_sibling && ab->sibling < 0)
+			ab->sibling = i;
+	}
+	return slow ? &dr_slow_abbrev : ab;
+}
+
+/*
+ * Parses u's abbreviation table on from where it stopped, up to and
+ * including code want (or to its end). A code met twice is left to libdw.
+ */
+static void abbrev_parse(struct die_reader *r, struct dr_unit *u,
+			 uint64_t want)
+{
+	const unsigned char *end = r->abbrevs + r->abbrevs_size;
+
+	while (u->abbrev_next) {
+		uint64_t code;
+		struct dr_abbrev *ab = abbrev_parse_entry(r, u, &u->abbrev_next,
+							  end, &code);
+
+		if (!ab) {
+			u->abbrev_next = NULL;
+			return;
+		}
+		if (code >= DR_MAX_CODE)
+			continue;
+		if (codes_grow(u, code)) {
+			u->abbrev_next = NULL;
+			return;
+		}
+		u->codes[code] = u->codes[code] ? &dr_slow_abbrev : ab;
+		if (code == want)
+			return;
+	}
+}
+
 /*
  * The table for die and where its attributes begin; NULL when libdw must
  * read it (or memory ran out: libdw then says so itself, or manages).
@@ -535,19 +659,10 @@ static const struct dr_abbrev *abbrev_of(struct die_reader *r, Dwarf_Die *die,
 		return NULL;
 	if (!leb_read(&p, u->end, &code) || code == 0 || code >= DR_MAX_CODE)
 		return NULL;
-	if (code >= u->ncodes) {
-		uint32_t n = u->ncodes ? u->ncodes : 256;
-		struct dr_abbrev **codes;
-
-		while (n <= code)
-			n *= 2;
-		codes = realloc(u->codes, n * sizeof(*codes));
-		if (!codes)
-			return NULL;
-		memset(codes + u->ncodes, 0, (n - u->ncodes) * sizeof(*codes));
-		u->codes = codes;
-		u->ncodes = n;
-	}
+	if ((code >= u->ncodes || !u->codes[code]) && u->abbrev_next)
+		abbrev_parse(r, u, code);
+	if (codes_grow(u, code))
+		return NULL;
 	if (!u->codes[code]) {
 		u->codes[code] = abbrev_build(r, u, die, p);
 		if (!u->codes[code])
@@ -832,5 +947,37 @@ int die_reader_ref(struct die_reader *r, Dwarf_Attribute *a, Dwarf_Off *off)
 		return -EINVAL;
 	default:
 		return -ENOENT;
+	}
+}
+
+/* --- the home file's abbreviations */
+
+void die_reader_abbrevs_find(Elf *elf, const unsigned char **data,
+			     size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*data = NULL;
+	*size = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+		    (shdr.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || strcmp(name, ".debug_abbrev"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf) {
+			*data = d->d_buf;
+			*size = d->d_size;
+		}
+		return;
 	}
 }

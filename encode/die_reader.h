@@ -32,6 +32,13 @@ struct die_reader {
 	 * DWARF objects) have string tables of their own.
 	 */
 	Dwarf *home;
+	/*
+	 * home's .debug_abbrev as libdw reads it (die_reader_abbrevs_find),
+	 * or NULL: then each abbreviation's table comes from libdw's reading
+	 * of the first DIE that uses it.
+	 */
+	const unsigned char *abbrevs;
+	size_t abbrevs_size;
 	struct dr_unit **units;		/* by Dwarf_CU address; NULL = empty */
 	uint32_t units_cap, units_used;
 	struct dr_unit *last;		/* the unit of the previous lookup */
@@ -57,6 +64,14 @@ void die_reader_deinit(struct die_reader *r);
  */
 int die_reader_attrs(struct die_reader *r, Dwarf_Die *die,
 		     Dwarf_Attribute *out, uint32_t *have);
+
+/*
+ * The .debug_abbrev section of elf as libdw reads it (decompressed), for
+ * die_reader.abbrevs; NULL and 0 when there is none. Calls libelf, which
+ * is not thread-safe: before the workers start.
+ */
+void die_reader_abbrevs_find(Elf *elf, const unsigned char **data,
+			     size_t *size);
 
 /* dwarf_tag(), dwarf_haschildren() and dwarf_hasattr(), same answers. */
 int die_reader_tag(struct die_reader *r, Dwarf_Die *die);

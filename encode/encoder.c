@@ -714,6 +714,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	struct btf *merged = NULL;
 	struct dwarf_handle h = { 0 };
 	struct plan_job plan = { 0 };
+	const unsigned char *abbrevs;
+	size_t abbrevs_size;
 	bool plan_started = false;
 	double t0, cpu0, encode_end, first_end, workers_start = 0;
 	int err;
@@ -754,6 +756,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		err = -ENOMEM;
 		goto out;
 	}
+	/* libelf again: the abbreviations' section, found here for all */
+	die_reader_abbrevs_find(dwarf_getelf(h.dwarf), &abbrevs, &abbrevs_size);
 	for (i = 0; i < jobs; i++) {
 		workers[i].enc = &enc;
 		workers[i].index = i;
@@ -761,6 +765,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		if (err)
 			goto join;
 		workers[i].cu.use_cache = !opts->no_type_cache;
+		workers[i].cu.reader.abbrevs = abbrevs;
+		workers[i].cu.reader.abbrevs_size = abbrevs_size;
 		/*
 		 * One Dwarf per worker, all over the one Elf (one mapping of the
 		 * file, relocated once for ET_REL). dwarf_begin_elf reads and

@@ -584,7 +584,8 @@ static void check_variants(const struct fixture *f, const char *cc,
 		variant_text(cc, &vs[i], what, sizeof(what));
 		if (vs[i].compressed)
 			assert_compressed(bin);
-		die_reader_agrees(bin, 1);
+		die_reader_agrees(bin, 1, true);
+		die_reader_agrees(bin, 1, false);
 		out = encode_canon(bin, &run);
 		got = listing_blob(&out, NULL);
 		check_golden(f, cc, got, what);

@@ -412,7 +412,8 @@ static void reader_check_die(struct die_reader *r, Dwarf *dbg, Dwarf_Die *d,
 		      (unsigned long long)off);
 }
 
-uint64_t die_reader_agrees(const char *path, uint32_t unit_stride)
+uint64_t die_reader_agrees(const char *path, uint32_t unit_stride,
+			   bool section_abbrevs)
 {
 	static const Dwfl_Callbacks callbacks = {
 		.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -437,6 +438,11 @@ uint64_t die_reader_agrees(const char *path, uint32_t unit_stride)
 	ck_assert_msg(dbg != NULL, "%s: libdw: %s", path, dwfl_errmsg(-1));
 	die_reader_init(&r, reader_check_slot);
 	r.home = dbg;
+	if (section_abbrevs) {
+		die_reader_abbrevs_find(dwarf_getelf(dbg), &r.abbrevs,
+					&r.abbrevs_size);
+		ck_assert_msg(r.abbrevs, "%s: no .debug_abbrev", path);
+	}
 	for (types = 0; types < 2; types++) {
 		Dwarf_Off o = 0, next;
 		size_t hsize;

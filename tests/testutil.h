@@ -82,8 +82,11 @@ int kernel_load_btf(const struct blob *raw, char *log_buf, size_t log_size);
  * each: tag, children, the attributes (code, form, value pointer), their
  * unsigned values, .debug_str offsets and unit references, first child
  * and next sibling. Fails too when the reader answered (nearly) nothing
- * itself. Returns the number of DIEs compared.
+ * itself. section_abbrevs: the reader parses .debug_abbrev itself, as the
+ * encoder has it do; else it builds its tables from libdw's reading.
+ * Returns the number of DIEs compared.
  */
-uint64_t die_reader_agrees(const char *path, uint32_t unit_stride);
+uint64_t die_reader_agrees(const char *path, uint32_t unit_stride,
+			   bool section_abbrevs);
 
 #endif
