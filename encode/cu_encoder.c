@@ -63,6 +63,7 @@ struct die_map_entry {
 struct die_map {
 	struct die_map_entry *slots;	/* key and value side by side: one miss */
 	uint32_t cap, used;
+	uint32_t *filled;		/* the used slots, to clear only them */
 };
 
 static uint32_t die_hash(const void *key)
@@ -77,11 +78,15 @@ static uint32_t die_hash(const void *key)
 
 static int die_map_grow(struct die_map *m)
 {
-	uint32_t old_cap = m->cap, i, cap = old_cap ? old_cap * 2 : 4096;
+	uint32_t old_cap = m->cap, i, n = 0, cap = old_cap ? old_cap * 2 : 4096;
 	struct die_map_entry *slots = calloc(cap, sizeof(*slots));
+	uint32_t *filled = malloc((cap / 2 + 1) * sizeof(*filled));
 
-	if (!slots)
+	if (!slots || !filled) {
+		free(slots);
+		free(filled);
 		return -ENOMEM;
+	}
 	for (i = 0; i < old_cap; i++) {
 		uint32_t j;
 
@@ -91,11 +96,23 @@ static int die_map_grow(struct die_map *m)
 		     j = (j + 1) & (cap - 1))
 			;
 		slots[j] = m->slots[i];
+		filled[n++] = j;
 	}
 	free(m->slots);
+	free(m->filled);
 	m->slots = slots;
+	m->filled = filled;
 	m->cap = cap;
 	return 0;
+}
+
+/* Fills the empty slot found by die_map_slot() (the table has room). */
+static void die_map_put(struct die_map *m, uint32_t slot, const void *key,
+			uint32_t id)
+{
+	m->slots[slot].key = key;
+	m->slots[slot].id = id;
+	m->filled[m->used++] = slot;
 }
 
 /* Slot of key, or the empty slot where it goes. */
@@ -109,10 +126,13 @@ static uint32_t die_map_slot(const struct die_map *m, const void *key)
 	return j;
 }
 
+/* Empties the map, touching only the slots in use (most of it is empty). */
 static void die_map_clear(struct die_map *m)
 {
-	if (m->slots)
-		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	uint32_t i;
+
+	for (i = 0; i < m->used; i++)
+		m->slots[m->filled[i]].key = NULL;
 	m->used = 0;
 }
 
@@ -433,6 +453,7 @@ struct type_cache {
 	/* memo: DIE address -> fingerprint as a member's type, per unit */
 	struct memo_entry *memo;
 	uint32_t memo_cap, memo_used;
+	uint32_t *memo_filled;		/* the used slots, to clear only them */
 };
 
 #define FP_MAX_DEPTH 24
@@ -456,11 +477,16 @@ static uint64_t fp_str(uint64_t h, const char *str)
 
 static int memo_grow(struct type_cache *c)
 {
-	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096, i;
+	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096;
 	struct memo_entry *memo = calloc(cap, sizeof(*memo));
+	uint32_t *filled = malloc((cap / 2 + 1) * sizeof(*filled));
+	uint32_t i, n = 0;
 
-	if (!memo)
+	if (!memo || !filled) {
+		free(memo);
+		free(filled);
 		return -ENOMEM;
+	}
 	for (i = 0; i < old_cap; i++) {
 		uint32_t j;
 
@@ -470,9 +496,12 @@ static int memo_grow(struct type_cache *c)
 		     j = (j + 1) & (cap - 1))
 			;
 		memo[j] = c->memo[i];
+		filled[n++] = j;
 	}
 	free(c->memo);
+	free(c->memo_filled);
 	c->memo = memo;
+	c->memo_filled = filled;
 	c->memo_cap = cap;
 	return 0;
 }
@@ -774,7 +803,7 @@ static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
 		slot = memo_slot(c, die->addr);
 		c->memo[slot].key = die->addr;
 		c->memo[slot].fp = v;
-		c->memo_used++;
+		c->memo_filled[c->memo_used++] = slot;
 	}
 	if (v == FP_UNCACHEABLE)
 		return false;
@@ -991,18 +1020,14 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 		if (e->cache->slots[fp_slot].key) {
 			/* a copy of a type an earlier unit encoded */
 			*id = e->cache->slots[fp_slot].id;
-			e->map->slots[slot].key = die->addr;
-			e->map->slots[slot].id = *id;
-			e->map->used++;
+			die_map_put(e->map, slot, die->addr, *id);
 			e->cache_hits++;
 			return 0;
 		}
 	}
 	count = die_type_count(e, die);
 	*id = count ? e->next_id : 0;
-	e->map->slots[slot].key = die->addr;
-	e->map->slots[slot].id = *id;
-	e->map->used++;
+	die_map_put(e->map, slot, die->addr, *id);
 	if (fp && count) {
 		e->cache->slots[fp_slot].key = fp;
 		e->cache->slots[fp_slot].id = *id;
@@ -1678,6 +1703,7 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
 	int depth = 0, err = 0, ret;
+	uint32_t i;
 
 	e->cu_off = die_off(cu_die);
 	e->reader.home = dwarf_cu_getdwarf(cu_die->cu);
@@ -1690,8 +1716,8 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	 * reference into another unit is encoded again, for dedup to merge.
 	 */
 	die_map_clear(e->map);
-	memset(e->cache->memo, 0,
-	       e->cache->memo_cap * sizeof(*e->cache->memo));
+	for (i = 0; i < e->cache->memo_used; i++)
+		e->cache->memo[e->cache->memo_filled[i]].key = NULL;
 	e->cache->memo_used = 0;
 
 	/*
@@ -1791,11 +1817,13 @@ void cu_encoder_deinit(struct cu_encoder *e)
 
 	if (e->map) {
 		free(e->map->slots);
+		free(e->map->filled);
 		free(e->map);
 	}
 	if (e->cache) {
 		free(e->cache->slots);
 		free(e->cache->memo);
+		free(e->cache->memo_filled);
 		free(e->cache);
 	}
 	free(e->queue);
@@ -1905,9 +1933,7 @@ int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
 		return 0;
 	}
 	*id = e->next_id++;
-	e->map->slots[slot].key = fn->addr;
-	e->map->slots[slot].id = *id;
-	e->map->used++;
+	die_map_put(e->map, slot, fn->addr, *id);
 	err = queue_push(e, QUEUE_DIE, *id, fn);
 	return err ? err : settle(e);
 }

@@ -661,7 +661,7 @@ static const struct dr_abbrev *abbrev_of(struct die_reader *r, Dwarf_Die *die,
 		return NULL;
 	if ((code >= u->ncodes || !u->codes[code]) && u->abbrev_next)
 		abbrev_parse(r, u, code);
-	if (codes_grow(u, code))
+	if (code >= u->ncodes && codes_grow(u, code))
 		return NULL;
 	if (!u->codes[code]) {
 		u->codes[code] = abbrev_build(r, u, die, p);
