@@ -80,7 +80,7 @@ static int die_map_grow(struct die_map *m)
 {
 	uint32_t old_cap = m->cap, i, n = 0, cap = old_cap ? old_cap * 2 : 4096;
 	struct die_map_entry *slots = calloc(cap, sizeof(*slots));
-	uint32_t *filled = malloc((cap / 2 + 1) * sizeof(*filled));
+	uint32_t *filled = malloc(cap * sizeof(*filled));
 
 	if (!slots || !filled) {
 		free(slots);
@@ -479,7 +479,7 @@ static int memo_grow(struct type_cache *c)
 {
 	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096;
 	struct memo_entry *memo = calloc(cap, sizeof(*memo));
-	uint32_t *filled = malloc((cap / 2 + 1) * sizeof(*filled));
+	uint32_t *filled = malloc(cap * sizeof(*filled));
 	uint32_t i, n = 0;
 
 	if (!memo || !filled) {
