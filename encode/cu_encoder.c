@@ -456,6 +456,14 @@ struct type_cache {
 	uint32_t *memo_filled;		/* the used slots, to clear only them */
 };
 
+/* names' text hashes by .debug_str offset + 1 (0: empty), direct-mapped */
+struct name_hash {
+	uint64_t key;
+	uint64_t hash;
+};
+
+#define NAME_HASHES	32768
+
 #define FP_MAX_DEPTH 24
 #define FP_UNCACHEABLE 1	/* memoized "cannot be fingerprinted" */
 
@@ -466,13 +474,18 @@ static uint64_t fp_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t fp_str(uint64_t h, const char *str)
+static uint64_t fp_text(const char *str)
 {
 	uint64_t v = 0xcbf29ce484222325ULL;
 
 	for (; str && *str; str++)
 		v = (v ^ (unsigned char)*str) * 0x100000001b3ULL;
-	return fp_mix(h, v);
+	return v;
+}
+
+static uint64_t fp_str(uint64_t h, const char *str)
+{
+	return fp_mix(h, fp_text(str));
 }
 
 static int memo_grow(struct type_cache *c)
@@ -622,18 +635,26 @@ static void fp_subtree(struct cu_encoder *e, struct die_attrs *da, uint64_t *h)
 static bool header_definition(struct die_attrs *da);
 
 /*
- * A name: by its offset in .debug_str when it has one (the linker keeps
- * one copy of each string there, so equal offsets are equal names, and
- * the characters need not be read), else by its characters.
+ * A name, by its characters. The hash of a DW_FORM_strp name is kept by
+ * its .debug_str offset (one text per offset; not one offset per text: a
+ * relocatable link such as a module keeps each object's strings), so the
+ * characters of a name met again are not read again.
  */
 static uint64_t fp_name(struct cu_encoder *e, uint64_t h, struct die_attrs *da)
 {
 	Dwarf_Attribute *a = da_get(da, DA_NAME, DW_AT_name);
-	uint64_t off;
+	struct name_hash *n;
+	uint64_t off, k;
 
-	if (a && !die_reader_strp(&e->reader, a, &off))
-		return fp_mix(fp_mix(h, 0x73747270), off);
-	return fp_str(h, da_name(da));
+	if (!a || !e->names || die_reader_strp(&e->reader, a, &off))
+		return fp_str(h, da_name(da));
+	k = off * 0x9e3779b97f4a7c15ULL;
+	n = &e->names[(k >> 40) & (NAME_HASHES - 1)];
+	if (n->key != off + 1) {
+		n->key = off + 1;
+		n->hash = fp_text(da_name(da));
+	}
+	return fp_mix(h, n->hash);
 }
 
 /*
@@ -1801,9 +1822,10 @@ int cu_encoder_init(struct cu_encoder *e, const char *path,
 	e->features = features;
 	e->log = log;
 	die_reader_init(&e->reader, da_slot);
+	e->names = calloc(NAME_HASHES, sizeof(*e->names));
 	e->map = calloc(1, sizeof(*e->map));
 	e->cache = calloc(1, sizeof(*e->cache));
-	if (!e->map || !e->cache || die_map_grow(e->map) ||
+	if (!e->names || !e->map || !e->cache || die_map_grow(e->map) ||
 	    type_cache_grow(e->cache) || memo_grow(e->cache)) {
 		cu_encoder_deinit(e);
 		return -ENOMEM;
@@ -1830,6 +1852,7 @@ void cu_encoder_deinit(struct cu_encoder *e)
 	for (i = 0; i < e->nr_tags; i++)
 		free(e->tags[i].value);
 	free(e->tags);
+	free(e->names);
 	die_reader_deinit(&e->reader);
 	memset(e, 0, sizeof(*e));
 }

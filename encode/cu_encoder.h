@@ -16,6 +16,7 @@
 struct btf;
 struct die_map;
 struct type_cache;
+struct name_hash;
 struct cu_queue_entry;
 struct pending_decl_tag;
 struct cand_ctx;
@@ -29,6 +30,7 @@ struct cu_encoder {
 	struct die_map *map;			/* DIE -> type id, within one chunk */
 	struct type_cache *cache;		/* fingerprint -> type id, same */
 	struct die_reader reader;		/* tag, attributes, children */
+	struct name_hash *names;		/* names' hashes by string offset */
 	bool use_cache;				/* set by the driver */
 	uint64_t cache_hits;			/* definitions taken from it */
 	struct cu_queue_entry *queue;		/* reserved, not yet emitted */

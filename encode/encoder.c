@@ -490,8 +490,10 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		drop_range(enc->h, enc->cu_offs[first],
 			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
 			   enc->cu_offs[end] - 64 : enc->h->info_size);
-	if (enc->want_cands)
+	if (enc->want_cands) {
 		drop_loc_span(enc->h, &enc->cand_ctx.locs, &enc->cands[k].loc_span);
+		cand_list_walked(&enc->cands[k]);
+	}
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
 	enc->results[k] = btf;

@@ -87,6 +87,12 @@ void cand_list_deinit(struct cand_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void cand_list_walked(struct cand_list *l)
+{
+	free(l->sym_memo);
+	l->sym_memo = NULL;
+}
+
 /* Grows *arr (of *cap elements of size bytes) to hold one more. */
 static int grow(void **arr, uint32_t *cap, uint32_t used, size_t size)
 {

@@ -77,6 +77,9 @@ struct cand_list {
 void cand_list_init(struct cand_list *l, uint32_t chunk);
 void cand_list_deinit(struct cand_list *l);
 
+/* The chunk's walk is over: drops what only the walk's lookups need. */
+void cand_list_walked(struct cand_list *l);
+
 static inline const char *cand_str(const struct cand_list *l, uint32_t off)
 {
 	return l->strs + off;
