@@ -23,18 +23,25 @@
  *	attrs: a[2] = {byte_size, implicit_const, <the abbreviation's 8>},
  *	       a[1] = {type, ref4, 0x4e}; have = 0b110; next DIE at 0x52
  *
- * Invariant: every answer is libdw's. A table is built from libdw's own
- * reading of the first DIE that uses the abbreviation (dwarf_tag,
- * dwarf_getattrs, and dwarf_child or dwarf_siblingof for where the DIE
- * ends) and kept only if stepping over the values lands on every position
- * libdw gave. What the tables do not cover goes to libdw, whose answer or
- * error stands: DW_FORM_indirect and forms not listed below, a code past
- * 64 Ki, a value or DIE past the unit's end, a unit libdw cannot bound,
- * a big-endian file.
+ * Invariant: every answer is libdw's. The tables come from one of two
+ * places. For the units of the file being read (die_reader.home), given
+ * its .debug_abbrev as libdw holds it (die_reader.abbrevs), the unit's
+ * entries there are parsed in order, as far as the codes its DIEs use;
+ * a code met twice, a tag of 0, a children byte other than 0 or 1 are
+ * left to libdw. Otherwise a table is built from libdw's own reading of
+ * the first DIE that uses the abbreviation (dwarf_tag, dwarf_getattrs,
+ * and dwarf_child or dwarf_siblingof for where the DIE ends) and kept
+ * only if stepping over the values lands on every position libdw gave.
+ * tests/testutil.c die_reader_agrees() compares both ways with libdw on
+ * every DIE of the test inputs and of a kernel. What the tables do not
+ * cover goes to libdw, whose answer or error stands: DW_FORM_indirect and
+ * forms not listed below, a code past 64 Ki, a value or DIE past the
+ * unit's end, a unit libdw cannot bound, a big-endian file.
  *
  * Cost: a pointer compare per DIE to find its unit (a hash probe when the
- * unit changes), an array index, a switch per attribute. Tables live until
- * die_reader_reset(), which the encoder calls per chunk.
+ * unit changes), an array index, a switch per attribute; one pass over a
+ * unit's abbreviations. Tables live until die_reader_reset(), which the
+ * encoder calls per chunk.
  */
 #include <dwarf.h>
 #include <errno.h>
