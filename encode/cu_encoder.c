@@ -53,88 +53,7 @@
 #define DW_TAG_immutable_type 0x4b
 #endif
 
-/* --- DIE -> type id map, keyed by the DIE's address in the section data */
-
-struct die_map_entry {
-	const void *key;		/* NULL = empty */
-	uint32_t id;
-};
-
-struct die_map {
-	struct die_map_entry *slots;	/* key and value side by side: one miss */
-	uint32_t cap, used;
-	uint32_t *filled;		/* the used slots, to clear only them */
-};
-
-static uint32_t die_hash(const void *key)
-{
-	uint64_t v = (uintptr_t)key;
-
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return (uint32_t)v;
-}
-
-static int die_map_grow(struct die_map *m)
-{
-	uint32_t old_cap = m->cap, i, n = 0, cap = old_cap ? old_cap * 2 : 4096;
-	struct die_map_entry *slots = calloc(cap, sizeof(*slots));
-	uint32_t *filled = malloc(cap * sizeof(*filled));
-
-	if (!slots || !filled) {
-		free(slots);
-		free(filled);
-		return -ENOMEM;
-	}
-	for (i = 0; i < old_cap; i++) {
-		uint32_t j;
-
-		if (!m->slots[i].key)
-			continue;
-		for (j = die_hash(m->slots[i].key) & (cap - 1); slots[j].key;
-		     j = (j + 1) & (cap - 1))
-			;
-		slots[j] = m->slots[i];
-		filled[n++] = j;
-	}
-	free(m->slots);
-	free(m->filled);
-	m->slots = slots;
-	m->filled = filled;
-	m->cap = cap;
-	return 0;
-}
-
-/* Fills the empty slot found by die_map_slot() (the table has room). */
-static void die_map_put(struct die_map *m, uint32_t slot, const void *key,
-			uint32_t id)
-{
-	m->slots[slot].key = key;
-	m->slots[slot].id = id;
-	m->filled[m->used++] = slot;
-}
-
-/* Slot of key, or the empty slot where it goes. */
-static uint32_t die_map_slot(const struct die_map *m, const void *key)
-{
-	uint32_t j;
-
-	for (j = die_hash(key) & (m->cap - 1); m->slots[j].key && m->slots[j].key != key;
-	     j = (j + 1) & (m->cap - 1))
-		;
-	return j;
-}
-
-/* Empties the map, touching only the slots in use (most of it is empty). */
-static void die_map_clear(struct die_map *m)
-{
-	uint32_t i;
-
-	for (i = 0; i < m->used; i++)
-		m->slots[m->filled[i]].key = NULL;
-	m->used = 0;
-}
+/* --- DIE -> type id map (addr_map.h), keyed by the DIE's address */
 
 /* --- reservation queue */
 
@@ -442,18 +361,11 @@ struct type_cache_entry {
 	uint32_t id;
 };
 
-struct memo_entry {
-	const void *key;		/* DIE address, NULL = empty */
-	uint64_t fp;			/* fingerprint as a member's type */
-};
-
 struct type_cache {
 	struct type_cache_entry *slots;
 	uint32_t cap, used;
-	/* memo: DIE address -> fingerprint as a member's type, per unit */
-	struct memo_entry *memo;
-	uint32_t memo_cap, memo_used;
-	uint32_t *memo_filled;		/* the used slots, to clear only them */
+	/* DIE address -> fingerprint as a member's type, per unit */
+	struct addr_map memo;
 };
 
 /* names' text hashes by .debug_str offset + 1 (0: empty), direct-mapped */
@@ -486,48 +398,6 @@ static uint64_t fp_text(const char *str)
 static uint64_t fp_str(uint64_t h, const char *str)
 {
 	return fp_mix(h, fp_text(str));
-}
-
-static int memo_grow(struct type_cache *c)
-{
-	uint32_t old_cap = c->memo_cap, cap = old_cap ? old_cap * 2 : 4096;
-	struct memo_entry *memo = calloc(cap, sizeof(*memo));
-	uint32_t *filled = malloc(cap * sizeof(*filled));
-	uint32_t i, n = 0;
-
-	if (!memo || !filled) {
-		free(memo);
-		free(filled);
-		return -ENOMEM;
-	}
-	for (i = 0; i < old_cap; i++) {
-		uint32_t j;
-
-		if (!c->memo[i].key)
-			continue;
-		for (j = die_hash(c->memo[i].key) & (cap - 1); memo[j].key;
-		     j = (j + 1) & (cap - 1))
-			;
-		memo[j] = c->memo[i];
-		filled[n++] = j;
-	}
-	free(c->memo);
-	free(c->memo_filled);
-	c->memo = memo;
-	c->memo_filled = filled;
-	c->memo_cap = cap;
-	return 0;
-}
-
-static uint32_t memo_slot(const struct type_cache *c, const void *key)
-{
-	uint32_t j;
-
-	for (j = die_hash(key) & (c->memo_cap - 1);
-	     c->memo[j].key && c->memo[j].key != key;
-	     j = (j + 1) & (c->memo_cap - 1))
-		;
-	return j;
 }
 
 /* An attribute's constant: udata, or a DW_OP_plus_uconst location. */
@@ -812,19 +682,17 @@ static bool fp_type(struct cu_encoder *e, Dwarf_Die *die, int depth,
 	uint64_t v = 0x74797065;
 	uint32_t slot;
 
-	if ((c->memo_used + 1) * 2 > c->memo_cap && memo_grow(c))
+	if (addr_map_reserve(&c->memo))
 		return false;
-	slot = memo_slot(c, die->addr);
-	if (c->memo[slot].key) {
-		v = c->memo[slot].fp;
+	slot = addr_map_slot(&c->memo, die->addr);
+	if (c->memo.slots[slot].key) {
+		v = c->memo.slots[slot].val;
 	} else {
 		if (!fp_type_compute(e, die, depth, &v) || v == 0)
 			v = FP_UNCACHEABLE;
 		/* the computation may have grown the table */
-		slot = memo_slot(c, die->addr);
-		c->memo[slot].key = die->addr;
-		c->memo[slot].fp = v;
-		c->memo_filled[c->memo_used++] = slot;
+		slot = addr_map_slot(&c->memo, die->addr);
+		addr_map_put(&c->memo, slot, die->addr, v);
 	}
 	if (v == FP_UNCACHEABLE)
 		return false;
@@ -987,11 +855,11 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 	int tag, err;
 
 	/* before dwarf_tag: a fresh DIE's abbrev lookup takes a lock */
-	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
+	if (addr_map_reserve(&e->map))
 		return -ENOMEM;
-	slot = die_map_slot(e->map, die->addr);
-	if (e->map->slots[slot].key) {
-		*id = e->map->slots[slot].id;
+	slot = addr_map_slot(&e->map, die->addr);
+	if (e->map.slots[slot].key) {
+		*id = e->map.slots[slot].val;
 		return 0;
 	}
 	tag = die_tag(e, die);
@@ -1041,14 +909,14 @@ static int type_id_of(struct cu_encoder *e, Dwarf_Die *die, uint32_t *id)
 		if (e->cache->slots[fp_slot].key) {
 			/* a copy of a type an earlier unit encoded */
 			*id = e->cache->slots[fp_slot].id;
-			die_map_put(e->map, slot, die->addr, *id);
+			addr_map_put(&e->map, slot, die->addr, *id);
 			e->cache_hits++;
 			return 0;
 		}
 	}
 	count = die_type_count(e, die);
 	*id = count ? e->next_id : 0;
-	die_map_put(e->map, slot, die->addr, *id);
+	addr_map_put(&e->map, slot, die->addr, *id);
 	if (fp && count) {
 		e->cache->slots[fp_slot].key = fp;
 		e->cache->slots[fp_slot].id = *id;
@@ -1724,7 +1592,6 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 {
 	Dwarf_Die stack[64];
 	int depth = 0, err = 0, ret;
-	uint32_t i;
 
 	e->cu_off = die_off(cu_die);
 	e->reader.home = dwarf_cu_getdwarf(cu_die->cu);
@@ -1736,10 +1603,8 @@ int cu_encoder_encode(struct cu_encoder *e, Dwarf_Die *cu_die)
 	 * copies across units are found by the type cache, and the rare
 	 * reference into another unit is encoded again, for dedup to merge.
 	 */
-	die_map_clear(e->map);
-	for (i = 0; i < e->cache->memo_used; i++)
-		e->cache->memo[e->cache->memo_filled[i]].key = NULL;
-	e->cache->memo_used = 0;
+	addr_map_clear(&e->map);
+	addr_map_clear(&e->cache->memo);
 
 	/*
 	 * Iterative pre-order walk: stack[depth] is the current sibling.
@@ -1823,10 +1688,10 @@ int cu_encoder_init(struct cu_encoder *e, const char *path,
 	e->log = log;
 	die_reader_init(&e->reader, da_slot);
 	e->names = calloc(NAME_HASHES, sizeof(*e->names));
-	e->map = calloc(1, sizeof(*e->map));
+
 	e->cache = calloc(1, sizeof(*e->cache));
-	if (!e->names || !e->map || !e->cache || die_map_grow(e->map) ||
-	    type_cache_grow(e->cache) || memo_grow(e->cache)) {
+	if (!e->names || !e->cache || addr_map_grow(&e->map) ||
+	    type_cache_grow(e->cache) || addr_map_grow(&e->cache->memo)) {
 		cu_encoder_deinit(e);
 		return -ENOMEM;
 	}
@@ -1837,15 +1702,10 @@ void cu_encoder_deinit(struct cu_encoder *e)
 {
 	uint32_t i;
 
-	if (e->map) {
-		free(e->map->slots);
-		free(e->map->filled);
-		free(e->map);
-	}
+	addr_map_deinit(&e->map);
 	if (e->cache) {
 		free(e->cache->slots);
-		free(e->cache->memo);
-		free(e->cache->memo_filled);
+		addr_map_deinit(&e->cache->memo);
 		free(e->cache);
 	}
 	free(e->queue);
@@ -1948,15 +1808,15 @@ int cu_encoder_proto_id(struct cu_encoder *e, Dwarf_Die *fn, uint32_t *id)
 		dwarf_errno();	/* an earlier libdw error is not the cause */
 		return die_error(e, fn, -EINVAL, what);
 	}
-	if ((e->map->used + 1) * 2 > e->map->cap && die_map_grow(e->map))
+	if (addr_map_reserve(&e->map))
 		return -ENOMEM;
-	slot = die_map_slot(e->map, fn->addr);
-	if (e->map->slots[slot].key) {
-		*id = e->map->slots[slot].id;
+	slot = addr_map_slot(&e->map, fn->addr);
+	if (e->map.slots[slot].key) {
+		*id = e->map.slots[slot].val;
 		return 0;
 	}
 	*id = e->next_id++;
-	die_map_put(e->map, slot, fn->addr, *id);
+	addr_map_put(&e->map, slot, fn->addr, *id);
 	err = queue_push(e, QUEUE_DIE, *id, fn);
 	return err ? err : settle(e);
 }

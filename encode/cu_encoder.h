@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "addr_map.h"
 #include "die_reader.h"
 #include "features.h"
 
 struct btf;
-struct die_map;
 struct type_cache;
 struct name_hash;
 struct cu_queue_entry;
@@ -27,7 +27,7 @@ struct cu_encoder {
 	const struct encode_features *features;
 	const struct bc_log *log;
 	const char *path;			/* the input, for messages */
-	struct die_map *map;			/* DIE -> type id, within one chunk */
+	struct addr_map map;			/* DIE -> type id, within one unit */
 	struct type_cache *cache;		/* fingerprint -> type id, same */
 	struct die_reader reader;		/* tag, attributes, children */
 	struct name_hash *names;		/* names' hashes by string offset */

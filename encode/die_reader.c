@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "die_reader.h"
+#include "leb128.h"
 
 #define DR_VARIABLE	0xff	/* the value's size is in the value */
 #define DR_MAX_CODE	65536
@@ -88,15 +89,6 @@ struct dr_unit {
 
 /* The one table that stands for "libdw reads every DIE of this code". */
 static struct dr_abbrev dr_slow_abbrev = { .slow = true, .sibling = -1 };
-
-static uint32_t dr_hash(const void *p)
-{
-	uint64_t v = (uintptr_t)p;
-
-	v ^= v >> 29;
-	v *= 0xbf58476d1ce4e5b9ULL;
-	return (uint32_t)(v >> 32);
-}
 
 void die_reader_init(struct die_reader *r, die_reader_slot_fn slot_of)
 {
@@ -147,10 +139,10 @@ void die_reader_reset(struct die_reader *r)
 {
 	uint32_t i;
 
-	for (i = 0; i < r->units_cap; i++) {
-		dr_unit_free(r->units[i]);
-		r->units[i] = NULL;
-	}
+	for (i = 0; i < r->units.used; i++)
+		dr_unit_free((struct dr_unit *)(uintptr_t)
+			     r->units.slots[r->units.filled[i]].val);
+	addr_map_clear(&r->units);
 	while (r->blocks) {
 		struct dr_block *b = r->blocks;
 
@@ -158,7 +150,6 @@ void die_reader_reset(struct die_reader *r)
 		free(b);
 	}
 	r->block_left = 0;
-	r->units_used = 0;
 	r->last = NULL;
 	r->last_die = NULL;
 }
@@ -166,39 +157,16 @@ void die_reader_reset(struct die_reader *r)
 void die_reader_deinit(struct die_reader *r)
 {
 	die_reader_reset(r);
-	free(r->units);
-	r->units = NULL;
-	r->units_cap = 0;
+	addr_map_deinit(&r->units);
 }
 
-/* Bytes of an unsigned LEB128 at p, or 0 when it runs past end. */
+/* Bytes of an unsigned LEB128 at p, or 0 where leb128_read() fails. */
 static size_t leb_len(const unsigned char *p, const unsigned char *end)
 {
 	const unsigned char *q = p;
+	uint64_t v;
 
-	while (q < end)
-		if (!(*q++ & 0x80))
-			return q - p;
-	return 0;
-}
-
-/* An unsigned LEB128 of at most 64 bits; false when it runs past end. */
-static bool leb_read(const unsigned char **p, const unsigned char *end,
-		     uint64_t *v)
-{
-	unsigned int shift = 0;
-
-	*v = 0;
-	while (*p < end) {
-		unsigned char b = *(*p)++;
-
-		if (shift < 64)
-			*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
+	return leb128_read(&q, end, &v) ? (size_t)(q - p) : 0;
 }
 
 /* The fixed size of a form's values in unit u, DR_VARIABLE, or -1. */
@@ -289,7 +257,7 @@ static size_t value_len(unsigned int form, const unsigned char *p,
 		break;
 	case DW_FORM_block:
 	case DW_FORM_exprloc:
-		if (!leb_read(&q, end, &n))
+		if (!leb128_read(&q, end, &n))
 			return 0;
 		len = q - p;
 		break;
@@ -394,50 +362,27 @@ static struct dr_unit *unit_new(struct die_reader *r, Dwarf_CU *cu)
 	return u;
 }
 
-static int units_grow(struct die_reader *r)
-{
-	uint32_t cap = r->units_cap ? r->units_cap * 2 : 256, i;
-	struct dr_unit **units = calloc(cap, sizeof(*units));
-
-	if (!units)
-		return -ENOMEM;
-	for (i = 0; i < r->units_cap; i++) {
-		uint32_t j;
-
-		if (!r->units[i])
-			continue;
-		for (j = dr_hash(r->units[i]->cu) & (cap - 1); units[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		units[j] = r->units[i];
-	}
-	free(r->units);
-	r->units = units;
-	r->units_cap = cap;
-	return 0;
-}
-
 /* The unit's tables; NULL only when out of memory. */
 static struct dr_unit *unit_of(struct die_reader *r, Dwarf_CU *cu)
 {
+	struct dr_unit *u;
 	uint32_t j;
 
 	if (r->last && r->last->cu == cu)
 		return r->last;
-	if ((r->units_used + 1) * 2 > r->units_cap && units_grow(r))
+	if (addr_map_reserve(&r->units))
 		return NULL;
-	for (j = dr_hash(cu) & (r->units_cap - 1);
-	     r->units[j] && r->units[j]->cu != cu;
-	     j = (j + 1) & (r->units_cap - 1))
-		;
-	if (!r->units[j]) {
-		r->units[j] = unit_new(r, cu);
-		if (!r->units[j])
+	j = addr_map_slot(&r->units, cu);
+	if (r->units.slots[j].key) {
+		u = (struct dr_unit *)(uintptr_t)r->units.slots[j].val;
+	} else {
+		u = unit_new(r, cu);
+		if (!u)
 			return NULL;
-		r->units_used++;
+		addr_map_put(&r->units, j, cu, (uintptr_t)u);
 	}
-	r->last = r->units[j];
-	return r->last;
+	r->last = u;
+	return u;
 }
 
 struct dr_record {
@@ -565,17 +510,17 @@ static struct dr_abbrev *abbrev_parse_entry(struct die_reader *r,
 	bool slow = false;
 	unsigned char children;
 
-	if (!leb_read(&p, end, code) || !*code || !leb_read(&p, end, &tag) ||
+	if (!leb128_read(&p, end, code) || !*code || !leb128_read(&p, end, &tag) ||
 	    p >= end)
 		return NULL;
 	children = *p++;
 	attrs = p;
 	for (;;) {
-		if (!leb_read(&p, end, &name) || !leb_read(&p, end, &form))
+		if (!leb128_read(&p, end, &name) || !leb128_read(&p, end, &form))
 			return NULL;
 		if (!name && !form)
 			break;
-		if (form == DW_FORM_implicit_const && !leb_read(&p, end, &v))
+		if (form == DW_FORM_implicit_const && !leb128_read(&p, end, &v))
 			return NULL;	/* (signed; only its length matters) */
 		if (++n > 1024)
 			return NULL;
@@ -594,11 +539,11 @@ static struct dr_abbrev *abbrev_parse_entry(struct die_reader *r,
 		struct dr_attr *a = &ab->attrs[i];
 		int size;
 
-		leb_read(&p, end, &name);
-		leb_read(&p, end, &form);
+		leb128_read(&p, end, &name);
+		leb128_read(&p, end, &form);
 		a->implicit = (unsigned char *)p;
 		if (form == DW_FORM_implicit_const)
-			leb_read(&p, end, &v);
+			leb128_read(&p, end, &v);
 		size = form_size(u, form);
 		if (size < 0 || name > UINT16_MAX || form > UINT16_MAX) {
 			slow = true;
@@ -656,6 +601,8 @@ static const struct dr_abbrev *abbrev_of(struct die_reader *r, Dwarf_Die *die,
 	const unsigned char *p = die->addr;
 	uint64_t code;
 
+	if (!r)
+		return NULL;
 	if (r->last_die == die->addr && r->last->cu == die->cu) {
 		*unit = r->last;
 		*attrs = r->last_attrs;
@@ -664,7 +611,7 @@ static const struct dr_abbrev *abbrev_of(struct die_reader *r, Dwarf_Die *die,
 	u = r->last && r->last->cu == die->cu ? r->last : unit_of(r, die->cu);
 	if (!u || u->slow || p < u->start || p >= u->end)
 		return NULL;
-	if (!leb_read(&p, u->end, &code) || code == 0 || code >= DR_MAX_CODE)
+	if (!leb128_read(&p, u->end, &code) || code == 0 || code >= DR_MAX_CODE)
 		return NULL;
 	if ((code >= u->ncodes || !u->codes[code]) && u->abbrev_next)
 		abbrev_parse(r, u, code);
@@ -908,7 +855,7 @@ int die_reader_udata(struct die_reader *r, Dwarf_Attribute *a, uint64_t *v)
 	case DW_FORM_udata:
 		u = attr_unit(r, a);
 		if (u && p >= u->start && p < u->end &&
-		    leb_read(&p, u->end, v))
+		    leb128_read(&p, u->end, v))
 			return 0;
 		break;
 	default:
@@ -949,42 +896,10 @@ int die_reader_ref(struct die_reader *r, Dwarf_Attribute *a, Dwarf_Off *off)
 	case DW_FORM_ref_udata:
 		u = attr_unit(r, a);
 		if (u && p >= u->start && p < u->end &&
-		    leb_read(&p, u->end, off))
+		    leb128_read(&p, u->end, off))
 			return 0;
 		return -EINVAL;
 	default:
 		return -ENOENT;
-	}
-}
-
-/* --- the home file's abbreviations */
-
-void die_reader_abbrevs_find(Elf *elf, const unsigned char **data,
-			     size_t *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	*data = NULL;
-	*size = 0;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *d;
-		GElf_Shdr shdr;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-		    (shdr.sh_flags & SHF_COMPRESSED))
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (!name || strcmp(name, ".debug_abbrev"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf) {
-			*data = d->d_buf;
-			*size = d->d_size;
-		}
-		return;
 	}
 }

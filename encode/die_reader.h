@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "addr_map.h"
+
 struct dr_unit;
 struct dr_abbrev;
 struct dr_block;
@@ -33,14 +35,13 @@ struct die_reader {
 	 */
 	Dwarf *home;
 	/*
-	 * home's .debug_abbrev as libdw reads it (die_reader_abbrevs_find),
+	 * home's .debug_abbrev as libdw reads it (elf_section_bytes),
 	 * or NULL: then each abbreviation's table comes from libdw's reading
 	 * of the first DIE that uses it.
 	 */
 	const unsigned char *abbrevs;
 	size_t abbrevs_size;
-	struct dr_unit **units;		/* by Dwarf_CU address; NULL = empty */
-	uint32_t units_cap, units_used;
+	struct addr_map units;		/* Dwarf_CU -> struct dr_unit * */
 	struct dr_unit *last;		/* the unit of the previous lookup */
 	/* the previous DIE looked up: its table and where its attributes are */
 	const void *last_die;
@@ -66,14 +67,9 @@ int die_reader_attrs(struct die_reader *r, Dwarf_Die *die,
 		     Dwarf_Attribute *out, uint32_t *have);
 
 /*
- * The .debug_abbrev section of elf as libdw reads it (decompressed), for
- * die_reader.abbrevs; NULL and 0 when there is none. Calls libelf, which
- * is not thread-safe: before the workers start.
+ * dwarf_tag(), dwarf_haschildren() and dwarf_hasattr(), same answers.
+ * These and die_reader_child/sibling() take a NULL reader: libdw answers.
  */
-void die_reader_abbrevs_find(Elf *elf, const unsigned char **data,
-			     size_t *size);
-
-/* dwarf_tag(), dwarf_haschildren() and dwarf_hasattr(), same answers. */
 int die_reader_tag(struct die_reader *r, Dwarf_Die *die);
 bool die_reader_haschildren(struct die_reader *r, Dwarf_Die *die);
 bool die_reader_hasattr(struct die_reader *r, Dwarf_Die *die,

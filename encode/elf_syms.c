@@ -531,3 +531,34 @@ unsigned int elf_syms_param_regs(const struct elf_syms *syms,
 		return 0;
 	}
 }
+
+bool elf_section_bytes(Elf *elf, const char *name, const unsigned char **data,
+		       size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*data = NULL;
+	*size = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sname;
+		Elf_Data *d;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(sname = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
+		    strcmp(sname, name))
+			continue;
+		if (shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED))
+			return false;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return false;
+		*data = d->d_buf;
+		*size = d->d_size;
+		return true;
+	}
+	return false;
+}

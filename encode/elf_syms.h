@@ -135,4 +135,13 @@ void elf_syms_call_abi(const struct elf_syms *syms, struct call_abi *abi);
 unsigned int elf_syms_param_regs(const struct elf_syms *syms,
 				 const uint8_t **regs);
 
+/*
+ * The bytes of elf's section name as libelf holds them (as libdw reads
+ * them: a section libdw decompressed is no longer SHF_COMPRESSED). False
+ * when there is none, it is empty or NOBITS, or still compressed. Calls
+ * libelf, which is not thread-safe: before any worker starts.
+ */
+bool elf_section_bytes(Elf *elf, const char *name, const unsigned char **data,
+		       size_t *size);
+
 #endif

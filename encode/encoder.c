@@ -162,9 +162,9 @@ struct dwarf_handle {
  */
 static int open_mapped(int fd, struct dwarf_handle *h)
 {
+	const unsigned char *info;
+	size_t shstrndx, info_size;
 	GElf_Ehdr ehdr;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	struct stat st;
 
 	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
@@ -184,24 +184,12 @@ static int open_mapped(int fd, struct dwarf_handle *h)
 	h->dwarf = dwarf_begin_elf(h->elf, DWARF_C_READ, NULL);
 	if (!h->dwarf)
 		return 1;
-	while ((scn = elf_nextscn(h->elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		name = elf_strptr(h->elf, shstrndx, shdr.sh_name);
-		if (!name || strcmp(name, ".debug_info") ||
-		    (shdr.sh_flags & SHF_COMPRESSED))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && (const char *)data->d_buf >= (const char *)h->map &&
-		    (const char *)data->d_buf + data->d_size <=
-		    (const char *)h->map + h->map_size) {
-			h->info = data->d_buf;
-			h->info_size = data->d_size;
-		}
+	/* .debug_info is ours to drop only when it lies in our mapping */
+	if (elf_section_bytes(h->elf, ".debug_info", &info, &info_size) &&
+	    (const char *)info >= (const char *)h->map &&
+	    (const char *)info + info_size <= (const char *)h->map + h->map_size) {
+		h->info = (const char *)info;
+		h->info_size = info_size;
 	}
 	return 0;
 }
@@ -759,7 +747,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		goto out;
 	}
 	/* libelf again: the abbreviations' section, found here for all */
-	die_reader_abbrevs_find(dwarf_getelf(h.dwarf), &abbrevs, &abbrevs_size);
+	elf_section_bytes(dwarf_getelf(h.dwarf), ".debug_abbrev", &abbrevs,
+			  &abbrevs_size);
 	for (i = 0; i < jobs; i++) {
 		workers[i].enc = &enc;
 		workers[i].index = i;

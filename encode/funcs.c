@@ -321,30 +321,6 @@ static void decode_location(struct param_fact *p, Dwarf_Attribute *loc,
 	}
 }
 
-/*
- * libdw's child, sibling, tag and hasattr, through the worker's tables
- * (die_reader.h) when there is a reader, else libdw's own.
- */
-static int fx_child(struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child)
-{
-	return r ? die_reader_child(r, die, child) : dwarf_child(die, child);
-}
-
-static int fx_sibling(struct die_reader *r, Dwarf_Die *die, Dwarf_Die *sib)
-{
-	return r ? die_reader_sibling(r, die, sib) : dwarf_siblingof(die, sib);
-}
-
-static int fx_tag(struct die_reader *r, Dwarf_Die *die)
-{
-	return r ? die_reader_tag(r, die) : dwarf_tag(die);
-}
-
-static bool fx_hasattr(struct die_reader *r, Dwarf_Die *die, unsigned int name)
-{
-	return r ? die_reader_hasattr(r, die, name) : dwarf_hasattr(die, name);
-}
-
 /* The DIE's DW_AT_type target, following specification/abstract origin. */
 static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 {
@@ -420,7 +396,7 @@ static void param_fact_read(struct die_reader *r, struct param_fact *p,
 	p->reg = PARAM_NO_REG;
 	p->size = decl_fact ? decl_fact->size : param_size(decl);
 	p->decl = *decl;
-	p->has_const = fx_hasattr(r, param, DW_AT_const_value);
+	p->has_const = die_reader_hasattr(r, param, DW_AT_const_value);
 	p->has_loc = dwarf_attr(param, DW_AT_location, &loc) != NULL;
 	if (p->has_loc)
 		decode_location(p, &loc, secs, span);
@@ -616,10 +592,10 @@ struct proto_params {
 					 * dies[] holds only the first */
 };
 
-static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const struct call_abi *abi,
-		    const struct loc_sections *secs, bool clang, uint32_t *flags,
-		    uint64_t *addr, struct proto_params *pp,
-		    struct loc_span *span)
+static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
+		    const struct call_abi *abi, const struct loc_sections *secs,
+		    bool clang, uint32_t *flags, uint64_t *addr,
+		    struct proto_params *pp, struct loc_span *span)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
@@ -647,11 +623,11 @@ static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const
 	if (sig_changed)
 		*flags |= CAND_SIG_CHANGED;
 	/* the declared parameters: names, types, packed structs on the stack */
-	if (!fx_child(r, proto, &child)) {
+	if (!die_reader_child(r, proto, &child)) {
 		do {
 			Dwarf_Attribute mem;
 
-			if (fx_tag(r, &child) != DW_TAG_formal_parameter)
+			if (die_reader_tag(r, &child) != DW_TAG_formal_parameter)
 				continue;
 			if (!dwarf_attr_integrate(&child, DW_AT_name, &mem))
 				*flags |= CAND_UNNAMED_PARAM;
@@ -665,7 +641,7 @@ static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const
 						secs, span);
 			}
 			nr++;
-		} while (!fx_sibling(r, &child, &child));
+		} while (!die_reader_sibling(r, &child, &child));
 	}
 	pp->nr = nr;
 	if (uncertain)
@@ -688,12 +664,12 @@ static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const
 	 * its own list, and the abstract instance by the declared list with
 	 * the locations the instance gave it; both count for the function.
 	 */
-	if (fx_child(r, fn, &child))
+	if (die_reader_child(r, fn, &child))
 		goto out;
 	do {
 		int idx;
 
-		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
+		if (die_reader_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		idx = param_index(&child, params, nr);
 		if (idx >= 0 && (unsigned int)idx != nr_own)
@@ -710,7 +686,7 @@ static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const
 				decl[idx].reg = own[nr_own].reg;
 		}
 		nr_own++;
-	} while (!fx_sibling(r, &child, &child));
+	} while (!die_reader_sibling(r, &child, &child));
 	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
 		       &unexpected, NULL);
 	ignored = false;
@@ -745,22 +721,22 @@ uint64_t func_true_drop(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 
 	if (!(flags & (CAND_REORDERED | CAND_SIG_CHANGED)) || !abi->nr_regs)
 		return 0;
-	if (!fx_child(r, proto, &child)) {
+	if (!die_reader_child(r, proto, &child)) {
 		do {
-			if (fx_tag(r, &child) != DW_TAG_formal_parameter)
+			if (die_reader_tag(r, &child) != DW_TAG_formal_parameter)
 				continue;
 			if (nr == MAX_INSPECT_PARAMS)
 				break;
 			params[nr] = dwarf_dieoffset(&child);
 			decl_die[nr++] = child;
-		} while (!fx_sibling(r, &child, &child));
+		} while (!die_reader_sibling(r, &child, &child));
 	}
-	if (fx_child(r, fn, &child))
+	if (die_reader_child(r, fn, &child))
 		return 0;
 	do {
 		int idx;
 
-		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
+		if (die_reader_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		if (nr_own == MAX_INSPECT_PARAMS)
 			break;
@@ -768,7 +744,7 @@ uint64_t func_true_drop(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 		param_fact_read(r, &own[nr_own++], &child,
 				idx >= 0 ? &decl_die[idx] : &child, NULL, secs,
 				NULL);
-	} while (!fx_sibling(r, &child, &child));
+	} while (!die_reader_sibling(r, &child, &child));
 	analyze_params(own, nr_own, abi, clang, flags & CAND_SIG_CHANGED,
 		       &optimized, &unexpected, &mask);
 	return mask;
@@ -902,8 +878,9 @@ static Dwarf_Die *origin_of(Dwarf_Die *die, Dwarf_Die *mem)
  * the formal parameters of proto, when proto is where the tags are (its
  * children are not walked again).
  */
-static int collect_func_tags(struct die_reader *r, struct cand_list *l, struct cand *c, Dwarf_Die *fn,
-			     Dwarf_Die *proto, struct proto_params *pp)
+static int collect_func_tags(struct die_reader *r, struct cand_list *l,
+			     struct cand *c, Dwarf_Die *fn, Dwarf_Die *proto,
+			     struct proto_params *pp)
 {
 	Dwarf_Die mem, *src = origin_of(fn, &mem), child;
 	int err = collect_tags(l, c, src, -1), i = 0;
@@ -915,13 +892,13 @@ static int collect_func_tags(struct die_reader *r, struct cand_list *l, struct c
 			err = collect_tags(l, c, &pp->dies[k], k);
 		return err;
 	}
-	if (err || fx_child(r, src, &child))
+	if (err || die_reader_child(r, src, &child))
 		return err;
 	do {
-		if (fx_tag(r, &child) != DW_TAG_formal_parameter)
+		if (die_reader_tag(r, &child) != DW_TAG_formal_parameter)
 			continue;
 		err = collect_tags(l, c, &child, i++);
-	} while (!err && !fx_sibling(r, &child, &child));
+	} while (!err && !die_reader_sibling(r, &child, &child));
 	return err;
 }
 
@@ -1125,12 +1102,12 @@ int cand_collect_die(const struct cand_ctx *ctx, struct die_reader *r,
 		     struct cand_list *l, struct cand_need *need)
 {
 	/* most top-level DIEs are declarations: the abbreviation says so */
-	if (fx_hasattr(r, die, DW_AT_declaration))
+	if (die_reader_hasattr(r, die, DW_AT_declaration))
 		return 0;
 	if (tag == DW_TAG_subprogram)
 		return ctx->features->funcs ? collect_function(ctx, r, die, l, need) : 0;
 	if (!ctx->features->vars && !ctx->features->global_vars)
 		return 0;
-	return fx_hasattr(r, die, DW_AT_location) ?
+	return die_reader_hasattr(r, die, DW_AT_location) ?
 	       collect_variable(ctx, die, l, need) : 0;
 }

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "elf_syms.h"
+#include "leb128.h"
 #include "locs.h"
 
 #ifndef SHF_COMPRESSED
@@ -53,59 +55,14 @@ void loc_span_init(struct loc_span *span)
 
 void loc_sections_find(Elf *elf, struct loc_sections *s)
 {
-	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
-	size_t shstrndx;
 
 	memset(s, 0, sizeof(*s));
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || !gelf_getehdr(elf, &ehdr))
+	if (!elf || !gelf_getehdr(elf, &ehdr))
 		return;
 	s->big_endian = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const unsigned char **data;
-		size_t *len;
-		const char *name;
-		Elf_Data *d;
-		GElf_Shdr shdr;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-		    (shdr.sh_flags & SHF_COMPRESSED))
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, ".debug_loc")) {
-			data = &s->loc;
-			len = &s->loc_len;
-		} else if (!strcmp(name, ".debug_loclists")) {
-			data = &s->loclists;
-			len = &s->loclists_len;
-		} else {
-			continue;
-		}
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		*data = d->d_buf;
-		*len = d->d_size;
-	}
-}
-
-/* Moves *p past an unsigned LEB128 number, into *v; false past end. */
-static bool read_uleb(const unsigned char **p, const unsigned char *end,
-		      uint64_t *v)
-{
-	unsigned int shift;
-
-	*v = 0;
-	for (shift = 0; *p < end && shift < 64; shift += 7) {
-		unsigned char byte = *(*p)++;
-
-		*v |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
-			return true;
-	}
-	return false;
+	elf_section_bytes(elf, ".debug_loc", &s->loc, &s->loc_len);
+	elf_section_bytes(elf, ".debug_loclists", &s->loclists, &s->loclists_len);
 }
 
 /* What a DWARF 5 location list entry holds before its expression. */
@@ -149,7 +106,7 @@ static bool loclists_first_op(const unsigned char *p, const unsigned char *end,
 		if (!shape->known)
 			return false;
 		for (k = 0; k < 2; k++) {
-			if (shape->ops[k] == LLE_ULEB && !read_uleb(&p, end, &len))
+			if (shape->ops[k] == LLE_ULEB && !leb128_read(&p, end, &len))
 				return false;
 			if (shape->ops[k] == LLE_ADDR) {
 				if ((size_t)(end - p) < addr_size)
@@ -159,7 +116,7 @@ static bool loclists_first_op(const unsigned char *p, const unsigned char *end,
 		}
 		if (!shape->has_expr)
 			continue;
-		if (!read_uleb(&p, end, &len) || !len || len > (uint64_t)(end - p))
+		if (!leb128_read(&p, end, &len) || !len || len > (uint64_t)(end - p))
 			return false;
 		*op = *p;
 		return true;

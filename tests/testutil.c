@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "../canon/btf_kinds.h"
 #include "../encode/die_reader.h"
+#include "../encode/elf_syms.h"
 #include "../encode/encoder.h"
 
 void blob_free(struct blob *b)
@@ -439,9 +440,9 @@ uint64_t die_reader_agrees(const char *path, uint32_t unit_stride,
 	die_reader_init(&r, reader_check_slot);
 	r.home = dbg;
 	if (section_abbrevs) {
-		die_reader_abbrevs_find(dwarf_getelf(dbg), &r.abbrevs,
-					&r.abbrevs_size);
-		ck_assert_msg(r.abbrevs, "%s: no .debug_abbrev", path);
+		ck_assert_msg(elf_section_bytes(dwarf_getelf(dbg), ".debug_abbrev",
+					&r.abbrevs, &r.abbrevs_size),
+			      "%s: no .debug_abbrev", path);
 	}
 	for (types = 0; types < 2; types++) {
 		Dwarf_Off o = 0, next;
