@@ -26,6 +26,8 @@ BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             $(shell pkg-config --cflags $(PKGS))
 ALL_CFLAGS = $(BC_CFLAGS) $(CFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
+# the archive: zstd for its body, zlib for its checksum
+LDLIBS   += -lzstd -lz
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
