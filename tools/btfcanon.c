@@ -19,6 +19,7 @@
 
 #include "../canon/canon.h"
 #include "../canon/distill.h"
+#include "../deps/commands.h"
 #include "../diff/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
