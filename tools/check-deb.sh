@@ -5,9 +5,10 @@
 # `dpkg-buildpackage -us -uc -b` (the .deb lands beside the checkout, in
 # ..), runs lintian on it (any error fails), installs it and runs the
 # installed /usr/bin/btfcanon and /usr/bin/btfcanon-pahole, checks that it
-# ships both man pages and leaves pahole alone (no diversion, Replaces,
-# Conflicts or Provides, no /usr/bin/pahole), then removes it again unless
-# it was installed before. Run from anywhere, as root or with sudo; the
+# ships both man pages, leaves pahole alone (no diversion, Replaces,
+# Conflicts or Provides, no /usr/bin/pahole) and that Build-Depends names
+# the -dev package of every library the binaries link, then removes it
+# again unless it was installed before. Run from anywhere, as root or with sudo; the
 # build leaves nothing in the tree (--post-clean). .ci/run runs it.
 set -eu
 cd "$(dirname "$0")/.."
@@ -46,6 +47,25 @@ if dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - 2>/dev/null | grep -q dpkg-divert
 	fail "$DEB's maintainer scripts divert a file"
 fi
 
+# Every library the binaries link against has its -dev package in
+# Build-Depends (a library added to the Makefile must be added there too):
+# the package owning the .so the linker took for each DT_NEEDED.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dpkg-deb -x "$DEB" "$tmp/root"
+build_depends=$(sed -n '/^Build-Depends:/,/^[A-Z][A-Za-z-]*:/p' debian/control |
+	sed '$d' | sed 's/^Build-Depends://; s/[,|]/ /g; s/([^)]*)//g; s/<[^>]*>//g')
+for bin in "$tmp"/root/usr/bin/*; do
+	for so in $(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+		dev_so=$(realpath -s "$(cc -print-file-name="${so%%.so*}.so")")
+		dev=$(dpkg -S "$dev_so" 2> /dev/null | cut -d: -f1)
+		[ -n "$dev" ] || fail "${bin##*/} needs $so; no package owns $dev_so"
+		[ "$dev" = libc6-dev ] && continue
+		echo " $build_depends " | tr -s ' \n' '  ' | grep -q " $dev " ||
+			fail "${bin##*/} links $so: add $dev to debian/control's Build-Depends"
+	done
+done
+
 was_installed=$(dpkg-query -W -f '${Status}' btfcanon 2>/dev/null || true)
 cleanup() {
 	case "$was_installed" in
@@ -53,7 +73,7 @@ cleanup() {
 	*) $SUDO apt-get remove -y btfcanon > /dev/null ;;
 	esac
 }
-trap cleanup EXIT
+trap 'rm -rf "$tmp"; cleanup' EXIT
 $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y --reinstall "./$DEB"
 
 out=$(/usr/bin/btfcanon --version) || fail "installed btfcanon --version exits $?"
@@ -78,8 +98,6 @@ zcat /usr/share/man/man1/btfcanon-pahole.1.gz | grep -q '^\.TH BTFCANON 1' ||
 	fail "btfcanon-pahole.1.gz is not the btfcanon(1) page"
 
 # the installed pair encodes: btfcanon-pahole runs the btfcanon beside it
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; cleanup' EXIT
 printf 'struct s { int a; long b; };\nstruct s v;\n' > "$tmp/t.c"
 cc -g -c "$tmp/t.c" -o "$tmp/t.o"
 /usr/bin/btfcanon-pahole -J "$tmp/t.o" || fail "installed btfcanon-pahole -J exits $?"
