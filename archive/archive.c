@@ -1858,7 +1858,7 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
 
 	if (err)
 		return err;
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", path) < 0) {
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		free(data);
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	}
