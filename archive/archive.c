@@ -1791,9 +1791,8 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 	err = serialize_body(ar, &body);
 	if (err)
 		goto out;
-	if (getenv("BTFCANON_ARCHIVE_DEBUG"))
-		bc_log_printf(log, BC_LOG_WARN, "body %zu bytes, %u records, %u strings",
-			      body.len, ar->nr_recs, ar->nr_strs);
+	bc_log_printf(log, BC_LOG_DEBUG, "%s: body %zu bytes, %u records, %u strings",
+		      ar->path, body.len, ar->nr_recs, ar->nr_strs);
 	while (wlog < 27 && (1ull << wlog) < body.len)
 		wlog++;
 	bound = ZSTD_compressBound(body.len);
