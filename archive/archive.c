@@ -1689,7 +1689,7 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 	return err;
 }
 
-static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 {
 	struct numbering nb = { 0 };
 	struct ar_buf recs = { 0 };
@@ -1697,6 +1697,9 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
 	size_t s;
 	int err;
 
+	err = decode_all(ar, NULL);
+	if (err)
+		return err;
 	nb.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
 	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
@@ -1774,58 +1777,64 @@ static uint32_t crc_of(const uint8_t *data, size_t len)
 	return (uint32_t)crc;
 }
 
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(len), z;
+	unsigned wlog = 10;
+	uint8_t *file = malloc(HEADER_LEN + bound + TRAILER_LEN);
+
+	*out = NULL;
+	if (!file || !cctx) {
+		ZSTD_freeCCtx(cctx);
+		free(file);
+		return -ENOMEM;
+	}
+	while (wlog < 27 && (1ull << wlog) < len)
+		wlog++;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body, len);
+	ZSTD_freeCCtx(cctx);
+	if (ZSTD_isError(z)) {
+		free(file);
+		return -EIO;
+	}
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	put_le32(file + 8, FORMAT_VERSION);
+	put_le32(file + 12, 0);
+	put_le64(file + 16, len);
+	put_le64(file + 24, z);
+	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+	*out = file;
+	*size = HEADER_LEN + z + TRAILER_LEN;
+	return 0;
+}
+
 int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 			 const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
-	ZSTD_CCtx *cctx = NULL;
-	uint8_t *file = NULL;
-	size_t bound, z;
-	unsigned wlog = 10;
 	int err;
 
 	*out = NULL;
 	err = decode_all(ar, log);
 	if (err)
 		return err;
-	err = serialize_body(ar, &body);
-	if (err)
-		goto out;
-	bc_log_printf(log, BC_LOG_DEBUG, "%s: body %zu bytes, %u records, %u strings",
-		      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-	while (wlog < 27 && (1ull << wlog) < body.len)
-		wlog++;
-	bound = ZSTD_compressBound(body.len);
-	file = malloc(HEADER_LEN + bound + TRAILER_LEN);
-	cctx = ZSTD_createCCtx();
-	if (!file || !cctx) {
-		err = -ENOMEM;
-		goto out;
+	err = ar_serialize_body(ar, &body);
+	if (!err) {
+		bc_log_printf(log, BC_LOG_DEBUG,
+			      "%s: body %zu bytes, %u records, %u strings",
+			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
+		err = ar_wrap_body(body.data, body.len, ZSTD_LEVEL, out, size);
 	}
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body.data, body.len);
-	if (ZSTD_isError(z)) {
-		err = bc_log_error(log, -EIO, "%s: zstd: %s", ar->path,
-				   ZSTD_getErrorName(z));
-		goto out;
-	}
-	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
-	put_le32(file + 8, FORMAT_VERSION);
-	put_le32(file + 12, 0);
-	put_le64(file + 16, body.len);
-	put_le64(file + 24, z);
-	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
-	*out = file;
-	*size = HEADER_LEN + z + TRAILER_LEN;
-	file = NULL;
-out:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);
-	ZSTD_freeCCtx(cctx);
-	free(file);
+	else if (err)
+		bc_log_error(log, err, "%s: zstd cannot compress", ar->path);
 	free(body.data);
 	return err;
 }
