@@ -1013,6 +1013,8 @@ uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		return ids->anon[(code - 1) / 2];
 	if (!k)
 		return ids->first[code / 2 - 1];
+	if (!ids->nr_more)
+		return 0;
 	key.kn = code / 2 - 1;
 	key.k = k;
 	hit = bsearch(&key, ids->more, ids->nr_more, sizeof(key), kn_rank_cmp);
