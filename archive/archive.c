@@ -2196,8 +2196,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 		ar->nr_kernels++;
 		kern->parent = -1;
 		p = rd_bytes(r, &len);
-		if (r->bad || !len || len > 255)
+		if (r->bad || !len || len > 255) {
+			r->bad = true;
 			break;
+		}
 		kern->name = strndup((const char *)p, len);
 		if (!kern->name)
 			return -ENOMEM;
@@ -2224,8 +2226,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 				r->bad = true;
 		}
 		p = rd_bytes(r, &len);
-		if (r->bad || len % sizeof(struct bc_btf_layout))
+		if (r->bad || len % sizeof(struct bc_btf_layout)) {
+			r->bad = true;
 			break;
+		}
 		if (len) {
 			kern->layout = malloc(len);
 			if (!kern->layout)
@@ -2245,8 +2249,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 			size_t n;
 
 			p = rd_bytes(r, &n);
-			if (r->bad || !n || memchr(p, 0, n))
+			if (r->bad || !n || memchr(p, 0, n)) {
+				r->bad = true;
 				break;
+			}
 			a->name = strndup((const char *)p, n);
 			if (!a->name)
 				return -ENOMEM;
