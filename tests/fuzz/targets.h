@@ -18,4 +18,6 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size); /* BPF object into de
 int fuzz_relocate_one(const uint8_t *data, size_t size);	/* base + split into distill, relocate */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size);	/* saved kernel file into deps */
 
+int fuzz_archive_one(const uint8_t *data, size_t size);	/* archive file or body into the archive reader */
+
 #endif
