@@ -17,6 +17,8 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
+# the kernel image and package readers (archive/): Debian's libraries
+PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always
 # applied on top of it.
@@ -25,7 +27,7 @@ BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
             $(shell pkg-config --cflags $(PKGS))
 ALL_CFLAGS = $(BC_CFLAGS) $(CFLAGS)
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 

@@ -17,6 +17,7 @@
 enum bc_file_format {
 	BC_FILE_RAW,
 	BC_FILE_ELF,
+	BC_FILE_IMAGE,	/* in a kernel image or package: archive/btf_source.h */
 };
 
 /*
