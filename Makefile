@@ -72,6 +72,7 @@ check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
 		$(BUILD)/btfcanon-tests
 	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
 	BTFCANON=$(BUILD)/btfcanon tests/pahole-dropin.sh
+	BTFCANON=$(BUILD)/btfcanon tests/images.sh
 
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 

@@ -318,7 +318,7 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 		  struct bc_comp_error *e)
 {
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();
-	ZSTD_inBuffer src = { in, in_size, 0 };
+	ZSTD_inBuffer src = { in, 0, 0 };
 	int err = 0;
 
 	if (!dctx)
@@ -328,6 +328,10 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 	for (;;) {
 		ZSTD_outBuffer dst;
 		size_t ret;
+
+		/* input in steps, so that an error's position means something */
+		src.size = in_size - src.pos > (64u << 10) ?
+			   src.pos + (64u << 10) : in_size;
 
 		err = out_grow(o);
 		if (err) {
@@ -345,7 +349,7 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 		}
 		if (ret == 0)	/* the frame is complete */
 			break;
-		if (src.pos == in_size && dst.pos < dst.size) {
+		if (src.pos == in_size && dst.pos < dst.size && ret) {
 			err = fail(e, -EINVAL, "truncated stream, ends", src.pos);
 			break;
 		}

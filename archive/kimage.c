@@ -363,7 +363,7 @@ static char *strip_name(const char *path)
 int bc_kernel_default_name(const char *path, char **name,
 			   const struct bc_log *log)
 {
-	uint8_t head[16];
+	uint8_t head[32];
 	size_t got = 0;
 	FILE *f = fopen(path, "rb");
 	char *member;

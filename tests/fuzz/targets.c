@@ -22,6 +22,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "../../archive/kimage.h"
+#include "../../archive/package.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
 #include "../../diff/bpf_object.h"
@@ -400,5 +402,58 @@ out:
 	bc_btf_free(dist);
 	bc_btf_free(split);
 	bc_btf_free(base);
+	return 0;
+}
+
+/*
+ * Kernel images (archive/kimage.c): a bzImage, an arm64 Image, an EFI
+ * zboot image or a compressed file, decompressed with at most 16 MiB of
+ * output (a small stream may expand a thousandfold), its BTF found and
+ * parsed. Property: what the reader returns lies inside the output it
+ * made (ASan checks the copy) and is no larger than the limit.
+ */
+#define FUZZ_IMAGE_MAX ((size_t)16 << 20)
+
+int fuzz_kimage_one(const uint8_t *data, size_t size)
+{
+	struct bc_blob blob;
+	struct bc_btf *btf = NULL;
+
+	if (bc_kimage_read_btf("fuzz", data, size, FUZZ_IMAGE_MAX, &blob,
+			       &fuzz_log))
+		return 0;
+	FUZZ_ASSERT(blob.size <= FUZZ_IMAGE_MAX);
+	if (!bc_btf_parse_blob(&blob, NULL, NULL, "fuzz", &fuzz_log, &btf))
+		bc_btf_free(btf);
+	return 0;
+}
+
+/*
+ * Kernel packages (archive/package.c): a .deb or an .rpm through
+ * libarchive to its kernel member (at most 16 MiB), then that through the
+ * image reader. Property: the member's name is one the reader looks for,
+ * and the version taken from it is not empty.
+ */
+int fuzz_package_one(const uint8_t *data, size_t size)
+{
+	char path[64], *member, *version;
+	uint8_t *image;
+	size_t image_size;
+	struct bc_blob blob;
+	int fd = memory_file(data, size, path, sizeof(path));
+
+	if (!bc_package_read_kernel(path, FUZZ_IMAGE_MAX, &member, &image,
+				    &image_size, &fuzz_log)) {
+		version = bc_package_kernel_version(member);
+		FUZZ_ASSERT(version && *version);
+		FUZZ_ASSERT(strstr(member, "vmlinu") != NULL);
+		if (!bc_kimage_read_btf(path, image, image_size, FUZZ_IMAGE_MAX,
+					&blob, &fuzz_log))
+			bc_blob_release(&blob);
+		free(version);
+		free(member);
+		free(image);
+	}
+	close(fd);
 	return 0;
 }
