@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `btfcanon deps` (diff/bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
+ * `btfcanon deps` (deps/: bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
  *
  * Fixtures, built at test time in a scratch directory:
  *	kern_a.o, kern_b.o	tests/fixtures/deps/kern_*.c, gcc -g -O2 -r;
@@ -49,9 +49,9 @@
 #include <bpf/libbpf.h>
 #include <check.h>
 
-#include "../diff/bpf_object.h"
-#include "../diff/core_relo.h"
-#include "../diff/deps.h"
+#include "../deps/bpf_object.h"
+#include "../deps/core_relo.h"
+#include "../deps/deps.h"
 #include "suites.h"
 #include "testutil.h"
 

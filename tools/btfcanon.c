@@ -20,6 +20,7 @@
 #include "../archive/btf_source.h"
 #include "../canon/canon.h"
 #include "../canon/distill.h"
+#include "../deps/commands.h"
 #include "../diff/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
