@@ -38,7 +38,8 @@ TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
+all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk \
+	$(BUILD)/btf-extract
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -56,6 +57,10 @@ $(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(BUILD)/libbtfcanon.a
 
 # The baseline the encoder is measured against: a bare libdw walk.
 $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The kernels' own BTF, unsorted, for tools/bench-archive.sh's baselines.
+$(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The drop-in for pahole -J in the kernel build; runs the btfcanon beside it.
