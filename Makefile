@@ -17,7 +17,8 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
-# the kernel image and package readers (archive/): Debian's libraries
+# the kernel image and package readers (archive/): Debian's libraries;
+# the archive's body (zstd) and checksum (zlib) too
 PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always

@@ -20,4 +20,6 @@ Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agr
 Suite *kimage_suite(void);	/* test_kimage.c: kernel images and packages */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
+Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
+
 #endif

@@ -23,7 +23,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
 	make gcc libc6-dev pkg-config \
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev check \
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev check \
 	bpftool clang llvm dwarves binutils elfutils python3 git time \
 	libclang-rt-14-dev \
 	dpkg-dev debhelper fakeroot lintian \
