@@ -8,7 +8,6 @@
 
 #include <bpf/btf.h>
 
-#include "../archive/btf_source.h"
 #include "../canon/canon.h"
 #include "../encode/encoder.h"
 #include "../sort/btf_file.h"
@@ -130,7 +129,7 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 		if (err)
 			goto fail;
 	}
-	err = bc_source_read_btf_blob(path, &blob, &format, &hold);
+	err = bc_file_read_btf_blob(path, &blob, &format, &hold);
 	if (err == -ENOENT && format == BC_FILE_ELF) {
 		/* an ELF file without .BTF: its DWARF then */
 		err = encode_dwarf(path, opts, in, log);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Kernel images and packages as inputs (archive/kimage.c, package.c,
-# btf_source.c), end to end through the command line:
+# Kernel images and packages as inputs (kimage/kimage.c, package.c,
+# kernel_file.c, read through sort/btf_file.c), end to end through the
+# command line:
 #
 # - fixtures made here for every form: a small vmlinux-like ELF whose .BTF
 #   holds the encoder's BTF of seven of tests/fixtures/*.c, compressed with the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel image and package readers (archive/), below the command line
+ * The kernel image and package readers (kimage/), below the command line
  * (tests/images.sh covers every compression and form end to end):
  *
  *	names		bc_kernel_default_name() on image, BTF and package paths
@@ -24,9 +24,8 @@
 #include <zlib.h>
 
 #include "suites.h"
-#include "../archive/btf_source.h"
-#include "../archive/decompress.h"
-#include "../archive/kimage.h"
+#include "../kimage/decompress.h"
+#include "../kimage/kimage.h"
 #include "../sort/btf_file.h"
 
 static void quiet(void *ctx, enum bc_log_level level, const char *msg)
@@ -209,7 +208,7 @@ START_TEST(real)
 		return;
 	}
 	t0 = now();
-	ck_assert_msg(!bc_source_read_btf_blob(deb, &got, &format, &log),
+	ck_assert_msg(!bc_file_read_btf_blob(deb, &got, &format, &log),
 		      "%s: %s", deb, msg);
 	fprintf(stderr, "kimage real: %s (%s): BTF (%zu bytes) read in %.3f s\n",
 		r->package, r->form, got.size, now() - t0);

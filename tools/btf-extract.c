@@ -2,7 +2,7 @@
 /*
  * btf-extract: the BTF of any input btfcanon reads, as it is stored there
  * (not sorted): raw BTF, an ELF file's .BTF, a kernel image or package
- * (archive/btf_source.h). For tools/bench-archive.sh, whose baselines
+ * (sort/btf_file.h). For tools/bench-archive.sh, whose baselines
  * (xz per kernel as BTFHub keeps them, solid tar.xz and zstd) compress the
  * kernels' own BTF. Not installed.
  *
@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "../archive/btf_source.h"
+#include "../sort/btf_file.h"
 
 static void print_message(void *ctx, enum bc_log_level level, const char *msg)
 {
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: btf-extract INPUT OUTPUT\n");
 		return 2;
 	}
-	err = bc_source_read_btf_blob(argv[1], &blob, &format, &log);
+	err = bc_file_read_btf_blob(argv[1], &blob, &format, &log);
 	if (err)
 		return 1;
 	err = bc_file_write_atomic(argv[2], blob.data, blob.size, &log);

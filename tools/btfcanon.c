@@ -18,7 +18,6 @@
 #include <bpf/btf.h>
 
 #include "../archive/archive_cmd.h"
-#include "../archive/btf_source.h"
 #include "../canon/canon.h"
 #include "../canon/distill.h"
 #include "../deps/commands.h"
@@ -227,11 +226,11 @@ static int cmd_sort(int argc, char **argv, const struct bc_log *log)
 	t0 = now_sec();
 	cpu0 = cpu_sec();
 	if (args.base) {
-		err = bc_source_load_btf(args.base, NULL, NULL, &base, &base_format, log);
+		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
 		if (err)
 			goto out;
 	}
-	err = bc_source_load_btf(args.input, base, NULL, &btf, &format, log);
+	err = bc_file_load_btf(args.input, base, &btf, &format, log);
 	if (err)
 		goto out;
 	if (args.in_place && format != BC_FILE_ELF) {
@@ -550,7 +549,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	cpu0 = cpu_sec();
 	if (args.base) {
 		/* the base twice: libbpf's for the encoder, ours for canon */
-		err = bc_source_load_btf(args.base, NULL, NULL, &base, &base_format, log);
+		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
 		if (err)
 			goto out;
 		/* bc_btf holds the plain form, which libbpf 1.1 reads */
@@ -700,7 +699,7 @@ static int cmd_relocate(int argc, char **argv, const struct bc_log *log)
 			"btfcanon relocate: usage: relocate --base NEWBASE [--distilled-base FILE] MODULE -o OUTPUT\n");
 		return 2;
 	}
-	err = bc_source_load_btf(base_path, NULL, NULL, &base, &format, log);
+	err = bc_file_load_btf(base_path, NULL, &base, &format, log);
 	if (err)
 		goto out;
 	if (distilled_path) {

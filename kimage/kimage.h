@@ -19,9 +19,14 @@
  *                   vmlinux.xz) holding any of the above, an ELF file or
  *                   raw BTF.
  *
- * A kernel package (.deb, .rpm) is read by archive/package.h; the
- * input layer (archive/btf_source.h) picks the reader by the file's first
- * bytes.
+ * A kernel package (.deb, .rpm) is read by kimage/package.h.
+ *
+ * Where it plugs in: sort/btf_file.c, the reader every command's BTF input
+ * goes through (sort, dump, diff, deps --kernel, archive create/add, the
+ * --base options), hands a file whose first bytes are neither ELF nor BTF
+ * but that bc_kernel_file_detect() takes to bc_kernel_file_read_btf().
+ * kimage/ calls only canon/ (the blob, the log), so the flow stays one
+ * way: sort/ -> kimage/ -> canon/.
  */
 #ifndef BTFCANON_KIMAGE_H
 #define BTFCANON_KIMAGE_H
@@ -41,6 +46,20 @@
  * is under 100 MiB): a stream that decompresses to more is refused.
  */
 #define BC_KIMAGE_MAX_OUTPUT ((size_t)1 << 30)
+
+/*
+ * Is head (a file's first bytes, up to BC_KIMAGE_PROBE_LEN) a kernel image
+ * or a kernel package (kimage/package.h)? Raw BTF and ELF files are not.
+ */
+bool bc_kernel_file_detect(const uint8_t *head, size_t len);
+
+/*
+ * The BTF of the kernel image or package path, open on fd, copied into
+ * blob (malloc'd). Returns 0, or a negative errno after one message naming
+ * path (and, for a package, its member) and what is wrong.
+ */
+int bc_kernel_file_read_btf(const char *path, int fd, struct bc_blob *blob,
+			    const struct bc_log *log);
 
 /*
  * Is data (the first bytes of a file, up to BC_KIMAGE_PROBE_LEN) a kernel
@@ -63,7 +82,9 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 
 /*
  * A kernel's default name, from the path of any input that holds it
- * (for `btfcanon archive`, archive/archive.c):
+ * (for `btfcanon archive`: archive/names.c's bc_archive_default_name()
+ * names a package by its file name; this one reads the package's kernel
+ * member, so a renamed .deb keeps its kernel's name):
  *   .../vmlinuz-6.1.0-56-cloud-amd64                      6.1.0-56-cloud-amd64
  *   linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb  6.1.0-56-cloud-amd64
  *       (a package: from its kernel member's name, so the package is read)
