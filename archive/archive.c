@@ -68,6 +68,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@
 #define HEADER_LEN 32
 #define TRAILER_LEN 4
 #define FORMAT_VERSION 1
-#define ZSTD_LEVEL 19
+#define ZSTD_LEVEL 5
 #define FLAG_RAW 1u
 
 /* ---- growable buffers ------------------------------------------------ */
@@ -1366,6 +1367,143 @@ out:
 	return err;
 }
 
+/*
+ * Several inputs: reading and sorting them (most of the time: a kernel
+ * image's decompression, canon) runs on worker threads, each input
+ * independently; the main thread adds the sorted kernels in input order.
+ * The file does not depend on that order anyway, but the first error
+ * reported does, so it is the first input's that fails. Workers stay at
+ * most `window` inputs ahead of the main thread, so few sorted kernels
+ * wait in memory at once.
+ */
+struct add_job {
+	const char *path;
+	const char *name;
+	void *raw;
+	size_t size;
+	int err;
+	bool done;
+};
+
+struct add_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct add_job *jobs;
+	uint32_t nr, next, consumed, window;
+	bool stop;
+	const struct bc_log *log;
+};
+
+static void *add_worker(void *arg)
+{
+	struct add_queue *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct add_job *job;
+		uint32_t i;
+
+		while (!q->stop && q->next < q->nr &&
+		       q->next >= q->consumed + q->window)
+			pthread_cond_wait(&q->changed, &q->lock);
+		if (q->stop || q->next >= q->nr)
+			break;
+		i = q->next++;
+		job = &q->jobs[i];
+		pthread_mutex_unlock(&q->lock);
+		job->err = sorted_bytes(job->path, &job->raw, &job->size, q->log);
+		pthread_mutex_lock(&q->lock);
+		job->done = true;
+		pthread_cond_broadcast(&q->changed);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
+			 const char *const *names, uint32_t nr, uint32_t jobs,
+			 const struct bc_log *log)
+{
+	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
+	pthread_t *threads = NULL;
+	char **dflt = calloc(nr + 1, sizeof(*dflt));
+	uint32_t i, started = 0;
+	int err = 0;
+
+	q.jobs = calloc(nr + 1, sizeof(*q.jobs));
+	threads = calloc(jobs + 1, sizeof(*threads));
+	if (!q.jobs || !threads || !dflt) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
+		goto out;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		q.jobs[i].path = paths[i];
+		q.jobs[i].name = names ? names[i] : NULL;
+		if (!q.jobs[i].name) {
+			dflt[i] = bc_archive_default_name(paths[i]);
+			q.jobs[i].name = dflt[i];
+			if (!dflt[i])
+				err = -ENOMEM;
+		}
+		if (!err && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, q.jobs[i].name, paths[i]);
+	}
+	if (err)
+		goto out;
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.changed, NULL);
+	for (started = 0; started < (jobs ? jobs : 1); started++)
+		if (pthread_create(&threads[started], NULL, add_worker, &q))
+			break;
+	if (!started) {
+		/* no thread: the main thread reads them itself */
+		q.window = nr + 1;
+		add_worker(&q);
+	}
+	for (i = 0; i < nr; i++) {
+		struct add_job *job = &q.jobs[i];
+
+		pthread_mutex_lock(&q.lock);
+		while (!job->done)
+			pthread_cond_wait(&q.changed, &q.lock);
+		pthread_mutex_unlock(&q.lock);
+		if (!err)
+			err = job->err;
+		if (!err)
+			err = bc_archive_add_sorted(ar, job->name, job->raw,
+						    job->size, log);
+		free(job->raw);
+		job->raw = NULL;
+		pthread_mutex_lock(&q.lock);
+		q.consumed = i + 1;
+		if (err)
+			q.stop = true;
+		pthread_cond_broadcast(&q.changed);
+		pthread_mutex_unlock(&q.lock);
+		if (err)
+			break;
+	}
+	pthread_mutex_lock(&q.lock);
+	q.stop = true;
+	pthread_cond_broadcast(&q.changed);
+	pthread_mutex_unlock(&q.lock);
+	while (started)
+		pthread_join(threads[--started], NULL);
+	for (i = 0; i < nr; i++)
+		free(q.jobs[i].raw);
+	pthread_cond_destroy(&q.changed);
+	pthread_mutex_destroy(&q.lock);
+out:
+	for (i = 0; dflt && i < nr; i++)
+		free(dflt[i]);
+	free(dflt);
+	free(q.jobs);
+	free(threads);
+	return err;
+}
+
 int bc_archive_remove(struct bc_archive *ar, uint32_t k)
 {
 	int err;
@@ -1689,7 +1827,7 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 	return err;
 }
 
-static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 {
 	struct numbering nb = { 0 };
 	struct ar_buf recs = { 0 };
@@ -1697,6 +1835,9 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
 	size_t s;
 	int err;
 
+	err = decode_all(ar, NULL);
+	if (err)
+		return err;
 	nb.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
 	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
@@ -1774,58 +1915,64 @@ static uint32_t crc_of(const uint8_t *data, size_t len)
 	return (uint32_t)crc;
 }
 
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(len), z;
+	unsigned wlog = 10;
+	uint8_t *file = malloc(HEADER_LEN + bound + TRAILER_LEN);
+
+	*out = NULL;
+	if (!file || !cctx) {
+		ZSTD_freeCCtx(cctx);
+		free(file);
+		return -ENOMEM;
+	}
+	while (wlog < 27 && (1ull << wlog) < len)
+		wlog++;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body, len);
+	ZSTD_freeCCtx(cctx);
+	if (ZSTD_isError(z)) {
+		free(file);
+		return -EIO;
+	}
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	put_le32(file + 8, FORMAT_VERSION);
+	put_le32(file + 12, 0);
+	put_le64(file + 16, len);
+	put_le64(file + 24, z);
+	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+	*out = file;
+	*size = HEADER_LEN + z + TRAILER_LEN;
+	return 0;
+}
+
 int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 			 const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
-	ZSTD_CCtx *cctx = NULL;
-	uint8_t *file = NULL;
-	size_t bound, z;
-	unsigned wlog = 10;
 	int err;
 
 	*out = NULL;
 	err = decode_all(ar, log);
 	if (err)
 		return err;
-	err = serialize_body(ar, &body);
-	if (err)
-		goto out;
-	bc_log_printf(log, BC_LOG_DEBUG, "%s: body %zu bytes, %u records, %u strings",
-		      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-	while (wlog < 27 && (1ull << wlog) < body.len)
-		wlog++;
-	bound = ZSTD_compressBound(body.len);
-	file = malloc(HEADER_LEN + bound + TRAILER_LEN);
-	cctx = ZSTD_createCCtx();
-	if (!file || !cctx) {
-		err = -ENOMEM;
-		goto out;
+	err = ar_serialize_body(ar, &body);
+	if (!err) {
+		bc_log_printf(log, BC_LOG_DEBUG,
+			      "%s: body %zu bytes, %u records, %u strings",
+			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
+		err = ar_wrap_body(body.data, body.len, ZSTD_LEVEL, out, size);
 	}
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body.data, body.len);
-	if (ZSTD_isError(z)) {
-		err = bc_log_error(log, -EIO, "%s: zstd: %s", ar->path,
-				   ZSTD_getErrorName(z));
-		goto out;
-	}
-	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
-	put_le32(file + 8, FORMAT_VERSION);
-	put_le32(file + 12, 0);
-	put_le64(file + 16, body.len);
-	put_le64(file + 24, z);
-	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
-	*out = file;
-	*size = HEADER_LEN + z + TRAILER_LEN;
-	file = NULL;
-out:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);
-	ZSTD_freeCCtx(cctx);
-	free(file);
+	else if (err)
+		bc_log_error(log, err, "%s: zstd cannot compress", ar->path);
 	free(body.data);
 	return err;
 }

@@ -10,7 +10,7 @@
 # to build-fuzz/crashes/. See FUZZING.md.
 
 FUZZ_TARGETS ?= sort dump diff btf_elf encode bpf_object relocate kernel_file \
-	kimage package
+	archive kimage package
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang

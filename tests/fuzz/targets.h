@@ -20,4 +20,6 @@ int fuzz_kernel_file_one(const uint8_t *data, size_t size);	/* saved kernel file
 int fuzz_kimage_one(const uint8_t *data, size_t size);	/* kernel image into its BTF reader */
 int fuzz_package_one(const uint8_t *data, size_t size);	/* .deb/.rpm into the package reader */
 
+int fuzz_archive_one(const uint8_t *data, size_t size);	/* archive file or body into the archive reader */
+
 #endif
