@@ -1013,6 +1013,8 @@ uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		return ids->anon[(code - 1) / 2];
 	if (!k)
 		return ids->first[code / 2 - 1];
+	if (!ids->nr_more)
+		return 0;
 	key.kn = code / 2 - 1;
 	key.k = k;
 	hit = bsearch(&key, ids->more, ids->nr_more, sizeof(key), kn_rank_cmp);
@@ -1065,13 +1067,18 @@ static int build_raw(const struct bc_archive *ar, const uint32_t *list,
 	struct ar_ids ids;
 	struct ar_buf out = { 0 }, strs = { 0 };
 	uint32_t *placed = NULL, i;
+	size_t total = 0;
 	int err = ar_ids_build(ar, list, n, &ids);
 
 	*raw = NULL;
 	if (err)
 		return err;
+	/* the whole size up front: one allocation, no copies */
+	for (i = 0; i < n; i++)
+		total += info_words(ar->cells[ar->rec_off[list[i]]]) * 4;
 	placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
-	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header)) : -ENOMEM;
+	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64) : -ENOMEM;
+	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
 	err = err ? err : ar_buf_put(&strs, "", 1);
 	if (err)
 		goto out;
@@ -2071,67 +2078,105 @@ static const uint8_t *rd_bytes(struct reader *r, size_t *len)
 	return p;
 }
 
-/* The records: cells in memory, every number in range. */
+/* A varint of at most 32 bits at *pos below end; false past end or wider. */
+static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
+			   uint32_t *v)
+{
+	uint32_t x = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
+		uint8_t byte = data[(*pos)++];
+
+		if (shift == 28 && byte > 0x0f)
+			return false;
+		x |= (uint32_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The records, straight into the cells: every number checked against what
+ * it indexes (an anonymous record's against the record count; whether it
+ * is the kernel's is checked when a kernel is rebuilt). Every cell takes a
+ * byte of the body at least, so the cells are sized once.
+ */
 static int read_records(struct bc_archive *ar, struct reader *r)
 {
-	uint64_t nr = rd_varint(r, r->len - r->pos), i;
-	struct u32vec cells = { 0 };
-	int err = 0;
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 3), i;
+	const uint8_t *d = r->data;
+	size_t end = r->len, pos = r->pos, room = end - pos + 2 * nr + 1;
+	uint32_t *c;
 
-	for (i = 0; i < nr && !r->bad && !err; i++) {
-		uint32_t kind = (uint32_t)rd_varint(r, 0xff), vlen, info, kn1;
-		uint32_t words, j;
+	if (r->bad)
+		return 0;
+	free(ar->cells);
+	free(ar->rec_off);
+	ar->cells = malloc(room * sizeof(uint32_t));
+	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
+	if (!ar->cells || !ar->rec_off)
+		return -ENOMEM;
+	ar->cap_cells = room;
+	ar->cap_recs = (uint32_t)nr + 2;
+	ar->nr_cells = 0;
+	c = ar->cells;
+	for (i = 0; i < nr; i++) {
+		uint32_t kind, vlen, info, kn1, words, j, v, k;
+		const struct bc_kind_layout *kl;
+		size_t at = ar->nr_cells;
 
-		vlen = (uint32_t)rd_varint(r, 0xffffff);
+		if (!get_u32(d, end, &pos, &kind) || kind > 0xff ||
+		    !get_u32(d, end, &pos, &vlen) || vlen > 0xffffff ||
+		    !get_u32(d, end, &pos, &kn1) || kn1 > ar->nr_kns ||
+		    !bc_kind_valid(kind & 0x7f) ||
+		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f)))
+			goto bad;
 		info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
-		kn1 = (uint32_t)rd_varint(r, ar->nr_kns);
-		if (r->bad || !bc_kind_valid(kind & 0x7f) ||
-		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f))) {
-			r->bad = true;
-			break;
-		}
 		words = info_words(info);
-		if (words - 2 > r->len - r->pos) {	/* a byte a word at least */
-			r->bad = true;
-			break;
-		}
-		cells.n = 0;
-		err = u32vec_push(&cells, info);
-		err = err ? err : u32vec_push(&cells, kn1);
-		for (j = 2; j < words && !err && !r->bad; j++) {
-			uint64_t v;
+		if (words - 2 > end - pos)	/* a byte a word at least */
+			goto bad;
+		ar->rec_off[i] = (uint32_t)at;
+		c[at++] = info;
+		c[at++] = kn1;
+		kl = &bc_kinds[kind & 0x7f];
+		for (j = 2; j < words; j++) {
+			enum bc_word_class cls = j < 3u + kl->fixed_words ?
+				bc_word_class(kind & 0x7f, j) :
+				bc_entry_word_class(kl, (j - 3 - kl->fixed_words) %
+							kl->entry_words);
 
-			switch (bc_word_class(kind & 0x7f, j)) {
-			case BC_WORD_REF:
-				v = rd_varint(r, UINT32_MAX);
-				if (v & 1) {
-					/* an anonymous record: any number (checked on use) */
-					if (v / 2 >= nr)
-						r->bad = true;
-					err = u32vec_push(&cells, (uint32_t)v);
-				} else if (v) {
-					if (v / 2 - 1 >= ar->nr_kns)
-						r->bad = true;
-					err = u32vec_push(&cells, (uint32_t)v);
-					err = err ? err : u32vec_push(&cells,
-						(uint32_t)rd_varint(r, UINT32_MAX));
-				} else {
-					err = u32vec_push(&cells, 0);
-				}
-				break;
-			case BC_WORD_NAME:
-				err = u32vec_push(&cells,
-					(uint32_t)rd_varint(r, ar->nr_strs - 1));
-				break;
-			default:
-				err = u32vec_push(&cells, (uint32_t)rd_varint(r, UINT32_MAX));
+			if (!get_u32(d, end, &pos, &v))
+				goto bad;
+			if (cls == BC_WORD_REF && (v & 1)) {
+				if (v / 2 >= nr)
+					goto bad;
+			} else if (cls == BC_WORD_REF && v) {
+				if (v / 2 - 1 >= ar->nr_kns ||
+				    !get_u32(d, end, &pos, &k))
+					goto bad;
+				c[at++] = v;
+				v = k;
+			} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
+				goto bad;
 			}
+			c[at++] = v;
 		}
-		if (!err && !r->bad)
-			err = push_rec(ar, cells.v, (uint32_t)cells.n);
+		ar->nr_cells = at;
 	}
-	free(cells.v);
-	return err;
+	ar->nr_recs = (uint32_t)nr;
+	ar->rec_off[nr] = (uint32_t)ar->nr_cells;
+	r->pos = pos;
+	return 0;
+bad:
+	ar->nr_recs = 0;
+	ar->nr_cells = 0;
+	ar->rec_off[0] = 0;
+	r->bad = true;
+	return 0;
 }
 
 static int read_kernels(struct bc_archive *ar, struct reader *r)
@@ -2340,6 +2385,7 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 int bc_archive_open(const char *path, struct bc_archive **ar,
 		    const struct bc_log *log)
 {
+	struct bc_blob blob = { 0 };
 	struct stat st;
 	uint8_t *data;
 	size_t done = 0;
@@ -2353,6 +2399,14 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 		err = -errno;
 		close(fd);
 		return bc_log_error(log, err, "%s: %s", path, strerror(-err));
+	}
+	/* mapped where it can be: no copy of the compressed file */
+	if (S_ISREG(st.st_mode) && st.st_size &&
+	    !bc_file_map(fd, 0, (size_t)st.st_size, &blob)) {
+		close(fd);
+		err = bc_archive_parse(blob.data, blob.size, path, ar, log);
+		bc_blob_release(&blob);
+		return err;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!data) {
