@@ -23,6 +23,8 @@
 #include <bpf/libbpf.h>
 
 #include "../../archive/archive_internal.h"
+#include "../../kimage/kimage.h"
+#include "../../kimage/package.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
 #include "../../deps/bpf_object.h"
@@ -465,5 +467,58 @@ int fuzz_archive_one(const uint8_t *data, size_t size)
 	bc_archive_free(again);
 	bc_archive_free(ar);
 	free(file);
+	return 0;
+}
+
+/*
+ * Kernel images (kimage/kimage.c): a bzImage, an arm64 Image, an EFI
+ * zboot image or a compressed file, decompressed with at most 16 MiB of
+ * output (a small stream may expand a thousandfold), its BTF found and
+ * parsed. Property: what the reader returns lies inside the output it
+ * made (ASan checks the copy) and is no larger than the limit.
+ */
+#define FUZZ_IMAGE_MAX ((size_t)16 << 20)
+
+int fuzz_kimage_one(const uint8_t *data, size_t size)
+{
+	struct bc_blob blob;
+	struct bc_btf *btf = NULL;
+
+	if (bc_kimage_read_btf("fuzz", data, size, FUZZ_IMAGE_MAX, &blob,
+			       &fuzz_log))
+		return 0;
+	FUZZ_ASSERT(blob.size <= FUZZ_IMAGE_MAX);
+	if (!bc_btf_parse_blob(&blob, NULL, NULL, "fuzz", &fuzz_log, &btf))
+		bc_btf_free(btf);
+	return 0;
+}
+
+/*
+ * Kernel packages (kimage/package.c): a .deb or an .rpm through
+ * libarchive to its kernel member (at most 16 MiB), then that through the
+ * image reader. Property: the member's name is one the reader looks for,
+ * and the version taken from it is not empty.
+ */
+int fuzz_package_one(const uint8_t *data, size_t size)
+{
+	char path[64], *member, *version;
+	uint8_t *image;
+	size_t image_size;
+	struct bc_blob blob;
+	int fd = memory_file(data, size, path, sizeof(path));
+
+	if (!bc_package_read_kernel(path, FUZZ_IMAGE_MAX, &member, &image,
+				    &image_size, &fuzz_log)) {
+		version = bc_package_kernel_version(member);
+		FUZZ_ASSERT(version && *version);
+		FUZZ_ASSERT(strstr(member, "vmlinu") != NULL);
+		if (!bc_kimage_read_btf(path, image, image_size, FUZZ_IMAGE_MAX,
+					&blob, &fuzz_log))
+			bc_blob_release(&blob);
+		free(version);
+		free(member);
+		free(image);
+	}
+	close(fd);
 	return 0;
 }
