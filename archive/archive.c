@@ -1354,9 +1354,9 @@ int bc_archive_add_file(struct bc_archive *ar, const char *path,
 	int err;
 
 	if (!name) {
-		dflt = bc_archive_default_name(path);
-		if (!dflt)
-			return -ENOMEM;
+		err = bc_archive_input_name(path, &dflt, log);
+		if (err)
+			return err;
 		name = dflt;
 	}
 	if (bc_archive_find_kernel(ar, name) >= 0) {
@@ -1385,7 +1385,8 @@ out:
  */
 struct add_job {
 	const char *path;
-	const char *name;
+	const char *name;	/* as given, or dflt */
+	char *dflt;
 	void *raw;
 	size_t size;
 	int err;
@@ -1418,7 +1419,16 @@ static void *add_worker(void *arg)
 		i = q->next++;
 		job = &q->jobs[i];
 		pthread_mutex_unlock(&q->lock);
-		job->err = sorted_bytes(job->path, &job->raw, &job->size, q->log);
+		job->err = 0;
+		if (!job->name) {
+			/* a package is named by its kernel member: read it */
+			job->err = bc_archive_input_name(job->path, &job->dflt,
+							 q->log);
+			job->name = job->dflt;
+		}
+		if (!job->err)
+			job->err = sorted_bytes(job->path, &job->raw,
+						&job->size, q->log);
 		pthread_mutex_lock(&q->lock);
 		job->done = true;
 		pthread_cond_broadcast(&q->changed);
@@ -1433,26 +1443,19 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 {
 	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
 	pthread_t *threads = NULL;
-	char **dflt = calloc(nr + 1, sizeof(*dflt));
 	uint32_t i, started = 0;
 	int err = 0;
 
 	q.jobs = calloc(nr + 1, sizeof(*q.jobs));
 	threads = calloc(jobs + 1, sizeof(*threads));
-	if (!q.jobs || !threads || !dflt) {
+	if (!q.jobs || !threads) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
 		goto out;
 	}
 	for (i = 0; i < nr && !err; i++) {
 		q.jobs[i].path = paths[i];
 		q.jobs[i].name = names ? names[i] : NULL;
-		if (!q.jobs[i].name) {
-			dflt[i] = bc_archive_default_name(paths[i]);
-			q.jobs[i].name = dflt[i];
-			if (!dflt[i])
-				err = -ENOMEM;
-		}
-		if (!err && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
+		if (q.jobs[i].name && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
 			err = bc_log_error(log, -EEXIST,
 				"%s: already holds a kernel '%s' (from %s; --name gives another)",
 				ar->path, q.jobs[i].name, paths[i]);
@@ -1478,6 +1481,10 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 		pthread_mutex_unlock(&q.lock);
 		if (!err)
 			err = job->err;
+		if (!err && bc_archive_find_kernel(ar, job->name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, job->name, job->path);
 		if (!err)
 			err = bc_archive_add_sorted(ar, job->name, job->raw,
 						    job->size, log);
@@ -1498,14 +1505,13 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 	pthread_mutex_unlock(&q.lock);
 	while (started)
 		pthread_join(threads[--started], NULL);
-	for (i = 0; i < nr; i++)
-		free(q.jobs[i].raw);
 	pthread_cond_destroy(&q.changed);
 	pthread_mutex_destroy(&q.lock);
 out:
-	for (i = 0; dflt && i < nr; i++)
-		free(dflt[i]);
-	free(dflt);
+	for (i = 0; q.jobs && i < nr; i++) {
+		free(q.jobs[i].raw);
+		free(q.jobs[i].dflt);
+	}
 	free(q.jobs);
 	free(threads);
 	return err;
