@@ -86,6 +86,7 @@ struct encoder {
 	double *chunk_sec;		/* [nr_chunks] thread CPU time of each */
 	struct chunk_part *groups;	/* [nr_groups] deduplicated groups of chunks */
 	uint32_t nr_groups;
+	uint32_t group_chunks;		/* chunks per group */
 	struct cand_list *cands;	/* [nr_chunks] function/variable candidates */
 	struct elf_syms syms;		/* the ELF's functions, objects, kfuncs */
 	struct cand_ctx cand_ctx;
@@ -758,19 +759,19 @@ static bool arrays_flat(const struct encode_opts *opts)
 }
 
 /*
- * Group g: chunks [g * ENCODE_GROUP_CHUNKS, ...) merged and deduplicated
+ * Group g: chunks [g * group_chunks, ...) merged and deduplicated
  * into enc->groups[g] (a lone chunk is taken as it is).
  */
 static int dedup_group(void *ctx, uint32_t g)
 {
 	struct encoder *enc = ctx;
-	uint32_t first = g * ENCODE_GROUP_CHUNKS, n = enc->nr_chunks - first;
+	uint32_t first = g * enc->group_chunks, n = enc->nr_chunks - first;
 	struct merge_stats ms;
 	struct btf *btf;
 	int err;
 
-	if (n > ENCODE_GROUP_CHUNKS)
-		n = ENCODE_GROUP_CHUNKS;
+	if (n > enc->group_chunks)
+		n = enc->group_chunks;
 	if (n == 1) {
 		enc->groups[g] = enc->parts[first];
 		enc->parts[first].raw = NULL;
@@ -788,8 +789,8 @@ static int dedup_group(void *ctx, uint32_t g)
 }
 
 /*
- * The first level of the reduction: groups of ENCODE_GROUP_CHUNKS
- * consecutive chunks, each merged and deduplicated on one thread, the
+ * The first level of the reduction: groups of ENCODE_GROUP_CHUNKS (or
+ * opts->group_chunks) consecutive chunks, each merged and deduplicated on one thread, the
  * groups in parallel. Its longest group goes to the critical path.
  */
 static int dedup_groups(struct encoder *enc, unsigned int jobs,
@@ -799,8 +800,10 @@ static int dedup_groups(struct encoder *enc, unsigned int jobs,
 	uint32_t g;
 	int err;
 
-	enc->nr_groups = (enc->nr_chunks + ENCODE_GROUP_CHUNKS - 1) /
-			 ENCODE_GROUP_CHUNKS;
+	enc->group_chunks = enc->opts->group_chunks ? enc->opts->group_chunks :
+			    ENCODE_GROUP_CHUNKS;
+	enc->nr_groups = (enc->nr_chunks + enc->group_chunks - 1) /
+			 enc->group_chunks;
 	if (enc->nr_groups <= 1) {
 		/* one level is enough: the chunks themselves are the groups */
 		enc->nr_groups = enc->nr_chunks;

@@ -59,8 +59,8 @@ enum encode_arrays {
 #define ENCODE_CHUNKS		16
 #define ENCODE_CHUNK_CUS_MIN	8
 #define ENCODE_CHUNK_CUS_MAX	256
-#define ENCODE_CHUNK_BYTES	(4u << 20)
-#define ENCODE_GROUP_CHUNKS	8
+#define ENCODE_CHUNK_BYTES	(16u << 20)
+#define ENCODE_GROUP_CHUNKS	16
 
 struct encode_opts {
 	unsigned int jobs;		/* worker threads, >= 1 */
@@ -68,6 +68,7 @@ struct encode_opts {
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
+	uint32_t group_chunks;		/* chunks per group (tests), 0: ENCODE_GROUP_CHUNKS */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
 	enum encode_arrays arrays;

@@ -22,8 +22,8 @@
  *	type_units	-fdebug-types-section gives the same listing
  *	determinism	a many-unit object: identical bytes for -j1/2/4/8/16/64
  *			and shuffled unit orders, in-process and through the
- *			CLI; chunks of one unit (two groups of chunks in the
- *			reduction) give the bytes of one chunk
+ *			CLI; chunks of one unit in groups of four (two levels
+ *			of reduction) give the bytes of one chunk
  *	reduction	bc_par_for runs every task once at any -j and reports
  *			the lowest failing task; merge_parts joins chunk BTFs
  *			as btf__add_btf does (same bytes after btf__dedup),
@@ -413,6 +413,7 @@ struct encode_run {
 	bool shuffle;
 	uint64_t seed;
 	uint32_t chunk_cus;	/* 0: the default */
+	uint32_t group_chunks;	/* 0: the default */
 	enum encode_arrays arrays;
 };
 
@@ -438,6 +439,7 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 	opts.shuffle_seed = run->seed;
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
+	opts.group_chunks = run->group_chunks;
 	opts.arrays = run->arrays;
 	opts.base = base;
 	err = encode_file(path, &opts, &enc, &stats, &log);
@@ -762,7 +764,8 @@ START_TEST(test_determinism)
 	const char *cc = compilers[_i / 2];
 	uint32_t chunk_cus = _i % 2 ? 1 : 0;
 	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
-	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus,
+				  .group_chunks = chunk_cus ? 4 : 0 };
 	struct blob ref = encode_canon(bin, &run), cli_out;
 	char *out_path = path_join(dir, "cli.btf"), chunk_arg[32];
 	const char *args[4] = { "-j2", NULL, NULL, NULL };
@@ -793,16 +796,21 @@ START_TEST(test_determinism)
 	}
 
 	/*
-	 * Chunks of one unit: fourteen chunks, two groups of them in the
-	 * reduction; the default: one chunk. The tree's shape changes
-	 * nothing.
+	 * Chunks of one unit in groups of 4: fourteen chunks, four groups,
+	 * two levels of reduction; in groups of 16: one level; the
+	 * default: one chunk. The tree's shape changes nothing.
 	 */
 	if (chunk_cus) {
 		struct encode_run one = { .jobs = 2 };
+		struct encode_run flat = { .jobs = 16, .chunk_cus = 1 };
 		struct blob out = encode_canon(bin, &one);
 
 		ck_assert_msg(blob_eq(&out, &ref),
 			      "%s: chunks of one unit differ from one chunk", cc);
+		blob_free(&out);
+		out = encode_canon(bin, &flat);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s: one level of reduction differs from two", cc);
 		blob_free(&out);
 	}
 
@@ -862,7 +870,8 @@ START_TEST(test_split_over_base)
 	uint32_t chunk_cus = _i % 2 ? 1 : 0;
 	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
 	char *first = path_join(dir, "linked.o"), *split_path;
-	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus,
+				  .group_chunks = chunk_cus ? 4 : 0 };
 	struct blob base_raw = encode_canon(first, &default_run), ref, alone;
 	struct btf *base = btf__new(base_raw.data, base_raw.size), *reread;
 	struct bc_btf *bc_base = parse_or_fail(&base_raw, NULL), *split;
