@@ -19,13 +19,16 @@ CC       ?= cc
 PKGS     := libbpf libelf libdw
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always
-# applied on top of it.
+# applied on top of it. CPPFLAGS and LDFLAGS are the user's too (the Debian
+# package's dpkg-buildflags: -D_FORTIFY_SOURCE=2, -z relro -z now).
 CFLAGS   ?= -O2 -g
 BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
             $(shell pkg-config --cflags $(PKGS))
-ALL_CFLAGS = $(BC_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(BC_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
+# the archive: zstd for its body, zlib for its checksum
+LDLIBS   += -lzstd -lz
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
@@ -113,10 +116,13 @@ tsan-check: tsan
 		echo "tsan-check: $(TSAN_VMLINUX) absent: kernel run skipped"; \
 	fi
 
-install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
+# btfcanon(1) documents btfcanon-pahole too; btfcanon-pahole(1) links to it.
+# dwarf-walk, a benchmark baseline, is not installed. debian/rules uses this.
+install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
 	install -D -m 0755 $(BUILD)/btfcanon $(DESTDIR)$(PREFIX)/bin/btfcanon
 	install -D -m 0755 $(BUILD)/btfcanon-pahole $(DESTDIR)$(PREFIX)/bin/btfcanon-pahole
 	install -D -m 0644 tools/btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon.1
+	ln -sf btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon-pahole.1
 
 # Not in check nor CI: two kernel builds.
 kernel-build-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
@@ -125,6 +131,6 @@ kernel-build-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
 include tests/fuzz/fuzz.mk
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-deb
 
 .PHONY: all check asan tsan tsan-check install clean kernel-build-check

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../archive/archive.h"
 #include "btf_file.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,
@@ -191,6 +192,36 @@ static int read_raw(const char *path, int fd, struct bc_blob *blob,
 	return 0;
 }
 
+/*
+ * ARCHIVE:NAME (archive/archive.h), when path names no file: the kernel's
+ * sorted BTF, as raw BTF.
+ */
+static int read_archive_member(const char *path, struct bc_blob *blob,
+			       enum bc_file_format *format,
+			       const struct bc_log *log)
+{
+	char *archive;
+	const char *name;
+	void *raw;
+	size_t size;
+	int err = bc_archive_split_spec(path, &archive, &name);
+
+	*format = BC_FILE_RAW;
+	if (err <= 0)
+		return err ? err : bc_log_error(log, -ENOENT,
+						"%s: cannot open: %s", path,
+						strerror(ENOENT));
+	free(archive);
+	err = bc_archive_read_spec(path, &raw, &size, log);
+	if (err)
+		return err;
+	blob->mem = raw;
+	blob->mem_len = size;
+	blob->data = raw;
+	blob->size = size;
+	return 0;
+}
+
 int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 			  enum bc_file_format *format, const struct bc_log *log)
 {
@@ -200,6 +231,8 @@ int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 
 	memset(blob, 0, sizeof(*blob));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return read_archive_member(path, blob, format, log);
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
 				    strerror(errno));

@@ -19,4 +19,6 @@ Suite *layout_suite(void);	/* test_layout.c: the 2026 header, kind layout, unkno
 Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agreement */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
+Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
+
 #endif

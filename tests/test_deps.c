@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `btfcanon deps` (diff/bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
+ * `btfcanon deps` (deps/: bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
  *
  * Fixtures, built at test time in a scratch directory:
  *	kern_a.o, kern_b.o	tests/fixtures/deps/kern_*.c, gcc -g -O2 -r;
@@ -37,6 +37,11 @@
  *			saved kernel file: the same bytes twice, the same
  *			report as its kernel, cut short refused
  *	bad_objects	messages that name the file and what is wrong
+ *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
+ *			object libbpf 1.1 refuses at open): libbpf's
+ *			bpf_object__open_file and the reader agree, and the
+ *			reader gives libbpf's reason; a .BTF.ext libbpf
+ *			cannot read
  */
 #include <elf.h>
 #include <errno.h>
@@ -49,9 +54,9 @@
 #include <bpf/libbpf.h>
 #include <check.h>
 
-#include "../diff/bpf_object.h"
-#include "../diff/core_relo.h"
-#include "../diff/deps.h"
+#include "../deps/bpf_object.h"
+#include "../deps/core_relo.h"
+#include "../deps/deps.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -1305,6 +1310,141 @@ START_TEST(test_bad_objects)
 }
 END_TEST
 
+/* The REFUSE_* cases of refused.bpf.c, "NONE" first: an object both take. */
+static const char *const refusals[] = {
+	"NONE", "MAP_FIELD", "MAP_TYPE", "LEGACY_MAPS", "DATA_SECTION",
+	"EXTERN_NO_BTF", "EXTERN_NO_SECTION", "EXTERN_SECTION", "KCONFIG_TYPE",
+	"STATIC_PROG",
+};
+
+/*
+ * libbpf's verdict on opening path: NULL when it opens it, else its last
+ * warning (malloc'd), without "libbpf: " and the trailing period.
+ */
+static char *libbpf_open_verdict(const char *path)
+{
+	struct libbpf_log log = { 0 };
+	struct bpf_object *obj;
+	char *last, *end;
+
+	current_log = &log;
+	libbpf_set_print(capture_libbpf);
+	obj = bpf_object__open_file(path, NULL);
+	libbpf_set_print(NULL);
+	current_log = NULL;
+	if (!libbpf_get_error(obj)) {
+		bpf_object__close(obj);
+		free(log.text);
+		return NULL;
+	}
+	ck_assert_msg(log.text, "libbpf refused %s without a word", path);
+	while (log.len && log.text[log.len - 1] == '\n')
+		log.text[--log.len] = '\0';
+	last = strrchr(log.text, '\n');
+	last = strdup(last ? last + 1 : log.text);
+	free(log.text);
+	ck_assert_ptr_nonnull(last);
+	if (!strncmp(last, "libbpf: ", 8))
+		memmove(last, last + 8, strlen(last + 8) + 1);
+	end = last + strlen(last);
+	while (end > last && end[-1] == '.')
+		*--end = '\0';
+	return last;
+}
+
+/*
+ * Each object of refused.bpf.c: libbpf 1.1 (bpf_object__open_file) and
+ * the reader agree on taking it or not, and the reader's message names
+ * the file and holds libbpf's reason word for word.
+ */
+START_TEST(test_libbpf_open)
+{
+	const char *what = refusals[_i];
+	char name[64], *want;
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_bpf_object obj;
+	int err;
+
+	build_fixtures();
+	snprintf(name, sizeof(name), "refused-%s.bpf.o", what);
+	ck_assert_msg(!sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+			  "-DREFUSE_%s -c -o %s " FIXTURES "/refused.bpf.c",
+			  what, in_scratch(name)),
+		      "clang cannot build refused.bpf.c with REFUSE_%s", what);
+	want = libbpf_open_verdict(in_scratch(name));
+	err = bc_bpf_object_load(in_scratch(name), &obj, &log);
+	if (!err)
+		bc_bpf_object_deinit(&obj);
+	ck_assert_msg(!strcmp(what, "NONE") == !want,
+		      "REFUSE_%s: libbpf %s it: the fixture is wrong", what,
+		      want ? "refuses" : "takes");
+	if (!want) {
+		ck_assert_msg(!err, "REFUSE_%s: libbpf takes it, deps says: %s",
+			      what, cap.text);
+		return;
+	}
+	ck_assert_msg(err < 0, "REFUSE_%s: libbpf refuses it (%s), deps takes it",
+		      what, want);
+	ck_assert_msg(strstr(cap.text, name) && strstr(cap.text, want),
+		      "REFUSE_%s: libbpf says '%s', deps '%s'", what, want,
+		      cap.text);
+	free(want);
+}
+END_TEST
+
+/*
+ * A .BTF.ext libbpf 1.1 cannot read (flags it does not know): it refuses
+ * an object with maps ("BTF is required") and drops the .BTF.ext of one
+ * without; deps refuses both, naming .BTF.ext, since neither would get
+ * its CO-RE relocations.
+ */
+START_TEST(test_libbpf_open_btf_ext)
+{
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_bpf_object obj;
+	const char *path;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *shdr;
+	const char *names;
+	struct blob file;
+	uint32_t i, flipped = 0;
+	char *want;
+	FILE *f;
+
+	build_fixtures();
+	path = in_scratch("refused-btf-ext.bpf.o");
+	ck_assert_int_eq(sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
+			    "/refused.bpf.c", path), 0);
+	file = read_file(path);
+	ck_assert_ptr_nonnull(file.data);
+	eh = file.data;
+	shdr = (const void *)((char *)file.data + eh->e_shoff);
+	names = (char *)file.data + shdr[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++)
+		if (!strcmp(names + shdr[i].sh_name, ".BTF.ext")) {
+			/* the header's flags byte */
+			((uint8_t *)file.data)[shdr[i].sh_offset + 3] = 1;
+			flipped++;
+		}
+	ck_assert_int_eq(flipped, 1);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(file.data, 1, file.size, f), file.size);
+	fclose(f);
+	blob_free(&file);
+	want = libbpf_open_verdict(path);
+	ck_assert_msg(want && strstr(want, "BTF is required"),
+		      "libbpf takes an object with maps and a bad .BTF.ext: %s",
+		      want ? want : "(opened)");
+	free(want);
+	ck_assert_int_lt(bc_bpf_object_load(path, &obj, &log), 0);
+	ck_assert_msg(strstr(cap.text, path) && strstr(cap.text, ".BTF.ext flags"),
+		      "deps says '%s'", cap.text);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -1328,6 +1468,11 @@ Suite *deps_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("libbpf_open");
+	tcase_add_loop_test(tc, test_libbpf_open, 0,
+			    sizeof(refusals) / sizeof(refusals[0]));
+	tcase_add_test(tc, test_libbpf_open_btf_ext);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Installs everything btfcanon needs to build, test and benchmark on a fresh
-# Debian 12 machine: the -dev packages, the test framework, the peers the
+# Installs everything btfcanon needs to build, test, package and benchmark on
+# a fresh Debian 12 machine: the -dev packages, the test framework, the
+# Debian packaging tools (tools/check-deb.sh), the peers the
 # tests compare against (bpftool, pahole, clang, gcc) and the kernel debug
 # image the real-input tests read. Run as root (or it uses sudo).
 set -eu
@@ -22,7 +23,8 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
 	make gcc libc6-dev pkg-config \
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev check \
+	libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev check \
 	bpftool clang llvm dwarves binutils elfutils python3 git time \
 	libclang-rt-14-dev \
+	dpkg-dev debhelper fakeroot lintian \
 	$DEBUG_IMAGES

@@ -24,10 +24,10 @@
 
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
-#include "../../diff/bpf_object.h"
+#include "../../deps/bpf_object.h"
+#include "../../deps/core_relo.h"
+#include "../../deps/deps.h"
 #include "../../diff/btf_diff.h"
-#include "../../diff/core_relo.h"
-#include "../../diff/deps.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
 #include "../../encode/encoder.h"

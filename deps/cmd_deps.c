@@ -20,11 +20,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../diff/text.h"
 #include "../sort/btf_file.h"
 #include "commands.h"
 #include "core_relo.h"
 #include "deps.h"
-#include "text.h"
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"

@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 #include "../canon/log.h"
+#include "../diff/input.h"
+#include "../diff/text.h"
 #include "bpf_object.h"
-#include "input.h"
 #include "kconfig.h"
-#include "text.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,

@@ -48,13 +48,13 @@
 #include <unistd.h>
 
 #include "../canon/btf_kinds.h"
+#include "../diff/cdecl.h"
+#include "../diff/text.h"
+#include "../diff/types.h"
 #include "../sort/btf_file.h"
-#include "cdecl.h"
 #include "core_relo.h"
 #include "deps.h"
 #include "inline_facts.h"
-#include "text.h"
-#include "types.h"
 
 /* ---- statuses --------------------------------------------------------- */
 

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The archive's insides, shared by archive.c (pools, file format) and
+ * view.c (reading part of a kernel). Not for users outside archive/.
+ */
+#ifndef BTFCANON_ARCHIVE_INTERNAL_H
+#define BTFCANON_ARCHIVE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "archive.h"
+
+struct ar_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+int ar_buf_reserve(struct ar_buf *b, size_t more);
+int ar_buf_put(struct ar_buf *b, const void *data, size_t len);
+int ar_buf_varint(struct ar_buf *b, uint64_t v);
+int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v);
+
+struct u32vec {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* pool numbers by content: slot = hash << 32 | (number + 1) */
+struct idtab {
+	uint64_t *slots;
+	uint32_t nr_slots, nr_used;
+};
+
+struct ar_str {
+	const char *s;		/* NUL-terminated: in the body or the arena */
+	uint32_t len;
+};
+
+struct ar_kn {			/* a (kind, name) pair */
+	uint32_t kind;
+	uint32_t sid;
+};
+
+struct ar_attachment {
+	char *name;
+	uint8_t *data;
+	size_t size;
+};
+
+struct ar_kernel {
+	char *name;
+	bool raw;			/* stored as its bytes */
+	uint8_t *blob;			/* raw: the sorted BTF */
+	size_t blob_size;
+	uint32_t *recs;			/* the list of records, once decoded */
+	uint32_t nr_types;
+	const uint8_t *script;		/* the list as read, until decoded */
+	size_t script_len;
+	int64_t parent;			/* kernel index, -1: none */
+	struct bc_btf_layout *layout;
+	uint32_t nr_layout;
+	struct ar_attachment *att;	/* sorted by name */
+	uint32_t nr_att;
+	const char **att_names;
+};
+
+struct ar_chunk {
+	struct ar_chunk *next;
+	char bytes[];
+};
+
+struct bc_archive {
+	char *path;			/* names the file in messages */
+	uint8_t *body;			/* the decompressed body, when read */
+	size_t body_size;
+	struct ar_str *strs;		/* string 0 is "" */
+	uint32_t nr_strs, cap_strs;
+	struct ar_kn *kns;
+	uint32_t nr_kns, cap_kns;
+	uint32_t *cells;		/* every record's cells (archive.c) */
+	size_t nr_cells, cap_cells;
+	uint32_t *rec_off;		/* [nr_recs + 1] record -> first cell */
+	uint32_t nr_recs, cap_recs;
+	bool names_indexed;		/* str_tab and kn_tab are built */
+	bool indexed;			/* and rec_tab */
+	struct idtab str_tab, kn_tab, rec_tab;
+	struct ar_chunk *arena;		/* strings added since reading */
+	size_t arena_used, arena_cap;
+	struct ar_kernel *kernels;	/* version order */
+	uint32_t nr_kernels, cap_kernels;
+};
+
+/* Where one kernel's types are by name (archive.c, build_raw). */
+struct kn_rank;
+struct ar_ids {
+	uint32_t *first;		/* [kn] id of its k = 0 type, 0: none */
+	uint32_t *anon;			/* [rec] id of the anonymous type */
+	struct kn_rank *more;		/* k > 0, sorted by (kn, k) */
+	uint32_t nr_more, cap_more;
+};
+
+int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, struct ar_ids *ids);
+void ar_ids_free(struct ar_ids *ids);
+uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k);
+
+/* Words of record rec (name words: string numbers; ids as in ids). */
+uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec);
+int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
+		    uint32_t rec, uint32_t *w);
+
+/* Kernel k's list of records decoded; 0 or a negative errno. */
+int ar_decode_list(struct bc_archive *ar, uint32_t k);
+
+/* The string and (kind, name) tables for lookups by name. */
+int ar_index_names(struct bc_archive *ar);
+int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name);
+
+#endif
