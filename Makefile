@@ -17,6 +17,9 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
+# the kernel image and package readers (kimage/): Debian's libraries;
+# the archive's body (zstd) and checksum (zlib) too
+PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always
 # applied on top of it. CPPFLAGS and LDFLAGS are the user's too (the Debian
@@ -26,19 +29,19 @@ BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
             $(shell pkg-config --cflags $(PKGS))
 ALL_CFLAGS = $(BC_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
-# the archive: zstd for its body, zlib for its checksum
-LDLIBS   += -lzstd -lz
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
-LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c)
+LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c \
+	      kimage/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
+all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk \
+	$(BUILD)/btf-extract
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -58,6 +61,10 @@ $(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(BUILD)/libbtfcanon.a
 $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The kernels' own BTF, unsorted, for tools/bench-archive.sh's baselines.
+$(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The drop-in for pahole -J in the kernel build; runs the btfcanon beside it.
 $(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
@@ -73,6 +80,7 @@ check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
 		$(BUILD)/btfcanon-tests
 	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
 	BTFCANON=$(BUILD)/btfcanon tests/pahole-dropin.sh
+	BTFCANON=$(BUILD)/btfcanon tests/images.sh
 
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 

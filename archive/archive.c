@@ -68,6 +68,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@
 #define HEADER_LEN 32
 #define TRAILER_LEN 4
 #define FORMAT_VERSION 1
-#define ZSTD_LEVEL 19
+#define ZSTD_LEVEL 5
 #define FLAG_RAW 1u
 
 /* ---- growable buffers ------------------------------------------------ */
@@ -1012,6 +1013,8 @@ uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		return ids->anon[(code - 1) / 2];
 	if (!k)
 		return ids->first[code / 2 - 1];
+	if (!ids->nr_more)
+		return 0;
 	key.kn = code / 2 - 1;
 	key.k = k;
 	hit = bsearch(&key, ids->more, ids->nr_more, sizeof(key), kn_rank_cmp);
@@ -1064,13 +1067,18 @@ static int build_raw(const struct bc_archive *ar, const uint32_t *list,
 	struct ar_ids ids;
 	struct ar_buf out = { 0 }, strs = { 0 };
 	uint32_t *placed = NULL, i;
+	size_t total = 0;
 	int err = ar_ids_build(ar, list, n, &ids);
 
 	*raw = NULL;
 	if (err)
 		return err;
+	/* the whole size up front: one allocation, no copies */
+	for (i = 0; i < n; i++)
+		total += info_words(ar->cells[ar->rec_off[list[i]]]) * 4;
 	placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
-	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header)) : -ENOMEM;
+	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64) : -ENOMEM;
+	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
 	err = err ? err : ar_buf_put(&strs, "", 1);
 	if (err)
 		goto out;
@@ -1363,6 +1371,143 @@ int bc_archive_add_file(struct bc_archive *ar, const char *path,
 out:
 	free(raw);
 	free(dflt);
+	return err;
+}
+
+/*
+ * Several inputs: reading and sorting them (most of the time: a kernel
+ * image's decompression, canon) runs on worker threads, each input
+ * independently; the main thread adds the sorted kernels in input order.
+ * The file does not depend on that order anyway, but the first error
+ * reported does, so it is the first input's that fails. Workers stay at
+ * most `window` inputs ahead of the main thread, so few sorted kernels
+ * wait in memory at once.
+ */
+struct add_job {
+	const char *path;
+	const char *name;
+	void *raw;
+	size_t size;
+	int err;
+	bool done;
+};
+
+struct add_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct add_job *jobs;
+	uint32_t nr, next, consumed, window;
+	bool stop;
+	const struct bc_log *log;
+};
+
+static void *add_worker(void *arg)
+{
+	struct add_queue *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct add_job *job;
+		uint32_t i;
+
+		while (!q->stop && q->next < q->nr &&
+		       q->next >= q->consumed + q->window)
+			pthread_cond_wait(&q->changed, &q->lock);
+		if (q->stop || q->next >= q->nr)
+			break;
+		i = q->next++;
+		job = &q->jobs[i];
+		pthread_mutex_unlock(&q->lock);
+		job->err = sorted_bytes(job->path, &job->raw, &job->size, q->log);
+		pthread_mutex_lock(&q->lock);
+		job->done = true;
+		pthread_cond_broadcast(&q->changed);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
+			 const char *const *names, uint32_t nr, uint32_t jobs,
+			 const struct bc_log *log)
+{
+	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
+	pthread_t *threads = NULL;
+	char **dflt = calloc(nr + 1, sizeof(*dflt));
+	uint32_t i, started = 0;
+	int err = 0;
+
+	q.jobs = calloc(nr + 1, sizeof(*q.jobs));
+	threads = calloc(jobs + 1, sizeof(*threads));
+	if (!q.jobs || !threads || !dflt) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
+		goto out;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		q.jobs[i].path = paths[i];
+		q.jobs[i].name = names ? names[i] : NULL;
+		if (!q.jobs[i].name) {
+			dflt[i] = bc_archive_default_name(paths[i]);
+			q.jobs[i].name = dflt[i];
+			if (!dflt[i])
+				err = -ENOMEM;
+		}
+		if (!err && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, q.jobs[i].name, paths[i]);
+	}
+	if (err)
+		goto out;
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.changed, NULL);
+	for (started = 0; started < (jobs ? jobs : 1); started++)
+		if (pthread_create(&threads[started], NULL, add_worker, &q))
+			break;
+	if (!started) {
+		/* no thread: the main thread reads them itself */
+		q.window = nr + 1;
+		add_worker(&q);
+	}
+	for (i = 0; i < nr; i++) {
+		struct add_job *job = &q.jobs[i];
+
+		pthread_mutex_lock(&q.lock);
+		while (!job->done)
+			pthread_cond_wait(&q.changed, &q.lock);
+		pthread_mutex_unlock(&q.lock);
+		if (!err)
+			err = job->err;
+		if (!err)
+			err = bc_archive_add_sorted(ar, job->name, job->raw,
+						    job->size, log);
+		free(job->raw);
+		job->raw = NULL;
+		pthread_mutex_lock(&q.lock);
+		q.consumed = i + 1;
+		if (err)
+			q.stop = true;
+		pthread_cond_broadcast(&q.changed);
+		pthread_mutex_unlock(&q.lock);
+		if (err)
+			break;
+	}
+	pthread_mutex_lock(&q.lock);
+	q.stop = true;
+	pthread_cond_broadcast(&q.changed);
+	pthread_mutex_unlock(&q.lock);
+	while (started)
+		pthread_join(threads[--started], NULL);
+	for (i = 0; i < nr; i++)
+		free(q.jobs[i].raw);
+	pthread_cond_destroy(&q.changed);
+	pthread_mutex_destroy(&q.lock);
+out:
+	for (i = 0; dflt && i < nr; i++)
+		free(dflt[i]);
+	free(dflt);
+	free(q.jobs);
+	free(threads);
 	return err;
 }
 
@@ -1689,7 +1834,7 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 	return err;
 }
 
-static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 {
 	struct numbering nb = { 0 };
 	struct ar_buf recs = { 0 };
@@ -1697,6 +1842,9 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body)
 	size_t s;
 	int err;
 
+	err = decode_all(ar, NULL);
+	if (err)
+		return err;
 	nb.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
 	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
@@ -1774,58 +1922,64 @@ static uint32_t crc_of(const uint8_t *data, size_t len)
 	return (uint32_t)crc;
 }
 
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(len), z;
+	unsigned wlog = 10;
+	uint8_t *file = malloc(HEADER_LEN + bound + TRAILER_LEN);
+
+	*out = NULL;
+	if (!file || !cctx) {
+		ZSTD_freeCCtx(cctx);
+		free(file);
+		return -ENOMEM;
+	}
+	while (wlog < 27 && (1ull << wlog) < len)
+		wlog++;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body, len);
+	ZSTD_freeCCtx(cctx);
+	if (ZSTD_isError(z)) {
+		free(file);
+		return -EIO;
+	}
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	put_le32(file + 8, FORMAT_VERSION);
+	put_le32(file + 12, 0);
+	put_le64(file + 16, len);
+	put_le64(file + 24, z);
+	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+	*out = file;
+	*size = HEADER_LEN + z + TRAILER_LEN;
+	return 0;
+}
+
 int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 			 const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
-	ZSTD_CCtx *cctx = NULL;
-	uint8_t *file = NULL;
-	size_t bound, z;
-	unsigned wlog = 10;
 	int err;
 
 	*out = NULL;
 	err = decode_all(ar, log);
 	if (err)
 		return err;
-	err = serialize_body(ar, &body);
-	if (err)
-		goto out;
-	bc_log_printf(log, BC_LOG_DEBUG, "%s: body %zu bytes, %u records, %u strings",
-		      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-	while (wlog < 27 && (1ull << wlog) < body.len)
-		wlog++;
-	bound = ZSTD_compressBound(body.len);
-	file = malloc(HEADER_LEN + bound + TRAILER_LEN);
-	cctx = ZSTD_createCCtx();
-	if (!file || !cctx) {
-		err = -ENOMEM;
-		goto out;
+	err = ar_serialize_body(ar, &body);
+	if (!err) {
+		bc_log_printf(log, BC_LOG_DEBUG,
+			      "%s: body %zu bytes, %u records, %u strings",
+			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
+		err = ar_wrap_body(body.data, body.len, ZSTD_LEVEL, out, size);
 	}
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
-	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body.data, body.len);
-	if (ZSTD_isError(z)) {
-		err = bc_log_error(log, -EIO, "%s: zstd: %s", ar->path,
-				   ZSTD_getErrorName(z));
-		goto out;
-	}
-	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
-	put_le32(file + 8, FORMAT_VERSION);
-	put_le32(file + 12, 0);
-	put_le64(file + 16, body.len);
-	put_le64(file + 24, z);
-	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
-	*out = file;
-	*size = HEADER_LEN + z + TRAILER_LEN;
-	file = NULL;
-out:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);
-	ZSTD_freeCCtx(cctx);
-	free(file);
+	else if (err)
+		bc_log_error(log, err, "%s: zstd cannot compress", ar->path);
 	free(body.data);
 	return err;
 }
@@ -1924,67 +2078,105 @@ static const uint8_t *rd_bytes(struct reader *r, size_t *len)
 	return p;
 }
 
-/* The records: cells in memory, every number in range. */
+/* A varint of at most 32 bits at *pos below end; false past end or wider. */
+static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
+			   uint32_t *v)
+{
+	uint32_t x = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
+		uint8_t byte = data[(*pos)++];
+
+		if (shift == 28 && byte > 0x0f)
+			return false;
+		x |= (uint32_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The records, straight into the cells: every number checked against what
+ * it indexes (an anonymous record's against the record count; whether it
+ * is the kernel's is checked when a kernel is rebuilt). Every cell takes a
+ * byte of the body at least, so the cells are sized once.
+ */
 static int read_records(struct bc_archive *ar, struct reader *r)
 {
-	uint64_t nr = rd_varint(r, r->len - r->pos), i;
-	struct u32vec cells = { 0 };
-	int err = 0;
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 3), i;
+	const uint8_t *d = r->data;
+	size_t end = r->len, pos = r->pos, room = end - pos + 2 * nr + 1;
+	uint32_t *c;
 
-	for (i = 0; i < nr && !r->bad && !err; i++) {
-		uint32_t kind = (uint32_t)rd_varint(r, 0xff), vlen, info, kn1;
-		uint32_t words, j;
+	if (r->bad)
+		return 0;
+	free(ar->cells);
+	free(ar->rec_off);
+	ar->cells = malloc(room * sizeof(uint32_t));
+	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
+	if (!ar->cells || !ar->rec_off)
+		return -ENOMEM;
+	ar->cap_cells = room;
+	ar->cap_recs = (uint32_t)nr + 2;
+	ar->nr_cells = 0;
+	c = ar->cells;
+	for (i = 0; i < nr; i++) {
+		uint32_t kind, vlen, info, kn1, words, j, v, k;
+		const struct bc_kind_layout *kl;
+		size_t at = ar->nr_cells;
 
-		vlen = (uint32_t)rd_varint(r, 0xffffff);
+		if (!get_u32(d, end, &pos, &kind) || kind > 0xff ||
+		    !get_u32(d, end, &pos, &vlen) || vlen > 0xffffff ||
+		    !get_u32(d, end, &pos, &kn1) || kn1 > ar->nr_kns ||
+		    !bc_kind_valid(kind & 0x7f) ||
+		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f)))
+			goto bad;
 		info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
-		kn1 = (uint32_t)rd_varint(r, ar->nr_kns);
-		if (r->bad || !bc_kind_valid(kind & 0x7f) ||
-		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f))) {
-			r->bad = true;
-			break;
-		}
 		words = info_words(info);
-		if (words - 2 > r->len - r->pos) {	/* a byte a word at least */
-			r->bad = true;
-			break;
-		}
-		cells.n = 0;
-		err = u32vec_push(&cells, info);
-		err = err ? err : u32vec_push(&cells, kn1);
-		for (j = 2; j < words && !err && !r->bad; j++) {
-			uint64_t v;
+		if (words - 2 > end - pos)	/* a byte a word at least */
+			goto bad;
+		ar->rec_off[i] = (uint32_t)at;
+		c[at++] = info;
+		c[at++] = kn1;
+		kl = &bc_kinds[kind & 0x7f];
+		for (j = 2; j < words; j++) {
+			enum bc_word_class cls = j < 3u + kl->fixed_words ?
+				bc_word_class(kind & 0x7f, j) :
+				bc_entry_word_class(kl, (j - 3 - kl->fixed_words) %
+							kl->entry_words);
 
-			switch (bc_word_class(kind & 0x7f, j)) {
-			case BC_WORD_REF:
-				v = rd_varint(r, UINT32_MAX);
-				if (v & 1) {
-					/* an anonymous record: any number (checked on use) */
-					if (v / 2 >= nr)
-						r->bad = true;
-					err = u32vec_push(&cells, (uint32_t)v);
-				} else if (v) {
-					if (v / 2 - 1 >= ar->nr_kns)
-						r->bad = true;
-					err = u32vec_push(&cells, (uint32_t)v);
-					err = err ? err : u32vec_push(&cells,
-						(uint32_t)rd_varint(r, UINT32_MAX));
-				} else {
-					err = u32vec_push(&cells, 0);
-				}
-				break;
-			case BC_WORD_NAME:
-				err = u32vec_push(&cells,
-					(uint32_t)rd_varint(r, ar->nr_strs - 1));
-				break;
-			default:
-				err = u32vec_push(&cells, (uint32_t)rd_varint(r, UINT32_MAX));
+			if (!get_u32(d, end, &pos, &v))
+				goto bad;
+			if (cls == BC_WORD_REF && (v & 1)) {
+				if (v / 2 >= nr)
+					goto bad;
+			} else if (cls == BC_WORD_REF && v) {
+				if (v / 2 - 1 >= ar->nr_kns ||
+				    !get_u32(d, end, &pos, &k))
+					goto bad;
+				c[at++] = v;
+				v = k;
+			} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
+				goto bad;
 			}
+			c[at++] = v;
 		}
-		if (!err && !r->bad)
-			err = push_rec(ar, cells.v, (uint32_t)cells.n);
+		ar->nr_cells = at;
 	}
-	free(cells.v);
-	return err;
+	ar->nr_recs = (uint32_t)nr;
+	ar->rec_off[nr] = (uint32_t)ar->nr_cells;
+	r->pos = pos;
+	return 0;
+bad:
+	ar->nr_recs = 0;
+	ar->nr_cells = 0;
+	ar->rec_off[0] = 0;
+	r->bad = true;
+	return 0;
 }
 
 static int read_kernels(struct bc_archive *ar, struct reader *r)
@@ -2193,6 +2385,7 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 int bc_archive_open(const char *path, struct bc_archive **ar,
 		    const struct bc_log *log)
 {
+	struct bc_blob blob = { 0 };
 	struct stat st;
 	uint8_t *data;
 	size_t done = 0;
@@ -2206,6 +2399,14 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 		err = -errno;
 		close(fd);
 		return bc_log_error(log, err, "%s: %s", path, strerror(-err));
+	}
+	/* mapped where it can be: no copy of the compressed file */
+	if (S_ISREG(st.st_mode) && st.st_size &&
+	    !bc_file_map(fd, 0, (size_t)st.st_size, &blob)) {
+		close(fd);
+		err = bc_archive_parse(blob.data, blob.size, path, ar, log);
+		bc_blob_release(&blob);
+		return err;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!data) {

@@ -119,6 +119,16 @@ int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 int bc_archive_add_file(struct bc_archive *ar, const char *path,
 			const char *name, const struct bc_log *log);
 
+/*
+ * bc_archive_add_file() for nr inputs (names[i] NULL, or names NULL: the
+ * default name), read and sorted on jobs threads (0: on the caller's);
+ * added in input order, stopping at the first error. The archive's bytes
+ * do not depend on jobs.
+ */
+int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
+			 const char *const *names, uint32_t nr, uint32_t jobs,
+			 const struct bc_log *log);
+
 /* Removes kernel k and its attachments. */
 int bc_archive_remove(struct bc_archive *ar, uint32_t k);
 

@@ -118,4 +118,13 @@ int ar_decode_list(struct bc_archive *ar, uint32_t k);
 int ar_index_names(struct bc_archive *ar);
 int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name);
 
+/*
+ * The body of the archive file (lists decoded first), and a body wrapped
+ * as a file: header, zstd at level, checksum. For the fuzz target, which
+ * feeds bodies without having to forge checksums.
+ */
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size);
+
 #endif

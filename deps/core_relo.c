@@ -486,6 +486,8 @@ int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
 	ctx->index = index;
 	ctx->modules = NULL;
 	ctx->nr_modules = 0;
+	ctx->on_match = NULL;
+	ctx->on_match_arg = NULL;
 	ctx->cands = calloc(bc_btf_end_id(local), sizeof(*ctx->cands));
 	return ctx->cands ? 0 : -ENOMEM;
 }
@@ -1357,6 +1359,13 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 				"field of candidate [%u] cannot be read (bitfield wider than 64 bits?)",
 				cands->ids[i]);
 			goto out;
+		}
+		if (ctx->on_match) {
+			err = ctx->on_match(ctx->on_match_arg, relo->kind,
+					    cand->btf, cand->root_id, cand->raw,
+					    cand->raw_len);
+			if (err)
+				goto out;
 		}
 		if (j == 0) {
 			tv = cv;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../archive/archive.h"
+#include "../kimage/kimage.h"
 #include "btf_file.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,
@@ -226,7 +227,8 @@ int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 			  enum bc_file_format *format, const struct bc_log *log)
 {
 	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
-	unsigned char magic[4];
+	uint8_t head[BC_KIMAGE_PROBE_LEN];
+	ssize_t got;
 	int fd, err;
 
 	memset(blob, 0, sizeof(*blob));
@@ -236,10 +238,15 @@ int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
 				    strerror(errno));
-	if (pread(fd, magic, 4, 0) == 4 && !memcmp(magic, elf_magic, 4)) {
+	got = pread(fd, head, sizeof(head), 0);
+	if (got >= 4 && !memcmp(head, elf_magic, 4)) {
 		elf_version(EV_CURRENT);
 		*format = BC_FILE_ELF;
 		err = read_elf_btf(path, fd, blob, log);
+	} else if (got > 0 && bc_kernel_file_detect(head, got)) {
+		/* a kernel image or package: kimage/ */
+		*format = BC_FILE_IMAGE;
+		err = bc_kernel_file_read_btf(path, fd, blob, log);
 	} else {
 		/* Anything else is taken as raw BTF; the parser says what is wrong. */
 		*format = BC_FILE_RAW;

@@ -73,6 +73,8 @@ static const struct finding findings[] = {
 	  "canon: memcpy(NULL, 0) for split BTF with no strings of its own" },
 	{ "kernel_file/btf-size-wraps", fuzz_kernel_file_one,
 	  "deps: a saved kernel file's BTF size of 2^32 - 1 wrapped with its padding" },
+	{ "archive/bsearch-null-more", fuzz_archive_one,
+	  "archive: bsearch(NULL, 0) for a k > 0 reference in a kernel without such types" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))

@@ -28,3 +28,26 @@ apt-get install -y --no-install-recommends \
 	libclang-rt-14-dev \
 	dpkg-dev debhelper fakeroot lintian \
 	$DEBUG_IMAGES
+# the kernel image and package readers (archive/): the libraries, and the
+# command-line compressors, dpkg-deb and rpmbuild the fixtures are made with
+apt-get install -y --no-install-recommends \
+	liblzma-dev libzstd-dev liblz4-dev liblzo2-dev libbz2-dev libarchive-dev \
+	gzip bzip2 xz-utils lzop lz4 zstd dpkg-dev rpm
+
+# Real kernel image packages, one per compression Debian uses (lz4: 6.1
+# cloud, xz: 6.1 generic, zstd: 6.12, arm64: a plain Image), for
+# tests/images.sh and the kimage suite; never in the repository. The arm64
+# one needs arm64 in dpkg's architectures (only its package lists are
+# fetched; nothing of arm64 is installed).
+IMAGE_CACHE=${BTFCANON_IMAGE_CACHE:-/var/cache/btfcanon-tests}
+REAL_IMAGES="linux-image-6.1.0-56-cloud-amd64 linux-image-6.1.0-56-amd64 linux-image-6.12.117+deb12-cloud-amd64 linux-image-6.1.0-56-cloud-arm64:arm64"
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	apt-get update
+fi
+mkdir -p "$IMAGE_CACHE"
+for pkg in $REAL_IMAGES; do
+	name=${pkg%:*}
+	ls "$IMAGE_CACHE/${name}_"*.deb > /dev/null 2>&1 ||
+		(cd "$IMAGE_CACHE" && apt-get download "$pkg")
+done
