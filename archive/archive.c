@@ -90,6 +90,8 @@
 #define FORMAT_VERSION 1
 #define ZSTD_LEVEL 5
 #define FLAG_RAW 1u
+/* choose_parents() compares kernels on every PARENT_SAMPLE-th record */
+#define PARENT_SAMPLE 64
 
 /* ---- growable buffers ------------------------------------------------ */
 
@@ -1702,7 +1704,7 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 
 /*
  * Each kernel's parent: among the kernels before it (version order), the
- * one sharing most records with it, measured on every 16th record of the
+ * one sharing most records with it, measured on every 64th record of the
  * candidate: score 2 * shared - sampled; none when no score is positive.
  */
 static int choose_parents(struct bc_archive *ar)
@@ -1726,7 +1728,7 @@ static int choose_parents(struct bc_archive *ar)
 
 			if (cand->raw)
 				continue;
-			for (i = 0; i < cand->nr_types; i += 16)
+			for (i = 0; i < cand->nr_types; i += PARENT_SAMPLE)
 				score += mark[cand->recs[i]] == k + 1 ? 1 : -1;
 			if (score > 0 && score >= best) {
 				best = score;
