@@ -208,6 +208,9 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 int bc_archive_input_name(const char *path, char **name,
 			  const struct bc_log *log);
 
+/* bc_archive_input_name() without a log: the name, or NULL on error. */
+char *bc_archive_default_name(const char *path);
+
 /*
  * The version order of kernel names: by flavor (the name after its
  * version: cloud-amd64), then by version as sort -V orders it

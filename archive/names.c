@@ -88,6 +88,13 @@ int bc_archive_input_name(const char *path, char **name,
 	return bc_kernel_default_name(path, name, log);
 }
 
+char *bc_archive_default_name(const char *path)
+{
+	char *name;
+
+	return bc_archive_input_name(path, &name, NULL) ? NULL : name;
+}
+
 bool bc_archive_is_archive(const char *path)
 {
 	char magic[BC_ARCHIVE_MAGIC_LEN];
