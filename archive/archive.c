@@ -1077,7 +1077,11 @@ static int build_raw(const struct bc_archive *ar, const uint32_t *list,
 		return err;
 	/* the whole size up front: one allocation, no copies */
 	for (i = 0; i < n; i++)
-		total += info_words(ar->cells[ar->rec_off[list[i]]]) * 4;
+		total += info_words(ar->cells[ar->rec_off[list[i]]]) * 4ull;
+	if (total > UINT32_MAX / 2) {	/* BTF's sections have 32-bit lengths */
+		ar_ids_free(&ids);
+		return -EINVAL;
+	}
 	placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
 	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64) : -ENOMEM;
 	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
