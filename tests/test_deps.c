@@ -1214,7 +1214,7 @@ START_TEST(test_saved_kernel)
 			    in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, in_scratch("cut.saved")) &&
-		      strstr(err.data, "corrupt"), "stderr: %.*s", (int)err.size,
+		      strstr(err.data, "damaged"), "stderr: %.*s", (int)err.size,
 		      err.data ? (char *)err.data : "");
 	blob_free(&err);
 	blob_free(&one);
@@ -1640,6 +1640,62 @@ START_TEST(test_min)
 }
 END_TEST
 
+/*
+ * A saved kernel file is an archive of one kernel, under its checksum:
+ * every byte of one (kernel B with symbols, inlined names and a config;
+ * a directory with modules) changed in turn, and the file cut at every
+ * length, is an error naming it, never a kernel read wrong.
+ */
+START_TEST(test_saved_kernel_damage)
+{
+	const char *cli = getenv("BTFCANON");
+	static const char *const files[] = { "bk.saved", "kdir.saved" };
+	uint32_t f, refused = 0;
+
+	build_fixtures();
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+			    cli, in_scratch("kern_b.o"), in_scratch("bk.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("kdir.saved")), 0);
+	for (f = 0; f < 2; f++) {
+		struct blob file = read_file(in_scratch(files[f]));
+		uint8_t *copy = malloc(file.size);
+		struct bc_deps_kernel k;
+		size_t i;
+
+		ck_assert_ptr_nonnull(copy);
+		ck_assert_int_eq(bc_deps_kernel_parse(file.data, file.size,
+						      files[f], &k, NULL), 0);
+		bc_deps_kernel_deinit(&k);
+		for (i = 0; i < file.size; i++) {
+			struct captured cap = { "" };
+			struct bc_log log = { .fn = capture, .ctx = &cap };
+
+			memcpy(copy, file.data, file.size);
+			copy[i] ^= 0x5a;
+			ck_assert_msg(bc_deps_kernel_parse(copy, file.size, files[f],
+							   &k, &log) < 0,
+				      "%s: byte %zu changed, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "byte %zu: '%s'",
+				      i, cap.text);
+			refused++;
+			cap.text[0] = '\0';
+			ck_assert_msg(bc_deps_kernel_parse(file.data, i, files[f],
+							   &k, &log) < 0,
+				      "%s: cut to %zu bytes, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "cut %zu: '%s'",
+				      i, cap.text);
+			refused++;
+		}
+		free(copy);
+		blob_free(&file);
+	}
+	fprintf(stderr, "deps: %u damaged saved kernel files refused\n", refused);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -1660,6 +1716,7 @@ Suite *deps_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli);
 	tcase_add_test(tc, test_saved_kernel);
+	tcase_add_test(tc, test_saved_kernel_damage);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);
