@@ -2156,3 +2156,50 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 	free(report->deps);
 	memset(report, 0, sizeof(*report));
 }
+
+int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr)
+{
+	uint32_t i;
+
+	for (i = 0; i < report->nr_deps; i++) {
+		struct bc_dep *d = &report->deps[i];
+		struct bc_dep_cell *cells = realloc(d->cells, nr * sizeof(*cells));
+
+		if (!cells)
+			return -ENOMEM;
+		if (nr > report->nr_kernels)
+			memset(cells + report->nr_kernels, 0,
+			       (nr - report->nr_kernels) * sizeof(*cells));
+		d->cells = cells;
+	}
+	report->nr_kernels = nr;
+	return 0;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
+			struct bc_deps_report *src, uint32_t from)
+{
+	uint32_t i;
+
+	if (dst->nr_deps != src->nr_deps || to >= dst->nr_kernels ||
+	    from >= src->nr_kernels)
+		return -EINVAL;
+	for (i = 0; i < dst->nr_deps; i++) {
+		const struct bc_dep *a = &dst->deps[i], *b = &src->deps[i];
+
+		if (a->class != b->class || a->index != b->index ||
+		    !same_text(a->section, b->section) ||
+		    !same_text(a->kind, b->kind) || !same_text(a->name, b->name))
+			return -EINVAL;
+	}
+	for (i = 0; i < dst->nr_deps; i++) {
+		dst->deps[i].cells[to] = src->deps[i].cells[from];
+		memset(&src->deps[i].cells[from], 0, sizeof(struct bc_dep_cell));
+	}
+	return 0;
+}

@@ -191,6 +191,17 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 		  struct bc_deps_report *report, const struct bc_log *log);
 void bc_deps_report_deinit(struct bc_deps_report *report);
 
+/*
+ * Reports of one object against kernels one at a time (deps reads a
+ * kernel, checks every object, lets it go): widen gives every dependency
+ * nr cells (new ones zeroed); take moves src's cells of kernel from into
+ * dst's column to, src and dst having the same dependencies (-EINVAL
+ * otherwise). Return 0 or a negative errno.
+ */
+int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr);
+int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
+			struct bc_deps_report *src, uint32_t from);
+
 /* The worst consequence of dep over all kernels. */
 enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr);
 
