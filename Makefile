@@ -101,9 +101,11 @@ tsan:
 		build-tsan/btfcanon build-tsan/btfcanon-tests build-tsan/dwarf-walk
 
 # The parallel encoder under ThreadSanitizer (CI): the encode suite (the
-# fixtures at -j1..8, shuffled unit orders), the faults suite's worker
-# errors at -j8, and the 6.12 vmlinux at -j4 and -j8, which must give the
-# same bytes. Any report fails the run (exitcode 66). No suppressions.
+# fixtures at -j1..64, shuffled unit orders, the reduction's parallel loops
+# and merge), the faults suite's worker errors at -j8, and the 6.12 vmlinux
+# at -j4 and -j16 (chunks, groups of chunks, the parallel merge), which
+# must give the same bytes. Any report fails the run (exitcode 66). No
+# suppressions.
 TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
 tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
@@ -113,11 +115,11 @@ tsan-check: tsan
 	BTFCANON_SANITIZED=1 BTFCANON=build-tsan/btfcanon CK_RUN_SUITE=faults \
 	CK_RUN_CASE=worker_error build-tsan/btfcanon-tests
 	if [ -r $(TSAN_VMLINUX) ]; then \
-		for j in 4 8; do \
+		for j in 4 16; do \
 			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
 				encode -j$$j $(TSAN_VMLINUX) -o build-tsan/vmlinux-j$$j.btf || exit 1; \
 		done; \
-		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j8.btf; \
+		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j16.btf; \
 	else \
 		echo "tsan-check: $(TSAN_VMLINUX) absent: kernel run skipped"; \
 	fi

@@ -90,6 +90,8 @@
 #define FORMAT_VERSION 1
 #define ZSTD_LEVEL 5
 #define FLAG_RAW 1u
+/* choose_parents() compares kernels on every PARENT_SAMPLE-th record */
+#define PARENT_SAMPLE 64
 
 /* ---- growable buffers ------------------------------------------------ */
 
@@ -1354,9 +1356,9 @@ int bc_archive_add_file(struct bc_archive *ar, const char *path,
 	int err;
 
 	if (!name) {
-		dflt = bc_archive_default_name(path);
-		if (!dflt)
-			return -ENOMEM;
+		err = bc_archive_input_name(path, &dflt, log);
+		if (err)
+			return err;
 		name = dflt;
 	}
 	if (bc_archive_find_kernel(ar, name) >= 0) {
@@ -1385,7 +1387,8 @@ out:
  */
 struct add_job {
 	const char *path;
-	const char *name;
+	const char *name;	/* as given, or dflt */
+	char *dflt;
 	void *raw;
 	size_t size;
 	int err;
@@ -1418,7 +1421,16 @@ static void *add_worker(void *arg)
 		i = q->next++;
 		job = &q->jobs[i];
 		pthread_mutex_unlock(&q->lock);
-		job->err = sorted_bytes(job->path, &job->raw, &job->size, q->log);
+		job->err = 0;
+		if (!job->name) {
+			/* a package is named by its kernel member: read it */
+			job->err = bc_archive_input_name(job->path, &job->dflt,
+							 q->log);
+			job->name = job->dflt;
+		}
+		if (!job->err)
+			job->err = sorted_bytes(job->path, &job->raw,
+						&job->size, q->log);
 		pthread_mutex_lock(&q->lock);
 		job->done = true;
 		pthread_cond_broadcast(&q->changed);
@@ -1433,26 +1445,19 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 {
 	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
 	pthread_t *threads = NULL;
-	char **dflt = calloc(nr + 1, sizeof(*dflt));
 	uint32_t i, started = 0;
 	int err = 0;
 
 	q.jobs = calloc(nr + 1, sizeof(*q.jobs));
 	threads = calloc(jobs + 1, sizeof(*threads));
-	if (!q.jobs || !threads || !dflt) {
+	if (!q.jobs || !threads) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
 		goto out;
 	}
 	for (i = 0; i < nr && !err; i++) {
 		q.jobs[i].path = paths[i];
 		q.jobs[i].name = names ? names[i] : NULL;
-		if (!q.jobs[i].name) {
-			dflt[i] = bc_archive_default_name(paths[i]);
-			q.jobs[i].name = dflt[i];
-			if (!dflt[i])
-				err = -ENOMEM;
-		}
-		if (!err && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
+		if (q.jobs[i].name && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
 			err = bc_log_error(log, -EEXIST,
 				"%s: already holds a kernel '%s' (from %s; --name gives another)",
 				ar->path, q.jobs[i].name, paths[i]);
@@ -1478,6 +1483,10 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 		pthread_mutex_unlock(&q.lock);
 		if (!err)
 			err = job->err;
+		if (!err && bc_archive_find_kernel(ar, job->name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, job->name, job->path);
 		if (!err)
 			err = bc_archive_add_sorted(ar, job->name, job->raw,
 						    job->size, log);
@@ -1498,14 +1507,13 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 	pthread_mutex_unlock(&q.lock);
 	while (started)
 		pthread_join(threads[--started], NULL);
-	for (i = 0; i < nr; i++)
-		free(q.jobs[i].raw);
 	pthread_cond_destroy(&q.changed);
 	pthread_mutex_destroy(&q.lock);
 out:
-	for (i = 0; dflt && i < nr; i++)
-		free(dflt[i]);
-	free(dflt);
+	for (i = 0; q.jobs && i < nr; i++) {
+		free(q.jobs[i].raw);
+		free(q.jobs[i].dflt);
+	}
 	free(q.jobs);
 	free(threads);
 	return err;
@@ -1696,7 +1704,7 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 
 /*
  * Each kernel's parent: among the kernels before it (version order), the
- * one sharing most records with it, measured on every 16th record of the
+ * one sharing most records with it, measured on every 64th record of the
  * candidate: score 2 * shared - sampled; none when no score is positive.
  */
 static int choose_parents(struct bc_archive *ar)
@@ -1720,7 +1728,7 @@ static int choose_parents(struct bc_archive *ar)
 
 			if (cand->raw)
 				continue;
-			for (i = 0; i < cand->nr_types; i += 16)
+			for (i = 0; i < cand->nr_types; i += PARENT_SAMPLE)
 				score += mark[cand->recs[i]] == k + 1 ? 1 : -1;
 			if (score > 0 && score >= best) {
 				best = score;
@@ -2196,8 +2204,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 		ar->nr_kernels++;
 		kern->parent = -1;
 		p = rd_bytes(r, &len);
-		if (r->bad || !len || len > 255)
+		if (r->bad || !len || len > 255) {
+			r->bad = true;
 			break;
+		}
 		kern->name = strndup((const char *)p, len);
 		if (!kern->name)
 			return -ENOMEM;
@@ -2224,8 +2234,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 				r->bad = true;
 		}
 		p = rd_bytes(r, &len);
-		if (r->bad || len % sizeof(struct bc_btf_layout))
+		if (r->bad || len % sizeof(struct bc_btf_layout)) {
+			r->bad = true;
 			break;
+		}
 		if (len) {
 			kern->layout = malloc(len);
 			if (!kern->layout)
@@ -2245,8 +2257,10 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 			size_t n;
 
 			p = rd_bytes(r, &n);
-			if (r->bad || !n || memchr(p, 0, n))
+			if (r->bad || !n || memchr(p, 0, n)) {
+				r->bad = true;
 				break;
+			}
 			a->name = strndup((const char *)p, n);
 			if (!a->name)
 				return -ENOMEM;

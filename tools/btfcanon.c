@@ -26,6 +26,7 @@
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
 #include "../canon/order.h"
+#include "../canon/par.h"
 
 #ifndef BTFCANON_VERSION
 #define BTFCANON_VERSION "0.1.0"
@@ -90,6 +91,9 @@ static void usage(FILE *out)
 "      What BPF objects need (CO-RE relocations, hooks, kfuncs, helpers,\n"
 "      map and program types), checked against each kernel; exit 1 when\n"
 "      something fails or reads wrong data on some kernel.\n"
+"  min OBJECT... --kernel K [--kernel K]... -o DIR\n"
+"      Per kernel, DIR/NAME.btf: the smallest BTF libbpf needs for the\n"
+"      objects' CO-RE relocations (as bpftool gen min_core_btf).\n"
 "  archive create|add|list|extract|remove|log ...\n"
 "      Many kernels' BTF in one file, each under a name; ARCHIVE:NAME is\n"
 "      an input of sort, dump and diff; see btfcanon archive --help.\n"
@@ -523,6 +527,25 @@ static void *release_btf_main(void *btf)
 	return NULL;
 }
 
+/*
+ * The critical path: the run on unlimited cores (encode_critical), then
+ * canon and the write, serial so far; thread CPU seconds.
+ */
+static void print_critical_path(const struct encode_stats *es,
+				double canon_sec, double write_sec)
+{
+	const struct encode_critical *c = &es->critical;
+
+	fprintf(stderr,
+		"  critical path      %8.3f s: start %.3f, longest chunk %.3f, merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
+		c->total + canon_sec + write_sec, c->start, c->chunk, c->merge,
+		c->groups,
+		es->merge.plan_sec, es->merge.strings_sec,
+		es->merge.copy_longest_sec,
+		es->merge.parse_sec, c->dedup, c->select, c->attach,
+		canon_sec, write_sec);
+}
+
 static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 {
 	struct encode_stats es;
@@ -534,7 +557,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	struct bc_btf_layout layout[BC_NR_KINDS];
 	uint32_t i;
 	enum bc_file_format base_format;
-	double t0, cpu0, t_canon0, t_canon, t_write;
+	double t0, cpu0, t_canon0, t_canon, t_write, c_canon0, c_canon, c_write;
 	pthread_t releaser;
 	bool releasing = false;
 	const void *raw;
@@ -566,6 +589,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_canon0 = now_sec();
+	c_canon0 = bc_thread_cpu_sec();
 	raw = btf__raw_data(enc.btf, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
@@ -589,6 +613,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_canon = now_sec();
+	c_canon = bc_thread_cpu_sec();
 	/* as pahole: distilled for an ELF output (or a named base file) only */
 	if (base && args.encode.features.distilled_base &&
 	    ((args.elf && args.output) || args.distilled_out))
@@ -601,6 +626,7 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_write = now_sec();
+	c_write = bc_thread_cpu_sec();
 	if (args.stats) {
 		char attach[128] = "";
 
@@ -633,6 +659,10 @@ static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
 			peak_rss_kb() / 1024);
+		if (es.groups)
+			fprintf(stderr, "  groups: %llu types in %u groups of chunks, each deduplicated\n",
+				(unsigned long long)es.types_grouped, es.groups);
+		print_critical_path(&es, c_canon - c_canon0, c_write - c_canon);
 		print_select_stats(&es);
 	}
 out:
@@ -758,6 +788,8 @@ int main(int argc, char **argv)
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "deps"))
 		return bc_cmd_deps(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "min"))
+		return bc_cmd_min(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "archive"))
 		return bc_cmd_archive(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "relocate"))
