@@ -318,29 +318,35 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 }
 
 /*
- * A saved kernel file (deps --save) into its reader: the BTF, function
- * and data symbols, inlined names, a config (kconfig.c's parser) and
- * modules' split BTF. Property: what it accepts, written back and read
- * again, writes back the same bytes (the writer's order is a fixpoint).
+ * A saved kernel file (deps --save: an archive of one kernel) into its
+ * reader: the archive, then the kernel's BTF and its attachments:
+ * function and data symbols, inlined names, a config (kconfig.c's
+ * parser) and modules' split BTF. Property: what it accepts, written
+ * back and read again, writes back the same bytes (the writer's order is
+ * a fixpoint).
  */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size)
 {
 	struct bc_deps_kernel k, again;
-	struct bc_text one, two;
+	void *one = NULL, *two = NULL;
+	size_t one_size, two_size;
 
 	if (bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log))
 		return 0;
-	if (bc_deps_kernel_serialize(&k, &one)) {
+	if (bc_deps_kernel_serialize(&k, bc_archive_kernel_name(k.archive, 0),
+				     &one, &one_size, &fuzz_log)) {
 		bc_deps_kernel_deinit(&k);
 		return 0;
 	}
-	FUZZ_ASSERT(!bc_deps_kernel_parse(one.buf, one.len, "fuzz.saved",
+	FUZZ_ASSERT(!bc_deps_kernel_parse(one, one_size, "fuzz.saved",
 					  &again, &fuzz_log));
-	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again, &two));
-	FUZZ_ASSERT(two.len == one.len && !memcmp(two.buf, one.buf, one.len));
-	bc_text_deinit(&two);
+	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again,
+					      bc_archive_kernel_name(again.archive, 0),
+					      &two, &two_size, &fuzz_log));
+	FUZZ_ASSERT(two_size == one_size && !memcmp(two, one, one_size));
+	free(two);
 	bc_deps_kernel_deinit(&again);
-	bc_text_deinit(&one);
+	free(one);
 	bc_deps_kernel_deinit(&k);
 	return 0;
 }
