@@ -814,12 +814,10 @@ static int64_t encode_record(struct encoder *e, uint32_t idx)
 static int encode_from(struct encoder *e, uint32_t root)
 {
 	struct u32vec stack = { 0 };
-	uint32_t refs_buf[16];
 	int err = u32vec_push(&stack, root);
 
 	while (!err && stack.n) {
 		uint32_t idx = stack.v[stack.n - 1], i, nr;
-		const struct btf_type *t;
 		bool pushed = false;
 		int64_t rec;
 
@@ -828,10 +826,7 @@ static int encode_from(struct encoder *e, uint32_t root)
 			continue;
 		}
 		e->state[idx] = VISIT_OPEN;
-		t = bc_btf_local(e->btf, idx);
 		nr = e->btf->ref_start[idx + 1] - e->btf->ref_start[idx];
-		(void)t;
-		(void)refs_buf;
 		for (i = 0; i < nr && !err; i++) {
 			uint32_t r = e->btf->refs[e->btf->ref_start[idx] + i], to;
 
