@@ -850,6 +850,10 @@ check_archive() {
 	"$BTFCANON" dump -f c "$IN/good.btf" > want.h
 	run 0 "$BTFCANON" dump -f c k.bca:6.1.0-1-amd64
 	same stdout want.h "dump ARCHIVE:NAME"
+	run 0 "$BTFCANON" dump -f c 'k.bca:*-1-amd*'
+	same stdout want.h "dump ARCHIVE:GLOB"
+	run 2 "$BTFCANON" dump -f c 'k.bca:6.1.0-*'
+	stderr_has "names 2 kernels"
 	"$BTFCANON" diff good.sorted tiny.sorted > want.diff || true
 	run 1 "$BTFCANON" diff k.bca:6.1.0-1-amd64 k.bca:6.1.0-2-amd64
 	sed 1,2d stdout > got.diff
