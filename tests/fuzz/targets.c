@@ -30,6 +30,7 @@
 #include "../../deps/bpf_object.h"
 #include "../../deps/core_relo.h"
 #include "../../deps/deps.h"
+#include "../../deps/min.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
@@ -311,6 +312,23 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 			reported += report.deps[i].class == BC_DEP_RELO;
 		FUZZ_ASSERT(reported == relos);
 		bc_deps_report_deinit(&report);
+	}
+	/* min of the object against its own BTF: valid BTF, or an error */
+	{
+		struct bc_min *m = NULL;
+		struct bc_btf *out = NULL;
+		void *raw = NULL;
+		size_t size = 0;
+
+		if (!bc_min_new(obj.btf, kernel.index, &m) &&
+		    !bc_min_add_object(m, &obj) &&
+		    !bc_min_write(m, &raw, &size, &fuzz_log)) {
+			FUZZ_ASSERT(!bc_btf_parse(raw, size, NULL, "min", &fuzz_log,
+						  &out));
+			bc_btf_free(out);
+		}
+		free(raw);
+		bc_min_free(m);
 	}
 	bc_core_index_free(kernel.index);
 	bc_bpf_object_deinit(&obj);
