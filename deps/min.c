@@ -609,7 +609,8 @@ static int build_blob(const struct bc_min *m, const uint32_t *new_id,
 	blob = malloc(*size);
 	if (blob) {
 		memcpy(blob, &h, sizeof(h));
-		memcpy(blob + sizeof(h), types.w, h.type_len);
+		if (h.type_len)	/* an object without CO-RE records keeps none */
+			memcpy(blob + sizeof(h), types.w, h.type_len);
 		memcpy(blob + sizeof(h) + h.type_len, strs.s, strs.len);
 	}
 	free(types.w);
