@@ -57,8 +57,26 @@ struct encoder {
 	uint32_t *k;		/* [type] rank among its kn in the kernel */
 	uint32_t *rec;		/* [type] its record */
 	uint8_t *state;		/* [type] VISIT_* */
+	uint32_t *sid_of_off;	/* [string offset] string number + 1 */
 	struct u32vec cells;
 };
+
+/*
+ * The pool's number of the string at offset off of the kernel: a member
+ * name is met thousands of times, so each offset is looked up in the
+ * pool (a hash of its bytes, a probe in a large table) once.
+ */
+static int64_t kernel_str(struct encoder *e, uint32_t off)
+{
+	int64_t sid;
+
+	if (off < e->btf->str_len && e->sid_of_off[off])
+		return e->sid_of_off[off] - 1;
+	sid = ar_intern_str(e->ar, bc_btf_str(e->btf, off));
+	if (sid >= 0 && off < e->btf->str_len)
+		e->sid_of_off[off] = (uint32_t)sid + 1;
+	return sid;
+}
 
 /* The cells of local type idx, its anonymous referents already done. */
 static int64_t encode_record(struct encoder *e, uint32_t idx)
@@ -90,7 +108,7 @@ static int64_t encode_record(struct encoder *e, uint32_t idx)
 			break;
 		}
 		case BC_WORD_NAME: {
-			int64_t sid = ar_intern_str(e->ar, bc_btf_str(e->btf, w[j]));
+			int64_t sid = kernel_str(e, w[j]);
 
 			err = sid < 0 ? (int)sid : ar_u32vec_push(&e->cells, (uint32_t)sid);
 			break;
@@ -171,7 +189,8 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 	e.k = calloc(n + 1, sizeof(uint32_t));
 	e.rec = calloc(n + 1, sizeof(uint32_t));
 	e.state = calloc(n + 1, 1);
-	if (!e.kn1 || !e.k || !e.rec || !e.state) {
+	e.sid_of_off = calloc((size_t)btf->str_len + 1, sizeof(uint32_t));
+	if (!e.kn1 || !e.k || !e.rec || !e.state || !e.sid_of_off) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -182,7 +201,7 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 
 		if (!*name)
 			continue;
-		sid = ar_intern_str(ar, name);
+		sid = kernel_str(&e, t->name_off);
 		kn = sid < 0 ? sid : ar_intern_kn(ar, bc_type_kind(t), (uint32_t)sid);
 		if (kn < 0) {
 			err = (int)kn;
@@ -216,6 +235,7 @@ out:
 	free(e.k);
 	free(e.rec);
 	free(e.state);
+	free(e.sid_of_off);
 	free(e.cells.v);
 	return err;
 }
