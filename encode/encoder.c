@@ -10,7 +10,7 @@
  * particular order. Each worker owns its Dwarf handle (libdw 0.188 is not
  * built thread-safe) and its DIE map; for a chunk it makes a fresh libbpf
  * BTF, encodes the chunk's units into it in file order (cu_encoder.c),
- * deduplicates it and keeps it as raw bytes (merge.h). The only shared
+ * deduplicates it and leaves it in the chunk's slot (merge.h). The only shared
  * mutable state is the cursor, the first-error slot and the chunk's own
  * result slot.
  *
@@ -475,6 +475,15 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		if (!err && enc->want_cands)
 			err = cand_add_markers(&enc->cands[k], btf);
 		w->cus++;
+		/*
+		 * The unit's pages go back as soon as it is done: chunks of
+		 * equal size end together, and at -j16 all sixteen would
+		 * otherwise hold theirs to the end (a later unit that
+		 * reads one again gets it from the page cache).
+		 */
+		if (!err && i + 1 < end && !(enc->cu_offs[i] & UNIT_IN_TYPES) &&
+		    !(enc->cu_offs[i + 1] & UNIT_IN_TYPES))
+			drop_range(enc->h, enc->cu_offs[i], enc->cu_offs[i + 1] - 64);
 	}
 	if (!err) {
 		err = btf__dedup(btf, NULL);
@@ -774,7 +783,7 @@ static int dedup_group(void *ctx, uint32_t g)
 		n = enc->group_chunks;
 	if (n == 1) {
 		enc->groups[g] = enc->parts[first];
-		enc->parts[first].raw = NULL;
+		enc->parts[first].btf = NULL;
 		return 0;
 	}
 	err = merge_parts(enc->parts + first, n, 1, &btf, &ms);
@@ -1021,7 +1030,8 @@ join:
 		goto out;
 	}
 	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	stats->critical.merge = stats->critical.groups + stats->merge.plan_sec +
+	stats->critical.merge = stats->critical.groups +
+				stats->merge.raw_longest_sec + stats->merge.plan_sec +
 				stats->merge.strings_sec +
 				stats->merge.copy_longest_sec +
 				stats->merge.parse_sec;
