@@ -440,11 +440,15 @@ static void close_dwarf(struct dwarf_handle *h)
 	drop_mapped(h);
 }
 
+/* .debug_info bytes a worker's finished units may hold before it drops them */
+#define DROP_BYTES	(2u << 20)
+
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
 	uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1], i;
+	uint64_t dropped_to = enc->cu_offs[first];
 	struct btf *btf = btf__new_empty();
 	int err = 0;
 
@@ -476,14 +480,18 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 			err = cand_add_markers(&enc->cands[k], btf);
 		w->cus++;
 		/*
-		 * The unit's pages go back as soon as it is done: chunks of
-		 * equal size end together, and at -j16 all sixteen would
-		 * otherwise hold theirs to the end (a later unit that
-		 * reads one again gets it from the page cache).
+		 * The finished units' pages go back every DROP_BYTES, not
+		 * at the chunk's end: chunks of equal size end together,
+		 * and at -j16 all sixteen would hold theirs to the end (a
+		 * later unit that reads one again gets it from the page
+		 * cache).
 		 */
-		if (!err && i + 1 < end && !(enc->cu_offs[i] & UNIT_IN_TYPES) &&
-		    !(enc->cu_offs[i + 1] & UNIT_IN_TYPES))
-			drop_range(enc->h, enc->cu_offs[i], enc->cu_offs[i + 1] - 64);
+		if (!err && i + 1 < end && !(enc->cu_offs[i + 1] & UNIT_IN_TYPES) &&
+		    !(enc->cu_offs[first] & UNIT_IN_TYPES) &&
+		    enc->cu_offs[i + 1] - dropped_to >= DROP_BYTES) {
+			drop_range(enc->h, dropped_to, enc->cu_offs[i + 1] - 64);
+			dropped_to = enc->cu_offs[i + 1] - 64;
+		}
 	}
 	if (!err) {
 		err = btf__dedup(btf, NULL);
@@ -499,7 +507,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 	}
 	/* the chunk's units are done: let the kernel have their pages back */
 	if (!(enc->cu_offs[first] & UNIT_IN_TYPES))
-		drop_range(enc->h, enc->cu_offs[first],
+		drop_range(enc->h, dropped_to,
 			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
 			   enc->cu_offs[end] - 64 : enc->h->info_size);
 	if (enc->want_cands) {
