@@ -114,7 +114,7 @@ int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
  * Reads any BTF input (raw BTF, ELF .BTF, kernel images and packages
  * through sort/btf_file.h, DWARF encoded when an ELF file has no .BTF,
  * ARCHIVE:NAME), sorts it and adds it under name, or under
- * bc_archive_default_name(path) when name is NULL.
+ * bc_archive_input_name(path) when name is NULL.
  */
 int bc_archive_add_file(struct bc_archive *ar, const char *path,
 			const char *name, const struct bc_log *log);
@@ -198,11 +198,17 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 /*
  * Names (archive/names.c).
  *
- * bc_archive_default_name: the kernel's name from an input's file name:
- * vmlinuz-6.1.0-56-cloud-amd64, linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb
- * and 6.1.0-56-cloud-amd64.btf all give 6.1.0-56-cloud-amd64. malloc'd;
- * NULL when out of memory.
+ * bc_archive_input_name: the default name of the kernel an input holds:
+ * NAME for ARCHIVE:NAME, else kimage/'s bc_kernel_default_name()
+ * (vmlinuz-6.1.0-56-cloud-amd64, linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb
+ * and 6.1.0-56-cloud-amd64.btf all give 6.1.0-56-cloud-amd64; a package is
+ * named by its kernel member). *name is malloc'd. Returns 0 or a negative
+ * errno after a message.
  */
+int bc_archive_input_name(const char *path, char **name,
+			  const struct bc_log *log);
+
+/* bc_archive_input_name() without a log: the name, or NULL on error. */
 char *bc_archive_default_name(const char *path);
 
 /*

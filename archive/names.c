@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel names in an archive: the default name of an input file, the
- * version order the archive keeps its kernels in, and ARCHIVE:NAME specs.
+ * Kernel names in an archive: the default name of an input (kimage/'s, or
+ * NAME for ARCHIVE:NAME), the version order the archive keeps its kernels
+ * in, and ARCHIVE:NAME specs.
  *
  * A kernel name is a version and a flavor: 6.1.0-56-cloud-amd64 is version
  * 6.1.0-56 of flavor cloud-amd64, 6.12.117+deb12-rt-arm64 version
@@ -20,56 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kimage/kimage.h"
 #include "archive.h"
-
-static bool has_suffix(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	return len >= n && !memcmp(s + len - n, suffix, n);
-}
-
-char *bc_archive_default_name(const char *path)
-{
-	static const char *const prefixes[] = {
-		"linux-image-", "vmlinuz-", "vmlinux-", "kernel-core-",
-		"kernel-", "config-",
-	};
-	static const char *const suffixes[] = {
-		".xz", ".zst", ".gz", ".bz2", ".lz4", ".btf", ".deb", ".rpm",
-		".tar", ".bin", "-dbg", "-unsigned",
-	};
-	const char *base = strrchr(path, '/');
-	size_t len, i;
-	bool cut;
-
-	base = base ? base + 1 : path;
-	len = strlen(base);
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		size_t n = strlen(prefixes[i]);
-
-		if (len > n && !strncmp(base, prefixes[i], n)) {
-			base += n;
-			len -= n;
-			break;
-		}
-	}
-	/* a package: the name ends at the first '_' (version_arch.deb) */
-	if (memchr(base, '_', len))
-		len = (const char *)memchr(base, '_', len) - base;
-	do {
-		cut = false;
-		for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-			size_t n = strlen(suffixes[i]);
-
-			if (len > n && has_suffix(base, len, suffixes[i])) {
-				len -= n;
-				cut = true;
-			}
-		}
-	} while (cut);
-	return strndup(base, len);
-}
 
 /* Length of the version at the start of name (0: none). */
 static size_t version_len(const char *name)
@@ -114,6 +67,32 @@ int bc_archive_name_cmp(const char *a, const char *b)
 	free(sa);
 	free(sb);
 	return c ? c : strcmp(a, b);
+}
+
+int bc_archive_input_name(const char *path, char **name,
+			  const struct bc_log *log)
+{
+	const char *pattern;
+	char *archive;
+	int err = bc_archive_split_spec(path, &archive, &pattern);
+
+	*name = NULL;
+	if (err < 0)
+		return bc_log_error(log, err, "%s: out of memory", path);
+	if (err) {
+		free(archive);
+		*name = strdup(pattern);
+		return *name ? 0 : bc_log_error(log, -ENOMEM, "%s: out of memory",
+						path);
+	}
+	return bc_kernel_default_name(path, name, log);
+}
+
+char *bc_archive_default_name(const char *path)
+{
+	char *name;
+
+	return bc_archive_input_name(path, &name, NULL) ? NULL : name;
 }
 
 bool bc_archive_is_archive(const char *path)

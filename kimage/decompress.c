@@ -269,10 +269,14 @@ static const char *lzma_why(lzma_ret ret)
 		return "corrupt stream";
 	case LZMA_BUF_ERROR:
 		return "truncated stream, ends";
+	case LZMA_MEMLIMIT_ERROR:
+		return "dictionary larger than 256 MiB (the kernel's are 32-64 MiB)";
 	default:
 		return "decoder error";
 	}
 }
+
+#define LZMA_MEMLIMIT	((uint64_t)256 << 20)
 
 /* xz (with the kernel's BCJ filters) and the legacy .lzma format. */
 static int unlzma(bool xz, const uint8_t *in, size_t in_size,
@@ -282,8 +286,12 @@ static int unlzma(bool xz, const uint8_t *in, size_t in_size,
 	lzma_ret ret;
 	int err = 0;
 
-	ret = xz ? lzma_stream_decoder(&s, UINT64_MAX, 0) :
-		   lzma_alone_decoder(&s, UINT64_MAX);
+	/*
+	 * The header says how large a dictionary to allocate, up to 4 GiB:
+	 * the kernel's xz uses 32 MiB, its lzma -9 64 MiB. More is refused.
+	 */
+	ret = xz ? lzma_stream_decoder(&s, LZMA_MEMLIMIT, 0) :
+		   lzma_alone_decoder(&s, LZMA_MEMLIMIT);
 	if (ret != LZMA_OK)
 		return -ENOMEM;
 	s.next_in = in;
@@ -323,8 +331,11 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 
 	if (!dctx)
 		return -ENOMEM;
-	/* the kernel's zstd22 may use a window of up to 128 MiB */
-	ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 31);
+	/*
+	 * The kernel's zstd22 uses a window of up to 128 MiB (log 27); a frame
+	 * header asking for more (up to 2 GiB) is refused, not allocated.
+	 */
+	ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 27);
 	for (;;) {
 		ZSTD_outBuffer dst;
 		size_t ret;

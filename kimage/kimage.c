@@ -314,7 +314,6 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 		       const struct bc_log *log)
 {
 	enum bc_comp comp;
-	char what[64];
 
 	memset(blob, 0, sizeof(*blob));
 	if (is_bzimage(data, size))
@@ -332,8 +331,7 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 	if (comp == BC_COMP_NONE)
 		return bc_log_error(log, -EINVAL,
 				    "%s: not a kernel image this reader knows", path);
-	snprintf(what, sizeof(what), "%s-compressed file", bc_comp_name(comp));
-	return payload_btf(path, what, comp, data, size, 0, max_output, blob,
+	return payload_btf(path, "file", comp, data, size, 0, max_output, blob,
 			   log);
 }
 

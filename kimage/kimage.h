@@ -82,8 +82,7 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 
 /*
  * A kernel's default name, from the path of any input that holds it
- * (for `btfcanon archive`: archive/names.c's bc_archive_default_name()
- * names a package by its file name; this one reads the package's kernel
+ * (`btfcanon archive` names kernels with it; it reads a package's kernel
  * member, so a renamed .deb keeps its kernel's name):
  *   .../vmlinuz-6.1.0-56-cloud-amd64                      6.1.0-56-cloud-amd64
  *   linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb  6.1.0-56-cloud-amd64

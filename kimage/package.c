@@ -168,6 +168,21 @@ static int find_kernel(struct kernel_find *f, struct archive *a,
 	return 0;
 }
 
+/*
+ * The compressions dpkg and rpmbuild write (none, gzip, bzip2, xz, lzma,
+ * zstd), each through the library libarchive links. Not
+ * archive_read_support_filter_all(): for lzop, lrzip, grzip and others it
+ * would run an external program on the package's bytes.
+ */
+static void support_compressions(struct archive *a)
+{
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_lzma(a);
+	archive_read_support_filter_zstd(a);
+}
+
 /* The data of the outer archive's current member, for the inner reader. */
 struct member_stream {
 	struct archive *outer;
@@ -213,7 +228,7 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 			return -ENOMEM;
 		}
 		s->outer = outer;
-		archive_read_support_filter_all(inner);
+		support_compressions(inner);
 		archive_read_support_format_tar(inner);
 		if (archive_read_open(inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
 			err = archive_fail(f, inner, "'s data.tar");
@@ -255,7 +270,8 @@ int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 	if (file)
 		fclose(file);
 	if (rpm) {
-		archive_read_support_filter_all(a);	/* rpm, then the payload's */
+		archive_read_support_filter_rpm(a);
+		support_compressions(a);	/* the payload's */
 		archive_read_support_format_cpio(a);
 	} else {
 		archive_read_support_format_ar(a);

@@ -36,6 +36,10 @@
  *	cli		exit status 0/1/2, JSON fields and kernel keys; a
  *			saved kernel file: the same bytes twice, the same
  *			report as its kernel, cut short refused
+ *			a saved kernel file (an archive of one kernel) with
+ *			every byte changed, every cut: refused naming it;
+ *			--kernel ARCHIVE and ARCHIVE:GLOB: the report of
+ *			the kernels' files, keyed ARCHIVE:NAME
  *	bad_objects	messages that name the file and what is wrong
  *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
  *			object libbpf 1.1 refuses at open): libbpf's
@@ -43,7 +47,8 @@
  *			reader gives libbpf's reason; a .BTF.ext libbpf
  *			cannot read
  *	min		`btfcanon min` of the fixture objects against the
- *			fixture kernels and 6.12.117: libbpf's relocation
+ *			fixture kernels (as files and as an archive) and
+ *			6.12.117: libbpf's relocation
  *			against each minimal file equals its relocation
  *			against the kernel, relocation by relocation; the
  *			file no larger than bpftool gen min_core_btf's
@@ -1214,7 +1219,7 @@ START_TEST(test_saved_kernel)
 			    in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, in_scratch("cut.saved")) &&
-		      strstr(err.data, "corrupt"), "stderr: %.*s", (int)err.size,
+		      strstr(err.data, "damaged"), "stderr: %.*s", (int)err.size,
 		      err.data ? (char *)err.data : "");
 	blob_free(&err);
 	blob_free(&one);
@@ -1630,6 +1635,14 @@ START_TEST(test_min)
 		fprintf(stderr, "min: %s: %ld bytes, bpftool gen min_core_btf %ld\n",
 			names[k], file_size(minimal), file_size(bpftool_out));
 	}
+	/* an archive is all its kernels, NAME its names: the same files */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, in_scratch("min.bca"), kernels[0], kernels[1]), 0);
+	ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+			    in_scratch("min.bca"), in_scratch("min-arch")), 0);
+	ck_assert_int_eq(sh("cmp %s/ka.btf %s/a.btf && cmp %s/kb.btf %s/b.btf",
+			    in_scratch("min-arch"), in_scratch("min"),
+			    in_scratch("min-arch"), in_scratch("min")), 0);
 	/* amb.bpf.o alone: its ambiguity on B keeps both flavors */
 	ck_assert_int_eq(sh("%s min %s --kernel %s -o %s", cli,
 			    in_scratch("amb.bpf.o"), kernels[1],
@@ -1637,6 +1650,143 @@ START_TEST(test_min)
 	n += min_agrees(in_scratch("amb.bpf.o"), kernels[1],
 			in_scratch("min-amb/b.btf"));
 	fprintf(stderr, "min: %u relocations agree with libbpf against the minimal files\n", n);
+}
+END_TEST
+
+/*
+ * A saved kernel file is an archive of one kernel, under its checksum:
+ * every byte of one (kernel B with symbols, inlined names and a config;
+ * a directory with modules) changed in turn, and the file cut at every
+ * length, is an error naming it, never a kernel read wrong.
+ */
+START_TEST(test_saved_kernel_damage)
+{
+	const char *cli = getenv("BTFCANON");
+	static const char *const files[] = { "bk.saved", "kdir.saved" };
+	uint32_t f, refused = 0;
+
+	build_fixtures();
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+			    cli, in_scratch("kern_b.o"), in_scratch("bk.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("kdir.saved")), 0);
+	for (f = 0; f < 2; f++) {
+		struct blob file = read_file(in_scratch(files[f]));
+		uint8_t *copy = malloc(file.size);
+		struct bc_deps_kernel k;
+		size_t i;
+
+		ck_assert_ptr_nonnull(copy);
+		ck_assert_int_eq(bc_deps_kernel_parse(file.data, file.size,
+						      files[f], &k, NULL), 0);
+		bc_deps_kernel_deinit(&k);
+		for (i = 0; i < file.size; i++) {
+			struct captured cap = { "" };
+			struct bc_log log = { .fn = capture, .ctx = &cap };
+
+			memcpy(copy, file.data, file.size);
+			copy[i] ^= 0x5a;
+			ck_assert_msg(bc_deps_kernel_parse(copy, file.size, files[f],
+							   &k, &log) < 0,
+				      "%s: byte %zu changed, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "byte %zu: '%s'",
+				      i, cap.text);
+			refused++;
+			cap.text[0] = '\0';
+			ck_assert_msg(bc_deps_kernel_parse(file.data, i, files[f],
+							   &k, &log) < 0,
+				      "%s: cut to %zu bytes, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "cut %zu: '%s'",
+				      i, cap.text);
+			refused++;
+		}
+		free(copy);
+		blob_free(&file);
+	}
+	fprintf(stderr, "deps: %u damaged saved kernel files refused\n", refused);
+}
+END_TEST
+
+/* A file's text, malloc'd. */
+static char *text_of(const char *path)
+{
+	struct blob b = read_file(path);
+	char *text = strndup(b.data ? b.data : "", b.size);
+
+	ck_assert_ptr_nonnull(text);
+	blob_free(&b);
+	return text;
+}
+
+/*
+ * deps --kernel ARCHIVE (every kernel in it) and ARCHIVE:GLOB: the same
+ * report as against the kernels' files, keyed ARCHIVE:NAME; a glob that
+ * matches nothing, and a config for several kernels, are errors.
+ */
+START_TEST(test_archive_kernels)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *objs;
+	char arch[160], *files, *members, *one, *want;
+	struct blob err;
+
+	build_fixtures();
+	objs = in_scratch("fix.bpf.o");
+	snprintf(arch, sizeof(arch), "%s", in_scratch("k.bca"));
+	/* kernels A and B, from files encoded by btfcanon: already sorted */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, arch, in_scratch("a.btf"), in_scratch("b.btf")), 0);
+	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s",
+			    cli, objs, in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"),
+			    in_scratch("a.btf"), in_scratch("b.btf"),
+			    in_scratch("files.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s > %s", cli, objs,
+			    in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"), arch,
+			    in_scratch("members.json")), 1);
+	ck_assert_int_eq(sh("sed -e 's|%s|K:ka|g' -e 's|%s|K:kb|g' %s > %s",
+			    in_scratch("a.btf"), in_scratch("b.btf"),
+			    in_scratch("files.json"), in_scratch("files2.json")), 0);
+	ck_assert_int_eq(sh("sed -e 's|%s:|K:|g' %s > %s", arch,
+			    in_scratch("members.json"), in_scratch("members2.json")), 0);
+	files = text_of(in_scratch("files2.json"));
+	members = text_of(in_scratch("members2.json"));
+	ck_assert_msg(strstr(members, "\"K:ka\"") && strstr(members, "\"K:kb\""),
+		      "kernels keyed ARCHIVE:NAME: %.300s", members);
+	ck_assert_str_eq(files, members);
+	free(files);
+	free(members);
+	/* ARCHIVE:GLOB: kernel B alone, as its file */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel '%s:*b' > %s", cli, objs,
+			    arch, in_scratch("one.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli, objs,
+			    in_scratch("b.btf"), in_scratch("b.json")), 1);
+	ck_assert_int_eq(sh("sed -e 's|%s:kb|K|g' %s > %s", arch,
+			    in_scratch("one.json"), in_scratch("one2.json")), 0);
+	ck_assert_int_eq(sh("sed -e 's|%s|K|g' %s > %s", in_scratch("b.btf"),
+			    in_scratch("b.json"), in_scratch("b2.json")), 0);
+	one = text_of(in_scratch("one2.json"));
+	want = text_of(in_scratch("b2.json"));
+	ck_assert_str_eq(one, want);
+	free(one);
+	free(want);
+	/* nothing matches: 2, naming the spec */
+	ck_assert_int_eq(sh("%s deps %s --kernel '%s:nope*' > /dev/null 2> %s", cli,
+			    objs, arch, in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "nope*") &&
+		      strstr(err.data, "no kernel"), "stderr: %.*s",
+		      (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	/* one config for two kernels: 2 */
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_a > /dev/null 2> %s", cli, objs, arch,
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "2 kernels"), "stderr: %.*s",
+		      (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
 }
 END_TEST
 
@@ -1660,6 +1810,8 @@ Suite *deps_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli);
 	tcase_add_test(tc, test_saved_kernel);
+	tcase_add_test(tc, test_saved_kernel_damage);
+	tcase_add_test(tc, test_archive_kernels);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);

@@ -162,8 +162,43 @@ echo "  (the sorts took $t_sort s)"
 # extracting any one (<= 50 ms; byte-identical to $dir/sorted/NAME.btf),
 # and `deps` of the 55 objects against it (<= 1 s, <= 300 MB peak).
 # The sorted files to compare extracts with are in $dir/sorted/.
+# Create from the packages themselves (what a user runs) and from the
+# sorted files (the archive's own cost); add the last kernel to an archive
+# of the others; extract every kernel and compare; time one extract.
 if "$BTFCANON" archive --help > /dev/null 2>&1; then
-	echo "archive: (figures to be added here)"
+	rm -f "$dir/out/debs.bca" "$dir/out/all.bca" "$dir/out/but-last.bca"
+	t0=$(now)
+	"$BTFCANON" archive create "$dir/out/debs.bca" "$debs"/linux-image-*.deb
+	figure "archive create, from the packages" "$(size "$dir/out/debs.bca")" \
+		"$(elapsed "$t0")"
+	t0=$(now)
+	"$BTFCANON" archive create "$dir/out/all.bca" "$dir"/sorted/*.btf
+	figure "archive create, from sorted BTF" "$(size "$dir/out/all.bca")" \
+		"$(elapsed "$t0")"
+	cmp -s "$dir/out/debs.bca" "$dir/out/all.bca" ||
+		echo "  MISMATCH: the two archives differ"
+	last=$(ls "$dir/sorted" | tail -1)
+	# shellcheck disable=SC2046 # one word per file
+	"$BTFCANON" archive create "$dir/out/but-last.bca" \
+		$(ls "$dir"/sorted/*.btf | grep -v "/$last\$")
+	t0=$(now)
+	"$BTFCANON" archive add "$dir/out/but-last.bca" "$dir/sorted/$last"
+	figure "archive add of one to the others" "$(size "$dir/out/but-last.bca")" \
+		"$(elapsed "$t0")"
+	cmp -s "$dir/out/but-last.bca" "$dir/out/all.bca" ||
+		echo "  MISMATCH: add gives other bytes than create"
+	bad=0
+	for f in "$dir"/sorted/*.btf; do
+		name=$(basename "$f" .btf)
+		"$BTFCANON" archive extract "$dir/out/all.bca" "$name" -o "$dir/out/x.btf"
+		cmp -s "$dir/out/x.btf" "$f" || bad=$((bad + 1))
+	done
+	echo "  extracts not byte-identical to sort: $bad"
+	t0=$(now)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		"$BTFCANON" archive extract "$dir/out/all.bca" "${last%.btf}" -o "$dir/out/x.btf"
+	done
+	echo "  one extract: $(awk "BEGIN { printf \"%.3f\", ($(now) - $t0) / 10 }") s (mean of 10)"
 else
 	echo "archive: this btfcanon has no archive command yet"
 fi

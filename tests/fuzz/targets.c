@@ -30,6 +30,7 @@
 #include "../../deps/bpf_object.h"
 #include "../../deps/core_relo.h"
 #include "../../deps/deps.h"
+#include "../../deps/min.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
@@ -312,35 +313,70 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(reported == relos);
 		bc_deps_report_deinit(&report);
 	}
+	/* min of the object against its own BTF: valid BTF, or an error */
+	{
+		struct bc_min *m = NULL;
+		struct bc_btf *out = NULL;
+		void *raw = NULL;
+		size_t size = 0;
+
+		if (!bc_min_new(obj.btf, kernel.index, &m) &&
+		    !bc_min_add_object(m, &obj) &&
+		    !bc_min_write(m, &raw, &size, &fuzz_log)) {
+			FUZZ_ASSERT(!bc_btf_parse(raw, size, NULL, "min", &fuzz_log,
+						  &out));
+			bc_btf_free(out);
+		}
+		free(raw);
+		bc_min_free(m);
+	}
 	bc_core_index_free(kernel.index);
 	bc_bpf_object_deinit(&obj);
 	return 0;
 }
 
 /*
- * A saved kernel file (deps --save) into its reader: the BTF, function
- * and data symbols, inlined names, a config (kconfig.c's parser) and
- * modules' split BTF. Property: what it accepts, written back and read
- * again, writes back the same bytes (the writer's order is a fixpoint).
+ * A saved kernel file (deps --save: an archive of one kernel) into its
+ * reader: the archive, then the kernel's BTF and its attachments:
+ * function and data symbols, inlined names, a config (kconfig.c's
+ * parser) and modules' split BTF. Property: what it accepts, written
+ * back and read again, writes back the same bytes (the writer's order is
+ * a fixpoint). An input without the archive magic is a body, wrapped
+ * with a fresh checksum first, so mutations reach the attachments.
  */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size)
 {
 	struct bc_deps_kernel k, again;
-	struct bc_text one, two;
+	void *one = NULL, *two = NULL, *file = NULL;
+	size_t one_size, two_size, file_size = 0;
+	int err;
 
-	if (bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log))
+	/* a body (not a whole file) gets a fresh checksum, as fuzz_archive's */
+	if (size < BC_ARCHIVE_MAGIC_LEN ||
+	    memcmp(data, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
+		if (ar_wrap_body(data, size, 1, &file, &file_size))
+			return 0;
+		data = file;
+		size = file_size;
+	}
+	err = bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log);
+	free(file);
+	if (err)
 		return 0;
-	if (bc_deps_kernel_serialize(&k, &one)) {
+	if (bc_deps_kernel_serialize(&k, bc_archive_kernel_name(k.archive, 0),
+				     &one, &one_size, &fuzz_log)) {
 		bc_deps_kernel_deinit(&k);
 		return 0;
 	}
-	FUZZ_ASSERT(!bc_deps_kernel_parse(one.buf, one.len, "fuzz.saved",
+	FUZZ_ASSERT(!bc_deps_kernel_parse(one, one_size, "fuzz.saved",
 					  &again, &fuzz_log));
-	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again, &two));
-	FUZZ_ASSERT(two.len == one.len && !memcmp(two.buf, one.buf, one.len));
-	bc_text_deinit(&two);
+	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again,
+					      bc_archive_kernel_name(again.archive, 0),
+					      &two, &two_size, &fuzz_log));
+	FUZZ_ASSERT(two_size == one_size && !memcmp(two, one, one_size));
+	free(two);
 	bc_deps_kernel_deinit(&again);
-	bc_text_deinit(&one);
+	free(one);
 	bc_deps_kernel_deinit(&k);
 	return 0;
 }
