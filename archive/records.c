@@ -259,17 +259,15 @@ static int kn_rank_cmp(const void *a, const void *b)
  * Where a kernel's types are by name: id of (kn, 0) in first[kn], of
  * (kn, k > 0) in the sorted more[], of an anonymous record in anon[rec].
  */
-int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
-		 uint32_t n, struct ar_ids *ids)
+/*
+ * Fills ids (first and anon zeroed, as count) from the list; on error the
+ * caller cleans up (ids_clear).
+ */
+static int ids_fill(const struct bc_archive *ar, const uint32_t *list,
+		    uint32_t n, struct ar_ids *ids, uint32_t *count)
 {
-	uint32_t i, *count;
+	uint32_t i;
 
-	memset(ids, 0, sizeof(*ids));
-	ids->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	ids->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
-	count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	if (!ids->first || !ids->anon || !count)
-		goto nomem;
 	for (i = 0; i < n; i++) {
 		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
 
@@ -285,14 +283,12 @@ int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 				struct kn_rank *p = realloc(ids->more, cap * sizeof(*p));
 
 				if (!p)
-					goto nomem;
+					return -ENOMEM;
 				ids->more = p;
 				ids->cap_more = cap;
 			}
 			ids->more[ids->nr_more++] = (struct kn_rank){ kn, k, i + 1 };
 		} else if (ids->anon[list[i]]) {
-			free(count);
-			ar_ids_free(ids);
 			return -EINVAL;	/* an anonymous record twice */
 		} else {
 			ids->anon[list[i]] = i + 1;
@@ -300,12 +296,83 @@ int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 	}
 	if (ids->nr_more)
 		qsort(ids->more, ids->nr_more, sizeof(*ids->more), kn_rank_cmp);
-	free(count);
 	return 0;
-nomem:
+}
+
+/* Zeroes what ids_fill() set in first, anon and count; frees more. */
+static void ids_clear(const struct bc_archive *ar, const uint32_t *list,
+		      uint32_t n, struct ar_ids *ids, uint32_t *count)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
+
+		if (c[1]) {
+			ids->first[c[1] - 1] = 0;
+			count[c[1] - 1] = 0;
+		} else {
+			ids->anon[list[i]] = 0;
+		}
+	}
+	free(ids->more);
+	ids->more = NULL;
+	ids->nr_more = ids->cap_more = 0;
+}
+
+int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, struct ar_ids *ids)
+{
+	uint32_t *count;
+	int err;
+
+	memset(ids, 0, sizeof(*ids));
+	ids->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	ids->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	err = ids->first && ids->anon && count ? ids_fill(ar, list, n, ids, count) :
+	      -ENOMEM;
 	free(count);
-	ar_ids_free(ids);
-	return -ENOMEM;
+	if (err)
+		ar_ids_free(ids);
+	return err;
+}
+
+/*
+ * Rebuilding one kernel after another (extract, deps over every kernel)
+ * needs the same four arrays over the pools each time: they are kept in
+ * the archive, zero between uses (only the entries a kernel touched are
+ * cleared), instead of allocated and faulted in afresh per kernel.
+ */
+static int scratch_ready(struct bc_archive *ar)
+{
+	struct ar_scratch *sc = &ar->scratch;
+
+	if (sc->nr_kns > ar->nr_kns && sc->nr_recs > ar->nr_recs &&
+	    sc->nr_strs > ar->nr_strs)
+		return 0;
+	ar_scratch_free(sc);
+	sc->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	sc->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	sc->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	sc->placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+	if (!sc->first || !sc->count || !sc->anon || !sc->placed) {
+		ar_scratch_free(sc);
+		return -ENOMEM;
+	}
+	sc->nr_kns = ar->nr_kns + 1;
+	sc->nr_recs = ar->nr_recs + 1;
+	sc->nr_strs = ar->nr_strs + 1;
+	return 0;
+}
+
+void ar_scratch_free(struct ar_scratch *sc)
+{
+	free(sc->first);
+	free(sc->count);
+	free(sc->anon);
+	free(sc->placed);
+	memset(sc, 0, sizeof(*sc));
 }
 
 void ar_ids_free(struct ar_ids *ids)
@@ -374,28 +441,34 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
  * order of first use ("" at 0), then the layout section when there is one.
  * -EINVAL when a reference names no type of the kernel.
  */
-int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
-		     uint32_t n, const struct bc_btf_layout *layout,
-		     uint32_t nr_layout, void **raw, size_t *size)
+int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, const struct bc_btf_layout *layout,
+		 uint32_t nr_layout, void **raw, size_t *size)
 {
-	struct ar_ids ids;
+	struct ar_ids ids = { 0 };
 	struct ar_buf out = { 0 }, strs = { 0 };
-	uint32_t *placed = NULL, i;
+	struct u32vec used = { 0 };	/* strings placed, to clear after */
+	uint32_t *placed, i;
 	size_t total = 0;
-	int err = ar_ids_build(ar, list, n, &ids);
+	int err = scratch_ready(ar);
 
 	*raw = NULL;
 	if (err)
 		return err;
+	ids.first = ar->scratch.first;
+	ids.anon = ar->scratch.anon;
+	placed = ar->scratch.placed;
+	err = ids_fill(ar, list, n, &ids, ar->scratch.count);
+	if (err)
+		goto out;
 	/* the whole size up front: one allocation, no copies */
 	for (i = 0; i < n; i++)
 		total += ar_info_words(ar->cells[ar->rec_off[list[i]]]) * 4ull;
 	if (total > UINT32_MAX / 2) {	/* BTF's sections have 32-bit lengths */
-		ar_ids_free(&ids);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
-	placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
-	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64) : -ENOMEM;
+	err = ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64);
 	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
 	err = err ? err : ar_buf_put(&strs, "", 1);
 	if (err)
@@ -421,8 +494,9 @@ int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
 			} else {
 				w[j] = (uint32_t)strs.len;
 				placed[sid] = w[j] + 1;
-				err = ar_buf_put(&strs, ar->strs[sid].s,
-						 ar->strs[sid].len + 1);
+				err = ar_u32vec_push(&used, sid);
+				err = err ? err : ar_buf_put(&strs, ar->strs[sid].s,
+							     ar->strs[sid].len + 1);
 			}
 		}
 		out.len += words * 4;
@@ -452,8 +526,10 @@ int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
 out:
 	free(out.data);
 	free(strs.data);
-	free(placed);
-	ar_ids_free(&ids);
+	for (i = 0; i < used.n; i++)
+		placed[used.v[i]] = 0;
+	free(used.v);
+	ids_clear(ar, list, n, &ids, ar->scratch.count);
 	return err;
 }
 
