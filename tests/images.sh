@@ -368,17 +368,25 @@ run_case "bad packages: no kernel in it, cut short" check_bad_packages
 
 # --- Debian's own packages ---
 
-# real PACKAGE-PREFIX DEBUG-VMLINUX: the package's BTF against the debug
-# vmlinux's (sorted both), with the time to read it
+now() { date +%s.%N; }
+
+# real PACKAGE-PREFIX DEBUG-VMLINUX: the package's BTF against its own
+# /boot/vmlinuz's and the debug vmlinux's (sorted all), with the times
 check_real() {
 	set -- "$IMAGE_CACHE"/"$1"_*.deb "$2"
 	[ -r "$1" ] || skip_case "$1 absent: run tools/setup-debian.sh"
-	t0=$(date +%s.%N)
+	t0=$(now)
 	run 0 "$BTFCANON" sort --stats "$1" -o img.btf
-	t1=$(date +%s.%N)
+	t1=$(now)
 	grep 'read+validate' stderr | sed "s|^ *|  $(basename "$1"): |"
 	echo "  $(basename "$1"): sort in all $(awk "BEGIN { print $t1 - $t0 }") s"
 	[ -s img.btf ] || die "no BTF"
+	# the package's /boot/vmlinuz-* on its own, as /boot holds it
+	dpkg-deb --fsys-tarfile "$1" | tar -xOf - --wildcards './boot/vmlinuz-*' > vmlinuz
+	t0=$(now)
+	run 0 "$BTFCANON" sort vmlinuz -o vmlinuz.btf
+	echo "  $(basename "$1"): its /boot/vmlinuz alone, sort in all $(awk "BEGIN { print $(now) - $t0 }") s"
+	cmp -s img.btf vmlinuz.btf || die "its /boot/vmlinuz gives other bytes than the package"
 	if [ -r "$2" ]; then
 		run 0 "$BTFCANON" sort "$2" -o dbg.btf
 		cmp -s img.btf dbg.btf || die "the BTF of $1 differs from $2's"
