@@ -235,6 +235,15 @@ check_other_commands() {
 }
 run_case "dump and diff read images too" check_other_commands
 
+# BTFHub keeps one NAME.btf.tar.xz per kernel: an xz stream whose contents
+# (a tar) hold the raw BTF whole, found as in a raw Image
+check_btfhub() {
+	cp "$work/in/raw.btf" 9.9.9-test.btf
+	tar -cf - 9.9.9-test.btf | xz -9 > 9.9.9-test.btf.tar.xz
+	sorts_same 9.9.9-test.btf.tar.xz
+}
+run_case "BTFHub's form: NAME.btf.tar.xz" check_btfhub
+
 # deb ZTYPE KERNEL MEMBER OUT: a package holding KERNEL at MEMBER
 deb() {
 	mkdir -p "pkg/DEBIAN" "pkg/$(dirname "$3")"
