@@ -158,7 +158,7 @@ payload() {
 
 # --- fixtures ---
 
-for tool in gcc objcopy python3 gzip bzip2 lzma xz lzop lz4 zstd dpkg-deb; do
+for tool in gcc clang ld objcopy python3 gzip bzip2 lzma xz lzop lz4 zstd dpkg-deb; do
 	command -v "$tool" > /dev/null || {
 		echo "images: FAIL: $tool is not installed (tools/setup-debian.sh)"
 		exit 1
@@ -234,6 +234,26 @@ check_other_commands() {
 	run 0 "$BTFCANON" diff vmlinuz-9.9.9-test "$work/in/Image"
 }
 run_case "dump and diff read images too" check_other_commands
+
+# deps --kernel: the same verdicts and values against a kernel's bzImage
+# as against its raw BTF (the deps fixtures' kernel A, tests/test_deps.c)
+check_deps() {
+	d=$src/tests/fixtures/deps
+	gcc -g -c -o kern_a.o "$d/kern_a.c"
+	"$BTFCANON" encode -o kern_a.btf kern_a.o
+	clang -target bpf -O2 -g -I"$d" -c -o fix.bpf.o "$d/fix.bpf.c"
+	ld -r -o kern.elf kern_a.o 2> /dev/null
+	objcopy --add-section .BTF=kern_a.btf kern.elf vmlinux
+	payload zstd vmlinux payload
+	python3 "$fixture" bzimage payload vmlinuz-kern-a
+	run 1 "$BTFCANON" deps --json fix.bpf.o --kernel kern_a.btf
+	sed 's|kern_a\.btf|KERNEL|g' stdout > want.json
+	run 1 "$BTFCANON" deps --json fix.bpf.o --kernel vmlinuz-kern-a
+	sed 's|vmlinuz-kern-a|KERNEL|g' stdout > got.json
+	grep -q '"status":"ok"' want.json || die "no relocation resolved against kernel A"
+	cmp -s want.json got.json || die "deps against the bzImage differs from deps against its BTF"
+}
+run_case "deps --kernel reads a bzImage as it reads the BTF in it" check_deps
 
 # BTFHub keeps one NAME.btf.tar.xz per kernel: an xz stream whose contents
 # (a tar) hold the raw BTF whole, found as in a raw Image
