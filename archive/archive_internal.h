@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The archive's insides, shared by archive.c (pools, file format) and
- * view.c (reading part of a kernel). Not for users outside archive/.
+ * The archive's insides, shared by its files: archive.c (the object, its
+ * kernels), pool.c (strings, names, records), records.c (BTF to records
+ * and back), format.c (the file), view.c (part of a kernel). Not for
+ * users outside archive/ (the fuzz target excepted).
  */
 #ifndef BTFCANON_ARCHIVE_INTERNAL_H
 #define BTFCANON_ARCHIVE_INTERNAL_H
@@ -10,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/btf.h>
+
+#include "../canon/btf_kinds.h"
 #include "archive.h"
 
 struct ar_buf {
@@ -26,6 +31,29 @@ struct u32vec {
 	uint32_t *v;
 	size_t n, cap;
 };
+
+int ar_u32vec_push(struct u32vec *v, uint32_t x);
+
+static inline uint64_t ar_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t ar_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Word count of a record whose info word is info (kind valid). */
+static inline uint32_t ar_info_words(uint32_t info)
+{
+	struct btf_type t = { .info = info };
+
+	return bc_type_words(&t);
+}
+
+/* A kernel's flags in the file: bit 0, stored as its bytes. */
+#define AR_FLAG_RAW 1u
 
 /* pool numbers by content: slot = hash << 32 | (number + 1) */
 struct idtab {
@@ -66,6 +94,16 @@ struct ar_kernel {
 	const char **att_names;
 };
 
+/* Arrays over the pools for rebuilding kernels, zero between uses. */
+struct ar_scratch {
+	uint32_t *first, *count;	/* [kn] */
+	uint32_t *anon;			/* [record] */
+	uint32_t *placed;		/* [string] */
+	uint32_t nr_kns, nr_recs, nr_strs;	/* their sizes */
+};
+
+void ar_scratch_free(struct ar_scratch *sc);
+
 struct ar_chunk {
 	struct ar_chunk *next;
 	char bytes[];
@@ -79,7 +117,7 @@ struct bc_archive {
 	uint32_t nr_strs, cap_strs;
 	struct ar_kn *kns;
 	uint32_t nr_kns, cap_kns;
-	uint32_t *cells;		/* every record's cells (archive.c) */
+	uint32_t *cells;		/* every record's cells (records.c) */
 	size_t nr_cells, cap_cells;
 	uint32_t *rec_off;		/* [nr_recs + 1] record -> first cell */
 	uint32_t nr_recs, cap_recs;
@@ -88,11 +126,41 @@ struct bc_archive {
 	struct idtab str_tab, kn_tab, rec_tab;
 	struct ar_chunk *arena;		/* strings added since reading */
 	size_t arena_used, arena_cap;
+	struct ar_scratch scratch;	/* records.c, ar_build_raw() */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
 };
 
-/* Where one kernel's types are by name (archive.c, build_raw). */
+/*
+ * The pools (pool.c). push appends; intern finds by content or appends
+ * (ar_index_pools() first); each returns the number or a negative errno.
+ */
+void ar_idtab_free(struct idtab *t);
+int ar_push_str(struct bc_archive *ar, const char *s, uint32_t len);
+int ar_push_kn(struct bc_archive *ar, uint32_t kind, uint32_t sid);
+int ar_push_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
+int ar_index_pools(struct bc_archive *ar);
+int64_t ar_intern_str(struct bc_archive *ar, const char *s);
+int64_t ar_intern_kn(struct bc_archive *ar, uint32_t kind, uint32_t sid);
+int64_t ar_intern_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
+
+/* The archive object (archive.c). */
+int ar_decode_all(struct bc_archive *ar, const struct bc_log *log);
+bool ar_name_ok(const char *name);
+int ar_refresh_att_names(struct ar_kernel *k);
+
+/*
+ * Records (records.c): kernel btf (canonical base BTF) as a list of
+ * records into *list (malloc'd, btf->nr_types of them); and a list back
+ * into BTF bytes, the layout section added when there is one.
+ */
+int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
+		     uint32_t **list);
+int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, const struct bc_btf_layout *layout,
+		 uint32_t nr_layout, void **raw, size_t *size);
+
+/* Where one kernel's types are by name (records.c). */
 struct kn_rank;
 struct ar_ids {
 	uint32_t *first;		/* [kn] id of its k = 0 type, 0: none */

@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "../diff/text.h"
-#include "../archive/archive.h"
 #include "../sort/btf_file.h"
 #include "commands.h"
 #include "core_relo.h"
 #include "deps.h"
+#include "kernel_list.h"
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
@@ -474,170 +474,25 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
 }
 
 /*
- * The kernels of the run, after archives are expanded: a file, or kernel
- * idx of an opened archive (--kernel ARCHIVE: each of its kernels;
- * --kernel ARCHIVE:GLOB: those whose names match), named ARCHIVE:NAME
- * in the report. A saved kernel file (an archive of one kernel) given as
- * a file keeps its argument as its name.
- */
-struct kernel_src {
-	char *label;			/* the report's name for it */
-	const char *path;		/* a file, or NULL */
-	struct bc_archive *ar;		/* or a kernel of an archive */
-	uint32_t idx;
-	const char *kconfig;
-};
-
-struct kernel_list {
-	struct kernel_src *srcs;
-	uint32_t nr, cap;
-	struct bc_archive **archives;	/* opened, owned */
-	uint32_t nr_archives;
-};
-
-static void kernel_list_deinit(struct kernel_list *l)
-{
-	uint32_t i;
-
-	for (i = 0; i < l->nr; i++)
-		free(l->srcs[i].label);
-	for (i = 0; i < l->nr_archives; i++)
-		bc_archive_free(l->archives[i]);
-	free(l->srcs);
-	free(l->archives);
-}
-
-static struct kernel_src *kernel_list_add(struct kernel_list *l)
-{
-	if (l->nr == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		struct kernel_src *n = realloc(l->srcs, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		l->srcs = n;
-		l->cap = cap;
-	}
-	memset(&l->srcs[l->nr], 0, sizeof(l->srcs[0]));
-	return &l->srcs[l->nr++];
-}
-
-/* Adds the kernels of one --kernel argument. Returns 0 or -errno (said). */
-static int expand_kernel(struct kernel_list *l, const char *arg,
-			 const char *kconfig, const struct bc_log *log)
-{
-	struct bc_archive *ar = NULL, **ars;
-	const char *pattern = NULL;
-	char *archive_path = NULL;
-	uint32_t *idx = NULL, nr = 0, i;
-	struct kernel_src *src;
-	int err, spec = 0;
-
-	if (!bc_archive_is_archive(arg)) {
-		spec = bc_archive_split_spec(arg, &archive_path, &pattern);
-		if (spec < 0)
-			return bc_log_error(log, spec, "out of memory");
-	}
-	if (!spec && !bc_archive_is_archive(arg)) {
-		src = kernel_list_add(l);
-		if (!src || !(src->label = strdup(arg)))
-			return bc_log_error(log, -ENOMEM, "out of memory");
-		src->path = arg;
-		src->kconfig = kconfig;
-		return 0;
-	}
-	err = bc_archive_open(spec ? archive_path : arg, &ar, log);
-	if (err)
-		goto out;
-	ars = realloc(l->archives, (l->nr_archives + 1) * sizeof(*ars));
-	if (!ars) {
-		bc_archive_free(ar);
-		err = bc_log_error(log, -ENOMEM, "out of memory");
-		goto out;
-	}
-	l->archives = ars;
-	l->archives[l->nr_archives++] = ar;
-	err = bc_archive_match(ar, spec ? pattern : "*", &idx, &nr);
-	if (err) {
-		err = bc_log_error(log, err, "out of memory");
-		goto out;
-	}
-	if (!nr) {
-		err = bc_log_error(log, -ENOENT, "%s: no kernel of the archive matches",
-				   arg);
-		goto out;
-	}
-	if (kconfig && nr > 1) {
-		err = bc_log_error(log, -EINVAL,
-				   "--kconfig %s: %s is %u kernels; a config goes with one",
-				   kconfig, arg, nr);
-		goto out;
-	}
-	for (i = 0; i < nr; i++) {
-		src = kernel_list_add(l);
-		if (!src) {
-			err = bc_log_error(log, -ENOMEM, "out of memory");
-			goto out;
-		}
-		src->ar = ar;
-		src->idx = idx[i];
-		src->kconfig = kconfig;
-		/* a saved kernel file keeps its argument as its name */
-		if (!spec && bc_archive_nr_kernels(ar) == 1)
-			src->label = strdup(arg);
-		else if (asprintf(&src->label, "%s:%s", spec ? archive_path : arg,
-				  bc_archive_kernel_name(ar, idx[i])) < 0)
-			src->label = NULL;
-		if (!src->label) {
-			err = bc_log_error(log, -ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-out:
-	free(idx);
-	free(archive_path);
-	return err;
-}
-
-static int load_kernel(const struct kernel_src *src, bool want_inlines,
-		       struct bc_deps_kernel *k, const struct bc_log *log)
-{
-	int err;
-
-	if (src->ar)
-		err = bc_deps_kernel_load_archived(src->ar, src->idx, src->label,
-						   k, log);
-	else
-		err = bc_deps_kernel_load(src->path, want_inlines, k, log);
-	if (err)
-		return err;
-	if (src->kconfig && bc_deps_kernel_set_kconfig(k, src->kconfig, log)) {
-		bc_deps_kernel_deinit(k);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
  * Every object against the kernels, one kernel in memory at a time
  * beside the first (prototypes are compared with the first kernel's):
  * kernel k's column of each report comes from checking the object
  * against (first, k).
  */
 static int check_all(const struct bc_bpf_object *objs, int nr_objs,
-		     const struct kernel_list *kl, bool want_inlines,
+		     const struct bc_kernel_list *kl, bool want_inlines,
 		     struct bc_deps_report *reports, const struct bc_log *log)
 {
 	struct bc_deps_kernel pair[2];
 	uint32_t k;
 	int i, err;
 
-	err = load_kernel(&kl->srcs[0], want_inlines, &pair[0], log);
+	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, &pair[0], log);
 	if (err)
 		return err;
 	for (k = 0; k < kl->nr && !err; k++) {
 		if (k) {
-			err = load_kernel(&kl->srcs[k], want_inlines, &pair[1], log);
+			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, &pair[1], log);
 			if (err)
 				break;
 		}
@@ -670,7 +525,7 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_deps_report *reports = NULL;
 	struct bc_bpf_object *objs = NULL;
-	struct kernel_list kl = { 0 };
+	struct bc_kernel_list kl = { 0 };
 	char **labels = NULL, **kconfigs = NULL;
 	struct deps_args a;
 	struct bc_text out;
@@ -706,7 +561,7 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
 	for (k = 0; k < a.nr_kernels; k++)
-		if (expand_kernel(&kl, a.kernels[k], a.kconfigs[k], log))
+		if (bc_kernel_list_add(&kl, a.kernels[k], a.kconfigs[k], log))
 			goto out;
 	labels = calloc(kl.nr, sizeof(*labels));
 	kconfigs = calloc(kl.nr, sizeof(*kconfigs));
@@ -754,7 +609,7 @@ out:
 	free(objs);
 	free(labels);
 	free(kconfigs);
-	kernel_list_deinit(&kl);
+	bc_kernel_list_deinit(&kl);
 	free(a.kernels);
 	free(a.kconfigs);
 	free(a.objects);

@@ -4,7 +4,9 @@
  *
  * For each kernel, DIR/NAME.btf: the smallest BTF libbpf needs to
  * relocate the objects (min.c), as `bpftool gen min_core_btf` makes for
- * one kernel. NAME is the kernel file's name without a "vmlinux-" in
+ * one kernel. An archive counts as all its kernels, ARCHIVE:GLOB as
+ * those whose names match (kernel_list.h), NAME being the kernel's name in
+ * the archive; for a file, NAME is its name without a "vmlinux-" in
  * front and a ".btf" behind (vmlinux-6.12.117+deb12-cloud-amd64 gives
  * 6.12.117+deb12-cloud-amd64). The objects are read first: a bad one
  * stops the run before any kernel is read. Kernels are read one at a
@@ -22,15 +24,18 @@
 #include "../sort/btf_file.h"
 #include "commands.h"
 #include "deps.h"
+#include "kernel_list.h"
 #include "min.h"
 
 const char bc_min_usage[] =
 "Usage: btfcanon min OBJECT... --kernel K [--kernel K]... -o DIR\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
-"  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux or a saved\n"
-"               kernel file\n"
-"  -o DIR       where DIR/NAME.btf goes, per kernel: NAME is K's file\n"
-"               name without \"vmlinux-\" and \".btf\"\n"
+"  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux, a saved\n"
+"               kernel file, an archive (all its kernels) or\n"
+"               ARCHIVE:GLOB (those whose names match)\n"
+"  -o DIR       where DIR/NAME.btf goes, per kernel: NAME is its name in\n"
+"               the archive, or K's file name without \"vmlinux-\" and\n"
+"               \".btf\"\n"
 "Each file holds the types, members and enumerators libbpf needs to\n"
 "apply the objects' CO-RE relocations (btf_custom_path), as bpftool gen\n"
 "min_core_btf makes. Exit status: 0 written, 2 bad usage or input.\n";
@@ -61,14 +66,14 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bc_bpf_object *objs = NULL;
+	struct bc_kernel_list kl = { 0 };
 	char **kernels = NULL, **names = NULL, *path = NULL;
 	const char *dir = NULL;
 	int c, i, k, nr_kernels = 0, nr_objs = 0, status = 2;
 
 	kernels = calloc(argc, sizeof(*kernels));
-	names = calloc(argc, sizeof(*names));
 	objs = calloc(argc, sizeof(*objs));
-	if (!kernels || !names || !objs) {
+	if (!kernels || !objs) {
 		bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -95,41 +100,53 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 			bc_min_usage);
 		goto out;
 	}
-	for (k = 0; k < nr_kernels; k++) {
-		names[k] = kernel_name(kernels[k]);
+	for (i = optind; i < argc; i++, nr_objs++)
+		if (bc_bpf_object_load(argv[i], &objs[nr_objs], log))
+			goto out;
+	for (k = 0; k < nr_kernels; k++)
+		if (bc_kernel_list_add(&kl, kernels[k], NULL, log))
+			goto out;
+	names = calloc(kl.nr, sizeof(*names));
+	if (!names) {
+		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < (int)kl.nr; k++) {
+		const struct bc_kernel_src *src = &kl.srcs[k];
+
+		names[k] = src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
+			   kernel_name(src->path);
 		if (!names[k] || !*names[k]) {
 			bc_log_error(log, -EINVAL, "%s: no name for its file in %s",
-				     kernels[k], dir);
+				     src->label, dir);
 			goto out;
 		}
 		for (i = 0; i < k; i++)
 			if (!strcmp(names[i], names[k])) {
 				bc_log_error(log, -EINVAL,
 					     "%s and %s would both be %s/%s.btf",
-					     kernels[i], kernels[k], dir, names[k]);
+					     kl.srcs[i].label, src->label, dir,
+					     names[k]);
 				goto out;
 			}
 	}
-	for (i = optind; i < argc; i++, nr_objs++)
-		if (bc_bpf_object_load(argv[i], &objs[nr_objs], log))
-			goto out;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		bc_log_error(log, -errno, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
-	for (k = 0; k < nr_kernels; k++) {
+	for (k = 0; k < (int)kl.nr; k++) {
 		struct bc_deps_kernel kernel;
 		struct bc_min *m = NULL;
 		void *raw = NULL;
 		size_t size = 0;
 		int err;
 
-		if (bc_deps_kernel_load(kernels[k], false, &kernel, log))
+		if (bc_kernel_src_load(&kl.srcs[k], false, &kernel, log))
 			goto out;
 		if (kernel.nr_modules || !kernel.index) {
 			bc_log_error(log, -EINVAL,
 				     "%s: min takes one kernel's BTF, not a directory of modules",
-				     kernels[k]);
+				     kl.srcs[k].label);
 			bc_deps_kernel_deinit(&kernel);
 			goto out;
 		}
@@ -137,7 +154,7 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 		for (i = 0; i < nr_objs && !err; i++)
 			err = bc_min_add_object(m, &objs[i]);
 		if (err)
-			bc_log_error(log, err, "%s: %s", kernels[k],
+			bc_log_error(log, err, "%s: %s", kl.srcs[k].label,
 				     err == -ENOMEM ? "out of memory" :
 				     "a relocation's path does not fit its types");
 		else
@@ -161,9 +178,10 @@ out:
 	for (i = 0; i < nr_objs; i++)
 		bc_bpf_object_deinit(&objs[i]);
 	if (names)
-		for (k = 0; k < nr_kernels; k++)
+		for (k = 0; k < (int)kl.nr; k++)
 			free(names[k]);
 	free(names);
+	bc_kernel_list_deinit(&kl);
 	free(path);
 	free(objs);
 	free(kernels);

@@ -243,6 +243,20 @@ int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 		elf_version(EV_CURRENT);
 		*format = BC_FILE_ELF;
 		err = read_elf_btf(path, fd, blob, log);
+	} else if (got >= BC_ARCHIVE_MAGIC_LEN &&
+		   !memcmp(head, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
+		/* an archive of one kernel (deps --save): that kernel */
+		char *spec;
+
+		*format = BC_FILE_RAW;
+		if (asprintf(&spec, "%s:*", path) < 0) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		} else {
+			err = bc_archive_read_spec(spec, &blob->mem, &blob->size, log);
+			blob->data = blob->mem;
+			blob->mem_len = blob->size;
+			free(spec);
+		}
 	} else if (got > 0 && bc_kernel_file_detect(head, got)) {
 		/* a kernel image or package: kimage/ */
 		*format = BC_FILE_IMAGE;

@@ -850,6 +850,10 @@ check_archive() {
 	"$BTFCANON" dump -f c "$IN/good.btf" > want.h
 	run 0 "$BTFCANON" dump -f c k.bca:6.1.0-1-amd64
 	same stdout want.h "dump ARCHIVE:NAME"
+	run 0 "$BTFCANON" dump -f c 'k.bca:*-1-amd*'
+	same stdout want.h "dump ARCHIVE:GLOB"
+	run 2 "$BTFCANON" dump -f c 'k.bca:6.1.0-*'
+	stderr_has "names 2 kernels"
 	"$BTFCANON" diff good.sorted tiny.sorted > want.diff || true
 	run 1 "$BTFCANON" diff k.bca:6.1.0-1-amd64 k.bca:6.1.0-2-amd64
 	sed 1,2d stdout > got.diff
@@ -876,6 +880,23 @@ check_archive() {
 	no_temps .
 }
 run_case "archive: create, add, list, extract, remove, log, ARCHIVE:NAME" check_archive
+
+# A saved kernel file (deps --save) is an archive of one kernel: an input
+# of sort and dump like its kernel's BTF; an archive of several is not.
+check_saved_kernel_input() {
+	run 0 "$BTFCANON" deps --kernel "$IN/tiny.o" --save t.saved
+	run 0 "$BTFCANON" sort "$IN/tiny.o" -o want.btf
+	run 0 "$BTFCANON" sort t.saved -o got.btf
+	same got.btf want.btf "sort of a saved kernel file"
+	"$BTFCANON" dump -f c "$IN/tiny.o" > want.h
+	run 0 "$BTFCANON" dump -f c t.saved
+	same stdout want.h "dump of a saved kernel file"
+	run 0 "$BTFCANON" archive create two.bca "$IN/good.btf" "$IN/tiny.o" \
+		--name 6.1.0-1-amd64 --name 6.1.0-2-amd64
+	run 2 "$BTFCANON" dump two.bca
+	stderr_has "names 2 kernels"
+}
+run_case "a saved kernel file as an input of sort and dump" check_saved_kernel_input
 
 echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
 [ "$nr_failed" -eq 0 ]

@@ -47,7 +47,8 @@
  *			reader gives libbpf's reason; a .BTF.ext libbpf
  *			cannot read
  *	min		`btfcanon min` of the fixture objects against the
- *			fixture kernels and 6.12.117: libbpf's relocation
+ *			fixture kernels (as files and as an archive) and
+ *			6.12.117: libbpf's relocation
  *			against each minimal file equals its relocation
  *			against the kernel, relocation by relocation; the
  *			file no larger than bpftool gen min_core_btf's
@@ -1634,6 +1635,14 @@ START_TEST(test_min)
 		fprintf(stderr, "min: %s: %ld bytes, bpftool gen min_core_btf %ld\n",
 			names[k], file_size(minimal), file_size(bpftool_out));
 	}
+	/* an archive is all its kernels, NAME its names: the same files */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, in_scratch("min.bca"), kernels[0], kernels[1]), 0);
+	ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+			    in_scratch("min.bca"), in_scratch("min-arch")), 0);
+	ck_assert_int_eq(sh("cmp %s/ka.btf %s/a.btf && cmp %s/kb.btf %s/b.btf",
+			    in_scratch("min-arch"), in_scratch("min"),
+			    in_scratch("min-arch"), in_scratch("min")), 0);
 	/* amb.bpf.o alone: its ambiguity on B keeps both flavors */
 	ck_assert_int_eq(sh("%s min %s --kernel %s -o %s", cli,
 			    in_scratch("amb.bpf.o"), kernels[1],
