@@ -17,25 +17,31 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
+# the kernel image and package readers (kimage/): Debian's libraries;
+# the archive's body (zstd) and checksum (zlib) too
+PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always
-# applied on top of it.
+# applied on top of it. CPPFLAGS and LDFLAGS are the user's too (the Debian
+# package's dpkg-buildflags: -D_FORTIFY_SOURCE=2, -z relro -z now).
 CFLAGS   ?= -O2 -g
 BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
             $(shell pkg-config --cflags $(PKGS))
-ALL_CFLAGS = $(BC_CFLAGS) $(CFLAGS)
-LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lpthread
+ALL_CFLAGS = $(BC_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
-LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c)
+LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c \
+	      kimage/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 
-all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
+all: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk \
+	$(BUILD)/btf-extract
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -58,6 +64,10 @@ $(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(TOOL_OBJS) $(BUILD)/libbtfcanon.a
 $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The kernels' own BTF, unsorted, for tools/bench-archive.sh's baselines.
+$(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The drop-in for pahole -J in the kernel build; encodes in its own process.
 $(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o $(TOOL_OBJS) \
 		$(BUILD)/libbtfcanon.a
@@ -74,6 +84,7 @@ check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
 		$(BUILD)/btfcanon-tests
 	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
 	BTFCANON=$(BUILD)/btfcanon tests/pahole-dropin.sh
+	BTFCANON=$(BUILD)/btfcanon tests/images.sh
 
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
@@ -94,9 +105,11 @@ tsan:
 		build-tsan/btfcanon build-tsan/btfcanon-tests build-tsan/dwarf-walk
 
 # The parallel encoder under ThreadSanitizer (CI): the encode suite (the
-# fixtures at -j1..8, shuffled unit orders), the faults suite's worker
-# errors at -j8, and the 6.12 vmlinux at -j4 and -j8, which must give the
-# same bytes. Any report fails the run (exitcode 66). No suppressions.
+# fixtures at -j1..64, shuffled unit orders, the reduction's parallel loops
+# and merge), the faults suite's worker errors at -j8, and the 6.12 vmlinux
+# at -j4 and -j16 (chunks, groups of chunks, the parallel merge), which
+# must give the same bytes. Any report fails the run (exitcode 66). No
+# suppressions.
 TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
 tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
@@ -106,19 +119,22 @@ tsan-check: tsan
 	BTFCANON_SANITIZED=1 BTFCANON=build-tsan/btfcanon CK_RUN_SUITE=faults \
 	CK_RUN_CASE=worker_error build-tsan/btfcanon-tests
 	if [ -r $(TSAN_VMLINUX) ]; then \
-		for j in 4 8; do \
+		for j in 4 16; do \
 			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
 				encode -j$$j $(TSAN_VMLINUX) -o build-tsan/vmlinux-j$$j.btf || exit 1; \
 		done; \
-		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j8.btf; \
+		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j16.btf; \
 	else \
 		echo "tsan-check: $(TSAN_VMLINUX) absent: kernel run skipped"; \
 	fi
 
-install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/dwarf-walk
+# btfcanon(1) documents btfcanon-pahole too; btfcanon-pahole(1) links to it.
+# dwarf-walk, a benchmark baseline, is not installed. debian/rules uses this.
+install: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
 	install -D -m 0755 $(BUILD)/btfcanon $(DESTDIR)$(PREFIX)/bin/btfcanon
 	install -D -m 0755 $(BUILD)/btfcanon-pahole $(DESTDIR)$(PREFIX)/bin/btfcanon-pahole
 	install -D -m 0644 tools/btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon.1
+	ln -sf btfcanon.1 $(DESTDIR)$(PREFIX)/share/man/man1/btfcanon-pahole.1
 
 # Not in check nor CI: two kernel builds.
 kernel-build-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
@@ -127,6 +143,6 @@ kernel-build-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole
 include tests/fuzz/fuzz.mk
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-deb
 
 .PHONY: all check asan tsan tsan-check install clean kernel-build-check

@@ -12,11 +12,9 @@
 
 int bc_cmd_dump(int argc, char **argv, const struct bc_log *log);
 int bc_cmd_diff(int argc, char **argv, const struct bc_log *log);
-int bc_cmd_deps(int argc, char **argv, const struct bc_log *log);
 
 /* Usage lines of both commands, for btfcanon --help. */
 extern const char bc_dump_usage[];
 extern const char bc_diff_usage[];
-extern const char bc_deps_usage[];
 
 #endif

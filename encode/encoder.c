@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The parallel driver: CU list, chunks, workers, merge, dedup.
+ * The parallel driver: CU list, chunks, workers, the reduction (groups,
+ * merge, dedup).
  *
  * The main thread lists the compile units (their DIE offsets) and cuts the
- * list into chunks of consecutive units, their size a function of the
- * number of units (ENCODE_CHUNKS; never of -j). N workers then pull chunk
- * numbers from one atomic
- * cursor, in no particular order. Each worker owns its Dwarf handle (libdw
- * 0.188 is not built thread-safe) and its DIE map; for a chunk it makes a
- * fresh libbpf BTF, encodes the chunk's units into it in file order
- * (cu_encoder.c) and deduplicates it. The only shared mutable state is the
- * cursor, the first-error slot and the chunk's own result slot. During the
- * final dedup another thread sorts the function candidates
- * (select_plan_funcs), which reads no types.
+ * list into chunks of consecutive units of about equal bytes of DWARF,
+ * their number a function of the file (cut_chunks; never of -j). N
+ * workers then pull chunk numbers from one atomic cursor, in no
+ * particular order. Each worker owns its Dwarf handle (libdw 0.188 is not
+ * built thread-safe) and its DIE map; for a chunk it makes a fresh libbpf
+ * BTF, encodes the chunk's units into it in file order (cu_encoder.c),
+ * deduplicates it and keeps it as raw bytes (merge.h). The only shared
+ * mutable state is the cursor, the first-error slot and the chunk's own
+ * result slot.
+ *
+ * The reduction, after the workers: a tree of fixed shape. Groups of
+ * ENCODE_GROUP_CHUNKS consecutive chunks are merged and deduplicated, one
+ * group per task, the groups in parallel (dedup_groups); then the groups
+ * are merged in parallel (merge.c: a string union and a copy per part)
+ * and deduplicated once more, on one thread (libbpf's dedup is serial).
+ * A file of at most ENCODE_GROUP_CHUNKS chunks has one level. Beside all
+ * of it, another thread sorts the function candidates (select_plan_funcs),
+ * which reads no types. Each task's CPU time is kept, so the stats can
+ * give the critical path (encode_critical).
  *
  * Split BTF (a module over vmlinux): everything above runs as for
  * standalone BTF, without the base; the result is then mapped onto the
@@ -20,15 +30,16 @@
  * BTF would index every base string and type, per chunk and again at the
  * end; here no worker holds a base and a module's cost follows the module.
  *
- * Why chunks: libbpf's dedup treats a FWD and a struct of the same name as
- * equivalent, which is what merges the thousands of per-CU copies of the
- * kernel's types when some units only declare what others define. That
- * equivalence is not transitive, so dedup's result depends on the order of
- * its input. Here every dedup sees an input that is a function of the file
- * alone: a chunk's BTF is its units in file order, and the final merge
- * appends the chunks' results in chunk order. Which worker took which
- * chunk, and when, changes nothing; canon then fixes the ids. Memory stays
- * bounded by the deduplicated size of each chunk.
+ * Why chunks, and why the tree's shape is fixed: libbpf's dedup treats a
+ * FWD and a struct of the same name as equivalent, which is what merges
+ * the thousands of per-CU copies of the kernel's types when some units
+ * only declare what others define. That equivalence is not transitive, so
+ * dedup's result depends on the order of its input. Here every dedup sees
+ * an input that is a function of the file alone: a chunk's BTF is its
+ * units in file order, a group's input its chunks in chunk order, the
+ * final input the groups in group order. Which worker took which chunk
+ * or group, and when, changes nothing; canon then fixes the ids. Memory
+ * stays bounded by the deduplicated size of each chunk.
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -48,9 +59,11 @@
 #include <dwarf.h>
 #include <bpf/btf.h>
 
+#include "../canon/par.h"
 #include "cu_encoder.h"
 #include "elf_syms.h"
 #include "funcs.h"
+#include "merge.h"
 #include "select.h"
 #include "split.h"
 #include "encoder.h"
@@ -66,10 +79,14 @@ struct encoder {
 	const struct bc_log *log;
 	Dwarf_Off *cu_offs;		/* CU DIE offsets, in file order */
 	uint32_t nr_cus;
-	uint32_t chunk_cus;		/* units per chunk */
+	uint32_t *chunk_first;		/* [nr_chunks + 1] chunk k: units [first, next first) */
 	uint32_t nr_chunks;
 	uint32_t *take_order;		/* [nr_chunks] chunk numbers */
-	struct btf **results;		/* [nr_chunks] deduplicated chunk BTFs */
+	struct chunk_part *parts;	/* [nr_chunks] deduplicated chunk BTFs */
+	double *chunk_sec;		/* [nr_chunks] thread CPU time of each */
+	struct chunk_part *groups;	/* [nr_groups] deduplicated groups of chunks */
+	uint32_t nr_groups;
+	uint32_t group_chunks;		/* chunks per group */
 	struct cand_list *cands;	/* [nr_chunks] function/variable candidates */
 	struct elf_syms syms;		/* the ELF's functions, objects, kfuncs */
 	struct cand_ctx cand_ctx;
@@ -427,14 +444,12 @@ static void close_dwarf(struct dwarf_handle *h)
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
-	uint32_t first = k * enc->chunk_cus, end = first + enc->chunk_cus, i;
+	uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1], i;
 	struct btf *btf = btf__new_empty();
 	int err = 0;
 
 	if (!btf)
 		return -ENOMEM;
-	if (end > enc->nr_cus)
-		end = enc->nr_cus;
 	cu_encoder_start(&w->cu, btf);
 	w->cu.cand_ctx = enc->want_cands ? &enc->cand_ctx : NULL;
 	w->cu.cands = &enc->cands[k];
@@ -484,8 +499,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 	}
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
-	enc->results[k] = btf;
-	return 0;
+	return chunk_part_take(&enc->parts[k], btf);
 }
 
 static void *worker_main(void *arg)
@@ -502,7 +516,11 @@ static void *worker_main(void *arg)
 
 		if (pos >= enc->nr_chunks)
 			break;
-		err = encode_chunk(w, w->dwarf, enc->take_order[pos]);
+		double t0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+		uint32_t k = enc->take_order[pos];
+
+		err = encode_chunk(w, w->dwarf, k);
+		enc->chunk_sec[k] = now_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	}
 	if (err)
 		set_first_error(w, err);
@@ -587,25 +605,102 @@ static int list_cus(struct encoder *enc, Dwarf *dwarf)
 	return err;
 }
 
+/*
+ * A unit's weight for cutting chunks: its bytes up to the next unit of
+ * its section (the encoder's time follows them, 20-25 ms a MB on
+ * vmlinux).
+ */
+static uint64_t unit_bytes(const struct encoder *enc, uint32_t i,
+			   uint64_t info_size, uint64_t types_size)
+{
+	uint64_t in_types = enc->cu_offs[i] & UNIT_IN_TYPES, end, j;
+
+	end = in_types ? types_size : info_size;
+	for (j = i + 1; j < enc->nr_cus; j++)
+		if ((enc->cu_offs[j] & UNIT_IN_TYPES) == in_types) {
+			end = enc->cu_offs[j] & ~UNIT_IN_TYPES;
+			break;
+		}
+	end = end > (enc->cu_offs[i] & ~UNIT_IN_TYPES) ?
+	      end - (enc->cu_offs[i] & ~UNIT_IN_TYPES) : 1;
+	return end;
+}
+
+/*
+ * Cuts the units into chunks. With --chunk-cus N (tests): N units each.
+ * Otherwise: as many chunks as ENCODE_CHUNKS' rule gives, or more, one
+ * per ENCODE_CHUNK_BYTES of DWARF, each of at least ENCODE_CHUNK_CUS_MIN
+ * units; then the cuts fall where the bytes so far pass k / nr_chunks of
+ * the total, so that chunks take about the same time. All of it a
+ * function of the file alone.
+ */
+static int cut_chunks(struct encoder *enc, Dwarf *dwarf)
+{
+	uint64_t info_size = section_size(dwarf_getelf(dwarf), ".debug_info");
+	uint64_t types_size = section_size(dwarf_getelf(dwarf), ".debug_types");
+	uint64_t total = 0, sum = 0, *bytes, by_bytes;
+	uint32_t per_chunk, i, k;
+
+	if (enc->opts->chunk_cus) {
+		enc->nr_chunks = (enc->nr_cus + enc->opts->chunk_cus - 1) /
+				 enc->opts->chunk_cus;
+		enc->chunk_first = malloc((enc->nr_chunks + 1) * sizeof(uint32_t));
+		if (!enc->chunk_first)
+			return -ENOMEM;
+		for (k = 0; k < enc->nr_chunks; k++)
+			enc->chunk_first[k] = k * enc->opts->chunk_cus;
+		enc->chunk_first[k] = enc->nr_cus;
+		return 0;
+	}
+	per_chunk = (enc->nr_cus + ENCODE_CHUNKS - 1) / ENCODE_CHUNKS;
+	if (per_chunk > ENCODE_CHUNK_CUS_MAX)
+		per_chunk = ENCODE_CHUNK_CUS_MAX;
+	if (per_chunk < ENCODE_CHUNK_CUS_MIN)
+		per_chunk = ENCODE_CHUNK_CUS_MIN;
+	enc->nr_chunks = (enc->nr_cus + per_chunk - 1) / per_chunk;
+	bytes = malloc(enc->nr_cus * sizeof(*bytes));
+	enc->chunk_first = malloc((enc->nr_cus + 1) * sizeof(uint32_t));
+	if (!bytes || !enc->chunk_first) {
+		free(bytes);
+		return -ENOMEM;
+	}
+	for (i = 0; i < enc->nr_cus; i++) {
+		bytes[i] = unit_bytes(enc, i, info_size, types_size);
+		total += bytes[i];
+	}
+	by_bytes = total / ENCODE_CHUNK_BYTES;
+	if (by_bytes > enc->nr_cus / ENCODE_CHUNK_CUS_MIN)
+		by_bytes = enc->nr_cus / ENCODE_CHUNK_CUS_MIN;
+	if (by_bytes > enc->nr_chunks)
+		enc->nr_chunks = by_bytes;
+	/* chunk k ends at the first unit whose end passes (k + 1) / n of the total */
+	enc->chunk_first[0] = 0;
+	for (i = 0, k = 1; i < enc->nr_cus && k < enc->nr_chunks; i++) {
+		sum += bytes[i];
+		if (sum * enc->nr_chunks >= total * k &&
+		    enc->nr_cus - (i + 1) >= enc->nr_chunks - k)
+			enc->chunk_first[k++] = i + 1;
+	}
+	enc->nr_chunks = k;
+	enc->chunk_first[k] = enc->nr_cus;
+	free(bytes);
+	return 0;
+}
+
 /* The order workers take chunks in: file order, or a seeded shuffle for tests. */
-static int plan_chunks(struct encoder *enc)
+static int plan_chunks(struct encoder *enc, Dwarf *dwarf)
 {
 	uint64_t state = enc->opts->shuffle_seed * 0x9e3779b97f4a7c15ULL + 1;
 	uint32_t i;
+	int err = cut_chunks(enc, dwarf);
 
-	enc->chunk_cus = enc->opts->chunk_cus;
-	if (!enc->chunk_cus) {
-		enc->chunk_cus = (enc->nr_cus + ENCODE_CHUNKS - 1) / ENCODE_CHUNKS;
-		if (enc->chunk_cus > ENCODE_CHUNK_CUS_MAX)
-			enc->chunk_cus = ENCODE_CHUNK_CUS_MAX;
-		if (enc->chunk_cus < ENCODE_CHUNK_CUS_MIN)
-			enc->chunk_cus = ENCODE_CHUNK_CUS_MIN;
-	}
-	enc->nr_chunks = (enc->nr_cus + enc->chunk_cus - 1) / enc->chunk_cus;
+	if (err)
+		return err;
 	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
-	enc->results = calloc(enc->nr_chunks, sizeof(*enc->results));
+	enc->parts = calloc(enc->nr_chunks, sizeof(*enc->parts));
+	enc->chunk_sec = calloc(enc->nr_chunks, sizeof(*enc->chunk_sec));
 	enc->cands = calloc(enc->nr_chunks, sizeof(*enc->cands));
-	if (!enc->take_order || !enc->results || !enc->cands)
+	if (!enc->take_order || !enc->parts || !enc->chunk_sec || !enc->cands)
 		return -ENOMEM;
 	for (i = 0; i < enc->nr_chunks; i++)
 		cand_list_init(&enc->cands[i], i);
@@ -664,6 +759,74 @@ static bool arrays_flat(const struct encode_opts *opts)
 }
 
 /*
+ * Group g: chunks [g * group_chunks, ...) merged and deduplicated
+ * into enc->groups[g] (a lone chunk is taken as it is).
+ */
+static int dedup_group(void *ctx, uint32_t g)
+{
+	struct encoder *enc = ctx;
+	uint32_t first = g * enc->group_chunks, n = enc->nr_chunks - first;
+	struct merge_stats ms;
+	struct btf *btf;
+	int err;
+
+	if (n > enc->group_chunks)
+		n = enc->group_chunks;
+	if (n == 1) {
+		enc->groups[g] = enc->parts[first];
+		enc->parts[first].raw = NULL;
+		return 0;
+	}
+	err = merge_parts(enc->parts + first, n, 1, &btf, &ms);
+	if (err)
+		return err;
+	err = btf__dedup(btf, NULL);
+	if (err) {
+		btf__free(btf);
+		return err;
+	}
+	return chunk_part_take(&enc->groups[g], btf);
+}
+
+/*
+ * The first level of the reduction: groups of ENCODE_GROUP_CHUNKS (or
+ * opts->group_chunks) consecutive chunks, each merged and deduplicated on one thread, the
+ * groups in parallel. Its longest group goes to the critical path.
+ */
+static int dedup_groups(struct encoder *enc, unsigned int jobs,
+			struct encode_stats *stats)
+{
+	double *group_sec;
+	uint32_t g;
+	int err;
+
+	enc->group_chunks = enc->opts->group_chunks ? enc->opts->group_chunks :
+			    ENCODE_GROUP_CHUNKS;
+	enc->nr_groups = (enc->nr_chunks + enc->group_chunks - 1) /
+			 enc->group_chunks;
+	if (enc->nr_groups <= 1) {
+		/* one level is enough: the chunks themselves are the groups */
+		enc->nr_groups = enc->nr_chunks;
+		enc->groups = enc->parts;
+		enc->parts = NULL;
+		return 0;
+	}
+	enc->groups = calloc(enc->nr_groups, sizeof(*enc->groups));
+	group_sec = calloc(enc->nr_groups, sizeof(*group_sec));
+	if (!enc->groups || !group_sec) {
+		free(group_sec);
+		return -ENOMEM;
+	}
+	err = bc_par_for(jobs, enc->nr_groups, dedup_group, enc, group_sec);
+	stats->critical.groups = bc_par_longest(group_sec, enc->nr_groups);
+	stats->groups = enc->nr_groups;
+	for (g = 0; !err && g < enc->nr_groups; g++)
+		stats->types_grouped += enc->groups[g].nr_types;
+	free(group_sec);
+	return err;
+}
+
+/*
  * The selection's plan (select_plan_funcs), which reads no types, made on
  * a thread of its own while the main thread deduplicates. (The ELF stays
  * open until the selection is done: the symbol table's names point into
@@ -673,15 +836,18 @@ struct plan_job {
 	struct encoder *enc;
 	pthread_t thread;
 	struct select_plan plan;
+	double cpu_sec;			/* the sort's thread CPU time */
 	int err;
 };
 
 static void *plan_main(void *arg)
 {
 	struct plan_job *job = arg;
+	double t0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
 
 	job->err = select_plan_funcs(&job->plan, job->enc->cands,
 				     job->enc->nr_chunks, &job->enc->syms);
+	job->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return NULL;
 }
 
@@ -708,7 +874,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	const unsigned char *abbrevs;
 	size_t abbrevs_size;
 	bool plan_started = false;
-	double t0, cpu0, encode_end, first_end, workers_start = 0;
+	double t0, cpu0, encode_end, first_end, workers_start = 0, tc0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -721,13 +887,14 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	enc.features.flat_arrays = arrays_flat(opts);
 
 	t0 = now_sec(CLOCK_MONOTONIC);
+	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
 	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
 	err = open_dwarf(path, &h, log);
 	enc.h = &h;
 	if (!err)
 		err = list_cus(&enc, h.dwarf);
 	if (!err)
-		err = plan_chunks(&enc);
+		err = plan_chunks(&enc, h.dwarf);
 	enc.want_cands = opts->features.funcs || opts->features.vars ||
 			 opts->features.global_vars;
 	if (!err && enc.want_cands) {
@@ -776,6 +943,7 @@ int encode_file(const char *path, const struct encode_opts *opts,
 		}
 	}
 	workers_start = now_sec(CLOCK_MONOTONIC);
+	stats->critical.start = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 		if (err) {
@@ -803,6 +971,7 @@ join:
 	stats->workers_spread_sec = encode_end - first_end;
 	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	stats->chunks = enc.nr_chunks;
+	stats->critical.chunk = bc_par_longest(enc.chunk_sec, enc.nr_chunks);
 	for (i = 0; i < jobs; i++) {
 		stats->cus += workers[i].cus;
 		stats->cus_skipped += workers[i].cus_skipped;
@@ -823,37 +992,43 @@ join:
 		goto out;
 	}
 
-	/*
-	 * Merge, in chunk order: the order is part of dedup's input. The
-	 * chunks know nothing of a base, nor does the merge, its dedup or
-	 * the selection: a module's types meet the base after them, once
-	 * (split_attach_base).
-	 */
-	t0 = now_sec(CLOCK_MONOTONIC);
-	merged = enc.results[0];
-	enc.results[0] = NULL;
-	for (i = 1; i < enc.nr_chunks && !err; i++) {
-		int ret = btf__add_btf(merged, enc.results[i]);
-
-		err = ret < 0 ? ret : 0;
-		btf__free(enc.results[i]);
-		enc.results[i] = NULL;
-	}
-	if (err) {
-		bc_log_error(log, err, "%s: merging chunk BTFs failed: %s", path,
-			     strerror(-err));
-		goto out;
-	}
-	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
-
-	/* the selection's sort reads no types: it runs beside the dedup */
+	/* the selection's sort reads no types: it runs beside the dedups */
 	if (enc.want_cands) {
 		plan.enc = &enc;
 		plan_started = !pthread_create(&plan.thread, NULL, plan_main, &plan);
 		if (!plan_started)
 			plan_main(&plan);
 	}
+	/*
+	 * The chunks' BTFs deduplicated in groups of consecutive chunks,
+	 * the groups in parallel; then the groups merged and deduplicated
+	 * once more. Always in chunk order: the order is part of dedup's
+	 * input. The chunks know nothing of a base, nor do the merges,
+	 * their dedups or the selection: a module's types meet the base
+	 * after them, once (split_attach_base).
+	 */
 	t0 = now_sec(CLOCK_MONOTONIC);
+	err = dedup_groups(&enc, opts->jobs ? opts->jobs : 1, stats);
+	if (!err)
+		err = merge_parts(enc.groups, enc.nr_groups,
+				  opts->jobs ? opts->jobs : 1, &merged,
+				  &stats->merge);
+	if (err) {
+		if (plan_started)
+			pthread_join(plan.thread, NULL);
+		plan_started = false;
+		bc_log_error(log, err, "%s: merging chunk BTFs failed: %s", path,
+			     strerror(-err));
+		goto out;
+	}
+	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	stats->critical.merge = stats->critical.groups + stats->merge.plan_sec +
+				stats->merge.strings_sec +
+				stats->merge.copy_longest_sec +
+				stats->merge.parse_sec;
+
+	t0 = now_sec(CLOCK_MONOTONIC);
+	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
 	err = btf__dedup(merged, NULL);
 	if (plan_started)
 		pthread_join(plan.thread, NULL);
@@ -864,8 +1039,13 @@ join:
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
 	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+	/* the plan ran beside the groups, the merge and the dedup */
+	stats->critical.dedup = plan.cpu_sec > stats->critical.merge + tc0 ?
+				plan.cpu_sec - stats->critical.merge : tc0;
 	if (enc.want_cands) {
 		t0 = now_sec(CLOCK_MONOTONIC);
+		tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
 		err = plan.err;
 		if (err)
 			bc_log_error(log, err, "%s: function selection failed: %s",
@@ -878,6 +1058,7 @@ join:
 		if (err)
 			goto out;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
+		stats->critical.select = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	}
 	/*
 	 * Split BTF: the module's types, selected as standalone BTF (adding
@@ -888,6 +1069,7 @@ join:
 		struct btf *split;
 
 		t0 = now_sec(CLOCK_MONOTONIC);
+		tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
 		err = split_attach_base(merged, opts->base, &out->omit, &split,
 					&stats->attach);
 		if (err) {
@@ -899,7 +1081,11 @@ join:
 		btf__free(merged);
 		merged = split;
 		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
+		stats->critical.attach = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	}
+	stats->critical.total = stats->critical.start + stats->critical.chunk +
+				stats->critical.merge + stats->critical.dedup +
+				stats->critical.select + stats->critical.attach;
 	out->btf = merged;
 	merged = NULL;
 out:
@@ -907,8 +1093,11 @@ out:
 		encode_result_deinit(out);
 	select_plan_deinit(&plan.plan);
 	btf__free(merged);
-	for (i = 0; enc.results && i < enc.nr_chunks; i++)
-		btf__free(enc.results[i]);
+	for (i = 0; enc.parts && i < enc.nr_chunks; i++)
+		chunk_part_free(&enc.parts[i]);
+	for (i = 0; enc.groups && i < enc.nr_groups; i++)
+		chunk_part_free(&enc.groups[i]);
+	free(enc.groups);
 	for (i = 0; workers && i < jobs; i++) {
 		cu_encoder_deinit(&workers[i].cu);
 		if (i && workers[i].dwarf)
@@ -920,8 +1109,10 @@ out:
 		cand_list_deinit(&enc.cands[i]);
 	free(enc.cands);
 	free(workers);
-	free(enc.results);
+	free(enc.parts);
+	free(enc.chunk_sec);
 	free(enc.cu_offs);
+	free(enc.chunk_first);
 	free(enc.take_order);
 	return err;
 }

@@ -19,6 +19,7 @@
 
 #include "../canon/log.h"
 #include "features.h"
+#include "merge.h"
 #include "select.h"
 #include "split.h"
 
@@ -37,21 +38,29 @@ enum encode_arrays {
 };
 
 /*
- * Units per chunk by default: the units split into ENCODE_CHUNKS chunks,
- * at least ENCODE_CHUNK_CUS_MIN and at most ENCODE_CHUNK_CUS_MAX units
- * each. A function of the number of units alone, so that the output is a
- * function of the input alone (see encoder.c for why chunks exist).
- * Sixteen chunks keep eight threads busy on a mid-sized input; on vmlinux
- * (2,401 units) chunks of 151 units cost the serial merge and dedup a
- * third less than chunks of 64. A small input (most modules have one to
- * ten units) is one chunk: a chunk of one unit repeats every type its
- * headers declare, which the type cache would share within a chunk, and
- * on Debian's nfsv4.ko (25 units) chunks of 8 take 0.27 s of CPU where
- * chunks of 2 take 0.37 s.
+ * How the units are cut into chunks (cut_chunks in encoder.c), a function
+ * of the file alone, so that the output is a function of the input alone
+ * (see encoder.c for why chunks exist). At least as many chunks as
+ * ENCODE_CHUNKS chunks of ENCODE_CHUNK_CUS_MIN to ENCODE_CHUNK_CUS_MAX
+ * units make, and more for a big file: one per ENCODE_CHUNK_BYTES of
+ * DWARF (but at least ENCODE_CHUNK_CUS_MIN units each); the cuts then
+ * fall at equal shares of the bytes. A small input (most modules have
+ * one to ten units) is one chunk: a chunk of one unit repeats every type
+ * its headers declare, which the type cache would share within a chunk,
+ * and on Debian's nfsv4.ko (25 units) chunks of 8 take 0.27 s of CPU
+ * where chunks of 2 take 0.37 s. Smaller chunks cost CPU for the same
+ * reason (vmlinux: 521k types encoded in 16 chunks, 700k in 52), and buy
+ * a shorter longest chunk: the critical path.
+ *
+ * ENCODE_GROUP_CHUNKS consecutive chunks make a group, merged and
+ * deduplicated alone before the final merge and dedup (the reduction's
+ * first level); with fewer chunks than that there is no such level.
  */
 #define ENCODE_CHUNKS		16
 #define ENCODE_CHUNK_CUS_MIN	8
 #define ENCODE_CHUNK_CUS_MAX	256
+#define ENCODE_CHUNK_BYTES	(16u << 20)
+#define ENCODE_GROUP_CHUNKS	16
 
 struct encode_opts {
 	unsigned int jobs;		/* worker threads, >= 1 */
@@ -59,6 +68,7 @@ struct encode_opts {
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
+	uint32_t group_chunks;		/* chunks per group (tests), 0: ENCODE_GROUP_CHUNKS */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
 	enum encode_arrays arrays;
@@ -71,6 +81,8 @@ struct encode_stats {
 	uint64_t dies;			/* DIEs visited */
 	uint64_t types_encoded;		/* types emitted before any dedup */
 	uint32_t chunks;		/* chunks of units, each deduplicated alone */
+	uint32_t groups;		/* groups of chunks, each deduplicated alone (0: none) */
+	uint64_t types_grouped;		/* sum of the groups' types after their dedup */
 	uint64_t types_chunked;		/* sum of the chunks' types after their dedup */
 	uint64_t cache_hits;		/* type DIEs taken from the chunk's type cache */
 	uint32_t types_deduped;		/* types after the final btf__dedup */
@@ -78,6 +90,24 @@ struct encode_stats {
 	double workers_start_sec;	/* of encode_sec, before the workers started */
 	double workers_spread_sec;	/* from the first worker's stop to the last's */
 	double merge_sec, dedup_sec;
+	struct merge_stats merge;	/* the parts of merge_sec */
+	/*
+	 * The critical path of encode_file(): how long it would take on
+	 * unlimited cores, as the sum of its serial steps and of the
+	 * longest task of each parallel step, all in thread CPU seconds,
+	 * so that it depends neither on -j nor on the machine's other
+	 * load.
+	 */
+	struct encode_critical {
+		double start;		/* open, list units, symbols, workers' set-up */
+		double chunk;		/* the longest chunk: encode and dedup */
+		double groups;		/* the longest group: merge and dedup */
+		double merge;		/* groups + offsets + strings + copy + libbpf's reading */
+		double dedup;		/* final dedup, or the selection's sort beside it */
+		double select;		/* function and variable decisions */
+		double attach;		/* split BTF: onto the base */
+		double total;
+	} critical;
 	struct select_stats select;	/* functions and variables */
 	double select_sec;
 	struct split_attach_stats attach;	/* split BTF: types onto the base */

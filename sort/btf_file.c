@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../archive/archive.h"
+#include "../kimage/kimage.h"
 #include "btf_file.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,
@@ -191,22 +193,74 @@ static int read_raw(const char *path, int fd, struct bc_blob *blob,
 	return 0;
 }
 
+/*
+ * ARCHIVE:NAME (archive/archive.h), when path names no file: the kernel's
+ * sorted BTF, as raw BTF.
+ */
+static int read_archive_member(const char *path, struct bc_blob *blob,
+			       enum bc_file_format *format,
+			       const struct bc_log *log)
+{
+	char *archive;
+	const char *name;
+	void *raw;
+	size_t size;
+	int err = bc_archive_split_spec(path, &archive, &name);
+
+	*format = BC_FILE_RAW;
+	if (err <= 0)
+		return err ? err : bc_log_error(log, -ENOENT,
+						"%s: cannot open: %s", path,
+						strerror(ENOENT));
+	free(archive);
+	err = bc_archive_read_spec(path, &raw, &size, log);
+	if (err)
+		return err;
+	blob->mem = raw;
+	blob->mem_len = size;
+	blob->data = raw;
+	blob->size = size;
+	return 0;
+}
+
 int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 			  enum bc_file_format *format, const struct bc_log *log)
 {
 	static const unsigned char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
-	unsigned char magic[4];
+	uint8_t head[BC_KIMAGE_PROBE_LEN];
+	ssize_t got;
 	int fd, err;
 
 	memset(blob, 0, sizeof(*blob));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return read_archive_member(path, blob, format, log);
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: cannot open: %s", path,
 				    strerror(errno));
-	if (pread(fd, magic, 4, 0) == 4 && !memcmp(magic, elf_magic, 4)) {
+	got = pread(fd, head, sizeof(head), 0);
+	if (got >= 4 && !memcmp(head, elf_magic, 4)) {
 		elf_version(EV_CURRENT);
 		*format = BC_FILE_ELF;
 		err = read_elf_btf(path, fd, blob, log);
+	} else if (got >= BC_ARCHIVE_MAGIC_LEN &&
+		   !memcmp(head, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
+		/* an archive of one kernel (deps --save): that kernel */
+		char *spec;
+
+		*format = BC_FILE_RAW;
+		if (asprintf(&spec, "%s:*", path) < 0) {
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+		} else {
+			err = bc_archive_read_spec(spec, &blob->mem, &blob->size, log);
+			blob->data = blob->mem;
+			blob->mem_len = blob->size;
+			free(spec);
+		}
+	} else if (got > 0 && bc_kernel_file_detect(head, got)) {
+		/* a kernel image or package: kimage/ */
+		*format = BC_FILE_IMAGE;
+		err = bc_kernel_file_read_btf(path, fd, blob, log);
 	} else {
 		/* Anything else is taken as raw BTF; the parser says what is wrong. */
 		*format = BC_FILE_RAW;

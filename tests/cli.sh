@@ -1028,5 +1028,75 @@ run_case "diff 6.12.115 -> 6.12.117 against the headers" \
 run_case "diff 6.1.192 -> 6.12.117 against the headers" \
 	check_kernel_diff 6.1.0-56 6.12.117+deb12
 
+# The kernel archive: create, add, list, extract, remove, log; ARCHIVE:NAME
+# as the input of sort, dump and diff gives what the files give.
+check_archive() {
+	run 0 "$BTFCANON" sort "$IN/good.btf" -o good.sorted
+	run 0 "$BTFCANON" sort "$IN/tiny.o" -o tiny.sorted
+	run 0 "$BTFCANON" archive create k.bca "$IN/good.btf" --name 6.1.0-1-amd64
+	run 0 "$BTFCANON" archive add k.bca "$IN/tiny.o" --name 6.1.0-2-amd64
+	run 0 "$BTFCANON" archive create k2.bca "$IN/tiny.o" "$IN/good.btf" \
+		--name 6.1.0-2-amd64 --name 6.1.0-1-amd64
+	same k.bca k2.bca "create in another order"
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 6.1.0-1-amd64
+	stdout_has 6.1.0-2-amd64
+	run 0 "$BTFCANON" archive extract k.bca 6.1.0-1-amd64 -o x.btf
+	same x.btf good.sorted "extract"
+	run 0 "$BTFCANON" archive extract k.bca '*-2-*' -o y.btf
+	same y.btf tiny.sorted "extract by glob"
+	run 0 "$BTFCANON" sort k.bca:6.1.0-1-amd64 -o s.btf
+	same s.btf good.sorted "sort ARCHIVE:NAME"
+	"$BTFCANON" dump -f c "$IN/good.btf" > want.h
+	run 0 "$BTFCANON" dump -f c k.bca:6.1.0-1-amd64
+	same stdout want.h "dump ARCHIVE:NAME"
+	run 0 "$BTFCANON" dump -f c 'k.bca:*-1-amd*'
+	same stdout want.h "dump ARCHIVE:GLOB"
+	run 2 "$BTFCANON" dump -f c 'k.bca:6.1.0-*'
+	stderr_has "names 2 kernels"
+	"$BTFCANON" diff good.sorted tiny.sorted > want.diff || true
+	run 1 "$BTFCANON" diff k.bca:6.1.0-1-amd64 k.bca:6.1.0-2-amd64
+	sed 1,2d stdout > got.diff
+	sed 1,2d want.diff > want2.diff
+	same got.diff want2.diff "diff ARCHIVE:A ARCHIVE:B"
+	run 0 "$BTFCANON" archive log k.bca 'struct pair'
+	stdout_has "6.1.0-1-amd64"
+	stdout_has "struct pair {"
+	run 1 "$BTFCANON" archive extract k.bca 6.9-nope -o z.btf
+	stderr_has "k.bca: no kernel '6.9-nope'"
+	[ ! -e z.btf ] || die "extract of a missing kernel wrote z.btf"
+	run 1 "$BTFCANON" archive add k.bca "$IN/good.btf" --name 6.1.0-1-amd64
+	stderr_has "already holds a kernel '6.1.0-1-amd64'"
+	run 0 "$BTFCANON" archive remove k.bca 6.1.0-2-amd64
+	run 0 "$BTFCANON" archive create k3.bca "$IN/good.btf" --name 6.1.0-1-amd64
+	same k.bca k3.bca "remove"
+	run 2 "$BTFCANON" archive frobnicate k.bca
+	cp k.bca bad.bca
+	poke bad.bca 40 '\377'
+	run 1 "$BTFCANON" archive list bad.bca
+	stderr_has "bad.bca: damaged archive"
+	run 2 "$BTFCANON" dump bad.bca:6.1.0-1-amd64
+	stderr_has "bad.bca: damaged archive"
+	no_temps .
+}
+run_case "archive: create, add, list, extract, remove, log, ARCHIVE:NAME" check_archive
+
+# A saved kernel file (deps --save) is an archive of one kernel: an input
+# of sort and dump like its kernel's BTF; an archive of several is not.
+check_saved_kernel_input() {
+	run 0 "$BTFCANON" deps --kernel "$IN/tiny.o" --save t.saved
+	run 0 "$BTFCANON" sort "$IN/tiny.o" -o want.btf
+	run 0 "$BTFCANON" sort t.saved -o got.btf
+	same got.btf want.btf "sort of a saved kernel file"
+	"$BTFCANON" dump -f c "$IN/tiny.o" > want.h
+	run 0 "$BTFCANON" dump -f c t.saved
+	same stdout want.h "dump of a saved kernel file"
+	run 0 "$BTFCANON" archive create two.bca "$IN/good.btf" "$IN/tiny.o" \
+		--name 6.1.0-1-amd64 --name 6.1.0-2-amd64
+	run 2 "$BTFCANON" dump two.bca
+	stderr_has "names 2 kernels"
+}
+run_case "a saved kernel file as an input of sort and dump" check_saved_kernel_input
+
 echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
 [ "$nr_failed" -eq 0 ]

@@ -17,6 +17,9 @@ Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */
 Suite *layout_suite(void);	/* test_layout.c: the 2026 header, kind layout, unknown kinds */
 Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agreement */
+Suite *kimage_suite(void);	/* test_kimage.c: kernel images and packages */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
+
+Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
 
 #endif

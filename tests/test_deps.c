@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `btfcanon deps` (diff/bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
+ * `btfcanon deps` (deps/: bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
  *
  * Fixtures, built at test time in a scratch directory:
  *	kern_a.o, kern_b.o	tests/fixtures/deps/kern_*.c, gcc -g -O2 -r;
@@ -36,7 +36,22 @@
  *	cli		exit status 0/1/2, JSON fields and kernel keys; a
  *			saved kernel file: the same bytes twice, the same
  *			report as its kernel, cut short refused
+ *			a saved kernel file (an archive of one kernel) with
+ *			every byte changed, every cut: refused naming it;
+ *			--kernel ARCHIVE and ARCHIVE:GLOB: the report of
+ *			the kernels' files, keyed ARCHIVE:NAME
  *	bad_objects	messages that name the file and what is wrong
+ *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
+ *			object libbpf 1.1 refuses at open): libbpf's
+ *			bpf_object__open_file and the reader agree, and the
+ *			reader gives libbpf's reason; a .BTF.ext libbpf
+ *			cannot read
+ *	min		`btfcanon min` of the fixture objects against the
+ *			fixture kernels (as files and as an archive) and
+ *			6.12.117: libbpf's relocation
+ *			against each minimal file equals its relocation
+ *			against the kernel, relocation by relocation; the
+ *			file no larger than bpftool gen min_core_btf's
  */
 #include <elf.h>
 #include <errno.h>
@@ -44,14 +59,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <check.h>
 
-#include "../diff/bpf_object.h"
-#include "../diff/core_relo.h"
-#include "../diff/deps.h"
+#include "../deps/bpf_object.h"
+#include "../deps/core_relo.h"
+#include "../deps/deps.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -1203,7 +1219,7 @@ START_TEST(test_saved_kernel)
 			    in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, in_scratch("cut.saved")) &&
-		      strstr(err.data, "corrupt"), "stderr: %.*s", (int)err.size,
+		      strstr(err.data, "damaged"), "stderr: %.*s", (int)err.size,
 		      err.data ? (char *)err.data : "");
 	blob_free(&err);
 	blob_free(&one);
@@ -1305,6 +1321,475 @@ START_TEST(test_bad_objects)
 }
 END_TEST
 
+/* The REFUSE_* cases of refused.bpf.c, "NONE" first: an object both take. */
+static const char *const refusals[] = {
+	"NONE", "MAP_FIELD", "MAP_TYPE", "LEGACY_MAPS", "DATA_SECTION",
+	"EXTERN_NO_BTF", "EXTERN_NO_SECTION", "EXTERN_SECTION", "KCONFIG_TYPE",
+	"STATIC_PROG",
+};
+
+/*
+ * libbpf's verdict on opening path: NULL when it opens it, else its last
+ * warning (malloc'd), without "libbpf: " and the trailing period.
+ */
+static char *libbpf_open_verdict(const char *path)
+{
+	struct libbpf_log log = { 0 };
+	struct bpf_object *obj;
+	char *last, *end;
+
+	current_log = &log;
+	libbpf_set_print(capture_libbpf);
+	obj = bpf_object__open_file(path, NULL);
+	libbpf_set_print(NULL);
+	current_log = NULL;
+	if (!libbpf_get_error(obj)) {
+		bpf_object__close(obj);
+		free(log.text);
+		return NULL;
+	}
+	ck_assert_msg(log.text, "libbpf refused %s without a word", path);
+	while (log.len && log.text[log.len - 1] == '\n')
+		log.text[--log.len] = '\0';
+	last = strrchr(log.text, '\n');
+	last = strdup(last ? last + 1 : log.text);
+	free(log.text);
+	ck_assert_ptr_nonnull(last);
+	if (!strncmp(last, "libbpf: ", 8))
+		memmove(last, last + 8, strlen(last + 8) + 1);
+	end = last + strlen(last);
+	while (end > last && end[-1] == '.')
+		*--end = '\0';
+	return last;
+}
+
+/*
+ * Each object of refused.bpf.c: libbpf 1.1 (bpf_object__open_file) and
+ * the reader agree on taking it or not, and the reader's message names
+ * the file and holds libbpf's reason word for word.
+ */
+START_TEST(test_libbpf_open)
+{
+	const char *what = refusals[_i];
+	char name[64], *want;
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_bpf_object obj;
+	int err;
+
+	build_fixtures();
+	snprintf(name, sizeof(name), "refused-%s.bpf.o", what);
+	ck_assert_msg(!sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+			  "-DREFUSE_%s -c -o %s " FIXTURES "/refused.bpf.c",
+			  what, in_scratch(name)),
+		      "clang cannot build refused.bpf.c with REFUSE_%s", what);
+	want = libbpf_open_verdict(in_scratch(name));
+	err = bc_bpf_object_load(in_scratch(name), &obj, &log);
+	if (!err)
+		bc_bpf_object_deinit(&obj);
+	ck_assert_msg(!strcmp(what, "NONE") == !want,
+		      "REFUSE_%s: libbpf %s it: the fixture is wrong", what,
+		      want ? "refuses" : "takes");
+	if (!want) {
+		ck_assert_msg(!err, "REFUSE_%s: libbpf takes it, deps says: %s",
+			      what, cap.text);
+		return;
+	}
+	ck_assert_msg(err < 0, "REFUSE_%s: libbpf refuses it (%s), deps takes it",
+		      what, want);
+	ck_assert_msg(strstr(cap.text, name) && strstr(cap.text, want),
+		      "REFUSE_%s: libbpf says '%s', deps '%s'", what, want,
+		      cap.text);
+	free(want);
+}
+END_TEST
+
+/*
+ * A .BTF.ext libbpf 1.1 cannot read (flags it does not know): it refuses
+ * an object with maps ("BTF is required") and drops the .BTF.ext of one
+ * without; deps refuses both, naming .BTF.ext, since neither would get
+ * its CO-RE relocations.
+ */
+START_TEST(test_libbpf_open_btf_ext)
+{
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_bpf_object obj;
+	const char *path;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *shdr;
+	const char *names;
+	struct blob file;
+	uint32_t i, flipped = 0;
+	char *want;
+	FILE *f;
+
+	build_fixtures();
+	path = in_scratch("refused-btf-ext.bpf.o");
+	ck_assert_int_eq(sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
+			    "/refused.bpf.c", path), 0);
+	file = read_file(path);
+	ck_assert_ptr_nonnull(file.data);
+	eh = file.data;
+	shdr = (const void *)((char *)file.data + eh->e_shoff);
+	names = (char *)file.data + shdr[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++)
+		if (!strcmp(names + shdr[i].sh_name, ".BTF.ext")) {
+			/* the header's flags byte */
+			((uint8_t *)file.data)[shdr[i].sh_offset + 3] = 1;
+			flipped++;
+		}
+	ck_assert_int_eq(flipped, 1);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(file.data, 1, file.size, f), file.size);
+	fclose(f);
+	blob_free(&file);
+	want = libbpf_open_verdict(path);
+	ck_assert_msg(want && strstr(want, "BTF is required"),
+		      "libbpf takes an object with maps and a bad .BTF.ext: %s",
+		      want ? want : "(opened)");
+	free(want);
+	ck_assert_int_lt(bc_bpf_object_load(path, &obj, &log), 0);
+	ck_assert_msg(strstr(cap.text, path) && strstr(cap.text, ".BTF.ext flags"),
+		      "deps says '%s'", cap.text);
+}
+END_TEST
+
+/* ---- min ---------------------------------------------------------------- */
+
+/* One relocation as libbpf's log tells it: "prog#N", its kind, its outcome. */
+struct logged_relo {
+	char key[96];
+	char kind[32];
+	char outcome[64];	/* "patched VALUE", "poisoned", "failed" */
+};
+
+/* Every relocation outcome of a libbpf log, in order; returns the count. */
+static uint32_t logged_relos(const char *log, struct logged_relo *out,
+			     uint32_t max)
+{
+	const char *line = log;
+	uint32_t n = 0;
+	char kind[32] = "";
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		const char *at = strstr(line, "prog '");
+		char prog[64], rest[512];
+		int idx;
+
+		if (at && (!end || at < end) &&
+		    sscanf(at, "prog '%63[^']': relo #%d: %511[^\n]", prog,
+			   &idx, rest) == 3) {
+			const char *arrow = strstr(rest, "-> ");
+
+			if (rest[0] == '<')
+				sscanf(rest + 1, "%31[^>]", kind);
+			else if (strstr(rest, "patched insn") ||
+				 strstr(rest, "substituting insn") ||
+				 strstr(rest, "ambiguity") ||
+				 strstr(rest, "failed")) {
+				ck_assert_uint_lt(n, max);
+				snprintf(out[n].key, sizeof(out[n].key), "%s#%d",
+					 prog, idx);
+				snprintf(out[n].kind, sizeof(out[n].kind), "%s", kind);
+				if (strstr(rest, "patched insn") && arrow)
+					snprintf(out[n].outcome, sizeof(out[n].outcome),
+						 "patched %s", arrow + 3);
+				else
+					snprintf(out[n].outcome, sizeof(out[n].outcome),
+						 "%s", strstr(rest, "substituting") ?
+						 "poisoned" : "failed");
+				n++;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * libbpf relocates object against kernel and against the minimal BTF in
+ * the same way: the same relocations, each with the same outcome and
+ * value, but for target_type_id, whose value is an id of the BTF used
+ * (0 in both or in neither). Default autoload and every program enabled.
+ * Returns how many relocations were compared.
+ */
+static uint32_t min_agrees(const char *object, const char *kernel,
+			   const char *minimal)
+{
+	static struct logged_relo full[4096], part[4096];
+	uint32_t n = 0, i, nf, np;
+	int all;
+
+	for (all = 0; all < 2; all++) {
+		struct bpf_object *a, *b;
+		char *log_full = libbpf_relocate(object, kernel, all, &a);
+		char *log_min = libbpf_relocate(object, minimal, all, &b);
+
+		nf = logged_relos(log_full, full, 4096);
+		np = logged_relos(log_min, part, 4096);
+		ck_assert_msg(nf == np, "%s: %u relocations against %s, %u against %s",
+			      object, nf, kernel, np, minimal);
+		for (i = 0; i < nf; i++) {
+			bool same = !strcmp(full[i].outcome, part[i].outcome);
+
+			ck_assert_str_eq(full[i].key, part[i].key);
+			if (!strcmp(full[i].kind, "target_type_id"))
+				same = !strcmp(full[i].outcome, "patched 0") ==
+				       !strcmp(part[i].outcome, "patched 0") &&
+				       !strncmp(full[i].outcome, part[i].outcome, 7);
+			ck_assert_msg(same, "%s relo %s <%s>: %s against %s, %s against %s",
+				      object, full[i].key, full[i].kind,
+				      full[i].outcome, kernel, part[i].outcome,
+				      minimal);
+		}
+		n += nf;
+		bpf_object__close(a);
+		bpf_object__close(b);
+		free(log_full);
+		free(log_min);
+	}
+	return n;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	ck_assert_msg(!stat(path, &st), "%s: %s", path, strerror(errno));
+	return st.st_size;
+}
+
+/*
+ * `btfcanon min` of the fixture objects against the fixture kernels and
+ * Debian's 6.12.117: libbpf gives every relocation the same outcome
+ * against the minimal file as against the kernel, and the file is no
+ * larger than bpftool gen min_core_btf's for the same objects.
+ */
+START_TEST(test_min)
+{
+	static const char *const objects[] = { "fix", "real", "opt", "narrow",
+					       "amb", "ext" };
+	const char *cli = getenv("BTFCANON");
+	const char *vmlinux = debian_kernels[2];
+	const char *kernels[3], *names[3];
+	char objs[1024] = "", objs_cmp[1024] = "", *have_bpftool;
+	uint32_t i, k, nr_kernels = 2, n = 0;
+
+	build_fixtures();
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s.bpf.o", objects[i]);
+		strcat(objs, " ");
+		strcat(objs, in_scratch(name));
+		if (strcmp(objects[i], "amb") && strcmp(objects[i], "narrow")) {
+			strcat(objs_cmp, " ");
+			strcat(objs_cmp, in_scratch(name));
+		}
+	}
+	kernels[0] = in_scratch("a.btf");
+	names[0] = "a";
+	kernels[1] = in_scratch("b.btf");
+	names[1] = "b";
+	if (!access(vmlinux, R_OK)) {
+		kernels[nr_kernels] = vmlinux;
+		names[nr_kernels++] = "6.12.117+deb12-cloud-amd64";
+	} else {
+		fprintf(stderr, "min: %s absent, real kernel skipped\n", vmlinux);
+	}
+	have_bpftool = sh("bpftool version >/dev/null 2>&1") ? NULL : "yes";
+	for (k = 0; k < nr_kernels; k++) {
+		char minimal[128], bpftool_out[128];
+
+		ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+				    kernels[k], in_scratch("min")), 0);
+		snprintf(minimal, sizeof(minimal), "%s/%s.btf", in_scratch("min"),
+			 names[k]);
+		for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%s.bpf.o", objects[i]);
+			n += min_agrees(in_scratch(name), kernels[k], minimal);
+		}
+		if (!have_bpftool)
+			continue;
+		/*
+		 * Sizes on the objects without an ambiguity: bpftool stops at
+		 * amb.bpf.o's, and keeps one of narrow.bpf.o's two flavors,
+		 * which turns its ambiguity on B into a value (min keeps both)
+		 */
+		ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs_cmp,
+				    kernels[k], in_scratch("min-cmp")), 0);
+		snprintf(minimal, sizeof(minimal), "%s/%s.btf",
+			 in_scratch("min-cmp"), names[k]);
+		snprintf(bpftool_out, sizeof(bpftool_out), "%s/bpftool-%s.btf",
+			 in_scratch("min-cmp"), names[k]);
+		ck_assert_int_eq(sh("bpftool gen min_core_btf %s %s%s", kernels[k],
+				    bpftool_out, objs_cmp), 0);
+		ck_assert_msg(file_size(minimal) <= file_size(bpftool_out),
+			      "%s: min %ld bytes, bpftool %ld", kernels[k],
+			      file_size(minimal), file_size(bpftool_out));
+		fprintf(stderr, "min: %s: %ld bytes, bpftool gen min_core_btf %ld\n",
+			names[k], file_size(minimal), file_size(bpftool_out));
+	}
+	/* an archive is all its kernels, NAME its names: the same files */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, in_scratch("min.bca"), kernels[0], kernels[1]), 0);
+	ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+			    in_scratch("min.bca"), in_scratch("min-arch")), 0);
+	ck_assert_int_eq(sh("cmp %s/ka.btf %s/a.btf && cmp %s/kb.btf %s/b.btf",
+			    in_scratch("min-arch"), in_scratch("min"),
+			    in_scratch("min-arch"), in_scratch("min")), 0);
+	/* amb.bpf.o alone: its ambiguity on B keeps both flavors */
+	ck_assert_int_eq(sh("%s min %s --kernel %s -o %s", cli,
+			    in_scratch("amb.bpf.o"), kernels[1],
+			    in_scratch("min-amb")), 0);
+	n += min_agrees(in_scratch("amb.bpf.o"), kernels[1],
+			in_scratch("min-amb/b.btf"));
+	fprintf(stderr, "min: %u relocations agree with libbpf against the minimal files\n", n);
+}
+END_TEST
+
+/*
+ * A saved kernel file is an archive of one kernel, under its checksum:
+ * every byte of one (kernel B with symbols, inlined names and a config;
+ * a directory with modules) changed in turn, and the file cut at every
+ * length, is an error naming it, never a kernel read wrong.
+ */
+START_TEST(test_saved_kernel_damage)
+{
+	const char *cli = getenv("BTFCANON");
+	static const char *const files[] = { "bk.saved", "kdir.saved" };
+	uint32_t f, refused = 0;
+
+	build_fixtures();
+	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+			    cli, in_scratch("kern_b.o"), in_scratch("bk.saved")), 0);
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+			    in_scratch("kdir"), in_scratch("kdir.saved")), 0);
+	for (f = 0; f < 2; f++) {
+		struct blob file = read_file(in_scratch(files[f]));
+		uint8_t *copy = malloc(file.size);
+		struct bc_deps_kernel k;
+		size_t i;
+
+		ck_assert_ptr_nonnull(copy);
+		ck_assert_int_eq(bc_deps_kernel_parse(file.data, file.size,
+						      files[f], &k, NULL), 0);
+		bc_deps_kernel_deinit(&k);
+		for (i = 0; i < file.size; i++) {
+			struct captured cap = { "" };
+			struct bc_log log = { .fn = capture, .ctx = &cap };
+
+			memcpy(copy, file.data, file.size);
+			copy[i] ^= 0x5a;
+			ck_assert_msg(bc_deps_kernel_parse(copy, file.size, files[f],
+							   &k, &log) < 0,
+				      "%s: byte %zu changed, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "byte %zu: '%s'",
+				      i, cap.text);
+			refused++;
+			cap.text[0] = '\0';
+			ck_assert_msg(bc_deps_kernel_parse(file.data, i, files[f],
+							   &k, &log) < 0,
+				      "%s: cut to %zu bytes, read as a kernel",
+				      files[f], i);
+			ck_assert_msg(strstr(cap.text, files[f]), "cut %zu: '%s'",
+				      i, cap.text);
+			refused++;
+		}
+		free(copy);
+		blob_free(&file);
+	}
+	fprintf(stderr, "deps: %u damaged saved kernel files refused\n", refused);
+}
+END_TEST
+
+/* A file's text, malloc'd. */
+static char *text_of(const char *path)
+{
+	struct blob b = read_file(path);
+	char *text = strndup(b.data ? b.data : "", b.size);
+
+	ck_assert_ptr_nonnull(text);
+	blob_free(&b);
+	return text;
+}
+
+/*
+ * deps --kernel ARCHIVE (every kernel in it) and ARCHIVE:GLOB: the same
+ * report as against the kernels' files, keyed ARCHIVE:NAME; a glob that
+ * matches nothing, and a config for several kernels, are errors.
+ */
+START_TEST(test_archive_kernels)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *objs;
+	char arch[160], *files, *members, *one, *want;
+	struct blob err;
+
+	build_fixtures();
+	objs = in_scratch("fix.bpf.o");
+	snprintf(arch, sizeof(arch), "%s", in_scratch("k.bca"));
+	/* kernels A and B, from files encoded by btfcanon: already sorted */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, arch, in_scratch("a.btf"), in_scratch("b.btf")), 0);
+	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s",
+			    cli, objs, in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"),
+			    in_scratch("a.btf"), in_scratch("b.btf"),
+			    in_scratch("files.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s > %s", cli, objs,
+			    in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"), arch,
+			    in_scratch("members.json")), 1);
+	ck_assert_int_eq(sh("sed -e 's|%s|K:ka|g' -e 's|%s|K:kb|g' %s > %s",
+			    in_scratch("a.btf"), in_scratch("b.btf"),
+			    in_scratch("files.json"), in_scratch("files2.json")), 0);
+	ck_assert_int_eq(sh("sed -e 's|%s:|K:|g' %s > %s", arch,
+			    in_scratch("members.json"), in_scratch("members2.json")), 0);
+	files = text_of(in_scratch("files2.json"));
+	members = text_of(in_scratch("members2.json"));
+	ck_assert_msg(strstr(members, "\"K:ka\"") && strstr(members, "\"K:kb\""),
+		      "kernels keyed ARCHIVE:NAME: %.300s", members);
+	ck_assert_str_eq(files, members);
+	free(files);
+	free(members);
+	/* ARCHIVE:GLOB: kernel B alone, as its file */
+	ck_assert_int_eq(sh("%s deps --json %s --kernel '%s:*b' > %s", cli, objs,
+			    arch, in_scratch("one.json")), 1);
+	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli, objs,
+			    in_scratch("b.btf"), in_scratch("b.json")), 1);
+	ck_assert_int_eq(sh("sed -e 's|%s:kb|K|g' %s > %s", arch,
+			    in_scratch("one.json"), in_scratch("one2.json")), 0);
+	ck_assert_int_eq(sh("sed -e 's|%s|K|g' %s > %s", in_scratch("b.btf"),
+			    in_scratch("b.json"), in_scratch("b2.json")), 0);
+	one = text_of(in_scratch("one2.json"));
+	want = text_of(in_scratch("b2.json"));
+	ck_assert_str_eq(one, want);
+	free(one);
+	free(want);
+	/* nothing matches: 2, naming the spec */
+	ck_assert_int_eq(sh("%s deps %s --kernel '%s:nope*' > /dev/null 2> %s", cli,
+			    objs, arch, in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "nope*") &&
+		      strstr(err.data, "no kernel"), "stderr: %.*s",
+		      (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+	/* one config for two kernels: 2 */
+	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig " FIXTURES
+			    "/kconfig_a > /dev/null 2> %s", cli, objs, arch,
+			    in_scratch("err")), 2);
+	err = read_file(in_scratch("err"));
+	ck_assert_msg(err.data && strstr(err.data, "2 kernels"), "stderr: %.*s",
+		      (int)err.size, err.data ? (char *)err.data : "");
+	blob_free(&err);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -1325,9 +1810,19 @@ Suite *deps_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli);
 	tcase_add_test(tc, test_saved_kernel);
+	tcase_add_test(tc, test_saved_kernel_damage);
+	tcase_add_test(tc, test_archive_kernels);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("libbpf_open");
+	tcase_add_loop_test(tc, test_libbpf_open, 0,
+			    sizeof(refusals) / sizeof(refusals[0]));
+	tcase_add_test(tc, test_libbpf_open_btf_ext);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("min");
+	tcase_add_test(tc, test_min);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,8 +20,14 @@
  *	accept		libbpf's btf__parse and the kernel's BPF_BTF_LOAD
  *			take each output
  *	type_units	-fdebug-types-section gives the same listing
- *	determinism	a many-unit object: identical bytes for -j1/2/4/8 and
- *			shuffled unit orders, in-process and through the CLI
+ *	determinism	a many-unit object: identical bytes for -j1/2/4/8/16/64
+ *			and shuffled unit orders, in-process and through the
+ *			CLI; chunks of one unit in groups of four (two levels
+ *			of reduction) give the bytes of one chunk
+ *	reduction	bc_par_for runs every task once at any -j and reports
+ *			the lowest failing task; merge_parts joins chunk BTFs
+ *			as btf__add_btf does (same bytes after btf__dedup),
+ *			each string once
  *	bad_input	not ELF, no DWARF, truncated DWARF, unknown form and
  *			tag, a reference out of its unit: the CLI exits 1 with
  *			a message naming the file (and CU and DIE), no crash,
@@ -61,7 +67,9 @@
 #include "suites.h"
 #include "testutil.h"
 #include "../canon/btf_kinds.h"
+#include "../canon/par.h"
 #include "../encode/encoder.h"
+#include "../encode/merge.h"
 
 extern char **environ;
 
@@ -405,6 +413,7 @@ struct encode_run {
 	bool shuffle;
 	uint64_t seed;
 	uint32_t chunk_cus;	/* 0: the default */
+	uint32_t group_chunks;	/* 0: the default */
 	enum encode_arrays arrays;
 };
 
@@ -430,6 +439,7 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 	opts.shuffle_seed = run->seed;
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
+	opts.group_chunks = run->group_chunks;
 	opts.arrays = run->arrays;
 	opts.base = base;
 	err = encode_file(path, &opts, &enc, &stats, &log);
@@ -739,7 +749,9 @@ static struct cmd_result run_cli(const char *const *args, const char *input,
 	return r;
 }
 
-static const unsigned int job_counts[] = { 1, 2, 4, 8 };
+/* up to 64 threads: more than the fixtures' chunks and groups */
+static const unsigned int job_counts[] = { 1, 2, 4, 8, 16, 64 };
+static const unsigned int shuffle_jobs[] = { 1, 2, 16, 64 };
 static const uint64_t seeds[] = { 1, 2, 3, 42, 0xdeadbeef };
 
 /*
@@ -752,7 +764,8 @@ START_TEST(test_determinism)
 	const char *cc = compilers[_i / 2];
 	uint32_t chunk_cus = _i % 2 ? 1 : 0;
 	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
-	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus,
+				  .group_chunks = chunk_cus ? 4 : 0 };
 	struct blob ref = encode_canon(bin, &run), cli_out;
 	char *out_path = path_join(dir, "cli.btf"), chunk_arg[32];
 	const char *args[4] = { "-j2", NULL, NULL, NULL };
@@ -773,12 +786,31 @@ START_TEST(test_determinism)
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		struct blob out;
 
-		run.jobs = 1 + i % 4;
+		run.jobs = shuffle_jobs[i % 4];
 		run.seed = seeds[i];
 		out = encode_canon(bin, &run);
 		ck_assert_msg(blob_eq(&out, &ref),
 			      "%s, chunk %u: --shuffle-cus=%llu -j%u differs",
 			      cc, chunk_cus, (unsigned long long)seeds[i], run.jobs);
+		blob_free(&out);
+	}
+
+	/*
+	 * Chunks of one unit in groups of 4: fourteen chunks, four groups,
+	 * two levels of reduction; in groups of 16: one level; the
+	 * default: one chunk. The tree's shape changes nothing.
+	 */
+	if (chunk_cus) {
+		struct encode_run one = { .jobs = 2 };
+		struct encode_run flat = { .jobs = 16, .chunk_cus = 1 };
+		struct blob out = encode_canon(bin, &one);
+
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s: chunks of one unit differ from one chunk", cc);
+		blob_free(&out);
+		out = encode_canon(bin, &flat);
+		ck_assert_msg(blob_eq(&out, &ref),
+			      "%s: one level of reduction differs from two", cc);
 		blob_free(&out);
 	}
 
@@ -838,7 +870,8 @@ START_TEST(test_split_over_base)
 	uint32_t chunk_cus = _i % 2 ? 1 : 0;
 	char *dir = scratch_dir(), *bin = build_many_units(cc, dir);
 	char *first = path_join(dir, "linked.o"), *split_path;
-	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus };
+	struct encode_run run = { .jobs = 1, .chunk_cus = chunk_cus,
+				  .group_chunks = chunk_cus ? 4 : 0 };
 	struct blob base_raw = encode_canon(first, &default_run), ref, alone;
 	struct btf *base = btf__new(base_raw.data, base_raw.size), *reread;
 	struct bc_btf *bc_base = parse_or_fail(&base_raw, NULL), *split;
@@ -861,7 +894,7 @@ START_TEST(test_split_over_base)
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		struct blob out;
 
-		run.jobs = 1 + i % 4 * 2;
+		run.jobs = shuffle_jobs[i % 4];
 		run.seed = seeds[i];
 		out = encode_canon_over(bin, &run, base, bc_base);
 		ck_assert_msg(blob_eq(&out, &ref),
@@ -1574,6 +1607,178 @@ START_TEST(test_lang_exclude)
 }
 END_TEST
 
+/* ---- the reduction: parallel loops and the merge --------------------------- */
+
+struct count_tasks {
+	int runs[1000];
+	uint32_t fail_a, fail_b;	/* tasks that fail, or >= n */
+};
+
+static int count_task(void *ctx, uint32_t i)
+{
+	struct count_tasks *c = ctx;
+
+	c->runs[i]++;
+	if (i == c->fail_a)
+		return -EIO;
+	if (i == c->fail_b)
+		return -EINVAL;
+	return 0;
+}
+
+/* Every task once, at any -j; a failure reports the lowest failing task. */
+START_TEST(test_par_for)
+{
+	static const unsigned int jobs[] = { 1, 2, 16, 64 };
+	static const uint32_t sizes[] = { 0, 1, 5, 1000 };
+	static struct count_tasks c;
+	double task_sec[1000];
+	size_t j, k;
+	uint32_t i;
+	int err;
+
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			memset(&c, 0, sizeof(c));
+			c.fail_a = c.fail_b = 1000;
+			err = bc_par_for(jobs[j], sizes[k], count_task, &c, task_sec);
+			ck_assert_int_eq(err, 0);
+			for (i = 0; i < 1000; i++)
+				ck_assert_msg(c.runs[i] == (i < sizes[k]),
+					      "-j%u, %u tasks: task %u ran %d times",
+					      jobs[j], sizes[k], i, c.runs[i]);
+			ck_assert(bc_par_longest(task_sec, sizes[k]) >= 0);
+		}
+		memset(&c, 0, sizeof(c));
+		c.fail_a = 7;
+		c.fail_b = 500;
+		err = bc_par_for(jobs[j], 1000, count_task, &c, NULL);
+		ck_assert_msg(err == -EIO, "-j%u: %d, not task 7's -EIO", jobs[j], err);
+		for (i = 0; i <= 7; i++)
+			ck_assert_int_eq(c.runs[i], 1);
+	}
+}
+END_TEST
+
+/* Part k of the merge test: overlapping names, references across kinds. */
+static struct btf *merge_test_part(int k)
+{
+	struct btf *btf = btf__new_empty();
+	int id;
+
+	ck_assert_ptr_nonnull(btf);
+	switch (k) {
+	case 0:
+		btf__add_int(btf, "int", 4, BTF_INT_SIGNED);	/* [1] */
+		id = btf__add_struct(btf, "s", 8);		/* [2] struct s { */
+		btf__add_field(btf, "a", 1, 0, 0);		/*	int a; */
+		btf__add_field(btf, "next", 3, 32, 0);		/*	struct s *next; } */
+		btf__add_ptr(btf, id);				/* [3] struct s * */
+		break;
+	case 1:
+		btf__add_int(btf, "long", 8, BTF_INT_SIGNED);	/* [1] */
+		btf__add_int(btf, "int", 4, BTF_INT_SIGNED);	/* [2] */
+		btf__add_typedef(btf, "t", 2);			/* [3] typedef int t */
+		btf__add_func_proto(btf, 1);			/* [4] long (t x, int) */
+		btf__add_func_param(btf, "x", 3);
+		btf__add_func_param(btf, "", 2);
+		btf__add_enum(btf, "e", 4);			/* [5] enum e { */
+		btf__add_enum_value(btf, "E_A", 1);		/*	E_A = 1 } */
+		break;
+	case 2:						/* empty */
+		break;
+	default:
+		btf__add_int(btf, "int", 4, BTF_INT_SIGNED);	/* [1] */
+		btf__add_array(btf, 1, 1, 3);			/* [2] int[3] */
+		btf__add_var(btf, "E_A", BTF_VAR_GLOBAL_ALLOCATED, 2);	/* [3] */
+		btf__add_datasec(btf, ".data", 12);		/* [4] */
+		btf__add_datasec_var_info(btf, 3, 0, 12);
+		break;
+	}
+	return btf;
+}
+
+/*
+ * merge_parts() at -j1, 2, 64 joins the parts as btf__add_btf did: the
+ * same types in the same order, each string once; after btf__dedup the
+ * bytes equal those of btf__add_btf's join after btf__dedup.
+ */
+START_TEST(test_merge_parts)
+{
+	static const unsigned int jobs[] = { 1, 2, 64 };
+	enum { NR_PARTS = 4 };
+	struct btf *ref = merge_test_part(0), *join;
+	const void *ref_raw, *raw;
+	uint32_t ref_size, size, n, k, off, len;
+	struct chunk_part parts[NR_PARTS];
+	struct merge_stats ms;
+	const struct btf_header *hdr;
+	const char *strs;
+	size_t j;
+
+	for (k = 1; k < NR_PARTS; k++) {
+		struct btf *p = merge_test_part(k);
+
+		ck_assert_int_ge(btf__add_btf(ref, p), 0);
+		btf__free(p);
+	}
+	n = btf__type_cnt(ref);
+	ck_assert_int_eq(btf__dedup(ref, NULL), 0);
+	ref_raw = btf__raw_data(ref, &ref_size);
+	ck_assert_ptr_nonnull(ref_raw);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		for (k = 0; k < NR_PARTS; k++)
+			ck_assert_int_eq(chunk_part_take(&parts[k], merge_test_part(k)), 0);
+		ck_assert_int_eq(merge_parts(parts, NR_PARTS, jobs[j], &join, &ms), 0);
+		ck_assert_uint_eq(btf__type_cnt(join), n);
+		/* [4] is part 1's [1]; its typedef [6] names part 1's int [5] */
+		ck_assert_str_eq(btf__name_by_offset(join, btf__type_by_id(join, 4)->name_off),
+				 "long");
+		ck_assert_uint_eq(btf__type_by_id(join, 6)->type, 5);
+		/* part 2 is empty: part 3's array [10] holds its int [9] */
+		ck_assert_uint_eq(btf_array(btf__type_by_id(join, 10))->type, 9);
+		/* each text once in the join's strings */
+		raw = btf__raw_data(join, &size);
+		hdr = raw;
+		strs = (const char *)raw + hdr->hdr_len + hdr->str_off;
+		for (off = 0; off < hdr->str_len; off += len + 1) {
+			uint32_t other;
+
+			len = strlen(strs + off);
+			for (other = off + len + 1; other < hdr->str_len;
+			     other += strlen(strs + other) + 1)
+				ck_assert_msg(strcmp(strs + off, strs + other),
+					      "-j%u: '%s' twice in the join", jobs[j],
+					      strs + off);
+		}
+		ck_assert_int_eq(btf__dedup(join, NULL), 0);
+		raw = btf__raw_data(join, &size);
+		ck_assert_msg(size == ref_size && !memcmp(raw, ref_raw, size),
+			      "-j%u: dedup of the join differs from btf__add_btf's",
+			      jobs[j]);
+		btf__free(join);
+	}
+	btf__free(ref);
+}
+END_TEST
+
+/* A part that is not BTF: -EINVAL, everything freed. */
+START_TEST(test_merge_bad_part)
+{
+	struct chunk_part parts[2];
+	struct merge_stats ms;
+	struct btf *join;
+
+	ck_assert_int_eq(chunk_part_take(&parts[0], merge_test_part(0)), 0);
+	ck_assert_int_eq(chunk_part_take(&parts[1], merge_test_part(1)), 0);
+	((uint32_t *)parts[1].raw)[0] = 0;	/* the magic */
+	ck_assert_int_eq(merge_parts(parts, 2, 2, &join, &ms), -EINVAL);
+	ck_assert_ptr_null(join);
+	chunk_part_free(&parts[0]);
+	chunk_part_free(&parts[1]);
+}
+END_TEST
+
 Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -1593,6 +1798,12 @@ Suite *encode_suite(void)
 
 	tc = encode_tcase("determinism");
 	tcase_add_loop_test(tc, test_determinism, 0, NR_COMPILERS * 2);
+	suite_add_tcase(s, tc);
+
+	tc = encode_tcase("reduction");
+	tcase_add_test(tc, test_par_for);
+	tcase_add_test(tc, test_merge_parts);
+	tcase_add_test(tc, test_merge_bad_part);
 	suite_add_tcase(s, tc);
 
 	tc = encode_tcase("split");

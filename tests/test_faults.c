@@ -36,6 +36,7 @@
 #include "../diff/btf_diff.h"
 #include "../diff/dump.h"
 #include "../encode/encoder.h"
+#include "../encode/merge.h"
 #include "../sort/btf_file.h"
 #include "suites.h"
 #include "testutil.h"
@@ -517,6 +518,52 @@ START_TEST(test_peak_rss)
 }
 END_TEST
 
+/*
+ * merge_parts() with allocation n = 1, 2, ... failed: 0 or -ENOMEM, and
+ * (under ASan) nothing leaked; the parts' bytes are freed either way.
+ * One thread, so that the nth allocation is the same one each run.
+ */
+static void merge_fault_parts(struct chunk_part *parts, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		struct btf *btf = btf__new_empty();
+
+		ck_assert_ptr_nonnull(btf);
+		btf__add_int(btf, "int", 4, BTF_INT_SIGNED);		/* [1] */
+		btf__add_struct(btf, k % 2 ? "a" : "b", 4);		/* [2] */
+		btf__add_field(btf, "x", 1, 0, 0);
+		btf__add_ptr(btf, 2);					/* [3] */
+		ck_assert_int_eq(chunk_part_take(&parts[k], btf), 0);
+	}
+}
+
+START_TEST(test_merge_alloc_failure)
+{
+	struct chunk_part parts[3];
+	struct merge_stats ms;
+	struct btf *join;
+	long n;
+	int err;
+
+	for (n = 1; ; n++) {
+		merge_fault_parts(parts, 3);
+		arm(n);
+		err = merge_parts(parts, 3, 1, &join, &ms);
+		if (!disarm()) {
+			ck_assert_int_eq(err, 0);
+			ck_assert_uint_eq(btf__type_cnt(join), 10);
+			btf__free(join);
+			break;
+		}
+		ck_assert_msg(err == -ENOMEM, "allocation %ld failed, got %d", n, err);
+		ck_assert_ptr_null(join);
+	}
+	ck_assert_msg(n > 5, "only %ld allocations: is the wrapper linked?", n);
+}
+END_TEST
+
 Suite *faults_suite(void)
 {
 	Suite *s = suite_create("faults");
@@ -530,6 +577,7 @@ Suite *faults_suite(void)
 	tc = tcase_create("alloc_failure");
 	tcase_add_loop_test(tc, test_alloc_failure, 0,
 			    sizeof(alloc_inputs) / sizeof(alloc_inputs[0]));
+	tcase_add_test(tc, test_merge_alloc_failure);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resources");

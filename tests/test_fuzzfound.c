@@ -73,6 +73,12 @@ static const struct finding findings[] = {
 	  "canon: memcpy(NULL, 0) for split BTF with no strings of its own" },
 	{ "kernel_file/btf-size-wraps", fuzz_kernel_file_one,
 	  "deps: a saved kernel file's BTF size of 2^32 - 1 wrapped with its padding" },
+	{ "archive/bsearch-null-more", fuzz_archive_one,
+	  "archive: bsearch(NULL, 0) for a k > 0 reference in a kernel without such types" },
+	{ "archive/kernel-without-name", fuzz_archive_one,
+	  "archive: a kernel whose name is empty ended the kernels without an error" },
+	{ "kimage/lzma-4gib-dictionary", fuzz_kimage_one,
+	  "kimage: a .lzma header asking for a 4 GiB dictionary was allocated" },
 };
 
 #define NR_FINDINGS (int)(sizeof(findings) / sizeof(findings[0]))

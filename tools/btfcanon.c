@@ -14,8 +14,10 @@
 
 #include <bpf/btf.h>
 
+#include "../archive/archive_cmd.h"
 #include "../canon/canon.h"
 #include "../canon/distill.h"
+#include "../deps/commands.h"
 #include "../diff/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
@@ -63,6 +65,12 @@ static void usage(FILE *out)
 "      What BPF objects need (CO-RE relocations, hooks, kfuncs, helpers,\n"
 "      map and program types), checked against each kernel; exit 1 when\n"
 "      something fails or reads wrong data on some kernel.\n"
+"  min OBJECT... --kernel K [--kernel K]... -o DIR\n"
+"      Per kernel, DIR/NAME.btf: the smallest BTF libbpf needs for the\n"
+"      objects' CO-RE relocations (as bpftool gen min_core_btf).\n"
+"  archive create|add|list|extract|remove|log ...\n"
+"      Many kernels' BTF in one file, each under a name; ARCHIVE:NAME is\n"
+"      an input of sort, dump and diff; see btfcanon archive --help.\n"
 "  relocate --base NEWBASE [--distilled-base FILE] MODULE -o OUTPUT\n"
 "      Move MODULE's split BTF, made over a distilled base (.BTF.base),\n"
 "      onto NEWBASE as the kernel does at load time; raw split BTF out.\n"
@@ -541,6 +549,10 @@ int main(int argc, char **argv)
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "deps"))
 		return bc_cmd_deps(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "min"))
+		return bc_cmd_min(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "archive"))
+		return bc_cmd_archive(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "relocate"))
 		return cmd_relocate(argc - 1, argv + 1, &log);
 	fprintf(stderr, "btfcanon: unknown command '%s'; see btfcanon --help\n",

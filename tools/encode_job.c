@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 
 #include "../canon/distill.h"
+#include "../canon/par.h"
 #include "../sort/btf_file.h"
 #include "encode_job.h"
 #include "measure.h"
@@ -85,6 +86,25 @@ static void *release_btf_main(void *btf)
 	return NULL;
 }
 
+/*
+ * The critical path: the run on unlimited cores (encode_critical), then
+ * canon and the write, serial so far; thread CPU seconds.
+ */
+static void print_critical_path(const struct encode_stats *es,
+				double canon_sec, double write_sec)
+{
+	const struct encode_critical *c = &es->critical;
+
+	fprintf(stderr,
+		"  critical path      %8.3f s: start %.3f, longest chunk %.3f, merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
+		c->total + canon_sec + write_sec, c->start, c->chunk, c->merge,
+		c->groups,
+		es->merge.plan_sec, es->merge.strings_sec,
+		es->merge.copy_longest_sec,
+		es->merge.parse_sec, c->dedup, c->select, c->attach,
+		canon_sec, write_sec);
+}
+
 int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 {
 	struct encode_opts opts = job->encode;
@@ -97,7 +117,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	struct bc_btf_layout layout[BC_NR_KINDS];
 	uint32_t i;
 	enum bc_file_format base_format;
-	double t0, cpu0, t_canon0, t_canon, t_write;
+	double t0, cpu0, t_canon0, t_canon, t_write, c_canon0, c_canon, c_write;
 	pthread_t releaser;
 	bool releasing = false;
 	const void *raw;
@@ -129,6 +149,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (job->on_decisions)
 		job->on_decisions(job->ctx, &enc.decisions);
 	t_canon0 = now_sec();
+	c_canon0 = bc_thread_cpu_sec();
 	raw = btf__raw_data(enc.btf, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", job->input);
@@ -152,6 +173,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_canon = now_sec();
+	c_canon = bc_thread_cpu_sec();
 	/* as pahole: distilled for an ELF output (or a named base file) only */
 	if (base && opts.features.distilled_base &&
 	    ((job->elf && job->output) || job->distilled_out))
@@ -164,6 +186,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_write = now_sec();
+	c_write = bc_thread_cpu_sec();
 	if (job->stats) {
 		char attach[128] = "";
 
@@ -196,6 +219,10 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 			res.stats.rebuild_sec,
 			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
 			peak_rss_kb() / 1024);
+		if (es.groups)
+			fprintf(stderr, "  groups: %llu types in %u groups of chunks, each deduplicated\n",
+				(unsigned long long)es.types_grouped, es.groups);
+		print_critical_path(&es, c_canon - c_canon0, c_write - c_canon);
 		print_select_stats(&es);
 	}
 out:

@@ -9,7 +9,8 @@
 # (read only); what a run finds goes to build-fuzz/corpus/<target>/, crashes
 # to build-fuzz/crashes/. See FUZZING.md.
 
-FUZZ_TARGETS ?= sort dump diff btf_elf encode bpf_object relocate kernel_file
+FUZZ_TARGETS ?= sort dump diff btf_elf encode bpf_object relocate kernel_file \
+	archive kimage package
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang

@@ -69,7 +69,7 @@ mkdir -p "$tmp/kept"
 cp "$out"/relocate/kernel-* "$tmp/kept/" 2>/dev/null || true
 rm -rf "$out"
 mkdir -p "$out/sort" "$out/dump" "$out/diff" "$out/btf_elf" "$out/encode" \
-	"$out/bpf_object" "$out/relocate" "$out/kernel_file"
+	"$out/bpf_object" "$out/relocate" "$out/kernel_file" "$out/archive"
 cp "$tmp"/kept/* "$out/relocate/" 2>/dev/null || true
 # a length-prefixed pair: 4-byte little-endian length of the first, both
 pair() {
@@ -155,6 +155,20 @@ done &&
 build/btfcanon deps --kernel "$tmp/kern_b.o" --kconfig $f/kconfig_b \
 	--save "$out/kernel_file/kern_b.saved" &&
 build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved"
+# archive: archives of the sort seeds (a file each: header, checksum; and
+# its body alone, which the target wraps with a fresh checksum so that
+# mutations reach the body's parser)
+mkdir -p "$out/archive"
+c=tests/fuzz/corpus/sort
+build/btfcanon archive create "$tmp/a.bca" "$c/anon_members-gcc.btf" \
+	"$c/arrays-clang.btf" "$c/anon_members-layout.btf" \
+	--name 6.1.0-1-amd64 --name 6.1.0-2-amd64 --name 6.12.1-arm64 &&
+build/btfcanon archive create "$tmp/b.bca" "$c/base_types-clang.btf" \
+	--name base &&
+for a in a b; do
+	cp "$tmp/$a.bca" "$out/archive/$a.bca"
+	tail -c +33 "$tmp/$a.bca" | head -c -4 | zstd -dq > "$out/archive/$a.body"
+done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done

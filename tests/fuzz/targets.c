@@ -22,12 +22,15 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "../../archive/archive_internal.h"
+#include "../../kimage/kimage.h"
+#include "../../kimage/package.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
-#include "../../diff/bpf_object.h"
+#include "../../deps/bpf_object.h"
+#include "../../deps/core_relo.h"
+#include "../../deps/deps.h"
 #include "../../diff/btf_diff.h"
-#include "../../diff/core_relo.h"
-#include "../../diff/deps.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
 #include "../../encode/encoder.h"
@@ -315,29 +318,35 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 }
 
 /*
- * A saved kernel file (deps --save) into its reader: the BTF, function
- * and data symbols, inlined names, a config (kconfig.c's parser) and
- * modules' split BTF. Property: what it accepts, written back and read
- * again, writes back the same bytes (the writer's order is a fixpoint).
+ * A saved kernel file (deps --save: an archive of one kernel) into its
+ * reader: the archive, then the kernel's BTF and its attachments:
+ * function and data symbols, inlined names, a config (kconfig.c's
+ * parser) and modules' split BTF. Property: what it accepts, written
+ * back and read again, writes back the same bytes (the writer's order is
+ * a fixpoint).
  */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size)
 {
 	struct bc_deps_kernel k, again;
-	struct bc_text one, two;
+	void *one = NULL, *two = NULL;
+	size_t one_size, two_size;
 
 	if (bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log))
 		return 0;
-	if (bc_deps_kernel_serialize(&k, &one)) {
+	if (bc_deps_kernel_serialize(&k, bc_archive_kernel_name(k.archive, 0),
+				     &one, &one_size, &fuzz_log)) {
 		bc_deps_kernel_deinit(&k);
 		return 0;
 	}
-	FUZZ_ASSERT(!bc_deps_kernel_parse(one.buf, one.len, "fuzz.saved",
+	FUZZ_ASSERT(!bc_deps_kernel_parse(one, one_size, "fuzz.saved",
 					  &again, &fuzz_log));
-	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again, &two));
-	FUZZ_ASSERT(two.len == one.len && !memcmp(two.buf, one.buf, one.len));
-	bc_text_deinit(&two);
+	FUZZ_ASSERT(!bc_deps_kernel_serialize(&again,
+					      bc_archive_kernel_name(again.archive, 0),
+					      &two, &two_size, &fuzz_log));
+	FUZZ_ASSERT(two_size == one_size && !memcmp(two, one, one_size));
+	free(two);
 	bc_deps_kernel_deinit(&again);
-	bc_text_deinit(&one);
+	free(one);
 	bc_deps_kernel_deinit(&k);
 	return 0;
 }
@@ -400,5 +409,122 @@ out:
 	bc_btf_free(dist);
 	bc_btf_free(split);
 	bc_btf_free(base);
+	return 0;
+}
+
+/*
+ * An archive (archive/archive.h) into its reader. An input that starts
+ * with the archive magic is a whole file (header, sizes and checksum
+ * checks); any other is taken as a body and wrapped into a file with the
+ * right checksum first, so mutations reach the body's parser. Then every
+ * kernel is rebuilt (and parsed), a view of each opened and walked, and
+ * the archive written back. Property: the body written back, read and
+ * written once more, is the same bytes (serialization is a fixpoint).
+ */
+int fuzz_archive_one(const uint8_t *data, size_t size)
+{
+	struct bc_archive *ar = NULL, *again = NULL;
+	struct ar_buf one = { 0 }, two = { 0 };
+	void *file = NULL, *file2 = NULL;
+	size_t file_size = 0, file2_size;
+	uint32_t k, id;
+
+	if (size >= BC_ARCHIVE_MAGIC_LEN &&
+	    !memcmp(data, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
+		if (bc_archive_parse(data, size, "fuzz.bca", &ar, &fuzz_log))
+			return 0;
+	} else {
+		if (ar_wrap_body(data, size, 1, &file, &file_size))
+			return 0;
+		if (bc_archive_parse(file, file_size, "fuzz.bca", &ar, &fuzz_log)) {
+			free(file);
+			return 0;
+		}
+	}
+	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
+		struct bc_archive_view *v;
+		struct bc_btf *btf;
+		uint32_t words[64], ids[4];
+
+		if (!bc_archive_kernel_btf(ar, k, &btf, &fuzz_log))
+			bc_btf_free(btf);
+		if (bc_archive_view_open(ar, k, &v, &fuzz_log))
+			continue;
+		for (id = 1; id <= bc_archive_view_nr_types(v) && id < 4096; id++) {
+			int n = bc_archive_view_type(v, id, words, 64);
+
+			if (n > 0 && n <= 64)
+				(void)bc_archive_view_str(v, words[0]);
+		}
+		(void)bc_archive_view_find(v, BTF_KIND_STRUCT, "s", ids, 4);
+		bc_archive_view_free(v);
+	}
+	if (!ar_serialize_body(ar, &one) &&
+	    !ar_wrap_body(one.data, one.len, 1, &file2, &file2_size)) {
+		FUZZ_ASSERT(!bc_archive_parse(file2, file2_size, "again.bca",
+					      &again, &fuzz_log));
+		FUZZ_ASSERT(!ar_serialize_body(again, &two));
+		FUZZ_ASSERT(two.len == one.len &&
+			    !memcmp(two.data, one.data, one.len));
+	}
+	free(one.data);
+	free(two.data);
+	free(file2);
+	bc_archive_free(again);
+	bc_archive_free(ar);
+	free(file);
+	return 0;
+}
+
+/*
+ * Kernel images (kimage/kimage.c): a bzImage, an arm64 Image, an EFI
+ * zboot image or a compressed file, decompressed with at most 16 MiB of
+ * output (a small stream may expand a thousandfold), its BTF found and
+ * parsed. Property: what the reader returns lies inside the output it
+ * made (ASan checks the copy) and is no larger than the limit.
+ */
+#define FUZZ_IMAGE_MAX ((size_t)16 << 20)
+
+int fuzz_kimage_one(const uint8_t *data, size_t size)
+{
+	struct bc_blob blob;
+	struct bc_btf *btf = NULL;
+
+	if (bc_kimage_read_btf("fuzz", data, size, FUZZ_IMAGE_MAX, &blob,
+			       &fuzz_log))
+		return 0;
+	FUZZ_ASSERT(blob.size <= FUZZ_IMAGE_MAX);
+	if (!bc_btf_parse_blob(&blob, NULL, NULL, "fuzz", &fuzz_log, &btf))
+		bc_btf_free(btf);
+	return 0;
+}
+
+/*
+ * Kernel packages (kimage/package.c): a .deb or an .rpm through
+ * libarchive to its kernel member (at most 16 MiB), then that through the
+ * image reader. Property: the member's name is one the reader looks for,
+ * and the version taken from it is not empty.
+ */
+int fuzz_package_one(const uint8_t *data, size_t size)
+{
+	char path[64], *member, *version;
+	uint8_t *image;
+	size_t image_size;
+	struct bc_blob blob;
+	int fd = memory_file(data, size, path, sizeof(path));
+
+	if (!bc_package_read_kernel(path, FUZZ_IMAGE_MAX, &member, &image,
+				    &image_size, &fuzz_log)) {
+		version = bc_package_kernel_version(member);
+		FUZZ_ASSERT(version && *version);
+		FUZZ_ASSERT(strstr(member, "vmlinu") != NULL);
+		if (!bc_kimage_read_btf(path, image, image_size, FUZZ_IMAGE_MAX,
+					&blob, &fuzz_log))
+			bc_blob_release(&blob);
+		free(version);
+		free(member);
+		free(image);
+	}
+	close(fd);
 	return 0;
 }

@@ -17,5 +17,9 @@ int fuzz_encode_one(const uint8_t *data, size_t size);	/* ELF+DWARF into encode 
 int fuzz_bpf_object_one(const uint8_t *data, size_t size); /* BPF object into deps */
 int fuzz_relocate_one(const uint8_t *data, size_t size);	/* base + split into distill, relocate */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size);	/* saved kernel file into deps */
+int fuzz_kimage_one(const uint8_t *data, size_t size);	/* kernel image into its BTF reader */
+int fuzz_package_one(const uint8_t *data, size_t size);	/* .deb/.rpm into the package reader */
+
+int fuzz_archive_one(const uint8_t *data, size_t size);	/* archive file or body into the archive reader */
 
 #endif

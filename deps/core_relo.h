@@ -70,6 +70,17 @@ struct bc_core_ctx {
 	const struct bc_core_module *modules;
 	uint32_t nr_modules;
 	struct bc_core_cands **cands;	/* by local type id, lazily */
+	/*
+	 * Called, when set, for every candidate a relocation matches (before
+	 * the candidates are compared with each other): the kind, the
+	 * candidate's BTF and root type, and its raw access path (the
+	 * member, enumerator or array indexes from the root, anonymous
+	 * members included; raw[0] indexes the root itself). A nonzero
+	 * return ends the evaluation with that error. For `min`.
+	 */
+	int (*on_match)(void *arg, uint32_t kind, const struct bc_btf *btf,
+			uint32_t root_id, const int *raw, uint32_t raw_len);
+	void *on_match_arg;
 };
 
 int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../canon/btf_kinds.h"
+#include "bpf_elf.h"
 #include "bpf_object.h"
 
 #ifndef EM_BPF
@@ -51,38 +52,6 @@ struct core_relo_rec {
 	uint32_t access_str_off;
 	uint32_t kind;
 };
-
-struct elf_view {
-	const uint8_t *image;
-	size_t size;
-	const Elf64_Shdr *shdrs;
-	uint32_t shnum;
-	const char *shstrs;
-	size_t shstrs_size;
-};
-
-static const char *section_name(const struct elf_view *v, uint32_t i)
-{
-	uint32_t off = v->shdrs[i].sh_name;
-
-	if (off >= v->shstrs_size)
-		return NULL;
-	if (!memchr(v->shstrs + off, '\0', v->shstrs_size - off))
-		return NULL;
-	return v->shstrs + off;
-}
-
-/* The bytes of section i, or NULL when they lie outside the file. */
-static const uint8_t *section_data(const struct elf_view *v, uint32_t i)
-{
-	const Elf64_Shdr *sh = &v->shdrs[i];
-
-	if (sh->sh_type == SHT_NOBITS)
-		return NULL;
-	if (sh->sh_offset > v->size || sh->sh_size > v->size - sh->sh_offset)
-		return NULL;
-	return v->image + sh->sh_offset;
-}
 
 static int read_header(const char *path, struct elf_view *v,
 		       const struct bc_log *log)
@@ -310,6 +279,10 @@ static int read_core_relos(const char *path, const uint8_t *data,
 		return bc_log_error(log, -EINVAL,
 				    "%s: .BTF.ext CO-RE record size %u (at least %zu, a multiple of 4)",
 				    path, rec_size, sizeof(struct core_relo_rec));
+	if (size == 4)
+		return bc_log_error(log, -EINVAL,
+				    "%s: .BTF.ext CO-RE part has no records: libbpf 1.1 does not read it",
+				    path);
 	while (pos < size) {
 		uint32_t name_off, count, i;
 		struct bc_bpf_section *s;
@@ -374,10 +347,51 @@ static int read_core_relos(const char *path, const uint8_t *data,
 	return 0;
 }
 
+/*
+ * One part of .BTF.ext as libbpf 1.1's btf_ext__new() reads it (func_info,
+ * line_info or core_relo): 4-aligned, inside the section, a record size
+ * of at least min_rec and a multiple of 4, at least one section, and each
+ * section's records present. Returns NULL, or what is wrong.
+ */
+static const char *ext_part_problem(const uint8_t *data, uint64_t size,
+				    uint32_t hdr_len, uint32_t off,
+				    uint32_t len, uint32_t min_rec)
+{
+	const uint8_t *part = data + hdr_len + off;
+	uint32_t rec_size, left, count;
+
+	if (len == 0)
+		return NULL;
+	if (off % 4)
+		return "not aligned to 4 bytes";
+	if ((uint64_t)hdr_len + off + len > size)
+		return "beyond the end of the section";
+	if (len < 4)
+		return "no record size";
+	memcpy(&rec_size, part, 4);
+	if (rec_size < min_rec || rec_size % 4)
+		return "an invalid record size";
+	left = len - 4;
+	part += 4;
+	if (!left)
+		return "no records";
+	while (left) {
+		if (left < 8)
+			return "a section header cut short";
+		memcpy(&count, part + 4, 4);
+		if (count == 0 || 8 + (uint64_t)count * rec_size > left)
+			return "an incorrect number of records";
+		left -= 8 + count * rec_size;
+		part += 8 + count * rec_size;
+	}
+	return NULL;
+}
+
 static int read_btf_ext(const char *path, const uint8_t *data, uint64_t size,
 			struct bc_bpf_object *obj, const struct bc_log *log)
 {
 	struct btf_ext_header_v1 h = { 0 };
+	const char *problem;
 
 	if (size < 24)
 		return bc_log_error(log, -EINVAL,
@@ -396,6 +410,31 @@ static int read_btf_ext(const char *path, const uint8_t *data, uint64_t size,
 		return bc_log_error(log, -EINVAL,
 				    "%s: .BTF.ext header length %u out of range",
 				    path, h.hdr_len);
+	/*
+	 * What libbpf 1.1 cannot read it drops (or, when the object has
+	 * .maps, refuses the object): either way no CO-RE relocation of
+	 * the object would be applied, so deps refuses it.
+	 */
+	if (h.flags)
+		return bc_log_error(log, -EOPNOTSUPP,
+				    "%s: .BTF.ext flags 0x%x: libbpf 1.1 knows none and does not read it",
+				    path, h.flags);
+	if (h.hdr_len == size)
+		return bc_log_error(log, -EINVAL,
+				    "%s: .BTF.ext has no data: libbpf 1.1 does not read it",
+				    path);
+	problem = ext_part_problem(data, size, h.hdr_len, h.func_info_off,
+				   h.func_info_len, 8);
+	if (problem)
+		return bc_log_error(log, -EINVAL,
+				    "%s: .BTF.ext func_info has %s: libbpf 1.1 does not read it",
+				    path, problem);
+	problem = ext_part_problem(data, size, h.hdr_len, h.line_info_off,
+				   h.line_info_len, 16);
+	if (problem)
+		return bc_log_error(log, -EINVAL,
+				    "%s: .BTF.ext line_info has %s: libbpf 1.1 does not read it",
+				    path, problem);
 	if (h.hdr_len < 32)
 		return 0;	/* no CO-RE part */
 	memcpy(&h.core_relo_off, data + 24, 8);
@@ -617,6 +656,10 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 		if (err)
 			goto fail;
 	}
+	/* an object libbpf will not open never loads anywhere */
+	err = bc_bpf_object_check_open(path, &v, obj, log);
+	if (err)
+		goto fail;
 	return 0;
 fail:
 	bc_bpf_object_deinit(obj);

@@ -3,8 +3,10 @@
  * btfcanon deps [--json] [--all] [--color[=WHEN]] OBJECT...
  *               --kernel K [--kconfig CONFIG]...
  *
- * Every kernel is read once, then every object is checked against all of
- * them. The text view is a matrix: rows are the dependencies not ok on
+ * Every object is read, then the kernels one at a time (beside the first,
+ * which prototypes are compared with), every object checked against each.
+ * An archive gives every kernel in it, ARCHIVE:GLOB those whose names
+ * match; they are read out of the archive opened once. The text view is a matrix: rows are the dependencies not ok on
  * some kernel (every one with --all), columns the kernels; then a count
  * of the dependencies ok everywhere, and the details of the cells that
  * have one. --json writes one document per object, one a line.
@@ -20,11 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../diff/text.h"
 #include "../sort/btf_file.h"
 #include "commands.h"
 #include "core_relo.h"
 #include "deps.h"
-#include "text.h"
+#include "kernel_list.h"
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
@@ -34,15 +37,17 @@ const char bc_deps_usage[] =
 "  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
 "               encoded first), a saved kernel file, or a directory as\n"
-"               /sys/kernel/btf (vmlinux and modules' split BTF);\n"
-"               prototypes compare with the first kernel\n"
+"               /sys/kernel/btf (vmlinux and modules' split BTF), an\n"
+"               archive (every kernel in it) or ARCHIVE:GLOB (those\n"
+"               whose names match; keyed ARCHIVE:NAME); prototypes\n"
+"               compare with the first kernel\n"
 "  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
 "               just before it, for the object's kconfig externs\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
 "  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
-"               modules) to FILE, a saved kernel file that --kernel takes\n"
-"               and reads fast\n"
+"               modules) to FILE, a saved kernel file (an archive of one\n"
+"               kernel) that --kernel takes and reads fast\n"
 "Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
 "2 bad usage or input.\n";
 
@@ -468,37 +473,84 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
 	bc_text_puts(out, "}\n");
 }
 
+/*
+ * Every object against the kernels, one kernel in memory at a time
+ * beside the first (prototypes are compared with the first kernel's):
+ * kernel k's column of each report comes from checking the object
+ * against (first, k).
+ */
+static int check_all(const struct bc_bpf_object *objs, int nr_objs,
+		     const struct bc_kernel_list *kl, bool want_inlines,
+		     struct bc_deps_report *reports, const struct bc_log *log)
+{
+	struct bc_deps_kernel pair[2];
+	uint32_t k;
+	int i, err;
+
+	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, &pair[0], log);
+	if (err)
+		return err;
+	for (k = 0; k < kl->nr && !err; k++) {
+		if (k) {
+			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, &pair[1], log);
+			if (err)
+				break;
+		}
+		for (i = 0; i < nr_objs && !err; i++) {
+			struct bc_deps_report r;
+
+			err = bc_deps_check(&objs[i], pair, k ? 2 : 1, &r, log);
+			if (err)
+				break;
+			if (!k) {
+				reports[i] = r;
+				err = bc_deps_report_widen(&reports[i], kl->nr);
+			} else {
+				err = bc_deps_report_take(&reports[i], k, &r, 1);
+				bc_deps_report_deinit(&r);
+			}
+			if (err)
+				bc_log_error(log, err, "%s: %s", objs[i].path,
+					     err == -ENOMEM ? "out of memory" :
+					     "its dependencies differ from kernel to kernel");
+		}
+		if (k)
+			bc_deps_kernel_deinit(&pair[1]);
+	}
+	bc_deps_kernel_deinit(&pair[0]);
+	return err;
+}
+
 int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 {
-	struct bc_deps_kernel *kernels = NULL;
+	struct bc_deps_report *reports = NULL;
 	struct bc_bpf_object *objs = NULL;
+	struct bc_kernel_list kl = { 0 };
+	char **labels = NULL, **kconfigs = NULL;
 	struct deps_args a;
 	struct bc_text out;
-	int i, k, loaded = 0, nr_objs = 0, status = 2;
+	int i, k, nr_objs = 0, status = 2;
 	bool breaks = false, want_inlines = false;
 
 	bc_text_init(&out);
 	if (parse_deps_args(argc, argv, &a))
 		goto out;
-	kernels = calloc(a.nr_kernels, sizeof(*kernels));
-	if (!kernels) {
-		bc_log_error(log, -ENOMEM, "out of memory");
-		goto out;
-	}
 	if (a.save) {
+		struct bc_deps_kernel kernel;
+
 		/* everything a kernel can tell, read once */
-		if (bc_deps_kernel_load(a.kernels[0], true, &kernels[0], log))
+		if (bc_deps_kernel_load(a.kernels[0], true, &kernel, log))
 			goto out;
-		loaded = 1;
-		if (a.kconfigs[0] &&
-		    bc_deps_kernel_set_kconfig(&kernels[0], a.kconfigs[0], log))
-			goto out;
-		if (!bc_deps_kernel_save(&kernels[0], a.save, log))
+		if ((!a.kconfigs[0] ||
+		     !bc_deps_kernel_set_kconfig(&kernel, a.kconfigs[0], log)) &&
+		    !bc_deps_kernel_save(&kernel, a.save, log))
 			status = 0;
+		bc_deps_kernel_deinit(&kernel);
 		goto out;
 	}
 	objs = calloc(a.nr_objects, sizeof(*objs));
-	if (!objs) {
+	reports = calloc(a.nr_objects, sizeof(*reports));
+	if (!objs || !reports) {
 		bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -508,34 +560,37 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 			goto out;
 		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
-	for (k = 0; k < a.nr_kernels; k++) {
-		if (bc_deps_kernel_load(a.kernels[k], want_inlines, &kernels[k],
-					log))
+	for (k = 0; k < a.nr_kernels; k++)
+		if (bc_kernel_list_add(&kl, a.kernels[k], a.kconfigs[k], log))
 			goto out;
-		loaded++;
-		if (a.kconfigs[k] &&
-		    bc_deps_kernel_set_kconfig(&kernels[k], a.kconfigs[k], log))
-			goto out;
+	labels = calloc(kl.nr, sizeof(*labels));
+	kconfigs = calloc(kl.nr, sizeof(*kconfigs));
+	if (!labels || !kconfigs) {
+		bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
 	}
-	for (i = 0; i < a.nr_objects; i++) {
-		struct bc_deps_report r;
+	for (k = 0; k < (int)kl.nr; k++) {
+		labels[k] = kl.srcs[k].label;
+		kconfigs[k] = (char *)kl.srcs[k].kconfig;
+	}
+	if (check_all(objs, nr_objs, &kl, want_inlines, reports, log))
+		goto out;
+	for (i = 0; i < nr_objs; i++) {
+		struct bc_deps_report *r = &reports[i];
 		uint32_t d;
 
-		if (bc_deps_check(&objs[i], kernels, a.nr_kernels, &r, log))
-			goto out;
-		r.object = a.objects[i];
-		for (d = 0; d < r.nr_deps; d++) {
-			enum bc_dep_consequence c = bc_dep_worst(&r.deps[d],
-								 r.nr_kernels);
+		r->object = a.objects[i];
+		for (d = 0; d < r->nr_deps; d++) {
+			enum bc_dep_consequence c = bc_dep_worst(&r->deps[d],
+								 r->nr_kernels);
 
 			if (c == BC_CONS_ERROR || c == BC_CONS_WRONG_DATA)
 				breaks = true;
 		}
 		if (a.json)
-			print_json(&r, a.kernels, &out);
+			print_json(r, labels, &out);
 		else
-			print_text(&r, a.kernels, a.kconfigs, a.all, a.color, &out);
-		bc_deps_report_deinit(&r);
+			print_text(r, labels, kconfigs, a.all, a.color, &out);
 	}
 	if (out.err) {
 		bc_log_error(log, out.err, "out of memory");
@@ -545,12 +600,16 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	status = breaks ? 1 : 0;
 out:
-	for (k = 0; k < loaded; k++)
-		bc_deps_kernel_deinit(&kernels[k]);
+	if (reports)
+		for (i = 0; i < nr_objs; i++)
+			bc_deps_report_deinit(&reports[i]);
 	for (i = 0; i < nr_objs; i++)
 		bc_bpf_object_deinit(&objs[i]);
+	free(reports);
 	free(objs);
-	free(kernels);
+	free(labels);
+	free(kconfigs);
+	bc_kernel_list_deinit(&kl);
 	free(a.kernels);
 	free(a.kconfigs);
 	free(a.objects);

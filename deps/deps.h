@@ -13,11 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../archive/archive.h"
 #include "../canon/log.h"
+#include "../diff/input.h"
+#include "../diff/text.h"
 #include "bpf_object.h"
-#include "input.h"
 #include "kconfig.h"
-#include "text.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -117,8 +118,10 @@ struct bc_deps_kernel {
 	struct bc_core_module *modules;
 	uint32_t nr_modules;
 	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
-	/* a saved kernel file, mapped: its symbols and inlined names point in */
-	struct bc_blob image;
+	/* a saved kernel's modules: the BTF they are split over, or NULL */
+	struct bc_btf *modules_base;
+	/* a saved kernel file, owned: its symbols and inlined names point in */
+	struct bc_archive *archive;
 };
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
@@ -133,24 +136,37 @@ int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
 			       const struct bc_log *log);
 
 /*
- * Writes k (its BTF, symbols, inlined names, config) to path as a saved kernel
- * file, which bc_deps_kernel_load() takes like any kernel; the bytes
- * depend on the kernel only. Returns 0 or a negative errno.
+ * Kernel idx of the archive ar, with what its attachments tell (symbols,
+ * inlined names, config, modules: see deps.c); label names it in
+ * messages and is kept as k->arg. The attachments' names are used in
+ * place: ar must outlive k and not change. Returns 0 or a negative errno
+ * after a message naming label.
+ */
+int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const char *label, struct bc_deps_kernel *k,
+				 const struct bc_log *log);
+
+/*
+ * Writes k (its BTF, symbols, inlined names, config, modules) to path as
+ * a saved kernel file: an archive of one kernel named after k's file,
+ * with checksums, which bc_deps_kernel_load() takes like any kernel; the
+ * bytes depend on the kernel only. Returns 0 or a negative errno.
  */
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
 			const struct bc_log *log);
 
 /*
- * The saved kernel file's bytes of k, into *out (initialized here; the
- * caller deinits it). Returns 0, -EINVAL for split BTF, or -ENOMEM.
+ * The saved kernel file's bytes of k, its kernel called name, into *out
+ * (malloc'd). Returns 0 or a negative errno (-EINVAL for split BTF)
+ * after a message.
  */
-int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
-			     struct bc_text *out);
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
+			     void **out, size_t *size, const struct bc_log *log);
 
 /*
- * Reads a saved kernel file from memory, as bc_deps_kernel_load() reads
- * one from disk: its names point into data, which must outlive k.
- * Returns 0 or a negative errno after a message naming path.
+ * Reads a saved kernel file from memory (copied), as
+ * bc_deps_kernel_load() reads one from disk. Returns 0 or a negative
+ * errno after a message naming path.
  */
 int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 			 struct bc_deps_kernel *k, const struct bc_log *log);
@@ -174,6 +190,17 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log);
 void bc_deps_report_deinit(struct bc_deps_report *report);
+
+/*
+ * Reports of one object against kernels one at a time (deps reads a
+ * kernel, checks every object, lets it go): widen gives every dependency
+ * nr cells (new ones zeroed); take moves src's cells of kernel from into
+ * dst's column to, src and dst having the same dependencies (-EINVAL
+ * otherwise). Return 0 or a negative errno.
+ */
+int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr);
+int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
+			struct bc_deps_report *src, uint32_t from);
 
 /* The worst consequence of dep over all kernels. */
 enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr);

@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "../canon/btf_kinds.h"
+#include "../diff/types.h"
 #include "kconfig.h"
-#include "types.h"
 
 struct line_entry {
 	struct bc_kconfig_entry e;

@@ -47,14 +47,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../archive/archive.h"
 #include "../canon/btf_kinds.h"
+#include "../canon/canon.h"
+#include "../diff/cdecl.h"
+#include "../diff/text.h"
+#include "../diff/types.h"
 #include "../sort/btf_file.h"
-#include "cdecl.h"
 #include "core_relo.h"
 #include "deps.h"
 #include "inline_facts.h"
-#include "text.h"
-#include "types.h"
 
 /* ---- statuses --------------------------------------------------------- */
 
@@ -302,125 +304,178 @@ static bool is_clone_of(const char *sym, const char *name)
 /* ---- kernels ---------------------------------------------------------- */
 
 /*
- * The saved kernel file: a kernel's BTF and function facts in one file,
- * so that a debug vmlinux is read once. Little-endian, every part in a
- * fixed order and every list sorted, so the bytes depend on the kernel
- * only:
- *	"BTFCKRN1"		magic and version
- *	u32 flags		1: symbols follow, 2: inlined names follow,
- *				4: a config follows, 8: modules follow
- *	u32 btf_size, bytes	the BTF, as the kernel file holds it (or as
- *				encoded from its DWARF), zero-padded to 4
- *	u32 n, n x (u8 flags, name NUL)	symbols (flags 1: local, 2:
- *				data), by name, global before local,
- *				functions before data
- *	u32 n, n x (name NUL)	inlined function names, by name
- *	u32 size, bytes		the kernel's config: its CONFIG_ lines as
- *				NAME=VALUE\n, by name, one a name
- *	u32 n, n x (name NUL, u32 size, bytes)	modules' split BTF, by name
+ * The saved kernel file (`deps --save`) is an archive (archive/archive.h)
+ * of one kernel: its BTF, sorted as the archive keeps every kernel, and
+ * what else deps reads of a kernel as that kernel's attachments, under
+ * the archive's checksum. Each is little-endian with its lists sorted, so
+ * the bytes depend on the kernel only:
+ *	"symbols"	u32 n, n x (u8 flags, name NUL): flags 1 local,
+ *			2 data; by name, global before local, functions
+ *			before data
+ *	"inlines"	u32 n, n x (name NUL): inlined functions, by name
+ *	"kconfig"	its CONFIG_ lines as NAME=VALUE\n, by name
+ *	"modules"	u32 n, n x (name NUL, u32 size, bytes): the modules'
+ *			split BTF, by name, over
+ *	"modules-base"	the kernel's BTF as the directory held it (the
+ *			archive's own is sorted: other ids)
+ * A kernel of any archive is read the same way (ARCHIVE:NAME); one
+ * without attachments is its BTF alone.
  */
-#define KFILE_MAGIC "BTFCKRN1"
-#define KFILE_SYMS 1u
-#define KFILE_INLINES 2u
-#define KFILE_KCONFIG 4u
-#define KFILE_MODULES 8u
+#define ATT_SYMS "symbols"
+#define ATT_INLINES "inlines"
+#define ATT_KCONFIG "kconfig"
+#define ATT_MODULES "modules"
+#define ATT_MODULES_BASE "modules-base"
 
 static void put_u32(struct bc_text *t, uint32_t v)
 {
 	bc_text_add(t, (const char *)&v, 4);
 }
 
-int bc_deps_kernel_serialize(const struct bc_deps_kernel *k,
-			     struct bc_text *out)
+static void put_syms(const struct bc_ksyms *s, struct bc_text *t)
 {
-	const struct bc_btf *btf = k->input.btf;
-	uint32_t flags = (k->syms ? KFILE_SYMS : 0) |
-			 (k->inlines ? KFILE_INLINES : 0) |
-			 (k->kconfig ? KFILE_KCONFIG : 0) |
-			 (k->nr_modules ? KFILE_MODULES : 0);
-	static const char zeros[4];
-	struct bc_text t;
+	size_t i;
+
+	put_u32(t, (uint32_t)s->nr);
+	for (i = 0; i < s->nr; i++) {
+		char bits = s->syms[i].local | s->syms[i].object << 1;
+
+		bc_text_add(t, &bits, 1);
+		bc_text_add(t, s->syms[i].name, strlen(s->syms[i].name) + 1);
+	}
+}
+
+static void put_inlines(const struct bc_inline_facts *f, struct bc_text *t)
+{
+	const char **names;
 	size_t i, n;
 
-	if (k->input.base)
-		return -EINVAL;
+	names = bc_inline_facts_sorted(f, &n);
+	if (!names && bc_inline_facts_count(f))
+		t->err = -ENOMEM;
+	put_u32(t, (uint32_t)n);
+	for (i = 0; names && i < n; i++)
+		bc_text_add(t, names[i], strlen(names[i]) + 1);
+	free(names);
+}
+
+static void put_kconfig(const struct bc_kconfig *kc, struct bc_text *t)
+{
+	size_t i;
+
+	for (i = 0; i < kc->nr; i++)
+		bc_text_printf(t, "%s=%s\n", kc->entries[i].name,
+			       kc->entries[i].value);
+}
+
+static void put_modules(const struct bc_deps_kernel *k, struct bc_text *t)
+{
+	uint32_t i;
+
+	put_u32(t, k->nr_modules);
+	for (i = 0; i < k->nr_modules; i++) {
+		const struct bc_btf *m = k->modules[i].btf;
+
+		bc_text_add(t, k->modules[i].name, strlen(k->modules[i].name) + 1);
+		put_u32(t, (uint32_t)m->size);
+		bc_text_add(t, (const char *)m->data, m->size);
+	}
+}
+
+/* One attachment of kernel 0 of ar, made by put(). */
+static int attach(struct bc_archive *ar, const char *what,
+		  void (*put)(const void *, struct bc_text *), const void *arg)
+{
+	struct bc_text t;
+	int err;
+
 	bc_text_init(&t);
-	bc_text_add(&t, KFILE_MAGIC, 8);
-	put_u32(&t, flags);
-	put_u32(&t, (uint32_t)btf->size);
-	bc_text_add(&t, (const char *)btf->data, btf->size);
-	bc_text_add(&t, zeros, (4 - btf->size % 4) % 4);
-	if (k->syms) {
-		put_u32(&t, (uint32_t)k->syms->nr);
-		for (i = 0; i < k->syms->nr; i++) {
-			char bits = k->syms->syms[i].local |
-				    k->syms->syms[i].object << 1;
+	put(arg, &t);
+	err = t.err ? t.err :
+	      bc_archive_set_attachment(ar, 0, what, t.len ? t.buf : "", t.len);
+	bc_text_deinit(&t);
+	return err;
+}
 
-			bc_text_add(&t, &bits, 1);
-			bc_text_add(&t, k->syms->syms[i].name,
-				    strlen(k->syms->syms[i].name) + 1);
-		}
-	}
-	if (k->inlines) {
-		const char **names = bc_inline_facts_sorted(k->inlines, &n);
+static void put_syms_v(const void *a, struct bc_text *t) { put_syms(a, t); }
+static void put_inlines_v(const void *a, struct bc_text *t) { put_inlines(a, t); }
+static void put_kconfig_v(const void *a, struct bc_text *t) { put_kconfig(a, t); }
+static void put_modules_v(const void *a, struct bc_text *t) { put_modules(a, t); }
 
-		if (!names && bc_inline_facts_count(k->inlines))
-			t.err = -ENOMEM;
-		put_u32(&t, (uint32_t)n);
-		for (i = 0; i < n; i++)
-			bc_text_add(&t, names[i], strlen(names[i]) + 1);
-		free(names);
-	}
-	if (k->kconfig) {
-		struct bc_text c;
+static void put_base_v(const void *a, struct bc_text *t)
+{
+	const struct bc_btf *btf = a;
 
-		bc_text_init(&c);
-		for (i = 0; i < k->kconfig->nr; i++)
-			bc_text_printf(&c, "%s=%s\n", k->kconfig->entries[i].name,
-				       k->kconfig->entries[i].value);
-		if (c.err)
-			t.err = c.err;
-		put_u32(&t, (uint32_t)c.len);
-		bc_text_add(&t, bc_text_str(&c), c.len);
-		bc_text_deinit(&c);
-	}
-	if (k->nr_modules) {
-		put_u32(&t, k->nr_modules);
-		for (i = 0; i < k->nr_modules; i++) {
-			const struct bc_btf *m = k->modules[i].btf;
+	bc_text_add(t, (const char *)btf->data, btf->size);
+}
 
-			bc_text_add(&t, k->modules[i].name,
-				    strlen(k->modules[i].name) + 1);
-			put_u32(&t, (uint32_t)m->size);
-			bc_text_add(&t, (const char *)m->data, m->size);
-		}
-	}
-	if (t.err) {
-		bc_text_deinit(&t);
-		return -ENOMEM;
-	}
-	*out = t;
-	return 0;
+int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
+			     void **out, size_t *size, const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = BC_ORDER_KIND };
+	struct canon_result res = { 0 };
+	const struct bc_btf *btf = k->input.btf;
+	struct bc_archive *ar = NULL;
+	int err;
+
+	if (k->input.base)
+		return bc_log_error(log, -EINVAL,
+				    "%s: split BTF (a module) cannot be saved as a kernel",
+				    k->arg);
+	copts.layout = btf->layout;
+	copts.nr_layout = btf->nr_layout;
+	err = canon_run(btf, &copts, &res, log);
+	if (!err)
+		err = bc_archive_new(&ar);
+	if (!err)
+		err = bc_archive_add_sorted(ar, name, res.raw, res.raw_size, log);
+	canon_result_deinit(&res);
+	if (!err && k->syms)
+		err = attach(ar, ATT_SYMS, put_syms_v, k->syms);
+	if (!err && k->inlines)
+		err = attach(ar, ATT_INLINES, put_inlines_v, k->inlines);
+	if (!err && k->kconfig)
+		err = attach(ar, ATT_KCONFIG, put_kconfig_v, k->kconfig);
+	if (!err && k->nr_modules)
+		err = attach(ar, ATT_MODULES, put_modules_v, k);
+	if (!err && k->nr_modules)
+		err = attach(ar, ATT_MODULES_BASE, put_base_v, btf);
+	if (!err)
+		err = bc_archive_serialize(ar, out, size, log);
+	bc_archive_free(ar);
+	if (err == -ENOMEM)
+		bc_log_error(log, err, "%s: out of memory", k->arg);
+	return err;
 }
 
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 			const struct bc_log *log)
 {
-	struct bc_text t;
-	int err = bc_deps_kernel_serialize(k, &t);
+	char *name = bc_archive_default_name(k->vmlinux_path ? k->vmlinux_path :
+					     k->arg);
+	void *data = NULL;
+	size_t size = 0;
+	int err;
 
-	if (err == -EINVAL)
-		return bc_log_error(log, err,
-				    "%s: split BTF (a module) cannot be saved as a kernel",
-				    k->arg);
-	if (err)
-		return bc_log_error(log, err, "%s: out of memory", out_path);
-	err = bc_file_write_atomic(out_path, t.buf, t.len, log);
-	bc_text_deinit(&t);
+	if (!name)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
+	/* a directory's name, not its vmlinux's */
+	if (k->vmlinux_path) {
+		free(name);
+		name = bc_archive_default_name(k->arg);
+		if (!name)
+			return bc_log_error(log, -ENOMEM, "%s: out of memory",
+					    out_path);
+	}
+	err = bc_deps_kernel_serialize(k, name, &data, &size, log);
+	free(name);
+	if (!err)
+		err = bc_file_write_atomic(out_path, data, size, log);
+	free(data);
 	return err;
 }
 
-/* A reader over the saved file's bytes that refuses to step past them. */
+/* A reader over an attachment's bytes that refuses to step past them. */
 struct kfile_cursor {
 	const uint8_t *p, *end;
 };
@@ -445,144 +500,186 @@ static const char *take_str(struct kfile_cursor *c)
 	return s;
 }
 
-static int kfile_load(const char *path, const uint8_t *data, size_t size,
-		      struct bc_deps_kernel *k, const struct bc_log *log)
+/* The symbols attachment; names point into it. 0, -EINVAL, -ENOMEM. */
+static int take_syms(struct kfile_cursor c, struct bc_deps_kernel *k)
 {
-	struct kfile_cursor c = { data + 8, data + size };
-	uint32_t flags, btf_size, n, i;
+	uint32_t n, i;
+
+	if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
+		return -EINVAL;
+	k->syms = calloc(1, sizeof(*k->syms));
+	if (!k->syms || !(k->syms->syms = malloc((n ? n : 1) *
+						 sizeof(*k->syms->syms))))
+		return -ENOMEM;
+	k->syms->borrowed = true;	/* the attachment outlives them */
+	for (i = 0; i < n; i++) {
+		const char *name;
+		uint8_t bits;
+
+		if (c.p == c.end)
+			return -EINVAL;
+		bits = *c.p++;
+		name = take_str(&c);
+		if (!name || bits > 3 ||
+		    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
+			return -EINVAL;
+		k->syms->syms[i].name = name;
+		k->syms->syms[i].local = bits & 1;
+		k->syms->syms[i].object = bits >> 1;
+		k->syms->nr++;
+	}
+	return c.p == c.end ? 0 : -EINVAL;
+}
+
+static int take_inlines(struct kfile_cursor c, struct bc_deps_kernel *k)
+{
+	uint32_t n, i;
+
+	if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p))
+		return -EINVAL;
+	k->inlines = bc_inline_facts_new_borrowing(n);
+	if (!k->inlines)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *name = take_str(&c);
+
+		if (!name)
+			return -EINVAL;
+		if (bc_inline_facts_add(k->inlines, name))
+			return -ENOMEM;
+	}
+	return c.p == c.end ? 0 : -EINVAL;
+}
+
+static int take_modules(struct kfile_cursor c, const char *path,
+			struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	uint32_t n, i;
 	int err;
 
-	/* in size_t: a size of 2^32 - 1 and its padding must not wrap to 0 */
-	if (!take_u32(&c, &flags) || !take_u32(&c, &btf_size) ||
-	    (size_t)(c.end - c.p) < (size_t)btf_size + (4 - btf_size % 4) % 4)
-		return bc_log_error(log, -EINVAL, "%s: saved kernel file cut short",
-				    path);
-	err = bc_btf_parse(c.p, btf_size, NULL, path, log, &k->input.btf);
-	if (err)
-		return err;
-	k->input.path = path;
-	c.p += (size_t)btf_size + (4 - btf_size % 4) % 4;
-	if (flags & KFILE_SYMS) {
-		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 2)
-			goto cut;
-		k->syms = calloc(1, sizeof(*k->syms));
-		if (!k->syms || !(k->syms->syms = malloc((n ? n : 1) *
-							 sizeof(*k->syms->syms))))
-			goto nomem;
-		k->syms->borrowed = true;	/* data outlives them */
-		for (i = 0; i < n; i++) {
-			const char *name;
-			uint8_t bits;
+	if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 5)
+		return -EINVAL;
+	k->modules = calloc(n ? n : 1, sizeof(*k->modules));
+	if (!k->modules)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct bc_core_module *m = &k->modules[i];
+		const char *name = take_str(&c);
+		uint32_t msize;
 
-			if (c.p == c.end)
-				goto cut;
-			bits = *c.p++;
-			name = take_str(&c);
-			if (!name || bits > 3 ||
-			    (i && strcmp(k->syms->syms[i - 1].name, name) > 0))
-				goto cut;
-			k->syms->syms[i].name = name;
-			k->syms->syms[i].local = bits & 1;
-			k->syms->syms[i].object = bits >> 1;
-			k->syms->nr++;
+		if (!name || !take_u32(&c, &msize) ||
+		    (size_t)(c.end - c.p) < msize ||
+		    (i && strcmp(k->modules[i - 1].name, name) >= 0))
+			return -EINVAL;
+		k->nr_modules++;	/* deinit frees what is set */
+		m->name = strdup(name);
+		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
+			m->label = NULL;
+			return -ENOMEM;
 		}
-	}
-	if (flags & KFILE_INLINES) {
-		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p))
-			goto cut;
-		k->inlines = bc_inline_facts_new_borrowing(n);
-		if (!k->inlines)
-			goto nomem;
-		for (i = 0; i < n; i++) {
-			const char *name = take_str(&c);
-
-			if (!name)
-				goto cut;
-			if (bc_inline_facts_add(k->inlines, name))
-				goto nomem;
-		}
-	}
-	if (flags & KFILE_KCONFIG) {
-		if (!take_u32(&c, &n) || (size_t)(c.end - c.p) < n)
-			goto cut;
-		err = bc_kconfig_parse((const char *)c.p, n, path, &k->kconfig,
-				       log);
+		err = bc_btf_parse(c.p, msize, k->modules_base, path, log, &m->btf);
 		if (err)
-			return err;
-		c.p += n;
+			return err == -ENOMEM ? err : -EBADMSG;
+		c.p += msize;
+		if (bc_core_index_new(m->btf, &m->index))
+			return -ENOMEM;
 	}
-	if (flags & KFILE_MODULES) {
-		if (!take_u32(&c, &n) || n > (size_t)(c.end - c.p) / 5)
-			goto cut;
-		k->modules = calloc(n ? n : 1, sizeof(*k->modules));
-		if (!k->modules)
-			goto nomem;
-		for (i = 0; i < n; i++) {
-			struct bc_core_module *m = &k->modules[i];
-			const char *name = take_str(&c);
-			uint32_t msize;
+	return c.p == c.end ? 0 : -EINVAL;
+}
 
-			if (!name || !take_u32(&c, &msize) ||
-			    (size_t)(c.end - c.p) < msize ||
-			    (i && strcmp(k->modules[i - 1].name, name) >= 0))
-				goto cut;
-			k->nr_modules++;	/* deinit frees what is set */
-			m->name = strdup(name);
-			if (!m->name ||
-			    asprintf(&m->label, " in module %s", name) < 0) {
-				m->label = NULL;
-				goto nomem;
-			}
-			err = bc_btf_parse(c.p, msize, k->input.btf, path, log,
-					   &m->btf);
-			if (err)
-				return err;
-			c.p += msize;
-			if (bc_core_index_new(m->btf, &m->index))
-				goto nomem;
-		}
+static bool attachment(const struct bc_archive *ar, uint32_t idx,
+		       const char *what, struct kfile_cursor *c)
+{
+	const void *data;
+	size_t size;
+
+	if (bc_archive_attachment(ar, idx, what, &data, &size))
+		return false;
+	c->p = data;
+	c->end = c->p + size;
+	return true;
+}
+
+int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const char *label, struct bc_deps_kernel *k,
+				 const struct bc_log *log)
+{
+	struct kfile_cursor c;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->arg = label;
+	k->input.path = label;
+	err = bc_archive_kernel_btf(ar, idx, &k->input.btf, log);
+	if (err)
+		goto fail;
+	err = bc_core_index_new(k->input.btf, &k->index);
+	if (!err && attachment(ar, idx, ATT_SYMS, &c))
+		err = take_syms(c, k);
+	if (!err && attachment(ar, idx, ATT_INLINES, &c))
+		err = take_inlines(c, k);
+	if (!err && attachment(ar, idx, ATT_KCONFIG, &c)) {
+		err = bc_kconfig_parse((const char *)c.p, c.end - c.p, label,
+				       &k->kconfig, log);
+		if (err == -EINVAL)
+			goto fail;	/* it said what */
 	}
-	if (c.p != c.end ||
-	    (flags & ~(KFILE_SYMS | KFILE_INLINES | KFILE_KCONFIG |
-		       KFILE_MODULES)))
-		goto cut;
-	return 0;
-cut:
-	return bc_log_error(log, -EINVAL,
-			    "%s: saved kernel file is corrupt (symbols, inlined names, config or modules)",
-			    path);
-nomem:
-	return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	if (!err && attachment(ar, idx, ATT_MODULES, &c)) {
+		struct kfile_cursor base;
+
+		if (!attachment(ar, idx, ATT_MODULES_BASE, &base))
+			err = -EINVAL;
+		if (!err)
+			err = bc_btf_parse(base.p, base.end - base.p, NULL, label,
+					   log, &k->modules_base);
+		if (!err)
+			err = take_modules(c, label, k, log);
+		if (err == -EBADMSG)
+			goto fail;	/* the parser said what */
+	}
+	if (err == -ENOMEM)
+		bc_log_error(log, err, "%s: out of memory", label);
+	else if (err)
+		bc_log_error(log, err,
+			     "%s: kernel attachments are corrupt (symbols, inlined names, config or modules)",
+			     label);
+	if (!err)
+		return 0;
+fail:
+	bc_deps_kernel_deinit(k);
+	return err;
 }
 
 /*
- * Reads a saved kernel file when path is one: 1 loaded, 0 not one, <0.
- * The file is mapped, not copied, and stays mapped with the kernel: its
- * symbol and inlined names are read in place.
+ * Reads a saved kernel file, an archive of one kernel, when path is one:
+ * 1 loaded, 0 not an archive, <0 an error (said). An archive of several
+ * kernels is an error naming how to pick one.
  */
 static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 			    const struct bc_log *log)
 {
-	char magic[8];
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct bc_archive *ar = NULL;
+	int err;
 
-	if (fd < 0)
-		return 0;	/* bc_input_load says why */
-	if (pread(fd, magic, 8, 0) != 8 || memcmp(magic, KFILE_MAGIC, 8) ||
-	    fstat(fd, &st)) {
-		close(fd);
+	if (!bc_archive_is_archive(path))
 		return 0;
-	}
-	err = 0;
-	if (bc_file_map(fd, 0, st.st_size, &k->image))
-		err = errno ? -errno : -EIO;
-	close(fd);
+	err = bc_archive_open(path, &ar, log);
 	if (err)
-		return bc_log_error(log, err, "%s: cannot read: %s", path,
-				    strerror(-err));
-	err = kfile_load(path, k->image.data, k->image.size, k, log);
-	return err ? err : 1;
+		return err;
+	if (bc_archive_nr_kernels(ar) != 1) {
+		err = bc_log_error(log, -EINVAL,
+				   "%s: an archive of %u kernels: give ARCHIVE:NAME, or the archive to deps --kernel",
+				   path, bc_archive_nr_kernels(ar));
+		bc_archive_free(ar);
+		return err;
+	}
+	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	if (err) {
+		bc_archive_free(ar);
+		return err;
+	}
+	k->archive = ar;	/* its attachments hold the names */
+	return 1;
 }
 
 static int dirent_cmp(const struct dirent **a, const struct dirent **b)
@@ -662,19 +759,26 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 			 struct bc_deps_kernel *k, const struct bc_log *log)
 {
+	struct bc_archive *ar = NULL;
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	k->arg = path;
-	if (size < 8 || memcmp(data, KFILE_MAGIC, 8))
-		return bc_log_error(log, -EINVAL, "%s: not a saved kernel file",
-				    path);
-	err = kfile_load(path, data, size, k, log);
-	if (!err && bc_core_index_new(k->input.btf, &k->index))
-		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	err = bc_archive_parse(data, size, path, &ar, log);
 	if (err)
-		bc_deps_kernel_deinit(k);
-	return err;
+		return err;
+	if (bc_archive_nr_kernels(ar) != 1) {
+		err = bc_log_error(log, -EINVAL, "%s: an archive of %u kernels, not a saved kernel file",
+				   path, bc_archive_nr_kernels(ar));
+		bc_archive_free(ar);
+		return err;
+	}
+	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	if (err) {
+		bc_archive_free(ar);
+		return err;
+	}
+	k->archive = ar;
+	return 0;
 }
 
 int bc_deps_kernel_load(const char *path, bool want_inlines,
@@ -693,14 +797,10 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 		return err;
 	}
 	err = try_saved_kernel(path, k, log);
-	if (err == 1) {
-		err = bc_core_index_new(k->input.btf, &k->index);
-		if (!err)
-			return 0;
-		bc_log_error(log, err, "%s: out of memory", path);
-	}
+	if (err == 1)
+		return 0;
 	if (err)
-		goto fail;
+		return err;	/* k is clean */
 	err = bc_input_load(path, &opts, &k->input, log);
 	if (err)
 		return err;
@@ -750,7 +850,10 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	}
 	free(k->modules);
 	free(k->vmlinux_path);
-	bc_blob_release(&k->image);	/* after the names in it */
+	bc_btf_free(k->modules_base);
+	bc_archive_free(k->archive);	/* after the names in it */
+	k->archive = NULL;
+	k->modules_base = NULL;
 	k->modules = NULL;
 	k->nr_modules = 0;
 	k->vmlinux_path = NULL;
@@ -2052,4 +2155,51 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 	}
 	free(report->deps);
 	memset(report, 0, sizeof(*report));
+}
+
+int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr)
+{
+	uint32_t i;
+
+	for (i = 0; i < report->nr_deps; i++) {
+		struct bc_dep *d = &report->deps[i];
+		struct bc_dep_cell *cells = realloc(d->cells, nr * sizeof(*cells));
+
+		if (!cells)
+			return -ENOMEM;
+		if (nr > report->nr_kernels)
+			memset(cells + report->nr_kernels, 0,
+			       (nr - report->nr_kernels) * sizeof(*cells));
+		d->cells = cells;
+	}
+	report->nr_kernels = nr;
+	return 0;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
+			struct bc_deps_report *src, uint32_t from)
+{
+	uint32_t i;
+
+	if (dst->nr_deps != src->nr_deps || to >= dst->nr_kernels ||
+	    from >= src->nr_kernels)
+		return -EINVAL;
+	for (i = 0; i < dst->nr_deps; i++) {
+		const struct bc_dep *a = &dst->deps[i], *b = &src->deps[i];
+
+		if (a->class != b->class || a->index != b->index ||
+		    !same_text(a->section, b->section) ||
+		    !same_text(a->kind, b->kind) || !same_text(a->name, b->name))
+			return -EINVAL;
+	}
+	for (i = 0; i < dst->nr_deps; i++) {
+		dst->deps[i].cells[to] = src->deps[i].cells[from];
+		memset(&src->deps[i].cells[from], 0, sizeof(struct bc_dep_cell));
+	}
+	return 0;
 }

@@ -278,73 +278,91 @@ static bool essential_eq(const char *a, const char *b)
 /* ---- the candidate index --------------------------------------------- */
 
 /*
- * Every named type of a kernel, sorted by (essential name, id): the
- * candidates of a root type are one run of it, already in id order.
+ * Every named type of a kernel by essential name: a hash table of the
+ * distinct essential names, each with its types in id order (a list
+ * through next[]), so the candidates of a root type are one walk, already
+ * in id order. Built in one pass over the types (no sort: deps reads a
+ * kernel per column, and 118 kernels make this pass count).
  * Of split BTF (a module's), its own types only.
  */
+struct index_group {
+	const char *name;	/* the first type's name; NULL: empty slot */
+	uint32_t len;		/* its essential length */
+	uint32_t first, last;	/* ids: the list's ends */
+};
+
 struct bc_core_index {
 	const struct bc_btf *btf;
-	uint32_t *ids;
-	uint32_t nr;
+	struct index_group *groups;
+	uint32_t mask;		/* groups - 1, a power of two minus one */
+	uint32_t *next;		/* [id - base]: the next id of its group, 0 */
+	uint32_t base;		/* first id indexed */
 };
 
-struct sort_ctx_entry {
-	const char *name;
-	size_t len;
-	uint32_t id;
-};
-
-static int entry_cmp(const void *a, const void *b)
+static uint32_t name_hash(const char *name, size_t len)
 {
-	const struct sort_ctx_entry *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->name, y->name, n);
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	size_t i;
 
-	if (c)
-		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	return h;
+}
+
+/* The group of (name, len): found, or the empty slot where it goes. */
+static struct index_group *index_slot(const struct bc_core_index *idx,
+				      const char *name, size_t len)
+{
+	uint32_t i = name_hash(name, len) & idx->mask;
+
+	for (;; i = (i + 1) & idx->mask) {
+		struct index_group *g = &idx->groups[i];
+
+		if (!g->name || (g->len == len && !memcmp(g->name, name, len)))
+			return g;
+	}
 }
 
 int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out)
 {
-	struct sort_ctx_entry *entries;
 	struct bc_core_index *idx;
-	uint32_t id, n = 0, end = bc_btf_end_id(btf);
+	uint32_t id, end = bc_btf_end_id(btf), size = 16;
 	uint32_t first = btf->base ? btf->start_id : 1;
 
 	*out = NULL;
+	/* at most half full: a slot per two types at least */
+	while (size < 2 * (end - first + 1))
+		size *= 2;
 	idx = calloc(1, sizeof(*idx));
-	/* own types only: a module's index must not cost the kernel's size */
-	entries = malloc((end > first ? end - first : 1) * sizeof(*entries));
-	if (!idx || !entries) {
-		free(idx);
-		free(entries);
+	if (!idx)
+		return -ENOMEM;
+	idx->groups = calloc(size, sizeof(*idx->groups));
+	idx->next = calloc(end > first ? end - first : 1, sizeof(*idx->next));
+	if (!idx->groups || !idx->next) {
+		bc_core_index_free(idx);
 		return -ENOMEM;
 	}
+	idx->mask = size - 1;
+	idx->base = first;
+	idx->btf = btf;
 	for (id = first; id < end; id++) {
 		const char *name = name_of(btf, type_at(btf, id)->name_off);
+		size_t len;
+		struct index_group *g;
 
 		if (!*name)
 			continue;
-		entries[n].name = name;
-		entries[n].len = essential_len(name);
-		entries[n].id = id;
-		n++;
+		len = essential_len(name);
+		g = index_slot(idx, name, len);
+		if (!g->name) {
+			g->name = name;
+			g->len = len;
+			g->first = id;
+		} else {
+			idx->next[g->last - first] = id;
+		}
+		g->last = id;
 	}
-	qsort(entries, n, sizeof(*entries), entry_cmp);
-	idx->ids = malloc((n ? n : 1) * sizeof(*idx->ids));
-	if (!idx->ids) {
-		free(entries);
-		free(idx);
-		return -ENOMEM;
-	}
-	for (id = 0; id < n; id++)
-		idx->ids[id] = entries[id].id;
-	idx->nr = n;
-	idx->btf = btf;
-	free(entries);
 	*out = idx;
 	return 0;
 }
@@ -353,52 +371,36 @@ void bc_core_index_free(struct bc_core_index *idx)
 {
 	if (!idx)
 		return;
-	free(idx->ids);
+	free(idx->groups);
+	free(idx->next);
 	free(idx);
 }
 
-/* Compares the essential name of index entry i with (name, len). */
-static int index_cmp(const struct bc_core_index *idx, uint32_t i,
-		     const char *name, size_t len)
-{
-	const char *n = name_of(idx->btf, type_at(idx->btf, idx->ids[i])->name_off);
-	size_t l = essential_len(n), m = l < len ? l : len;
-	int c = memcmp(n, name, m);
-
-	if (c)
-		return c;
-	return l < len ? -1 : l > len;
-}
-
-/* First index entry whose essential name is not below (name, len). */
-static uint32_t index_lower(const struct bc_core_index *idx, const char *name,
+/* The first id whose essential name is (name, len), or 0; then index_next. */
+static uint32_t index_first(const struct bc_core_index *idx, const char *name,
 			    size_t len)
 {
-	uint32_t lo = 0, hi = idx->nr;
+	const struct index_group *g = index_slot(idx, name, len);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	return g->name ? g->first : 0;
+}
 
-		if (index_cmp(idx, mid, name, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+static uint32_t index_next(const struct bc_core_index *idx, uint32_t id)
+{
+	return idx->next[id - idx->base];
 }
 
 uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
 			    const char *name)
 {
-	size_t len = essential_len(name);
-	uint32_t i;
+	uint32_t id;
 
-	for (i = index_lower(idx, name, len);
-	     i < idx->nr && !index_cmp(idx, i, name, len); i++) {
-		const struct btf_type *t = type_at(idx->btf, idx->ids[i]);
+	for (id = index_first(idx, name, essential_len(name)); id;
+	     id = index_next(idx, id)) {
+		const struct btf_type *t = type_at(idx->btf, id);
 
 		if (kind_of(t) == kind && !strcmp(name_of(idx->btf, t->name_off), name))
-			return idx->ids[i];
+			return id;
 	}
 	return 0;
 }
@@ -423,10 +425,9 @@ static void cands_free(struct bc_core_cands *c)
 static int add_cands(struct bc_core_cands *c, const struct bc_core_index *idx,
 		     const struct btf_type *lt, const char *name, size_t len)
 {
-	uint32_t i;
+	uint32_t id;
 
-	for (i = index_lower(idx, name, len); i < idx->nr && !index_cmp(idx, i, name, len); i++) {
-		uint32_t id = idx->ids[i];
+	for (id = index_first(idx, name, len); id; id = index_next(idx, id)) {
 		const struct bc_btf **btfs;
 		uint32_t *ids;
 
@@ -486,6 +487,8 @@ int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
 	ctx->index = index;
 	ctx->modules = NULL;
 	ctx->nr_modules = 0;
+	ctx->on_match = NULL;
+	ctx->on_match_arg = NULL;
 	ctx->cands = calloc(bc_btf_end_id(local), sizeof(*ctx->cands));
 	return ctx->cands ? 0 : -ENOMEM;
 }
@@ -1357,6 +1360,13 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 				"field of candidate [%u] cannot be read (bitfield wider than 64 bits?)",
 				cands->ids[i]);
 			goto out;
+		}
+		if (ctx->on_match) {
+			err = ctx->on_match(ctx->on_match_arg, relo->kind,
+					    cand->btf, cand->root_id, cand->raw,
+					    cand->raw_len);
+			if (err)
+				goto out;
 		}
 		if (j == 0) {
 			tv = cv;

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel archive object: its kernels in version order, adding them
+ * (read, sorted, turned into records and checked to come back byte for
+ * byte), removing them, their attachments, and getting them back.
+ * records.c turns BTF into records and back, pool.c keeps the pools,
+ * format.c writes and reads the file (archive.h is the contract;
+ * DESIGN.md "The kernel archive" the design).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../canon/canon.h"
+#include "../diff/input.h"
+#include "../sort/btf_file.h"
+#include "archive_internal.h"
+
+/* ---- archive object ---------------------------------------------------- */
+
+static void kernel_deinit(struct ar_kernel *k)
+{
+	uint32_t i;
+
+	free(k->name);
+	free(k->blob);
+	free(k->recs);
+	free(k->layout);
+	for (i = 0; i < k->nr_att; i++) {
+		free(k->att[i].name);
+		free(k->att[i].data);
+	}
+	free(k->att);
+	free(k->att_names);
+	memset(k, 0, sizeof(*k));
+}
+
+int bc_archive_new(struct bc_archive **out)
+{
+	struct bc_archive *ar = calloc(1, sizeof(*ar));
+
+	*out = NULL;
+	if (!ar || ar_push_str(ar, "", 0)) {
+		free(ar);
+		return -ENOMEM;
+	}
+	ar->path = strdup("archive");
+	if (!ar->path) {
+		bc_archive_free(ar);
+		return -ENOMEM;
+	}
+	*out = ar;
+	return 0;
+}
+
+void bc_archive_free(struct bc_archive *ar)
+{
+	uint32_t i;
+
+	if (!ar)
+		return;
+	for (i = 0; i < ar->nr_kernels; i++)
+		kernel_deinit(&ar->kernels[i]);
+	free(ar->kernels);
+	while (ar->arena) {
+		struct ar_chunk *next = ar->arena->next;
+
+		free(ar->arena);
+		ar->arena = next;
+	}
+	ar_idtab_free(&ar->str_tab);
+	ar_idtab_free(&ar->kn_tab);
+	ar_idtab_free(&ar->rec_tab);
+	free(ar->strs);
+	free(ar->kns);
+	free(ar->cells);
+	free(ar->rec_off);
+	free(ar->body);
+	free(ar->path);
+	free(ar);
+}
+
+uint32_t bc_archive_nr_kernels(const struct bc_archive *ar)
+{
+	return ar->nr_kernels;
+}
+
+const char *bc_archive_kernel_name(const struct bc_archive *ar, uint32_t k)
+{
+	return k < ar->nr_kernels ? ar->kernels[k].name : NULL;
+}
+
+int bc_archive_find_kernel(const struct bc_archive *ar, const char *name)
+{
+	uint32_t lo = 0, hi = ar->nr_kernels;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = bc_archive_name_cmp(ar->kernels[mid].name, name);
+
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+int bc_archive_match(const struct bc_archive *ar, const char *glob,
+		     uint32_t **idx, uint32_t *nr)
+{
+	uint32_t i;
+
+	*nr = 0;
+	*idx = malloc((ar->nr_kernels + 1) * sizeof(**idx));
+	if (!*idx)
+		return -ENOMEM;
+	for (i = 0; i < ar->nr_kernels; i++)
+		if (!fnmatch(glob, ar->kernels[i].name, 0))
+			(*idx)[(*nr)++] = i;
+	return 0;
+}
+
+/* ---- a kernel's list of records ---------------------------------------- */
+
+/*
+ * Decodes kernel k's script against its parent's list (decoded first,
+ * down the chain from its root). Every copy must lie inside the parent's
+ * list, every literal name a record.
+ */
+static int decode_one(struct bc_archive *ar, struct ar_kernel *k)
+{
+	const struct ar_kernel *p = k->parent >= 0 ? &ar->kernels[k->parent] : NULL;
+	const uint32_t *plist = p ? p->recs : NULL;
+	uint64_t np = p ? p->nr_types : 0, expect = 0, last = 0, i = 0;
+	size_t pos = 0;
+	uint32_t *list;
+
+	if (k->nr_types > np + k->script_len)
+		return -EINVAL;
+	list = malloc(((size_t)k->nr_types + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	while (pos < k->script_len) {
+		uint64_t op, len, v, j;
+		int64_t d;
+
+		if (ar_get_varint(k->script, k->script_len, &pos, &op))
+			goto bad;
+		len = op >> 1;
+		if (!len || len > k->nr_types - i)
+			goto bad;
+		if (op & 1) {
+			if (ar_get_varint(k->script, k->script_len, &pos, &v))
+				goto bad;
+			d = ar_unzigzag(v);
+			if ((d < 0 && (uint64_t)-d > expect) ||
+			    expect + d > np || len > np - (expect + d))
+				goto bad;
+			memcpy(list + i, plist + expect + d, len * 4);
+			expect += d + len;
+			i += len;
+			continue;
+		}
+		for (j = 0; j < len; j++) {
+			if (ar_get_varint(k->script, k->script_len, &pos, &v))
+				goto bad;
+			d = ar_unzigzag(v);
+			if ((d < 0 && (uint64_t)-d > last) ||
+			    last + d >= ar->nr_recs)
+				goto bad;
+			list[i++] = (uint32_t)(last + d);
+			last += d + 1;
+		}
+	}
+	if (i != k->nr_types)
+		goto bad;
+	k->recs = list;
+	return 0;
+bad:
+	free(list);
+	return -EINVAL;
+}
+
+static int decode_list(struct bc_archive *ar, uint32_t idx)
+{
+	struct u32vec chain = { 0 };
+	int64_t at = idx;
+	int err = 0;
+
+	if (ar->kernels[idx].raw || ar->kernels[idx].recs)
+		return 0;
+	while (at >= 0 && !ar->kernels[at].recs) {
+		err = ar_u32vec_push(&chain, (uint32_t)at);
+		if (err)
+			break;
+		at = ar->kernels[at].parent;
+	}
+	while (!err && chain.n)
+		err = decode_one(ar, &ar->kernels[chain.v[--chain.n]]);
+	free(chain.v);
+	return err;
+}
+
+int ar_decode_list(struct bc_archive *ar, uint32_t k)
+{
+	return decode_list(ar, k);
+}
+
+int ar_decode_all(struct bc_archive *ar, const struct bc_log *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < ar->nr_kernels; i++) {
+		int err = decode_list(ar, i);
+
+		if (err)
+			return bc_log_error(log, err,
+				"%s: kernel '%s': damaged list of types",
+				ar->path, ar->kernels[i].name);
+	}
+	return 0;
+}
+
+bool bc_archive_kernel_stored_as_bytes(const struct bc_archive *ar, uint32_t k)
+{
+	return k < ar->nr_kernels && ar->kernels[k].raw;
+}
+
+int bc_archive_kernel_raw(struct bc_archive *ar, uint32_t k, void **raw,
+			  size_t *size, const struct bc_log *log)
+{
+	struct ar_kernel *kern;
+	int err;
+
+	*raw = NULL;
+	*size = 0;
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	kern = &ar->kernels[k];
+	if (kern->raw) {
+		*raw = malloc(kern->blob_size ? kern->blob_size : 1);
+		if (!*raw)
+			return -ENOMEM;
+		memcpy(*raw, kern->blob, kern->blob_size);
+		*size = kern->blob_size;
+		return 0;
+	}
+	err = decode_list(ar, k);
+	if (!err)
+		err = ar_build_raw(ar, kern->recs, kern->nr_types, kern->layout,
+				kern->nr_layout, raw, size);
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	if (err)
+		return bc_log_error(log, err, "%s: kernel '%s': damaged records",
+				    ar->path, kern->name);
+	return 0;
+}
+
+int bc_archive_kernel_btf(struct bc_archive *ar, uint32_t k,
+			  struct bc_btf **btf, const struct bc_log *log)
+{
+	struct bc_blob blob = { 0 };
+	char *what;
+	void *raw;
+	size_t size;
+	int err = bc_archive_kernel_raw(ar, k, &raw, &size, log);
+
+	*btf = NULL;
+	if (err)
+		return err;
+	if (asprintf(&what, "%s:%s", ar->path, ar->kernels[k].name) < 0) {
+		free(raw);
+		return -ENOMEM;
+	}
+	blob.mem = raw;
+	blob.mem_len = size;
+	blob.data = raw;
+	blob.size = size;
+	err = bc_btf_parse_blob(&blob, NULL, NULL, what, log, btf);
+	free(what);
+	return err;
+}
+
+/* ---- adding and removing kernels --------------------------------------- */
+
+static int insert_kernel(struct bc_archive *ar, const char *name,
+			 struct ar_kernel **out)
+{
+	uint32_t at = 0;
+
+	while (at < ar->nr_kernels &&
+	       bc_archive_name_cmp(ar->kernels[at].name, name) < 0)
+		at++;
+	if (ar->nr_kernels == ar->cap_kernels) {
+		uint32_t cap = ar->cap_kernels ? ar->cap_kernels * 2 : 16;
+		struct ar_kernel *p = realloc(ar->kernels, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ar->kernels = p;
+		ar->cap_kernels = cap;
+	}
+	memmove(ar->kernels + at + 1, ar->kernels + at,
+		(ar->nr_kernels - at) * sizeof(*ar->kernels));
+	memset(&ar->kernels[at], 0, sizeof(ar->kernels[at]));
+	ar->nr_kernels++;
+	ar->kernels[at].parent = -1;
+	ar->kernels[at].name = strdup(name);
+	*out = &ar->kernels[at];
+	return ar->kernels[at].name ? 0 : -ENOMEM;
+}
+
+bool ar_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && !strchr(name, ':') &&
+	       strlen(name) < 256;
+}
+
+int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
+			  const void *sorted, size_t size,
+			  const struct bc_log *log)
+{
+	struct bc_btf *btf = NULL;
+	struct ar_kernel *k;
+	uint32_t *list = NULL;
+	void *back = NULL;
+	size_t back_size = 0;
+	int err;
+
+	if (!ar_name_ok(name))
+		return bc_log_error(log, -EINVAL,
+			"'%s': a kernel's name is 1-255 bytes without '/' or ':'",
+			name);
+	if (bc_archive_find_kernel(ar, name) >= 0)
+		return bc_log_error(log, -EEXIST,
+				    "%s: already holds a kernel '%s'", ar->path,
+				    name);
+	err = ar_decode_all(ar, log);
+	if (err)
+		return err;
+	err = bc_btf_parse(sorted, size, NULL, name, log, &btf);
+	if (err)
+		return err;
+	err = ar_encode_kernel(ar, btf, &list);
+	if (!err)
+		err = ar_build_raw(ar, list, btf->nr_types, btf->layout,
+				btf->nr_layout, &back, &back_size);
+	if (err == -ENOMEM)
+		goto out;
+	err = insert_kernel(ar, name, &k);
+	if (err)
+		goto out;
+	if (back && back_size == size && !memcmp(back, sorted, size)) {
+		k->recs = list;
+		k->nr_types = btf->nr_types;
+		list = NULL;
+		if (btf->nr_layout) {
+			k->layout = malloc(btf->nr_layout * sizeof(*k->layout));
+			if (!k->layout) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(k->layout, btf->layout,
+			       btf->nr_layout * sizeof(*k->layout));
+			k->nr_layout = btf->nr_layout;
+		}
+	} else {
+		/* not by name (a loop of anonymous types ...): as bytes */
+		k->raw = true;
+		k->blob = malloc(size ? size : 1);
+		if (!k->blob) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(k->blob, sorted, size);
+		k->blob_size = size;
+	}
+	err = 0;
+out:
+	if (err == -ENOMEM)
+		bc_log_error(log, err, "%s: out of memory", name);
+	free(back);
+	free(list);
+	bc_btf_free(btf);
+	return err;
+}
+
+/*
+ * The bytes `btfcanon sort` writes for path: its BTF through the common
+ * readers, or its DWARF encoded when it is ELF without .BTF.
+ */
+static int sorted_bytes(const char *path, void **raw, size_t *size,
+			const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = BC_ORDER_KIND };
+	struct canon_result res = { 0 };
+	struct bc_btf *btf = NULL;
+	enum bc_file_format format = BC_FILE_RAW;
+	struct bc_input in = { 0 };
+	struct bc_input_opts iopts = { .canonicalize = false };
+	int err;
+
+	err = bc_file_load_btf(path, NULL, &btf, &format, NULL);
+	if (err == -ENOENT && format == BC_FILE_ELF) {
+		err = bc_input_load(path, &iopts, &in, log);
+		if (err)
+			return err;
+		btf = in.btf;
+		in.btf = NULL;
+		bc_input_deinit(&in);
+	} else if (err) {
+		/* again, for the message */
+		return bc_file_load_btf(path, NULL, &btf, &format, log);
+	}
+	if (btf->base) {
+		bc_btf_free(btf);
+		return bc_log_error(log, -EOPNOTSUPP,
+				    "%s: split BTF cannot go into an archive",
+				    path);
+	}
+	copts.layout = btf->layout;
+	copts.nr_layout = btf->nr_layout;
+	err = canon_run(btf, &copts, &res, log);
+	bc_btf_free(btf);
+	if (err)
+		return err;
+	*raw = res.raw;
+	*size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	return 0;
+}
+
+int bc_archive_add_file(struct bc_archive *ar, const char *path,
+			const char *name, const struct bc_log *log)
+{
+	char *dflt = NULL;
+	void *raw = NULL;
+	size_t size = 0;
+	int err;
+
+	if (!name) {
+		err = bc_archive_input_name(path, &dflt, log);
+		if (err)
+			return err;
+		name = dflt;
+	}
+	if (bc_archive_find_kernel(ar, name) >= 0) {
+		err = bc_log_error(log, -EEXIST,
+				   "%s: already holds a kernel '%s' (from %s; --name gives another)",
+				   ar->path, name, path);
+		goto out;
+	}
+	err = sorted_bytes(path, &raw, &size, log);
+	if (!err)
+		err = bc_archive_add_sorted(ar, name, raw, size, log);
+out:
+	free(raw);
+	free(dflt);
+	return err;
+}
+
+/*
+ * Several inputs: reading and sorting them (most of the time: a kernel
+ * image's decompression, canon) runs on worker threads, each input
+ * independently; the main thread adds the sorted kernels in input order.
+ * The file does not depend on that order anyway, but the first error
+ * reported does, so it is the first input's that fails. Workers stay at
+ * most `window` inputs ahead of the main thread, so few sorted kernels
+ * wait in memory at once.
+ */
+struct add_job {
+	const char *path;
+	const char *name;	/* as given, or dflt */
+	char *dflt;
+	void *raw;
+	size_t size;
+	int err;
+	bool done;
+};
+
+struct add_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct add_job *jobs;
+	uint32_t nr, next, consumed, window;
+	bool stop;
+	const struct bc_log *log;
+};
+
+static void *add_worker(void *arg)
+{
+	struct add_queue *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct add_job *job;
+		uint32_t i;
+
+		while (!q->stop && q->next < q->nr &&
+		       q->next >= q->consumed + q->window)
+			pthread_cond_wait(&q->changed, &q->lock);
+		if (q->stop || q->next >= q->nr)
+			break;
+		i = q->next++;
+		job = &q->jobs[i];
+		pthread_mutex_unlock(&q->lock);
+		job->err = 0;
+		if (!job->name) {
+			/* a package is named by its kernel member: read it */
+			job->err = bc_archive_input_name(job->path, &job->dflt,
+							 q->log);
+			job->name = job->dflt;
+		}
+		if (!job->err)
+			job->err = sorted_bytes(job->path, &job->raw,
+						&job->size, q->log);
+		pthread_mutex_lock(&q->lock);
+		job->done = true;
+		pthread_cond_broadcast(&q->changed);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
+			 const char *const *names, uint32_t nr, uint32_t jobs,
+			 const struct bc_log *log)
+{
+	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
+	pthread_t *threads = NULL;
+	uint32_t i, started = 0;
+	int err = 0;
+
+	q.jobs = calloc(nr + 1, sizeof(*q.jobs));
+	threads = calloc(jobs + 1, sizeof(*threads));
+	if (!q.jobs || !threads) {
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
+		goto out;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		q.jobs[i].path = paths[i];
+		q.jobs[i].name = names ? names[i] : NULL;
+		if (q.jobs[i].name && bc_archive_find_kernel(ar, q.jobs[i].name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, q.jobs[i].name, paths[i]);
+	}
+	if (err)
+		goto out;
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.changed, NULL);
+	for (started = 0; started < (jobs ? jobs : 1); started++)
+		if (pthread_create(&threads[started], NULL, add_worker, &q))
+			break;
+	if (!started) {
+		/* no thread: the main thread reads them itself */
+		q.window = nr + 1;
+		add_worker(&q);
+	}
+	for (i = 0; i < nr; i++) {
+		struct add_job *job = &q.jobs[i];
+
+		pthread_mutex_lock(&q.lock);
+		while (!job->done)
+			pthread_cond_wait(&q.changed, &q.lock);
+		pthread_mutex_unlock(&q.lock);
+		if (!err)
+			err = job->err;
+		if (!err && bc_archive_find_kernel(ar, job->name) >= 0)
+			err = bc_log_error(log, -EEXIST,
+				"%s: already holds a kernel '%s' (from %s; --name gives another)",
+				ar->path, job->name, job->path);
+		if (!err)
+			err = bc_archive_add_sorted(ar, job->name, job->raw,
+						    job->size, log);
+		free(job->raw);
+		job->raw = NULL;
+		pthread_mutex_lock(&q.lock);
+		q.consumed = i + 1;
+		if (err)
+			q.stop = true;
+		pthread_cond_broadcast(&q.changed);
+		pthread_mutex_unlock(&q.lock);
+		if (err)
+			break;
+	}
+	pthread_mutex_lock(&q.lock);
+	q.stop = true;
+	pthread_cond_broadcast(&q.changed);
+	pthread_mutex_unlock(&q.lock);
+	while (started)
+		pthread_join(threads[--started], NULL);
+	pthread_cond_destroy(&q.changed);
+	pthread_mutex_destroy(&q.lock);
+out:
+	for (i = 0; q.jobs && i < nr; i++) {
+		free(q.jobs[i].raw);
+		free(q.jobs[i].dflt);
+	}
+	free(q.jobs);
+	free(threads);
+	return err;
+}
+
+int bc_archive_remove(struct bc_archive *ar, uint32_t k)
+{
+	int err;
+
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	err = ar_decode_all(ar, NULL);
+	if (err)
+		return err;
+	kernel_deinit(&ar->kernels[k]);
+	memmove(ar->kernels + k, ar->kernels + k + 1,
+		(ar->nr_kernels - k - 1) * sizeof(*ar->kernels));
+	ar->nr_kernels--;
+	return 0;
+}
+
+static int att_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ar_attachment *)a)->name,
+		      ((const struct ar_attachment *)b)->name);
+}
+
+int ar_refresh_att_names(struct ar_kernel *k)
+{
+	uint32_t i;
+	const char **names = realloc(k->att_names, (k->nr_att + 1) * sizeof(*names));
+
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < k->nr_att; i++)
+		names[i] = k->att[i].name;
+	names[i] = NULL;
+	k->att_names = names;
+	return 0;
+}
+
+int bc_archive_set_attachment(struct bc_archive *ar, uint32_t k,
+			      const char *what, const void *data, size_t size)
+{
+	struct ar_kernel *kern;
+	struct ar_attachment *a = NULL, *p;
+	uint8_t *copy;
+	uint32_t i;
+
+	if (k >= ar->nr_kernels || !*what)
+		return -EINVAL;
+	kern = &ar->kernels[k];
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, size);
+	for (i = 0; i < kern->nr_att; i++)
+		if (!strcmp(kern->att[i].name, what))
+			a = &kern->att[i];
+	if (!a) {
+		p = realloc(kern->att, (kern->nr_att + 1) * sizeof(*p));
+		if (!p) {
+			free(copy);
+			return -ENOMEM;
+		}
+		kern->att = p;
+		a = &kern->att[kern->nr_att];
+		a->name = strdup(what);
+		a->data = NULL;
+		if (!a->name) {
+			free(copy);
+			return -ENOMEM;
+		}
+		kern->nr_att++;
+	}
+	free(a->data);
+	a->data = copy;
+	a->size = size;
+	qsort(kern->att, kern->nr_att, sizeof(*kern->att), att_cmp);
+	return ar_refresh_att_names(kern);
+}
+
+int bc_archive_attachment(const struct bc_archive *ar, uint32_t k,
+			  const char *what, const void **data, size_t *size)
+{
+	uint32_t i;
+
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	for (i = 0; i < ar->kernels[k].nr_att; i++) {
+		const struct ar_attachment *a = &ar->kernels[k].att[i];
+
+		if (!strcmp(a->name, what)) {
+			*data = a->data;
+			*size = a->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *const *bc_archive_attachment_names(const struct bc_archive *ar,
+					       uint32_t k, uint32_t *nr)
+{
+	*nr = k < ar->nr_kernels ? ar->kernels[k].nr_att : 0;
+	return *nr ? (const char *const *)ar->kernels[k].att_names : NULL;
+}
+

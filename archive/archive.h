@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel archive: many kernels' BTF in one file, each under a name.
+ * This comment is the contract between the archive and its users (the
+ * `archive` command, the readers of ARCHIVE:NAME inputs, deps).
+ *
+ * What a kernel is. A kernel is its BTF in canonical order, exactly the
+ * bytes `btfcanon sort` writes for the input (default order, the input's
+ * kind layout section kept), plus named attachment blobs ("facts",
+ * "kconfig", ...) that the archive stores and hands back untouched.
+ * bc_archive_kernel_raw() gives those bytes back, byte for byte.
+ *
+ * How it is stored (DESIGN.md, "The kernel archive"). Every type record is
+ * rewritten with its references taken by name: a reference to a named type
+ * is (kind, name, k), k telling apart types of one kind and name in one
+ * kernel by their canonical order; a reference to an anonymous type is the
+ * anonymous type's own record, so anonymous types are addressed by their
+ * content. Records equal in that form are stored once, in a pool shared by
+ * all kernels; a kernel is the list of its records' numbers in canonical
+ * order, written as copies from a parent kernel and literals. A kernel
+ * whose records cannot be taken by name (a loop through anonymous types
+ * only, two identical anonymous types) is stored as its bytes instead.
+ * The whole is compressed (zstd) and checksummed (CRC-32 over every byte).
+ *
+ * Determinism. The file is a function of the set of (name, kernel,
+ * attachments): kernels are kept in version order (bc_archive_name_cmp),
+ * every pool is numbered by first use in that order, parents are chosen
+ * from that order only. add and remove write the same bytes a create of
+ * the resulting set writes.
+ *
+ * Kernel indices run 0 .. bc_archive_nr_kernels()-1 in version order; they
+ * change when kernels are added or removed.
+ *
+ * Errors: negative errno, after one message on the log naming the file.
+ */
+#ifndef BTFCANON_ARCHIVE_H
+#define BTFCANON_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../canon/btf_data.h"
+#include "../canon/log.h"
+
+/* The first 8 bytes of every archive file. */
+#define BC_ARCHIVE_MAGIC "BTFCARC1"
+#define BC_ARCHIVE_MAGIC_LEN 8
+
+struct bc_archive;
+
+/* An empty archive (for create). Returns 0 or -ENOMEM. */
+int bc_archive_new(struct bc_archive **ar);
+
+/*
+ * Reads and checks the archive file path (size, checksum, every count and
+ * number inside). Returns 0, or a negative errno after a message naming
+ * the file (-EINVAL for a damaged or foreign file).
+ */
+int bc_archive_open(const char *path, struct bc_archive **ar,
+		    const struct bc_log *log);
+
+/* As bc_archive_open() from size bytes at data (copied); path names it. */
+int bc_archive_parse(const void *data, size_t size, const char *path,
+		     struct bc_archive **ar, const struct bc_log *log);
+
+/* Frees ar; accepts NULL. */
+void bc_archive_free(struct bc_archive *ar);
+
+/* True when the file at path starts with the archive magic. */
+bool bc_archive_is_archive(const char *path);
+
+uint32_t bc_archive_nr_kernels(const struct bc_archive *ar);
+
+const char *bc_archive_kernel_name(const struct bc_archive *ar, uint32_t k);
+
+/* The index of the kernel called name, or -ENOENT. */
+int bc_archive_find_kernel(const struct bc_archive *ar, const char *name);
+
+/*
+ * The indices of the kernels whose names match the fnmatch(3) pattern
+ * glob, in version order, into *idx (malloc'd; free it), their count in
+ * *nr. Returns 0 (with *nr possibly 0) or -ENOMEM.
+ */
+int bc_archive_match(const struct bc_archive *ar, const char *glob,
+		     uint32_t **idx, uint32_t *nr);
+
+/*
+ * Kernel k's BTF, the bytes `btfcanon sort` wrote for it, into *raw
+ * (malloc'd). Returns 0 or a negative errno (a damaged archive).
+ */
+int bc_archive_kernel_raw(struct bc_archive *ar, uint32_t k, void **raw,
+			  size_t *size, const struct bc_log *log);
+
+/* Kernel k's BTF parsed (canon/btf_data.h); free with bc_btf_free(). */
+int bc_archive_kernel_btf(struct bc_archive *ar, uint32_t k,
+			  struct bc_btf **btf, const struct bc_log *log);
+
+/*
+ * True when kernel k is kept as its bytes, not as records (its types
+ * could not be taken by name: see DESIGN.md); views cannot read it.
+ */
+bool bc_archive_kernel_stored_as_bytes(const struct bc_archive *ar, uint32_t k);
+
+/*
+ * Adds the kernel sorted (canonical BTF as `btfcanon sort` writes it;
+ * checked) under name. -EEXIST when the archive has a kernel of that name.
+ */
+int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
+			  const void *sorted, size_t size,
+			  const struct bc_log *log);
+
+/*
+ * Reads any BTF input (raw BTF, ELF .BTF, kernel images and packages
+ * through sort/btf_file.h, DWARF encoded when an ELF file has no .BTF,
+ * ARCHIVE:NAME), sorts it and adds it under name, or under
+ * bc_archive_input_name(path) when name is NULL.
+ */
+int bc_archive_add_file(struct bc_archive *ar, const char *path,
+			const char *name, const struct bc_log *log);
+
+/*
+ * bc_archive_add_file() for nr inputs (names[i] NULL, or names NULL: the
+ * default name), read and sorted on jobs threads (0: on the caller's);
+ * added in input order, stopping at the first error. The archive's bytes
+ * do not depend on jobs.
+ */
+int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
+			 const char *const *names, uint32_t nr, uint32_t jobs,
+			 const struct bc_log *log);
+
+/* Removes kernel k and its attachments. */
+int bc_archive_remove(struct bc_archive *ar, uint32_t k);
+
+/*
+ * Attachments: named blobs of a kernel, kept as given ("facts", "kconfig",
+ * "modules", ...). set replaces a blob of the same name; data is copied.
+ * get returns 0 with a pointer into the archive (valid until the archive
+ * changes or is freed), or -ENOENT.
+ */
+int bc_archive_set_attachment(struct bc_archive *ar, uint32_t k,
+			      const char *what, const void *data, size_t size);
+int bc_archive_attachment(const struct bc_archive *ar, uint32_t k,
+			  const char *what, const void **data, size_t *size);
+
+/* Names of kernel k's attachments, sorted; *nr of them. */
+const char *const *bc_archive_attachment_names(const struct bc_archive *ar,
+					       uint32_t k, uint32_t *nr);
+
+/* The archive file's bytes into *out (malloc'd). */
+int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
+			 const struct bc_log *log);
+
+/*
+ * Writes the archive to path whole or not at all (temporary file in the
+ * same directory, fsync, rename). The environment variable
+ * BTFCANON_FAULT_KILL_WRITE=1 kills the process with SIGKILL halfway
+ * through the temporary file: the tests' stand-in for a killed run.
+ */
+int bc_archive_write(struct bc_archive *ar, const char *path,
+		     const struct bc_log *log);
+
+/*
+ * Reading part of a kernel: a view looks types up by kind and name and
+ * decodes single records, without building the kernel's whole BTF. Ids are
+ * the kernel's own (those of bc_archive_kernel_raw()). A view stays valid
+ * until the archive changes or is freed.
+ */
+struct bc_archive_view;
+
+int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
+			 struct bc_archive_view **view,
+			 const struct bc_log *log);
+void bc_archive_view_free(struct bc_archive_view *view);
+
+uint32_t bc_archive_view_nr_types(const struct bc_archive_view *view);
+
+/*
+ * The ids of the types of kind (BTF_KIND_*) and name, ascending, up to max
+ * of them into ids; returns how many there are (may exceed max).
+ */
+uint32_t bc_archive_view_find(const struct bc_archive_view *view,
+			      uint32_t kind, const char *name, uint32_t *ids,
+			      uint32_t max);
+
+/*
+ * Type id's record as BTF words with the kernel's ids in references, into
+ * words[] (room for max words); name words hold string numbers that
+ * bc_archive_view_str() resolves. Returns the record's word count (may
+ * exceed max: call again with more room), or -EINVAL for a bad id.
+ */
+int bc_archive_view_type(const struct bc_archive_view *view, uint32_t id,
+			 uint32_t *words, uint32_t max);
+
+const char *bc_archive_view_str(const struct bc_archive_view *view,
+				uint32_t str);
+
+/*
+ * Names (archive/names.c).
+ *
+ * bc_archive_input_name: the default name of the kernel an input holds:
+ * NAME for ARCHIVE:NAME, else kimage/'s bc_kernel_default_name()
+ * (vmlinuz-6.1.0-56-cloud-amd64, linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb
+ * and 6.1.0-56-cloud-amd64.btf all give 6.1.0-56-cloud-amd64; a package is
+ * named by its kernel member). *name is malloc'd. Returns 0 or a negative
+ * errno after a message.
+ */
+int bc_archive_input_name(const char *path, char **name,
+			  const struct bc_log *log);
+
+/* bc_archive_input_name() without a log: the name, or NULL on error. */
+char *bc_archive_default_name(const char *path);
+
+/*
+ * The version order of kernel names: by flavor (the name after its
+ * version: cloud-amd64), then by version as sort -V orders it
+ * (6.1.0-44 < 6.1.0-56 < 6.12.100 < 6.12.117), then byte-wise.
+ */
+int bc_archive_name_cmp(const char *a, const char *b);
+
+/* The flavor part of a kernel name ("cloud-amd64"; "" when none). */
+const char *bc_archive_name_flavor(const char *name);
+
+/*
+ * Splits "ARCHIVE:PATTERN" when the part before the last ':' is an
+ * archive file: *archive (malloc'd) and *pattern (pointing into spec).
+ * Returns 1 when it is such a spec, 0 when not, -ENOMEM.
+ */
+int bc_archive_split_spec(const char *spec, char **archive,
+			  const char **pattern);
+
+/*
+ * Reads the kernel spec "ARCHIVE:NAME" (NAME may be a glob matching
+ * exactly one kernel) into a blob of its sorted BTF bytes, as
+ * sort/btf_file.h's readers do for files. Returns 0 or a negative errno
+ * after a message naming the spec.
+ */
+int bc_archive_read_spec(const char *spec, void **raw, size_t *size,
+			 const struct bc_log *log);
+
+#endif

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The archive's insides, shared by its files: archive.c (the object, its
+ * kernels), pool.c (strings, names, records), records.c (BTF to records
+ * and back), format.c (the file), view.c (part of a kernel). Not for
+ * users outside archive/ (the fuzz target excepted).
+ */
+#ifndef BTFCANON_ARCHIVE_INTERNAL_H
+#define BTFCANON_ARCHIVE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/btf.h>
+
+#include "../canon/btf_kinds.h"
+#include "archive.h"
+
+struct ar_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+int ar_buf_reserve(struct ar_buf *b, size_t more);
+int ar_buf_put(struct ar_buf *b, const void *data, size_t len);
+int ar_buf_varint(struct ar_buf *b, uint64_t v);
+int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v);
+
+struct u32vec {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+int ar_u32vec_push(struct u32vec *v, uint32_t x);
+
+static inline uint64_t ar_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t ar_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Word count of a record whose info word is info (kind valid). */
+static inline uint32_t ar_info_words(uint32_t info)
+{
+	struct btf_type t = { .info = info };
+
+	return bc_type_words(&t);
+}
+
+/* A kernel's flags in the file: bit 0, stored as its bytes. */
+#define AR_FLAG_RAW 1u
+
+/* pool numbers by content: slot = hash << 32 | (number + 1) */
+struct idtab {
+	uint64_t *slots;
+	uint32_t nr_slots, nr_used;
+};
+
+struct ar_str {
+	const char *s;		/* NUL-terminated: in the body or the arena */
+	uint32_t len;
+};
+
+struct ar_kn {			/* a (kind, name) pair */
+	uint32_t kind;
+	uint32_t sid;
+};
+
+struct ar_attachment {
+	char *name;
+	uint8_t *data;
+	size_t size;
+};
+
+struct ar_kernel {
+	char *name;
+	bool raw;			/* stored as its bytes */
+	uint8_t *blob;			/* raw: the sorted BTF */
+	size_t blob_size;
+	uint32_t *recs;			/* the list of records, once decoded */
+	uint32_t nr_types;
+	const uint8_t *script;		/* the list as read, until decoded */
+	size_t script_len;
+	int64_t parent;			/* kernel index, -1: none */
+	struct bc_btf_layout *layout;
+	uint32_t nr_layout;
+	struct ar_attachment *att;	/* sorted by name */
+	uint32_t nr_att;
+	const char **att_names;
+};
+
+struct ar_chunk {
+	struct ar_chunk *next;
+	char bytes[];
+};
+
+struct bc_archive {
+	char *path;			/* names the file in messages */
+	uint8_t *body;			/* the decompressed body, when read */
+	size_t body_size;
+	struct ar_str *strs;		/* string 0 is "" */
+	uint32_t nr_strs, cap_strs;
+	struct ar_kn *kns;
+	uint32_t nr_kns, cap_kns;
+	uint32_t *cells;		/* every record's cells (records.c) */
+	size_t nr_cells, cap_cells;
+	uint32_t *rec_off;		/* [nr_recs + 1] record -> first cell */
+	uint32_t nr_recs, cap_recs;
+	bool names_indexed;		/* str_tab and kn_tab are built */
+	bool indexed;			/* and rec_tab */
+	struct idtab str_tab, kn_tab, rec_tab;
+	struct ar_chunk *arena;		/* strings added since reading */
+	size_t arena_used, arena_cap;
+	struct ar_kernel *kernels;	/* version order */
+	uint32_t nr_kernels, cap_kernels;
+};
+
+/*
+ * The pools (pool.c). push appends; intern finds by content or appends
+ * (ar_index_pools() first); each returns the number or a negative errno.
+ */
+void ar_idtab_free(struct idtab *t);
+int ar_push_str(struct bc_archive *ar, const char *s, uint32_t len);
+int ar_push_kn(struct bc_archive *ar, uint32_t kind, uint32_t sid);
+int ar_push_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
+int ar_index_pools(struct bc_archive *ar);
+int64_t ar_intern_str(struct bc_archive *ar, const char *s);
+int64_t ar_intern_kn(struct bc_archive *ar, uint32_t kind, uint32_t sid);
+int64_t ar_intern_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
+
+/* The archive object (archive.c). */
+int ar_decode_all(struct bc_archive *ar, const struct bc_log *log);
+bool ar_name_ok(const char *name);
+int ar_refresh_att_names(struct ar_kernel *k);
+
+/*
+ * Records (records.c): kernel btf (canonical base BTF) as a list of
+ * records into *list (malloc'd, btf->nr_types of them); and a list back
+ * into BTF bytes, the layout section added when there is one.
+ */
+int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
+		     uint32_t **list);
+int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, const struct bc_btf_layout *layout,
+		 uint32_t nr_layout, void **raw, size_t *size);
+
+/* Where one kernel's types are by name (records.c). */
+struct kn_rank;
+struct ar_ids {
+	uint32_t *first;		/* [kn] id of its k = 0 type, 0: none */
+	uint32_t *anon;			/* [rec] id of the anonymous type */
+	struct kn_rank *more;		/* k > 0, sorted by (kn, k) */
+	uint32_t nr_more, cap_more;
+};
+
+int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, struct ar_ids *ids);
+void ar_ids_free(struct ar_ids *ids);
+uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k);
+
+/* Words of record rec (name words: string numbers; ids as in ids). */
+uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec);
+int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
+		    uint32_t rec, uint32_t *w);
+
+/* Kernel k's list of records decoded; 0 or a negative errno. */
+int ar_decode_list(struct bc_archive *ar, uint32_t k);
+
+/* The string and (kind, name) tables for lookups by name. */
+int ar_index_names(struct bc_archive *ar);
+int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name);
+
+/*
+ * The body of the archive file (lists decoded first), and a body wrapped
+ * as a file: header, zstd at level, checksum. For the fuzz target, which
+ * feeds bodies without having to forge checksums.
+ */
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size);
+
+#endif

@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The `archive` command: create, add, list, extract, remove, log. Like the
+ * other commands it prints; the archive itself is archive.h's.
+ *
+ * `log` reads one type (or one member) across every kernel: kernels of a
+ * flavor in version order, runs of kernels whose definition reads the
+ * same folded into one line, the definition printed in full where it
+ * first appears and as removed/added lines where it changes. Definitions
+ * are C-like text made from the view (types by name), so a change of a
+ * referenced struct does not count as a change of its referrers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sort/btf_file.h"
+#include "archive.h"
+#include "archive_cmd.h"
+
+const char bc_archive_usage[] =
+"Usage: btfcanon archive create OUT INPUT... [--name NAME]... [-j N]\n"
+"       btfcanon archive add ARCHIVE INPUT... [--name NAME]... [-j N]\n"
+"       btfcanon archive list ARCHIVE\n"
+"       btfcanon archive extract ARCHIVE NAME -o FILE\n"
+"       btfcanon archive remove ARCHIVE NAME...\n"
+"       btfcanon archive log ARCHIVE TYPE[.MEMBER]\n"
+"\n"
+"Many kernels' BTF in one file, each under a name. An INPUT is anything\n"
+"sort reads (raw BTF, ELF .BTF, a kernel image or package, ARCHIVE:NAME);\n"
+"the i-th --name names the i-th INPUT, else the name comes from the file\n"
+"-j N: inputs read and sorted on N threads (default: one per CPU, up to 8;\n"
+"the bytes do not depend on it)\n"
+"(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64). extract writes\n"
+"the bytes btfcanon sort writes for the input. ARCHIVE:NAME (NAME may be a\n"
+"glob matching one kernel) is an input of sort, dump and diff too.\n"
+"log TYPE is 'struct NAME', 'union NAME', 'enum NAME', 'typedef NAME',\n"
+"'func NAME' or a bare NAME (any kind); .MEMBER follows one member.\n";
+
+/* ---- create, add, list, extract, remove ---------------------------------- */
+
+/* Readers of inputs for create and add: one per CPU, at most 8. */
+static uint32_t online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (uint32_t)n;
+}
+
+struct add_args {
+	const char *archive;
+	const char **inputs;
+	const char **names;	/* [nr_inputs], NULL past the last --name */
+	int nr_inputs, nr_names;
+	uint32_t jobs;
+};
+
+static int parse_add_args(const char *cmd, int argc, char **argv,
+			  struct add_args *args)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(args, 0, sizeof(*args));
+	args->inputs = calloc(argc + 1, sizeof(char *));
+	args->names = calloc(argc + 1, sizeof(char *));
+	if (!args->inputs || !args->names)
+		return -ENOMEM;
+	optind = 1;
+	args->jobs = online_cpus();
+	while ((c = getopt_long(argc, argv, "-n:j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (!args->archive)
+				args->archive = optarg;
+			else
+				args->inputs[args->nr_inputs++] = optarg;
+			break;
+		case 'n':
+			args->names[args->nr_names++] = optarg;
+			break;
+		case 'j':
+			args->jobs = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			fputs(bc_archive_usage, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (!args->archive || (!args->nr_inputs && !strcmp(cmd, "create") && 0)) {
+		fprintf(stderr, "btfcanon archive %s: expected ARCHIVE INPUT...\n%s",
+			cmd, bc_archive_usage);
+		return -EINVAL;
+	}
+	if (!args->nr_inputs && strcmp(cmd, "create")) {
+		fprintf(stderr, "btfcanon archive %s: expected ARCHIVE INPUT...\n%s",
+			cmd, bc_archive_usage);
+		return -EINVAL;
+	}
+	if (args->nr_names > args->nr_inputs) {
+		fprintf(stderr,
+			"btfcanon archive %s: %d --name for %d inputs\n", cmd,
+			args->nr_names, args->nr_inputs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_create_add(const char *cmd, int argc, char **argv,
+			  const struct bc_log *log)
+{
+	struct bc_archive *ar = NULL;
+	struct add_args args;
+	int err = parse_add_args(cmd, argc, argv, &args);
+
+	if (err) {
+		free(args.inputs);
+		free(args.names);
+		return 2;
+	}
+	if (!strcmp(cmd, "create"))
+		err = bc_archive_new(&ar);
+	else
+		err = bc_archive_open(args.archive, &ar, log);
+	if (!err)
+		err = bc_archive_add_files(ar, args.inputs, args.names,
+					   (uint32_t)args.nr_inputs, args.jobs,
+					   log);
+	if (!err)
+		err = bc_archive_write(ar, args.archive, log);
+	bc_archive_free(ar);
+	free(args.inputs);
+	free(args.names);
+	return err ? 1 : 0;
+}
+
+static int cmd_list(int argc, char **argv, const struct bc_log *log)
+{
+	struct bc_archive *ar;
+	uint32_t k, nr, i;
+
+	if (argc != 2) {
+		fprintf(stderr, "btfcanon archive list: expected ARCHIVE\n%s",
+			bc_archive_usage);
+		return 2;
+	}
+	if (bc_archive_open(argv[1], &ar, log))
+		return 1;
+	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
+		const char *const *att = bc_archive_attachment_names(ar, k, &nr);
+
+		printf("%s", bc_archive_kernel_name(ar, k));
+		if (bc_archive_kernel_stored_as_bytes(ar, k))
+			printf(" (stored as bytes)");
+		for (i = 0; i < nr; i++)
+			printf("%s%s", i ? "," : " +", att[i]);
+		printf("\n");
+	}
+	bc_archive_free(ar);
+	return 0;
+}
+
+/* The one kernel spec names in ar (a name or a glob); negative: none. */
+static int one_kernel(const struct bc_archive *ar, const char *path,
+		      const char *spec, const struct bc_log *log)
+{
+	uint32_t *idx, nr;
+	int k = bc_archive_find_kernel(ar, spec);
+
+	if (k >= 0)
+		return k;
+	if (bc_archive_match(ar, spec, &idx, &nr))
+		return -ENOMEM;
+	k = nr == 1 ? (int)idx[0] : -ENOENT;
+	free(idx);
+	if (k < 0 && nr)
+		bc_log_error(log, k, "%s: '%s' names %u kernels, not one", path,
+			     spec, nr);
+	else if (k < 0)
+		bc_log_error(log, k, "%s: no kernel '%s'", path, spec);
+	return k;
+}
+
+static int cmd_extract(int argc, char **argv, const struct bc_log *log)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	struct bc_archive *ar;
+	void *raw = NULL;
+	size_t size;
+	int c, k, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (c != 'o')
+			return 2;
+		output = optarg;
+	}
+	if (optind != argc - 2 || !output) {
+		fprintf(stderr, "btfcanon archive extract: expected ARCHIVE NAME -o FILE\n%s",
+			bc_archive_usage);
+		return 2;
+	}
+	if (bc_archive_open(argv[optind], &ar, log))
+		return 1;
+	k = one_kernel(ar, argv[optind], argv[optind + 1], log);
+	err = k < 0 ? k : bc_archive_kernel_raw(ar, (uint32_t)k, &raw, &size, log);
+	if (!err)
+		err = bc_file_write_atomic(output, raw, size, log);
+	free(raw);
+	bc_archive_free(ar);
+	return err ? 1 : 0;
+}
+
+static int cmd_remove(int argc, char **argv, const struct bc_log *log)
+{
+	struct bc_archive *ar;
+	int i, k, err = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "btfcanon archive remove: expected ARCHIVE NAME...\n%s",
+			bc_archive_usage);
+		return 2;
+	}
+	if (bc_archive_open(argv[1], &ar, log))
+		return 1;
+	for (i = 2; i < argc && !err; i++) {
+		k = bc_archive_find_kernel(ar, argv[i]);
+		if (k < 0)
+			err = bc_log_error(log, k, "%s: no kernel '%s'", argv[1],
+					   argv[i]);
+		else
+			err = bc_archive_remove(ar, (uint32_t)k);
+	}
+	if (!err)
+		err = bc_archive_write(ar, argv[1], log);
+	bc_archive_free(ar);
+	return err ? 1 : 0;
+}
+
+/* ---- log -------------------------------------------------------------------- */
+
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static void text_printf(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void text_printf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = t->cap - t->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (t->s && (size_t)n < room) {
+			t->len += (size_t)n;
+			return;
+		}
+		t->cap = (t->cap + (size_t)n + 1) * 2;
+		t->s = realloc(t->s, t->cap);
+		if (!t->s)
+			abort();
+	}
+}
+
+#define MAX_WORDS 65536
+
+static uint32_t *type_words(const struct bc_archive_view *v, uint32_t id,
+			    uint32_t *buf, int *n)
+{
+	*n = bc_archive_view_type(v, id, buf, MAX_WORDS);
+	return *n > 0 && *n <= MAX_WORDS ? buf : NULL;
+}
+
+/* A C-like name of type id: "struct sock *", "int[4]", "void (*)(int)". */
+static void type_name(struct text *t, const struct bc_archive_view *v,
+		      uint32_t id, int depth)
+{
+	uint32_t *w = malloc(MAX_WORDS * 4), kind, vlen, i;
+	const char *name;
+	int n;
+
+	if (!id) {
+		text_printf(t, "void");
+		free(w);
+		return;
+	}
+	if (!w || !type_words(v, id, w, &n) || depth > 12) {
+		text_printf(t, "?");
+		free(w);
+		return;
+	}
+	kind = bc_info_kind(w[1]);
+	vlen = bc_info_vlen(w[1]);
+	name = bc_archive_view_str(v, w[0]);
+	switch (kind) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD:
+		text_printf(t, "%s %s", kind == BTF_KIND_STRUCT ? "struct" :
+			    kind == BTF_KIND_UNION ? "union" :
+			    kind == BTF_KIND_FWD ? (bc_info_kflag(w[1]) ? "union" : "struct") :
+			    "enum", *name ? name : "{...}");
+		break;
+	case BTF_KIND_PTR: {
+		uint32_t *pw = malloc(MAX_WORDS * 4);
+		int pn;
+
+		/* a function pointer reads "ret (*)(args)" already */
+		if (pw && type_words(v, w[2], pw, &pn) &&
+		    bc_info_kind(pw[1]) == BTF_KIND_FUNC_PROTO) {
+			type_name(t, v, w[2], depth + 1);
+		} else {
+			type_name(t, v, w[2], depth + 1);
+			text_printf(t, " *");
+		}
+		free(pw);
+		break;
+	}
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+		text_printf(t, "%s ", kind == BTF_KIND_CONST ? "const" :
+			    kind == BTF_KIND_VOLATILE ? "volatile" : "restrict");
+		type_name(t, v, w[2], depth + 1);
+		break;
+	case BTF_KIND_TYPE_TAG:
+		type_name(t, v, w[2], depth + 1);
+		text_printf(t, " __tag(%s)", name);
+		break;
+	case BTF_KIND_ARRAY:
+		type_name(t, v, w[3], depth + 1);
+		text_printf(t, "[%u]", w[5]);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		type_name(t, v, w[2], depth + 1);
+		text_printf(t, " (*)(");
+		for (i = 0; i < vlen; i++) {
+			text_printf(t, "%s", i ? ", " : "");
+			if (!w[3 + 2 * i + 1] && i == vlen - 1) {
+				text_printf(t, "...");
+				continue;
+			}
+			type_name(t, v, w[3 + 2 * i + 1], depth + 1);
+		}
+		text_printf(t, ")");
+		break;
+	default:
+		text_printf(t, "%s", *name ? name : "?");
+	}
+	free(w);
+}
+
+/* Members of struct/union w (n words), indented, offsets from base bits. */
+static void members_text(struct text *t, const struct bc_archive_view *v,
+			 const uint32_t *w, uint32_t base, int indent, int depth)
+{
+	uint32_t vlen = bc_info_vlen(w[1]), i;
+	bool kflag = bc_info_kflag(w[1]);
+
+	for (i = 0; i < vlen; i++) {
+		const uint32_t *m = w + 3 + 3 * i;
+		uint32_t off = kflag ? m[2] & 0xffffff : m[2];
+		uint32_t bits = kflag ? m[2] >> 24 : 0;
+		uint32_t *mw = malloc(MAX_WORDS * 4);
+		int n, kind;
+
+		text_printf(t, "%*s", indent, "");
+		if (mw && type_words(v, m[1], mw, &n) && !mw[0] && depth < 8 &&
+		    ((kind = (int)bc_info_kind(mw[1])) == BTF_KIND_STRUCT ||
+		     kind == BTF_KIND_UNION)) {
+			text_printf(t, "%s {\n", kind == BTF_KIND_STRUCT ? "struct" : "union");
+			members_text(t, v, mw, base + off, indent + 8, depth + 1);
+			text_printf(t, "%*s}", indent, "");
+		} else {
+			type_name(t, v, m[1], 0);
+		}
+		text_printf(t, " %s", bc_archive_view_str(v, m[0]));
+		if (bits)
+			text_printf(t, ":%u", bits);
+		text_printf(t, "; /* bit %u */\n", base + off);
+		free(mw);
+	}
+}
+
+/* The definition of type id as lines of text. */
+static void definition(struct text *t, const struct bc_archive_view *v,
+		       uint32_t id)
+{
+	uint32_t *w = malloc(MAX_WORDS * 4), kind, vlen, i;
+	const char *name;
+	int n;
+
+	if (!w || !type_words(v, id, w, &n)) {
+		text_printf(t, "(unreadable)\n");
+		free(w);
+		return;
+	}
+	kind = bc_info_kind(w[1]);
+	vlen = bc_info_vlen(w[1]);
+	name = bc_archive_view_str(v, w[0]);
+	switch (kind) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		text_printf(t, "%s %s { /* %u bytes */\n",
+			    kind == BTF_KIND_STRUCT ? "struct" : "union", name, w[2]);
+		members_text(t, v, w, 0, 8, 0);
+		text_printf(t, "};\n");
+		break;
+	case BTF_KIND_ENUM:
+		text_printf(t, "enum %s { /* %u bytes */\n", name, w[2]);
+		for (i = 0; i < vlen; i++)
+			text_printf(t, "        %s = %d,\n",
+				    bc_archive_view_str(v, w[3 + 2 * i]),
+				    (int)w[4 + 2 * i]);
+		text_printf(t, "};\n");
+		break;
+	case BTF_KIND_ENUM64:
+		text_printf(t, "enum %s { /* %u bytes */\n", name, w[2]);
+		for (i = 0; i < vlen; i++)
+			text_printf(t, "        %s = %llu,\n",
+				    bc_archive_view_str(v, w[3 + 3 * i]),
+				    (unsigned long long)w[4 + 3 * i] |
+				    (unsigned long long)w[5 + 3 * i] << 32);
+		text_printf(t, "};\n");
+		break;
+	case BTF_KIND_FUNC: {
+		uint32_t *pw = malloc(MAX_WORDS * 4), pv;
+		int pn;
+
+		text_printf(t, "%s", vlen == 0 ? "static " : vlen == 2 ? "extern " : "");
+		if (!pw || !type_words(v, w[2], pw, &pn) ||
+		    bc_info_kind(pw[1]) != BTF_KIND_FUNC_PROTO) {
+			type_name(t, v, w[2], 0);
+			text_printf(t, " %s\n", name);
+			free(pw);
+			break;
+		}
+		pv = bc_info_vlen(pw[1]);
+		type_name(t, v, pw[2], 0);
+		text_printf(t, " %s(", name);
+		for (i = 0; i < pv; i++) {
+			const char *pname = bc_archive_view_str(v, pw[3 + 2 * i]);
+
+			text_printf(t, "%s", i ? ", " : "");
+			if (!pw[4 + 2 * i] && i == pv - 1) {
+				text_printf(t, "...");
+				continue;
+			}
+			type_name(t, v, pw[4 + 2 * i], 0);
+			text_printf(t, "%s%s", *pname ? " " : "", pname);
+		}
+		text_printf(t, ")\n");
+		free(pw);
+		break;
+	}
+	case BTF_KIND_TYPEDEF:
+		text_printf(t, "typedef ");
+		type_name(t, v, w[2], 0);
+		text_printf(t, " %s;\n", name);
+		break;
+	case BTF_KIND_VAR:
+		type_name(t, v, w[2], 0);
+		text_printf(t, " %s;\n", name);
+		break;
+	case BTF_KIND_INT:
+		text_printf(t, "%s: %u bytes, encoding 0x%x\n", name, w[2], w[3]);
+		break;
+	default:
+		text_printf(t, "%s %s\n", bc_kind_name(kind), name);
+	}
+	free(w);
+}
+
+/* The member's line (searched inside anonymous members too), or nothing. */
+static bool member_line(struct text *t, const char *def, const char *member)
+{
+	const char *line = def;
+	size_t mlen = strlen(member);
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		const char *semi;
+
+		end = end ? end : line + strlen(line);
+		/* "TYPE NAME; ..." or "TYPE NAME:BITS; ..." */
+		for (semi = line; semi < end && *semi != ';'; semi++)
+			;
+		if (semi < end) {
+			const char *p = semi;
+
+			while (p > line && p[-1] != ' ' && p[-1] != ':')
+				p--;
+			if (p > line && p[-1] == ':')
+				for (p--; p > line && p[-1] != ' '; p--)
+					;
+			if (!strncmp(p, member, mlen) &&
+			    (p[mlen] == ';' || p[mlen] == ':')) {
+				while (*line == ' ')
+					line++;
+				text_printf(t, "%.*s\n", (int)(end - line), line);
+				return true;
+			}
+		}
+		line = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+struct wanted {
+	uint32_t kinds[12];
+	uint32_t nr_kinds;
+	char name[512];
+	const char *member;
+};
+
+static int parse_wanted(const char *spec, struct wanted *w)
+{
+	static const struct { const char *prefix; uint32_t kind, kind2; } tags[] = {
+		{ "struct ", BTF_KIND_STRUCT, 0 },
+		{ "union ", BTF_KIND_UNION, 0 },
+		{ "enum ", BTF_KIND_ENUM, BTF_KIND_ENUM64 },
+		{ "typedef ", BTF_KIND_TYPEDEF, 0 },
+		{ "func ", BTF_KIND_FUNC, 0 },
+		{ "var ", BTF_KIND_VAR, 0 },
+	};
+	static const uint32_t any[] = {
+		BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_ENUM, BTF_KIND_ENUM64,
+		BTF_KIND_TYPEDEF, BTF_KIND_FUNC, BTF_KIND_VAR, BTF_KIND_INT,
+		BTF_KIND_FLOAT, BTF_KIND_DATASEC,
+	};
+	const char *name = spec, *dot;
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		if (!strncmp(spec, tags[i].prefix, strlen(tags[i].prefix))) {
+			name = spec + strlen(tags[i].prefix);
+			w->kinds[w->nr_kinds++] = tags[i].kind;
+			if (tags[i].kind2)
+				w->kinds[w->nr_kinds++] = tags[i].kind2;
+		}
+	}
+	if (!w->nr_kinds) {
+		memcpy(w->kinds, any, sizeof(any));
+		w->nr_kinds = sizeof(any) / sizeof(any[0]);
+	}
+	dot = *name ? strchr(name + 1, '.') : NULL;
+	if (strlen(name) >= sizeof(w->name) || !*name)
+		return -EINVAL;
+	snprintf(w->name, sizeof(w->name), "%.*s",
+		 (int)(dot ? (size_t)(dot - name) : strlen(name)), name);
+	w->member = dot ? dot + 1 : NULL;
+	return *w->name && (!dot || *w->member) ? 0 : -EINVAL;
+}
+
+/* What kernel k says of the wanted type or member (NULL: absent). */
+static char *kernel_says(struct bc_archive *ar, uint32_t k,
+			 const struct wanted *want, const struct bc_log *log)
+{
+	struct bc_archive_view *v;
+	struct text def = { 0 }, out = { 0 };
+	uint32_t ids[16], i, j, nr;
+
+	if (bc_archive_view_open(ar, k, &v, log))
+		return strdup("(unreadable)\n");
+	for (i = 0; i < want->nr_kinds; i++) {
+		nr = bc_archive_view_find(v, want->kinds[i], want->name, ids, 16);
+		for (j = 0; j < nr && j < 16; j++) {
+			def.len = 0;
+			definition(&def, v, ids[j]);
+			if (!want->member)
+				text_printf(&out, "%s", def.s);
+			else
+				member_line(&out, def.s, want->member);
+		}
+	}
+	bc_archive_view_free(v);
+	free(def.s);
+	return out.s;
+}
+
+static bool has_line(const char *text, const char *line, size_t len)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == len && !memcmp(p, line, len))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* Lines of a not in b, each prefixed. */
+static void print_missing(const char *a, const char *b, char prefix)
+{
+	const char *p = a;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (!has_line(b, p, n))
+			printf("      %c %.*s\n", prefix, (int)n, p);
+		p = end ? end + 1 : NULL;
+	}
+}
+
+static void print_indented(const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		printf("        %.*s\n", (int)n, p);
+		p = end ? end + 1 : NULL;
+	}
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int cmd_log(int argc, char **argv, const struct bc_log *log)
+{
+	struct bc_archive *ar;
+	struct wanted want;
+	uint32_t nr, k, start;
+	char **says;
+
+	if (argc != 3 || parse_wanted(argv[2], &want)) {
+		fprintf(stderr, "btfcanon archive log: expected ARCHIVE TYPE[.MEMBER]\n%s",
+			bc_archive_usage);
+		return 2;
+	}
+	if (bc_archive_open(argv[1], &ar, log))
+		return 1;
+	nr = bc_archive_nr_kernels(ar);
+	says = calloc(nr + 1, sizeof(*says));
+	if (!says) {
+		bc_archive_free(ar);
+		return 1;
+	}
+	for (k = 0; k < nr; k++)
+		says[k] = kernel_says(ar, k, &want, log);
+	printf("%s\n", argv[2]);
+	for (start = 0; start < nr;) {
+		const char *flavor = bc_archive_name_flavor(bc_archive_kernel_name(ar, start));
+		const char *prev = NULL;
+		uint32_t end = start;
+
+		while (end < nr &&
+		       !strcmp(flavor, bc_archive_name_flavor(bc_archive_kernel_name(ar, end))))
+			end++;
+		printf("%s:\n", *flavor ? flavor : "(no flavor)");
+		for (k = start; k < end;) {
+			uint32_t run = k;
+
+			while (run < end && same_text(says[run], says[k]))
+				run++;
+			if (run - k == 1)
+				printf("  %s", bc_archive_kernel_name(ar, k));
+			else
+				printf("  %s .. %s (%u kernels)",
+				       bc_archive_kernel_name(ar, k),
+				       bc_archive_kernel_name(ar, run - 1), run - k);
+			if (!says[k]) {
+				printf(": absent\n");
+			} else if (!prev) {
+				printf(k == start ? ":\n" : ": appears\n");
+				print_indented(says[k]);
+			} else {
+				printf(": changed\n");
+				print_missing(prev, says[k], '-');
+				print_missing(says[k], prev, '+');
+			}
+			if (says[k])
+				prev = says[k];
+			k = run;
+		}
+		start = end;
+	}
+	for (k = 0; k < nr; k++)
+		free(says[k]);
+	free(says);
+	bc_archive_free(ar);
+	return 0;
+}
+
+int bc_cmd_archive(int argc, char **argv, const struct bc_log *log)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		fputs(bc_archive_usage, sub ? stdout : stderr);
+		return sub ? 0 : 2;
+	}
+	if (!strcmp(sub, "create") || !strcmp(sub, "add"))
+		return cmd_create_add(sub, argc - 1, argv + 1, log);
+	if (!strcmp(sub, "list"))
+		return cmd_list(argc - 1, argv + 1, log);
+	if (!strcmp(sub, "extract"))
+		return cmd_extract(argc - 1, argv + 1, log);
+	if (!strcmp(sub, "remove"))
+		return cmd_remove(argc - 1, argv + 1, log);
+	if (!strcmp(sub, "log"))
+		return cmd_log(argc - 1, argv + 1, log);
+	fprintf(stderr, "btfcanon archive: unknown command '%s'\n%s", sub,
+		bc_archive_usage);
+	return 2;
+}

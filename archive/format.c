@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The archive file: writing it (numbering the pools, choosing parents,
+ * coding the lists) and reading it back with every number checked.
+ *
+ * The file (all integers little-endian):
+ *	"BTFCARC1", u32 version 1, u32 flags 0, u64 body bytes, u64 payload
+ *	bytes, payload (one zstd frame of the body), u32 CRC-32 of all that
+ *	precedes it. Nothing may follow.
+ * The body, in LEB128 varints:
+ *	strings:  count, then each: length, bytes, NUL    (string 0 is "")
+ *	kinds+names: count, then each: kind, string
+ *	records:  count, then each: kind|kflag<<7, vlen, kn+1 or 0, words
+ *	kernels:  count, then each in version order: name (length, bytes),
+ *	          flags (bit 0: stored as bytes), then bytes (length, bytes)
+ *	          or parent + 1 (0: none), type count, script (length, bytes);
+ *	          layout entries (count, 4 bytes each), attachments (count,
+ *	          then name, length, bytes, names ascending)
+ * A script lists a kernel's records as copies of a run of its parent's
+ * list (length << 1 | 1, then the start's distance from where the last
+ * copy ended, zigzag) and literals (count << 1, then each record number
+ * as its distance from the last literal + 1, zigzag: records are numbered
+ * by first use, so a kernel's new records count up by one).
+ *
+ * Determinism: records, names and strings are numbered by first use in
+ * kernel order (version order), then the records' own order; parents are
+ * chosen by similarity over that order. Nothing depends on the order in
+ * which kernels were added. Cost: adding a kernel is linear in its types
+ * plus a rewrite of the file; serializing is linear in all lists.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "../sort/btf_file.h"
+#include "archive_internal.h"
+
+#define HEADER_LEN 32
+#define TRAILER_LEN 4
+#define FORMAT_VERSION 1
+#define ZSTD_LEVEL 5
+/* choose_parents() compares kernels on every PARENT_SAMPLE-th record */
+#define PARENT_SAMPLE 64
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Numbers given by first use while serializing (number + 1; 0: none yet). */
+struct numbering {
+	uint32_t *rec, *kn, *str;
+	struct u32vec rec_order, kn_order, str_order;
+};
+
+static int number(uint32_t *num, struct u32vec *order, uint32_t id,
+		  uint32_t *out)
+{
+	if (!num[id]) {
+		int err = ar_u32vec_push(order, id);
+
+		if (err)
+			return err;
+		num[id] = (uint32_t)order->n;
+	}
+	*out = num[id] - 1;
+	return 0;
+}
+
+static int number_kn(struct bc_archive *ar, struct numbering *nb, uint32_t kn,
+		     uint32_t *out)
+{
+	uint32_t sid;
+	int err = 0;
+
+	if (!nb->kn[kn])
+		err = number(nb->str, &nb->str_order, ar->kns[kn].sid, &sid);
+	return err ? err : number(nb->kn, &nb->kn_order, kn, out);
+}
+
+/* The records in numbering order, as the body writes them. */
+static int write_records(struct bc_archive *ar, struct numbering *nb,
+			 struct ar_buf *out)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nb->rec_order.n && !err; i++) {
+		const uint32_t *c = ar->cells + ar->rec_off[nb->rec_order.v[i]];
+		uint32_t info = c[0], kind = bc_info_kind(info);
+		uint32_t words = ar_info_words(info), j, ci = 2, num = 0;
+
+		err = ar_buf_varint(out, (info >> 24 & 0x7f) | (info >> 31) << 7);
+		err = err ? err : ar_buf_varint(out, bc_info_vlen(info));
+		if (!err && c[1])
+			err = number_kn(ar, nb, c[1] - 1, &num);
+		err = err ? err : ar_buf_varint(out, c[1] ? num + 1 : 0);
+		for (j = 2; j < words && !err; j++) {
+			switch (bc_word_class(kind, j)) {
+			case BC_WORD_REF: {
+				uint32_t code = c[ci++];
+
+				if (!code) {
+					err = ar_buf_varint(out, 0);
+				} else if (code & 1) {
+					err = number(nb->rec, &nb->rec_order,
+						     (code - 1) / 2, &num);
+					err = err ? err : ar_buf_varint(out, 1 + 2 * (uint64_t)num);
+				} else {
+					err = number_kn(ar, nb, code / 2 - 1, &num);
+					err = err ? err : ar_buf_varint(out, 2 + 2 * (uint64_t)num);
+					err = err ? err : ar_buf_varint(out, c[ci++]);
+				}
+				break;
+			}
+			case BC_WORD_NAME:
+				err = number(nb->str, &nb->str_order, c[ci++], &num);
+				err = err ? err : ar_buf_varint(out, num);
+				break;
+			default:
+				err = ar_buf_varint(out, c[ci++]);
+			}
+		}
+	}
+	return err;
+}
+
+/*
+ * Each kernel's parent: among the kernels before it (version order), the
+ * one sharing most records with it, measured on every 64th record of the
+ * candidate: score 2 * shared - sampled; none when no score is positive.
+ */
+static int choose_parents(struct bc_archive *ar)
+{
+	uint32_t *mark = calloc(ar->nr_recs + 1, sizeof(uint32_t)), k, j, i;
+
+	if (!mark)
+		return -ENOMEM;
+	for (k = 0; k < ar->nr_kernels; k++) {
+		struct ar_kernel *kern = &ar->kernels[k];
+		int64_t best = 0;
+
+		kern->parent = -1;
+		if (kern->raw)
+			continue;
+		for (i = 0; i < kern->nr_types; i++)
+			mark[kern->recs[i]] = k + 1;
+		for (j = 0; j < k; j++) {
+			const struct ar_kernel *cand = &ar->kernels[j];
+			int64_t score = 0;
+
+			if (cand->raw)
+				continue;
+			for (i = 0; i < cand->nr_types; i += PARENT_SAMPLE)
+				score += mark[cand->recs[i]] == k + 1 ? 1 : -1;
+			if (score > 0 && score >= best) {
+				best = score;
+				kern->parent = j;
+			}
+		}
+	}
+	free(mark);
+	return 0;
+}
+
+/* Kernel k's script against its parent, lists in file numbers. */
+static int write_script(const uint32_t *list, uint32_t n,
+			const uint32_t *plist, uint32_t np, uint32_t *pos,
+			struct ar_buf *out)
+{
+	uint64_t expect = 0, last = 0;
+	uint32_t i = 0, j;
+	int err = 0;
+
+	for (j = 0; j < np; j++)
+		if (!pos[plist[j]])
+			pos[plist[j]] = j + 1;
+	while (i < n && !err) {
+		uint32_t p = pos[list[i]], len = 1;
+
+		if (p) {
+			p--;
+			while (i + len < n && p + len < np &&
+			       plist[p + len] == list[i + len])
+				len++;
+			err = ar_buf_varint(out, (uint64_t)len << 1 | 1);
+			err = err ? err : ar_buf_varint(out, ar_zigzag((int64_t)p - (int64_t)expect));
+			expect = p + len;
+			i += len;
+			continue;
+		}
+		while (i + len < n && !pos[list[i + len]])
+			len++;
+		err = ar_buf_varint(out, (uint64_t)len << 1);
+		for (j = i; j < i + len && !err; j++) {
+			err = ar_buf_varint(out, ar_zigzag((int64_t)list[j] - (int64_t)last));
+			last = list[j] + 1ull;
+		}
+		i += len;
+	}
+	for (j = 0; j < np; j++)
+		pos[plist[j]] = 0;
+	return err;
+}
+
+static int write_bytes(struct ar_buf *out, const void *data, size_t len)
+{
+	int err = ar_buf_varint(out, len);
+
+	return err ? err : ar_buf_put(out, data, len);
+}
+
+static int write_kernels(struct bc_archive *ar, struct numbering *nb,
+			 struct ar_buf *out)
+{
+	uint32_t nr_file = (uint32_t)nb->rec_order.n, k, i;
+	uint32_t *pos = calloc(nr_file + 1, sizeof(uint32_t));
+	uint32_t **flist = calloc(ar->nr_kernels + 1, sizeof(*flist));
+	struct ar_buf script = { 0 };
+	int err = pos && flist ? ar_buf_varint(out, ar->nr_kernels) : -ENOMEM;
+
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
+		struct ar_kernel *kern = &ar->kernels[k];
+
+		err = write_bytes(out, kern->name, strlen(kern->name));
+		err = err ? err : ar_buf_varint(out, kern->raw ? AR_FLAG_RAW : 0);
+		if (err)
+			break;
+		if (kern->raw) {
+			err = write_bytes(out, kern->blob, kern->blob_size);
+		} else {
+			const struct ar_kernel *p = kern->parent >= 0 ?
+				&ar->kernels[kern->parent] : NULL;
+
+			flist[k] = malloc(((size_t)kern->nr_types + 1) * 4);
+			if (!flist[k]) {
+				err = -ENOMEM;
+				break;
+			}
+			for (i = 0; i < kern->nr_types; i++)
+				flist[k][i] = nb->rec[kern->recs[i]] - 1;
+			script.len = 0;
+			err = write_script(flist[k], kern->nr_types,
+					   p ? flist[kern->parent] : NULL,
+					   p ? p->nr_types : 0, pos, &script);
+			err = err ? err : ar_buf_varint(out, kern->parent + 1);
+			err = err ? err : ar_buf_varint(out, kern->nr_types);
+			err = err ? err : write_bytes(out, script.data, script.len);
+		}
+		err = err ? err : write_bytes(out, kern->layout,
+					      kern->nr_layout * sizeof(*kern->layout));
+		err = err ? err : ar_buf_varint(out, kern->nr_att);
+		for (i = 0; i < kern->nr_att && !err; i++) {
+			err = write_bytes(out, kern->att[i].name,
+					  strlen(kern->att[i].name));
+			err = err ? err : write_bytes(out, kern->att[i].data,
+						      kern->att[i].size);
+		}
+	}
+	for (k = 0; flist && k < ar->nr_kernels; k++)
+		free(flist[k]);
+	free(flist);
+	free(pos);
+	free(script.data);
+	return err;
+}
+
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
+{
+	struct numbering nb = { 0 };
+	struct ar_buf recs = { 0 };
+	uint32_t k, i, dummy;
+	size_t s;
+	int err;
+
+	err = ar_decode_all(ar, NULL);
+	if (err)
+		return err;
+	nb.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+	err = nb.rec && nb.kn && nb.str ? 0 : -ENOMEM;
+	err = err ? err : number(nb.str, &nb.str_order, 0, &dummy);
+	for (k = 0; k < ar->nr_kernels && !err; k++)
+		for (i = 0; i < ar->kernels[k].nr_types && !err && !ar->kernels[k].raw; i++)
+			err = number(nb.rec, &nb.rec_order, ar->kernels[k].recs[i],
+				     &dummy);
+	err = err ? err : write_records(ar, &nb, &recs);
+	err = err ? err : choose_parents(ar);
+	err = err ? err : ar_buf_varint(body, nb.str_order.n);
+	for (s = 0; s < nb.str_order.n && !err; s++) {
+		const struct ar_str *str = &ar->strs[nb.str_order.v[s]];
+
+		err = write_bytes(body, str->s, str->len);
+		err = err ? err : ar_buf_put(body, "", 1);
+	}
+	err = err ? err : ar_buf_varint(body, nb.kn_order.n);
+	for (s = 0; s < nb.kn_order.n && !err; s++) {
+		const struct ar_kn *kn = &ar->kns[nb.kn_order.v[s]];
+
+		err = ar_buf_varint(body, kn->kind);
+		err = err ? err : ar_buf_varint(body, nb.str[kn->sid] - 1);
+	}
+	err = err ? err : ar_buf_varint(body, nb.rec_order.n);
+	err = err ? err : ar_buf_put(body, recs.data, recs.len);
+	err = err ? err : write_kernels(ar, &nb, body);
+	free(recs.data);
+	free(nb.rec);
+	free(nb.kn);
+	free(nb.str);
+	free(nb.rec_order.v);
+	free(nb.kn_order.v);
+	free(nb.str_order.v);
+	return err;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static uint32_t crc_of(const uint8_t *data, size_t len)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	while (len) {
+		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+
+		crc = crc32(crc, data, n);
+		data += n;
+		len -= n;
+	}
+	return (uint32_t)crc;
+}
+
+int ar_wrap_body(const void *body, size_t len, int level, void **out,
+		 size_t *size)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(len), z;
+	unsigned wlog = 10;
+	uint8_t *file = malloc(HEADER_LEN + bound + TRAILER_LEN);
+
+	*out = NULL;
+	if (!file || !cctx) {
+		ZSTD_freeCCtx(cctx);
+		free(file);
+		return -ENOMEM;
+	}
+	while (wlog < 27 && (1ull << wlog) < len)
+		wlog++;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int)wlog);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+	z = ZSTD_compress2(cctx, file + HEADER_LEN, bound, body, len);
+	ZSTD_freeCCtx(cctx);
+	if (ZSTD_isError(z)) {
+		free(file);
+		return -EIO;
+	}
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	put_le32(file + 8, FORMAT_VERSION);
+	put_le32(file + 12, 0);
+	put_le64(file + 16, len);
+	put_le64(file + 24, z);
+	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+	*out = file;
+	*size = HEADER_LEN + z + TRAILER_LEN;
+	return 0;
+}
+
+int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
+			 const struct bc_log *log)
+{
+	struct ar_buf body = { 0 };
+	int err;
+
+	*out = NULL;
+	err = ar_decode_all(ar, log);
+	if (err)
+		return err;
+	err = ar_serialize_body(ar, &body);
+	if (!err) {
+		bc_log_printf(log, BC_LOG_DEBUG,
+			      "%s: body %zu bytes, %u records, %u strings",
+			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
+		err = ar_wrap_body(body.data, body.len, ZSTD_LEVEL, out, size);
+	}
+	if (err == -ENOMEM)
+		bc_log_error(log, err, "%s: out of memory", ar->path);
+	else if (err)
+		bc_log_error(log, err, "%s: zstd cannot compress", ar->path);
+	free(body.data);
+	return err;
+}
+
+static int write_all_fd(int fd, const uint8_t *data, size_t size)
+{
+	while (size) {
+		ssize_t n = write(fd, data, size);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+int bc_archive_write(struct bc_archive *ar, const char *path,
+		     const struct bc_log *log)
+{
+	const char *kill_hook = getenv("BTFCANON_FAULT_KILL_WRITE");
+	char *tmp = NULL;
+	void *data;
+	size_t size;
+	int fd, err = bc_archive_serialize(ar, &data, &size, log);
+
+	if (err)
+		return err;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		free(data);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = bc_log_error(log, -errno, "%s: cannot create %s: %s", path,
+				   tmp, strerror(errno));
+		goto out;
+	}
+	if (kill_hook && !strcmp(kill_hook, "1")) {
+		err = write_all_fd(fd, data, size / 2);
+		raise(SIGKILL);
+	}
+	err = write_all_fd(fd, data, size);
+	if (!err && fchmod(fd, 0644))
+		err = -errno;
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		bc_log_error(log, err, "%s: cannot write: %s", path, strerror(-err));
+	}
+out:
+	free(tmp);
+	free(data);
+	return err;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+struct reader {
+	const uint8_t *data;
+	size_t len, pos;
+	bool bad;
+};
+
+static uint64_t rd_varint(struct reader *r, uint64_t max)
+{
+	uint64_t v = 0;
+
+	if (r->bad || ar_get_varint(r->data, r->len, &r->pos, &v) || v > max) {
+		r->bad = true;
+		return 0;
+	}
+	return v;
+}
+
+static const uint8_t *rd_bytes(struct reader *r, size_t *len)
+{
+	const uint8_t *p;
+
+	*len = rd_varint(r, r->len);
+	if (r->bad || *len > r->len - r->pos) {
+		r->bad = true;
+		*len = 0;
+		return NULL;
+	}
+	p = r->data + r->pos;
+	r->pos += *len;
+	return p;
+}
+
+/* A varint of at most 32 bits at *pos below end; false past end or wider. */
+static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
+			   uint32_t *v)
+{
+	uint32_t x = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
+		uint8_t byte = data[(*pos)++];
+
+		if (shift == 28 && byte > 0x0f)
+			return false;
+		x |= (uint32_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The records, straight into the cells: every number checked against what
+ * it indexes (an anonymous record's against the record count; whether it
+ * is the kernel's is checked when a kernel is rebuilt). Every cell takes a
+ * byte of the body at least, so the cells are sized once.
+ */
+static int read_records(struct bc_archive *ar, struct reader *r)
+{
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 3), i;
+	const uint8_t *d = r->data;
+	size_t end = r->len, pos = r->pos, room = end - pos + 2 * nr + 1;
+	uint32_t *c;
+
+	if (r->bad)
+		return 0;
+	free(ar->cells);
+	free(ar->rec_off);
+	ar->cells = malloc(room * sizeof(uint32_t));
+	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
+	if (!ar->cells || !ar->rec_off)
+		return -ENOMEM;
+	ar->cap_cells = room;
+	ar->cap_recs = (uint32_t)nr + 2;
+	ar->nr_cells = 0;
+	c = ar->cells;
+	for (i = 0; i < nr; i++) {
+		uint32_t kind, vlen, info, kn1, words, j, v, k;
+		const struct bc_kind_layout *kl;
+		size_t at = ar->nr_cells;
+
+		if (!get_u32(d, end, &pos, &kind) || kind > 0xff ||
+		    !get_u32(d, end, &pos, &vlen) || vlen > 0xffffff ||
+		    !get_u32(d, end, &pos, &kn1) || kn1 > ar->nr_kns ||
+		    !bc_kind_valid(kind & 0x7f) ||
+		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f)))
+			goto bad;
+		info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
+		words = ar_info_words(info);
+		if (words - 2 > end - pos)	/* a byte a word at least */
+			goto bad;
+		ar->rec_off[i] = (uint32_t)at;
+		c[at++] = info;
+		c[at++] = kn1;
+		kl = &bc_kinds[kind & 0x7f];
+		for (j = 2; j < words; j++) {
+			enum bc_word_class cls = j < 3u + kl->fixed_words ?
+				bc_word_class(kind & 0x7f, j) :
+				bc_entry_word_class(kl, (j - 3 - kl->fixed_words) %
+							kl->entry_words);
+
+			if (!get_u32(d, end, &pos, &v))
+				goto bad;
+			if (cls == BC_WORD_REF && (v & 1)) {
+				if (v / 2 >= nr)
+					goto bad;
+			} else if (cls == BC_WORD_REF && v) {
+				if (v / 2 - 1 >= ar->nr_kns ||
+				    !get_u32(d, end, &pos, &k))
+					goto bad;
+				c[at++] = v;
+				v = k;
+			} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
+				goto bad;
+			}
+			c[at++] = v;
+		}
+		ar->nr_cells = at;
+	}
+	ar->nr_recs = (uint32_t)nr;
+	ar->rec_off[nr] = (uint32_t)ar->nr_cells;
+	r->pos = pos;
+	return 0;
+bad:
+	ar->nr_recs = 0;
+	ar->nr_cells = 0;
+	ar->rec_off[0] = 0;
+	r->bad = true;
+	return 0;
+}
+
+static int read_kernels(struct bc_archive *ar, struct reader *r)
+{
+	uint64_t nr = rd_varint(r, r->len - r->pos), k, i;
+	int err = 0;
+
+	ar->kernels = calloc(nr + 1, sizeof(*ar->kernels));
+	if (!ar->kernels)
+		return -ENOMEM;
+	ar->cap_kernels = (uint32_t)nr + 1;
+	for (k = 0; k < nr && !r->bad && !err; k++) {
+		struct ar_kernel *kern = &ar->kernels[k];
+		const uint8_t *p;
+		size_t len;
+
+		ar->nr_kernels++;
+		kern->parent = -1;
+		p = rd_bytes(r, &len);
+		if (r->bad || !len || len > 255) {
+			r->bad = true;
+			break;
+		}
+		kern->name = strndup((const char *)p, len);
+		if (!kern->name)
+			return -ENOMEM;
+		if (strlen(kern->name) != len || !ar_name_ok(kern->name) ||
+		    (k && bc_archive_name_cmp(ar->kernels[k - 1].name, kern->name) >= 0)) {
+			r->bad = true;
+			break;
+		}
+		kern->raw = rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
+		if (kern->raw) {
+			p = rd_bytes(r, &len);
+			kern->blob = malloc(len ? len : 1);
+			if (!kern->blob)
+				return -ENOMEM;
+			if (p)
+				memcpy(kern->blob, p, len);
+			kern->blob_size = len;
+		} else {
+			kern->parent = (int64_t)rd_varint(r, k) - 1;
+			kern->nr_types = (uint32_t)rd_varint(r, 0x7fffffff);
+			kern->script = rd_bytes(r, &kern->script_len);
+			if (!r->bad && kern->parent >= 0 &&
+			    ar->kernels[kern->parent].raw)
+				r->bad = true;
+		}
+		p = rd_bytes(r, &len);
+		if (r->bad || len % sizeof(struct bc_btf_layout)) {
+			r->bad = true;
+			break;
+		}
+		if (len) {
+			kern->layout = malloc(len);
+			if (!kern->layout)
+				return -ENOMEM;
+			memcpy(kern->layout, p, len);
+			kern->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
+		}
+		kern->nr_att = 0;
+		len = rd_varint(r, r->len - r->pos);
+		if (!r->bad && len) {
+			kern->att = calloc(len, sizeof(*kern->att));
+			if (!kern->att)
+				return -ENOMEM;
+		}
+		for (i = 0; i < len && !r->bad; i++) {
+			struct ar_attachment *a = &kern->att[i];
+			size_t n;
+
+			p = rd_bytes(r, &n);
+			if (r->bad || !n || memchr(p, 0, n)) {
+				r->bad = true;
+				break;
+			}
+			a->name = strndup((const char *)p, n);
+			if (!a->name)
+				return -ENOMEM;
+			kern->nr_att++;
+			if (i && strcmp(kern->att[i - 1].name, a->name) >= 0) {
+				r->bad = true;
+				break;
+			}
+			p = rd_bytes(r, &n);
+			a->data = malloc(n ? n : 1);
+			if (!a->data)
+				return -ENOMEM;
+			if (p)
+				memcpy(a->data, p, n);
+			a->size = n;
+		}
+		if (!r->bad && kern->nr_att)
+			err = ar_refresh_att_names(kern);
+	}
+	return err;
+}
+
+static int parse_body(struct bc_archive *ar)
+{
+	struct reader r = { ar->body, ar->body_size, 0, false };
+	uint64_t nr, i;
+	int err;
+
+	nr = rd_varint(&r, r.len);
+	for (i = 0; i < nr && !r.bad; i++) {
+		size_t len;
+		const uint8_t *p = rd_bytes(&r, &len);
+
+		if (r.bad || r.pos >= r.len || r.data[r.pos] ||
+		    memchr(p, 0, len) || (i == 0) != (len == 0)) {
+			r.bad = true;
+			break;
+		}
+		r.pos++;
+		if (i == 0)
+			continue;	/* "" is there from bc_archive_new() */
+		if (ar_push_str(ar, (const char *)p, (uint32_t)len))
+			return -ENOMEM;
+	}
+	if (!nr)
+		r.bad = true;
+	nr = rd_varint(&r, r.len);
+	for (i = 0; i < nr && !r.bad; i++) {
+		uint32_t kind = (uint32_t)rd_varint(&r, 0x7f);
+		uint32_t sid = (uint32_t)rd_varint(&r, ar->nr_strs - 1);
+
+		if (r.bad || !bc_kind_valid(kind) || !sid) {
+			r.bad = true;
+			break;
+		}
+		if (ar_push_kn(ar, kind, sid))
+			return -ENOMEM;
+	}
+	err = r.bad ? 0 : read_records(ar, &r);
+	if (!err && !r.bad)
+		err = read_kernels(ar, &r);
+	if (err)
+		return err;
+	if (r.bad || r.pos != r.len)
+		return -EINVAL;
+	return 0;
+}
+
+int bc_archive_parse(const void *data, size_t size, const char *path,
+		     struct bc_archive **out, const struct bc_log *log)
+{
+	const uint8_t *file = data;
+	struct bc_archive *ar = NULL;
+	uint64_t body_len, payload_len;
+	size_t got;
+	int err;
+
+	*out = NULL;
+	if (size < BC_ARCHIVE_MAGIC_LEN ||
+	    memcmp(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN))
+		return bc_log_error(log, -EINVAL, "%s: not a btfcanon archive",
+				    path);
+	if (size < HEADER_LEN + TRAILER_LEN)
+		return bc_log_error(log, -EINVAL,
+				    "%s: damaged archive: %zu bytes, shorter than its header",
+				    path, size);
+	body_len = get_le64(file + 16);
+	payload_len = get_le64(file + 24);
+	if (payload_len != size - HEADER_LEN - TRAILER_LEN)
+		return bc_log_error(log, -EINVAL,
+			"%s: damaged archive: %zu bytes where its header says %llu (truncated or appended to)",
+			path, size,
+			(unsigned long long)(payload_len + HEADER_LEN + TRAILER_LEN));
+	if (get_le32(file + HEADER_LEN + payload_len) !=
+	    crc_of(file, HEADER_LEN + payload_len))
+		return bc_log_error(log, -EINVAL,
+				    "%s: damaged archive: checksum mismatch",
+				    path);
+	if (get_le32(file + 8) != FORMAT_VERSION || get_le32(file + 12))
+		return bc_log_error(log, -EINVAL,
+				    "%s: archive format version %u.%u, this btfcanon reads %u.0",
+				    path, get_le32(file + 8), get_le32(file + 12),
+				    FORMAT_VERSION);
+	if (body_len > (1ull << 34) || body_len > payload_len * 2048 + 4096 ||
+	    ZSTD_getFrameContentSize(file + HEADER_LEN, payload_len) != body_len)
+		return bc_log_error(log, -EINVAL,
+				    "%s: damaged archive: bad compressed body",
+				    path);
+	err = bc_archive_new(&ar);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", path);
+	free(ar->path);
+	ar->path = strdup(path);
+	ar->body = malloc(body_len ? body_len : 1);
+	if (!ar->path || !ar->body) {
+		bc_archive_free(ar);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
+	ar->body_size = body_len;
+	got = ZSTD_decompress(ar->body, body_len, file + HEADER_LEN, payload_len);
+	if (ZSTD_isError(got) || got != body_len)
+		err = -EINVAL;
+	else
+		err = parse_body(ar);
+	if (err) {
+		bc_archive_free(ar);
+		if (err == -ENOMEM)
+			return bc_log_error(log, err, "%s: out of memory", path);
+		return bc_log_error(log, err,
+				    "%s: damaged archive: bad contents", path);
+	}
+	*out = ar;
+	return 0;
+}
+
+int bc_archive_open(const char *path, struct bc_archive **ar,
+		    const struct bc_log *log)
+{
+	struct bc_blob blob = { 0 };
+	struct stat st;
+	uint8_t *data;
+	size_t done = 0;
+	int fd, err;
+
+	*ar = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return bc_log_error(log, err, "%s: %s", path, strerror(-err));
+	}
+	/* mapped where it can be: no copy of the compressed file */
+	if (S_ISREG(st.st_mode) && st.st_size &&
+	    !bc_file_map(fd, 0, (size_t)st.st_size, &blob)) {
+		close(fd);
+		err = bc_archive_parse(blob.data, blob.size, path, ar, log);
+		bc_blob_release(&blob);
+		return err;
+	}
+	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!data) {
+		close(fd);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, data + done, (size_t)st.st_size - done);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			err = n < 0 ? -errno : -EIO;
+			close(fd);
+			free(data);
+			return bc_log_error(log, err, "%s: cannot read: %s", path,
+					    strerror(-err));
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	err = bc_archive_parse(data, done, path, ar, log);
+	free(data);
+	return err;
+}
+

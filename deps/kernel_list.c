@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernels of a run (kernel_list.h): --kernel arguments expanded,
+ * archives opened once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_list.h"
+
+void bc_kernel_list_deinit(struct bc_kernel_list *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->srcs[i].label);
+	for (i = 0; i < l->nr_archives; i++)
+		bc_archive_free(l->archives[i]);
+	free(l->srcs);
+	free(l->archives);
+}
+
+static struct bc_kernel_src *kernel_list_add(struct bc_kernel_list *l)
+{
+	if (l->nr == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		struct bc_kernel_src *n = realloc(l->srcs, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		l->srcs = n;
+		l->cap = cap;
+	}
+	memset(&l->srcs[l->nr], 0, sizeof(l->srcs[0]));
+	return &l->srcs[l->nr++];
+}
+
+/* Adds the kernels of one --kernel argument. Returns 0 or -errno (said). */
+int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
+		       const char *kconfig, const struct bc_log *log)
+{
+	struct bc_archive *ar = NULL, **ars;
+	const char *pattern = NULL;
+	char *archive_path = NULL;
+	uint32_t *idx = NULL, nr = 0, i;
+	struct bc_kernel_src *src;
+	int err, spec = 0;
+
+	if (!bc_archive_is_archive(arg)) {
+		spec = bc_archive_split_spec(arg, &archive_path, &pattern);
+		if (spec < 0)
+			return bc_log_error(log, spec, "out of memory");
+	}
+	if (!spec && !bc_archive_is_archive(arg)) {
+		src = kernel_list_add(l);
+		if (!src || !(src->label = strdup(arg)))
+			return bc_log_error(log, -ENOMEM, "out of memory");
+		src->path = arg;
+		src->kconfig = kconfig;
+		return 0;
+	}
+	err = bc_archive_open(spec ? archive_path : arg, &ar, log);
+	if (err)
+		goto out;
+	ars = realloc(l->archives, (l->nr_archives + 1) * sizeof(*ars));
+	if (!ars) {
+		bc_archive_free(ar);
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	l->archives = ars;
+	l->archives[l->nr_archives++] = ar;
+	err = bc_archive_match(ar, spec ? pattern : "*", &idx, &nr);
+	if (err) {
+		err = bc_log_error(log, err, "out of memory");
+		goto out;
+	}
+	if (!nr) {
+		err = bc_log_error(log, -ENOENT, "%s: no kernel of the archive matches",
+				   arg);
+		goto out;
+	}
+	if (kconfig && nr > 1) {
+		err = bc_log_error(log, -EINVAL,
+				   "--kconfig %s: %s is %u kernels; a config goes with one",
+				   kconfig, arg, nr);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		src = kernel_list_add(l);
+		if (!src) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		src->ar = ar;
+		src->idx = idx[i];
+		src->kconfig = kconfig;
+		/* a saved kernel file keeps its argument as its name */
+		if (!spec && bc_archive_nr_kernels(ar) == 1)
+			src->label = strdup(arg);
+		else if (asprintf(&src->label, "%s:%s", spec ? archive_path : arg,
+				  bc_archive_kernel_name(ar, idx[i])) < 0)
+			src->label = NULL;
+		if (!src->label) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+out:
+	free(idx);
+	free(archive_path);
+	return err;
+}
+
+int bc_kernel_src_load(const struct bc_kernel_src *src, bool want_inlines,
+		       struct bc_deps_kernel *k, const struct bc_log *log)
+{
+	int err;
+
+	if (src->ar)
+		err = bc_deps_kernel_load_archived(src->ar, src->idx, src->label,
+						   k, log);
+	else
+		err = bc_deps_kernel_load(src->path, want_inlines, k, log);
+	if (err)
+		return err;
+	if (src->kconfig && bc_deps_kernel_set_kconfig(k, src->kconfig, log)) {
+		bc_deps_kernel_deinit(k);
+		return -EINVAL;
+	}
+	return 0;
+}
+

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernels of a deps or min run, from their --kernel arguments, with
+ * archives expanded: a file is one kernel; an archive is each of its
+ * kernels, ARCHIVE:GLOB those whose names match (fnmatch), each labelled
+ * ARCHIVE:NAME; a saved kernel file (an archive of one kernel) given as a
+ * file keeps its argument as its label. Archives are opened once and
+ * kept until the list is freed; kernels are read when asked, one at a
+ * time if the caller wishes.
+ */
+#ifndef BTFCANON_DEPS_KERNEL_LIST_H
+#define BTFCANON_DEPS_KERNEL_LIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../archive/archive.h"
+#include "../canon/log.h"
+#include "deps.h"
+
+struct bc_kernel_src {
+	char *label;			/* the report's name for it */
+	const char *path;		/* a file, or NULL */
+	struct bc_archive *ar;		/* or a kernel of an archive */
+	uint32_t idx;
+	const char *kconfig;
+};
+
+struct bc_kernel_list {
+	struct bc_kernel_src *srcs;
+	uint32_t nr, cap;
+	struct bc_archive **archives;	/* opened, owned */
+	uint32_t nr_archives;
+};
+
+/*
+ * Adds the kernels of one --kernel argument; kconfig (or NULL) goes with
+ * them, and may go with one kernel only. Returns 0 or a negative errno
+ * after a message.
+ */
+int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
+		       const char *kconfig, const struct bc_log *log);
+
+/* Frees the labels and closes the archives; accepts a zeroed list. */
+void bc_kernel_list_deinit(struct bc_kernel_list *l);
+
+/*
+ * Reads one kernel of the list (its config too). Returns 0 or a negative
+ * errno after a message naming it.
+ */
+int bc_kernel_src_load(const struct bc_kernel_src *src, bool want_inlines,
+		       struct bc_deps_kernel *k, const struct bc_log *log);
+
+#endif

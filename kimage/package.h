@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel packages, read with libarchive: a .deb (an ar archive whose
+ * data.tar.* member, compressed or not, holds the files) or an .rpm (a
+ * cpio payload). The kernel is the first regular file named
+ * boot/vmlinuz-*, boot/vmlinux-* or (as Fedora's kernel-core keeps it)
+ * [usr/]lib/modules/VERSION/vmlinuz. Nothing is unpacked to disk.
+ */
+#ifndef BTFCANON_PACKAGE_H
+#define BTFCANON_PACKAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../canon/log.h"
+
+/* Does data (a file's first bytes) start a .deb or an .rpm? */
+bool bc_package_detect(const uint8_t *data, size_t size);
+
+/*
+ * Finds the kernel in package path. *member gets its path in the package
+ * (malloc'd, "./boot/vmlinuz-6.1.0-56-cloud-amd64"); with image non-NULL
+ * its bytes too (*image malloc'd, *image_size; at most max_size bytes).
+ * Returns 0 or a negative errno after one message naming path.
+ */
+int bc_package_read_kernel(const char *path, size_t max_size, char **member,
+			   uint8_t **image, size_t *image_size,
+			   const struct bc_log *log);
+
+/*
+ * The kernel's version from its member's path: "vmlinuz-VERSION" of
+ * boot/, or the VERSION directory of lib/modules/VERSION/vmlinuz.
+ * malloc'd; NULL when out of memory.
+ */
+char *bc_package_kernel_version(const char *member);
+
+#endif

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel archive (archive/archive.h).
+ *
+ *	fixtures	small kernels built with libbpf (named and anonymous
+ *			types, two types of one kind and name, a loop through
+ *			anonymous types, a kind layout section) come back
+ *			from an archive byte for byte as sort writes them;
+ *			the loop is stored as bytes, the rest as records
+ *	order		every order of adding gives the same file; add and
+ *			remove give the file a create of the result gives;
+ *			parse then serialize gives the file back
+ *	attachments	named blobs per kernel come back as given
+ *	damage		every byte of a small archive flipped in turn, every
+ *			truncation and an appended byte: an error naming the
+ *			file
+ *	killed		an add killed halfway through writing (SIGKILL, by
+ *			BTFCANON_FAULT_KILL_WRITE) leaves the old archive
+ *	view		lookups by kind and name and single records give
+ *			what the kernel's whole BTF says
+ *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
+ *			trips byte-identical to sort, any order of adding
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+#include "testutil.h"
+#include "../archive/archive.h"
+#include "../canon/canon.h"
+#include "../sort/btf_file.h"
+
+#define NR_FIX 5
+
+struct captured {
+	char text[2048];
+	unsigned int count;
+};
+
+static void capture(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct captured *cap = ctx;
+
+	(void)level;
+	if (!cap->count)
+		snprintf(cap->text, sizeof(cap->text), "%s", msg);
+	cap->count++;
+}
+
+/* What `btfcanon sort` writes for raw (its layout section kept). */
+static struct blob sorted_of(const struct blob *raw)
+{
+	struct canon_opts opts = { .order = BC_ORDER_KIND };
+	struct canon_result res = { 0 };
+	struct bc_btf *btf = parse_or_fail(raw, NULL);
+	struct blob out;
+
+	opts.layout = btf->layout;
+	opts.nr_layout = btf->nr_layout;
+	ck_assert_int_eq(canon_run(btf, &opts, &res, NULL), 0);
+	out.data = res.raw;
+	out.size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	bc_btf_free(btf);
+	return out;
+}
+
+/* Fixture kernel i (0 .. NR_FIX-1), sorted. */
+static struct blob fixture(int i)
+{
+	struct btf *b = btf__new_empty();
+	struct blob raw, out;
+	int in, s, ptr, anon, td, proto;
+
+	ck_assert_ptr_nonnull(b);
+	if (i == 4) {		/* pahole's layout-bearing sample */
+		btf__free(b);
+		raw = read_file("tests/data/dummy.layout.btf");
+		ck_assert_msg(raw.size, "tests/data/dummy.layout.btf missing");
+		out = sorted_of(&raw);
+		blob_free(&raw);
+		return out;
+	}
+	/* libbpf adds fields to the type added last: pointers come after */
+	in = btf__add_int(b, "int", 4, BTF_INT_SIGNED);		/* [1] int */
+	s = btf__add_struct(b, "s", 16);			/* [2] struct s { */
+	ck_assert_int_ge(btf__add_field(b, "a", in, 0, 0), 0);	/*   int a; */
+	ck_assert_int_ge(btf__add_field(b, "next", s + 1, 64, 0), 0); /* struct s *next; } */
+	ptr = btf__add_ptr(b, s);				/* [3] struct s * */
+	ck_assert_int_eq(ptr, s + 1);
+	anon = btf__add_struct(b, NULL, 8);			/* [4] struct { */
+	ck_assert_int_ge(btf__add_field(b, "x", in, 0, 0), 0);	/*   int x; */
+	ck_assert_int_ge(btf__add_field(b, i == 1 ? "y" : "z", in, 32, 0), 0); /* } */
+	td = btf__add_typedef(b, "anon_t", anon);		/* [5] typedef anon_t */
+	proto = btf__add_func_proto(b, in);			/* [6] int (*)(anon_t *) */
+	ck_assert_int_ge(btf__add_func_param(b, "p", proto + 1), 0);
+	ck_assert_int_eq(btf__add_ptr(b, td), proto + 1);	/* [7] anon_t * */
+	ck_assert_int_ge(btf__add_func(b, "f", BTF_FUNC_GLOBAL, proto), 0);
+	ck_assert_int_ge(btf__add_enum(b, "e", 4), 0);		/* enum e { A = i } */
+	ck_assert_int_ge(btf__add_enum_value(b, "A", i), 0);
+	if (i >= 1) {
+		/* two struct dup of different shapes: k 0 and 1 */
+		int d1 = btf__add_struct(b, "dup", 4), d2;
+
+		ck_assert_int_ge(btf__add_field(b, "m", in, 0, 0), 0);
+		d2 = btf__add_struct(b, "dup", 8);
+		ck_assert_int_ge(btf__add_field(b, "m", d2 + 1, 0, 0), 0);
+		ck_assert_int_eq(btf__add_ptr(b, d1), d2 + 1);
+		ck_assert_int_ge(btf__add_var(b, "v", BTF_VAR_GLOBAL_ALLOCATED, d2), 0);
+	}
+	if (i == 3) {
+		/* a loop through anonymous types only: struct { ... *self; } */
+		int a = btf__add_struct(b, NULL, 8);
+
+		ck_assert_int_ge(btf__add_field(b, "self", a + 1, 0, 0), 0);
+		ck_assert_int_eq(btf__add_ptr(b, a), a + 1);
+	}
+	raw = blob_from_libbpf(b);
+	btf__free(b);
+	out = sorted_of(&raw);
+	blob_free(&raw);
+	return out;
+}
+
+static const char *fix_name(int i)
+{
+	static const char *const names[NR_FIX] = {
+		"6.1.0-44-amd64", "6.1.0-56-amd64", "6.12.100+deb12-amd64",
+		"6.1.0-56-cloud-amd64", "dummy",
+	};
+	return names[i];
+}
+
+static struct blob serialize(struct bc_archive *ar)
+{
+	struct blob out;
+
+	ck_assert_int_eq(bc_archive_serialize(ar, &out.data, &out.size, NULL), 0);
+	return out;
+}
+
+/* An archive of the fixtures in mask, added in the order of perm. */
+static struct blob archive_of(unsigned mask, const int *perm)
+{
+	struct bc_archive *ar;
+	struct blob out;
+	int i;
+
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	for (i = 0; i < NR_FIX; i++) {
+		int f = perm ? perm[i] : i;
+		struct blob k;
+
+		if (!(mask >> f & 1))
+			continue;
+		k = fixture(f);
+		ck_assert_int_eq(bc_archive_add_sorted(ar, fix_name(f), k.data,
+						       k.size, NULL), 0);
+		blob_free(&k);
+	}
+	out = serialize(ar);
+	bc_archive_free(ar);
+	return out;
+}
+
+static struct bc_archive *parse_ok(const struct blob *file)
+{
+	struct bc_archive *ar;
+
+	ck_assert_int_eq(bc_archive_parse(file->data, file->size, "t.bca", &ar,
+					  NULL), 0);
+	return ar;
+}
+
+START_TEST(test_fixtures)
+{
+	struct blob file = archive_of((1u << NR_FIX) - 1, NULL);
+	struct bc_archive *ar = parse_ok(&file);
+	int i;
+
+	ck_assert_uint_eq(bc_archive_nr_kernels(ar), NR_FIX);
+	for (i = 0; i < NR_FIX; i++) {
+		struct blob want = fixture(i), got;
+		int k = bc_archive_find_kernel(ar, fix_name(i));
+
+		ck_assert_int_ge(k, 0);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)k, &got.data,
+						       &got.size, NULL), 0);
+		ck_assert_msg(blob_eq(&want, &got), "fixture %d: %zu bytes back, %zu sorted",
+			      i, got.size, want.size);
+		/* only the anonymous loop is kept as bytes */
+		ck_assert_int_eq(bc_archive_kernel_stored_as_bytes(ar, (uint32_t)k),
+				 i == 3);
+		blob_free(&want);
+		blob_free(&got);
+	}
+	/* version order: flavor, then version */
+	ck_assert_str_eq(bc_archive_kernel_name(ar, 0), "6.1.0-44-amd64");
+	ck_assert_str_eq(bc_archive_kernel_name(ar, 1), "6.1.0-56-amd64");
+	ck_assert_str_eq(bc_archive_kernel_name(ar, 2), "6.12.100+deb12-amd64");
+	bc_archive_free(ar);
+	blob_free(&file);
+}
+END_TEST
+
+START_TEST(test_order)
+{
+	static const int perms[][NR_FIX] = {
+		{ 0, 1, 2, 3, 4 }, { 4, 3, 2, 1, 0 }, { 2, 0, 4, 1, 3 },
+		{ 1, 4, 0, 3, 2 }, { 3, 2, 1, 4, 0 },
+	};
+	struct blob first = archive_of(0x1f, perms[0]);
+	struct blob without_1 = archive_of(0x1f & ~2u, NULL);
+	struct bc_archive *ar;
+	struct blob b, k;
+	size_t i;
+
+	for (i = 1; i < sizeof(perms) / sizeof(perms[0]); i++) {
+		b = archive_of(0x1f, perms[i]);
+		ck_assert_msg(blob_eq(&first, &b), "order %zu gives other bytes", i);
+		blob_free(&b);
+	}
+	/* parse, serialize: the same file */
+	ar = parse_ok(&first);
+	b = serialize(ar);
+	ck_assert(blob_eq(&first, &b));
+	blob_free(&b);
+	/* remove 1: as if never added */
+	ck_assert_int_eq(bc_archive_remove(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(1))), 0);
+	b = serialize(ar);
+	ck_assert(blob_eq(&without_1, &b));
+	blob_free(&b);
+	bc_archive_free(ar);
+	/* add 1 to the file without it: the file with it */
+	ar = parse_ok(&without_1);
+	k = fixture(1);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, fix_name(1), k.data, k.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, fix_name(1), k.data, k.size, NULL), -EEXIST);
+	b = serialize(ar);
+	ck_assert(blob_eq(&first, &b));
+	blob_free(&b);
+	blob_free(&k);
+	bc_archive_free(ar);
+	blob_free(&first);
+	blob_free(&without_1);
+}
+END_TEST
+
+START_TEST(test_attachments)
+{
+	struct blob k = fixture(0), file, again;
+	struct bc_archive *ar;
+	const void *data;
+	size_t size;
+	uint32_t nr;
+
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, "k", k.data, k.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_set_attachment(ar, 0, "kconfig", "CONFIG_BPF=y\n", 13), 0);
+	ck_assert_int_eq(bc_archive_set_attachment(ar, 0, "facts", "\0\1\2", 3), 0);
+	file = serialize(ar);
+	bc_archive_free(ar);
+	ar = parse_ok(&file);
+	ck_assert_int_eq(bc_archive_attachment(ar, 0, "facts", &data, &size), 0);
+	ck_assert_uint_eq(size, 3);
+	ck_assert(!memcmp(data, "\0\1\2", 3));
+	ck_assert_int_eq(bc_archive_attachment(ar, 0, "kconfig", &data, &size), 0);
+	ck_assert_uint_eq(size, 13);
+	ck_assert_int_eq(bc_archive_attachment(ar, 0, "modules", &data, &size), -ENOENT);
+	ck_assert_str_eq(bc_archive_attachment_names(ar, 0, &nr)[0], "facts");
+	ck_assert_uint_eq(nr, 2);
+	again = serialize(ar);
+	ck_assert(blob_eq(&file, &again));
+	bc_archive_free(ar);
+	blob_free(&again);
+	blob_free(&file);
+	blob_free(&k);
+}
+END_TEST
+
+static void expect_damage(const uint8_t *data, size_t size, const char *what,
+			  size_t at)
+{
+	struct captured cap = { .count = 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_archive *ar = NULL;
+	int err = bc_archive_parse(data, size, "damaged.bca", &ar, &log);
+
+	ck_assert_msg(err < 0, "%s at %zu: accepted", what, at);
+	ck_assert_ptr_null(ar);
+	ck_assert_msg(cap.count == 1 && strstr(cap.text, "damaged.bca"),
+		      "%s at %zu: message '%s' (%u)", what, at, cap.text, cap.count);
+}
+
+START_TEST(test_damage)
+{
+	struct blob file = archive_of(0x7, NULL);
+	uint8_t *copy = malloc(file.size + 1);
+	size_t i;
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, file.data, file.size);
+	for (i = 0; i < file.size; i++) {
+		uint8_t bit;
+
+		for (bit = 1; bit; bit <<= 1) {
+			copy[i] ^= bit;
+			expect_damage(copy, file.size, "flipped bit", i);
+			copy[i] ^= bit;
+		}
+	}
+	for (i = 0; i < file.size; i++)
+		expect_damage(copy, i, "truncated", i);
+	copy[file.size] = 0;
+	expect_damage(copy, file.size + 1, "appended byte", file.size);
+	free(copy);
+	blob_free(&file);
+}
+END_TEST
+
+/* Runs $BTFCANON with args; returns the wait status. */
+static int run_cli(char *const *args, bool kill_write)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (kill_write)
+			setenv("BTFCANON_FAULT_KILL_WRITE", "1", 1);
+		else
+			unsetenv("BTFCANON_FAULT_KILL_WRITE");
+		freopen("/dev/null", "w", stderr);
+		execv(args[0], args);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void write_blob(const char *path, const struct blob *b)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b->data, 1, b->size, f), b->size);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_killed)
+{
+	const char *cli = getenv("BTFCANON");
+	char dir[] = "/tmp/btfcanon-archive-XXXXXX", path[128], input[128];
+	struct blob file = archive_of(0x3, NULL), k = fixture(2), after;
+	char *args[] = { (char *)cli, "archive", "add", path, input, "--name",
+			 "6.12.100+deb12-amd64", NULL };
+	int status;
+
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/k.bca", dir);
+	snprintf(input, sizeof(input), "%s/in.btf", dir);
+	write_blob(path, &file);
+	write_blob(input, &k);
+	status = run_cli(args, true);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		      "the add was not killed (status 0x%x)", status);
+	after = read_file(path);
+	ck_assert_msg(blob_eq(&file, &after), "a killed add changed the archive");
+	blob_free(&after);
+	/* the same add, not killed, gives the create of the three */
+	status = run_cli(args, false);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "status 0x%x", status);
+	after = read_file(path);
+	blob_free(&file);
+	file = archive_of(0x7, NULL);
+	ck_assert(blob_eq(&file, &after));
+	blob_free(&after);
+	blob_free(&file);
+	blob_free(&k);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+START_TEST(test_view)
+{
+	struct blob file = archive_of(0x7, NULL), k = fixture(1);
+	struct bc_archive *ar = parse_ok(&file);
+	struct bc_btf *btf = parse_or_fail(&k, NULL);
+	struct bc_archive_view *v;
+	uint32_t ids[4], id, words[64], j;
+	int n;
+
+	ck_assert_int_eq(bc_archive_view_open(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(1)),
+					      &v, NULL), 0);
+	ck_assert_uint_eq(bc_archive_view_nr_types(v), btf->nr_types);
+	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_STRUCT, "dup", ids, 4), 2);
+	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_STRUCT, "none", ids, 4), 0);
+	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_UNION, "dup", ids, 4), 0);
+	/* every type's words equal the whole BTF's, names as strings */
+	for (id = 1; id <= btf->nr_types; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+		const uint32_t *w = (const uint32_t *)t;
+
+		n = bc_archive_view_type(v, id, words, 64);
+		ck_assert_int_eq(n, (int)bc_type_words(t));
+		for (j = 0; j < (uint32_t)n; j++) {
+			uint32_t kind = bc_type_kind(t);
+
+			if (j == 0 || (j > 1 && bc_word_class(kind, j) == BC_WORD_NAME))
+				ck_assert_str_eq(bc_archive_view_str(v, words[j]),
+						 bc_btf_str(btf, w[j]));
+			else
+				ck_assert_uint_eq(words[j], w[j]);
+		}
+	}
+	bc_archive_view_free(v);
+	bc_btf_free(btf);
+	bc_archive_free(ar);
+	blob_free(&k);
+	blob_free(&file);
+}
+END_TEST
+
+static const char *const real_kernels[] = {
+	"/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64",
+	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
+	"/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64",
+};
+
+START_TEST(test_real)
+{
+	struct blob sorted[3], full, part, b;
+	struct bc_archive *ar;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct blob raw;
+		enum bc_file_format format;
+
+		if (access(real_kernels[i], R_OK)) {
+			fprintf(stderr, "archive real: %s absent: skipped\n",
+				real_kernels[i]);
+			return;
+		}
+		ck_assert_int_eq(bc_file_read_btf(real_kernels[i], &raw.data,
+						  &raw.size, &format, NULL), 0);
+		sorted[i] = sorted_of(&raw);
+		blob_free(&raw);
+	}
+	/* 2, 0, 1 */
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	for (i = 2; i < 5; i++) {
+		char *name;
+
+		ck_assert_int_eq(bc_archive_input_name(real_kernels[i % 3], &name, NULL), 0);
+		ck_assert_int_eq(bc_archive_add_sorted(ar, name, sorted[i % 3].data,
+						       sorted[i % 3].size, NULL), 0);
+		free(name);
+	}
+	full = serialize(ar);
+	bc_archive_free(ar);
+	ar = parse_ok(&full);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)i, &b.data,
+						       &b.size, NULL), 0);
+		ck_assert_msg(blob_eq(&b, &sorted[i]), "%s: other bytes back",
+			      real_kernels[i]);
+		ck_assert(!bc_archive_kernel_stored_as_bytes(ar, (uint32_t)i));
+		blob_free(&b);
+	}
+	/* remove 6.12.115, add it back: the same file as created */
+	ck_assert_int_eq(bc_archive_remove(ar, 1), 0);
+	part = serialize(ar);
+	bc_archive_free(ar);
+	ar = parse_ok(&part);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, "6.12.115+deb12-cloud-amd64",
+					       sorted[1].data, sorted[1].size, NULL), 0);
+	b = serialize(ar);
+	ck_assert_msg(blob_eq(&b, &full), "add after remove: other bytes");
+	blob_free(&b);
+	bc_archive_free(ar);
+	blob_free(&part);
+	blob_free(&full);
+	for (i = 0; i < 3; i++)
+		blob_free(&sorted[i]);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	static const char *const order[] = {
+		"6.1.0-44-amd64", "6.1.0-56-amd64", "6.12.100+deb12-amd64",
+		"6.12.117+deb12-amd64", "6.1.0-44-cloud-amd64", "6.12.9+deb12-cloud-amd64",
+		"6.12.10+deb12-cloud-amd64",
+	};
+	size_t i;
+
+	char *name;
+
+	/* the default names themselves are kimage's (kimage suite) */
+	ck_assert_int_eq(bc_archive_input_name("/boot/vmlinuz-6.1.0-56-cloud-amd64",
+					       &name, NULL), 0);
+	ck_assert_str_eq(name, "6.1.0-56-cloud-amd64");
+	free(name);
+	for (i = 0; i + 1 < sizeof(order) / sizeof(order[0]); i++)
+		ck_assert_msg(bc_archive_name_cmp(order[i], order[i + 1]) < 0,
+			      "%s < %s", order[i], order[i + 1]);
+	ck_assert_str_eq(bc_archive_name_flavor("6.12.117+deb12-rt-arm64"), "rt-arm64");
+}
+END_TEST
+
+Suite *archive_suite(void)
+{
+	Suite *s = suite_create("archive");
+	TCase *tc;
+
+	tc = tcase_create("fixtures");
+	tcase_add_test(tc, test_fixtures);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("order");
+	tcase_add_test(tc, test_order);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("attachments");
+	tcase_add_test(tc, test_attachments);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("damage");
+	tcase_add_test(tc, test_damage);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("killed");
+	tcase_add_test(tc, test_killed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("view");
+	tcase_add_test(tc, test_view);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("names");
+	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("real");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_real);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel image and package readers (kimage/), below the command line
+ * (tests/images.sh covers every compression and form end to end):
+ *
+ *	names		bc_kernel_default_name() on image, BTF and package paths
+ *	detect		each compression's magic, the zboot names
+ *	limits		a stream that decompresses past the limit is refused,
+ *			truncated ones fail at the place they end
+ *	real		Debian's packages (tools/setup-debian.sh fetches them
+ *			into BTFCANON_IMAGE_CACHE, default
+ *			/var/cache/btfcanon-tests): the BTF read from each is
+ *			byte for byte the .BTF section of the same kernel's debug
+ *			vmlinux where that is installed; the time to read shown.
+ *			An absent package skips with a message.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "suites.h"
+#include "../kimage/decompress.h"
+#include "../kimage/kimage.h"
+#include "../sort/btf_file.h"
+
+static void quiet(void *ctx, enum bc_log_level level, const char *msg)
+{
+	(void)level;
+	if (ctx)
+		snprintf(ctx, 512, "%s", msg);
+}
+
+static const char *image_cache(void)
+{
+	const char *dir = getenv("BTFCANON_IMAGE_CACHE");
+
+	return dir && *dir ? dir : "/var/cache/btfcanon-tests";
+}
+
+/* The cached package whose name starts with prefix; NULL when absent. */
+static char *cached_package(const char *prefix)
+{
+	char pattern[512], *found = NULL;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s_*.deb", image_cache(), prefix);
+	if (!glob(pattern, 0, NULL, &g) && g.gl_pathc)
+		found = strdup(g.gl_pathv[0]);
+	globfree(&g);
+	return found;
+}
+
+START_TEST(names)
+{
+	static const struct { const char *path, *name; } cases[] = {
+		{ "/boot/vmlinuz-6.1.0-56-cloud-amd64", "6.1.0-56-cloud-amd64" },
+		{ "vmlinuz-6.12.117+deb12-arm64", "6.12.117+deb12-arm64" },
+		{ "/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64",
+		  "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf", "6.1.0-56-cloud-amd64" },
+		{ "dir/6.1.0-56-cloud-amd64.btf", "6.1.0-56-cloud-amd64" },
+		{ "bzImage-5.15.0", "5.15.0" },
+		{ "vmlinuz-", "vmlinuz-" },
+		{ "kernel.bin", "kernel.bin" },
+	};
+	char msg[512] = "", *name, *deb;
+	struct bc_log log = { .fn = quiet, .ctx = msg };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(bc_kernel_default_name(cases[i].path, &name, &log), 0);
+		ck_assert_msg(!strcmp(name, cases[i].name), "%s: got %s, want %s",
+			      cases[i].path, name, cases[i].name);
+		free(name);
+	}
+	/* a package: from its member's name, not the file's */
+	deb = cached_package("linux-image-6.1.0-56-cloud-amd64");
+	if (!deb) {
+		fprintf(stderr, "kimage names: linux-image-6.1.0-56-cloud-amd64 not in %s: package case skipped (tools/setup-debian.sh)\n",
+			image_cache());
+		return;
+	}
+	ck_assert_int_eq(bc_kernel_default_name(deb, &name, &log), 0);
+	ck_assert_str_eq(name, "6.1.0-56-cloud-amd64");
+	free(name);
+	free(deb);
+}
+END_TEST
+
+START_TEST(detect)
+{
+	static const struct { const char *magic; size_t len; enum bc_comp comp; } magics[] = {
+		{ "\x1f\x8b\x08\x00", 4, BC_COMP_GZIP },
+		{ "BZh9", 4, BC_COMP_BZIP2 },
+		{ "\x5d\x00\x00\x00\x04\xff\xff\xff\xff\xff\xff\xff\xff", 13, BC_COMP_LZMA },
+		{ "\xfd" "7zXZ\x00\x00", 7, BC_COMP_XZ },
+		{ "\x89LZO\x00\x0d\x0a\x1a\x0a", 9, BC_COMP_LZO },
+		{ "\x02\x21\x4c\x18", 4, BC_COMP_LZ4 },
+		{ "\x28\xb5\x2f\xfd", 4, BC_COMP_ZSTD },
+		{ "\x9f\xeb\x01\x00", 4, BC_COMP_NONE },
+		{ "\x7f" "ELF", 4, BC_COMP_NONE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		ck_assert_msg(bc_comp_detect((const uint8_t *)magics[i].magic,
+					     magics[i].len) == magics[i].comp,
+			      "magic %zu: want %s", i, bc_comp_name(magics[i].comp));
+	ck_assert_int_eq(bc_comp_from_zboot_name("xzkern"), BC_COMP_XZ);
+	ck_assert_int_eq(bc_comp_from_zboot_name("zstd22"), BC_COMP_ZSTD);
+	ck_assert_int_eq(bc_comp_from_zboot_name("gzip"), BC_COMP_GZIP);
+	ck_assert_int_eq(bc_comp_from_zboot_name("brotli"), BC_COMP_NONE);
+	/* raw BTF and ELF are sort/'s to read, not an image */
+	ck_assert(!bc_kimage_detect((const uint8_t *)"\x9f\xeb\x01\x00", 4));
+	ck_assert(!bc_kimage_detect((const uint8_t *)"\x7f" "ELF", 4));
+}
+END_TEST
+
+/* 1 MiB of zeros as a gzip stream, through zlib's own compressor. */
+static uint8_t *gzip_zeros(size_t *len)
+{
+	static uint8_t zeros[1 << 20];
+	uint8_t *out = malloc(1 << 16);
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	ck_assert(out);
+	ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = zeros;
+	z.avail_in = sizeof(zeros);
+	z.next_out = out;
+	z.avail_out = 1 << 16;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+START_TEST(limits)
+{
+	struct bc_comp_error why;
+	uint8_t *gz, *out;
+	size_t gz_len, out_len;
+
+	gz = gzip_zeros(&gz_len);
+	ck_assert_int_eq(bc_decompress(BC_COMP_GZIP, gz, gz_len, 0, 1 << 20,
+				       &out, &out_len, &why), 0);
+	ck_assert_uint_eq(out_len, 1 << 20);
+	free(out);
+	/* a bomb: more out than allowed */
+	ck_assert_int_eq(bc_decompress(BC_COMP_GZIP, gz, gz_len, 0, 4096, &out,
+				       &out_len, &why), -EFBIG);
+	ck_assert_ptr_null(out);
+	/* a lying size hint changes nothing */
+	ck_assert_int_eq(bc_decompress(BC_COMP_GZIP, gz, gz_len, 16, 1 << 20,
+				       &out, &out_len, &why), 0);
+	ck_assert_uint_eq(out_len, 1 << 20);
+	free(out);
+	/* cut short: says where */
+	ck_assert_int_eq(bc_decompress(BC_COMP_GZIP, gz, gz_len / 2, 0, 1 << 20,
+				       &out, &out_len, &why), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(why.why, "truncated"));
+	ck_assert_uint_eq(why.at, gz_len / 2);
+	free(gz);
+}
+END_TEST
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const struct real_image {
+	const char *package;	/* prefix in the cache */
+	const char *form;
+	const char *debug;	/* the same kernel's debug vmlinux, or NULL */
+} real_images[] = {
+	{ "linux-image-6.1.0-56-cloud-amd64", "bzImage, lz4",
+	  "/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64" },
+	{ "linux-image-6.1.0-56-amd64", "bzImage, xz", NULL },
+	{ "linux-image-6.12.117+deb12-cloud-amd64", "bzImage, zstd",
+	  "/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64" },
+	{ "linux-image-6.1.0-56-cloud-arm64", "arm64 Image", NULL },
+};
+
+START_TEST(real)
+{
+	const struct real_image *r = &real_images[_i];
+	char msg[512] = "", *deb = cached_package(r->package);
+	struct bc_log log = { .fn = quiet, .ctx = msg };
+	enum bc_file_format format;
+	struct bc_blob got, want;
+	struct bc_btf *btf;
+	double t0;
+
+	if (!deb) {
+		fprintf(stderr, "kimage real: %s not in %s: skipped (tools/setup-debian.sh fetches it)\n",
+			r->package, image_cache());
+		return;
+	}
+	t0 = now();
+	ck_assert_msg(!bc_file_read_btf_blob(deb, &got, &format, &log),
+		      "%s: %s", deb, msg);
+	fprintf(stderr, "kimage real: %s (%s): BTF (%zu bytes) read in %.3f s\n",
+		r->package, r->form, got.size, now() - t0);
+	ck_assert_int_eq(format, BC_FILE_IMAGE);
+	if (r->debug && !access(r->debug, R_OK)) {
+		ck_assert_msg(!bc_file_read_btf_blob(r->debug, &want, &format, &log),
+			      "%s: %s", r->debug, msg);
+		ck_assert_msg(got.size == want.size &&
+			      !memcmp(got.data, want.data, got.size),
+			      "%s: BTF differs from %s's .BTF", deb, r->debug);
+		bc_blob_release(&want);
+	}
+	/* and it parses */
+	ck_assert_msg(!bc_btf_parse_blob(&got, NULL, NULL, deb, &log, &btf),
+		      "%s: %s", deb, msg);
+	ck_assert_uint_gt(btf->nr_types, 50000);
+	bc_btf_free(btf);
+	free(deb);
+}
+END_TEST
+
+Suite *kimage_suite(void)
+{
+	Suite *s = suite_create("kimage");
+	TCase *tc = tcase_create("names");
+
+	tcase_add_test(tc, names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("detect");
+	tcase_add_test(tc, detect);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_add_test(tc, limits);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("real");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, real, 0,
+			    sizeof(real_images) / sizeof(real_images[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
