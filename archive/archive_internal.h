@@ -94,6 +94,16 @@ struct ar_kernel {
 	const char **att_names;
 };
 
+/* Arrays over the pools for rebuilding kernels, zero between uses. */
+struct ar_scratch {
+	uint32_t *first, *count;	/* [kn] */
+	uint32_t *anon;			/* [record] */
+	uint32_t *placed;		/* [string] */
+	uint32_t nr_kns, nr_recs, nr_strs;	/* their sizes */
+};
+
+void ar_scratch_free(struct ar_scratch *sc);
+
 struct ar_chunk {
 	struct ar_chunk *next;
 	char bytes[];
@@ -116,6 +126,7 @@ struct bc_archive {
 	struct idtab str_tab, kn_tab, rec_tab;
 	struct ar_chunk *arena;		/* strings added since reading */
 	size_t arena_used, arena_cap;
+	struct ar_scratch scratch;	/* records.c, ar_build_raw() */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
 };
@@ -145,7 +156,7 @@ int ar_refresh_att_names(struct ar_kernel *k);
  */
 int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 		     uint32_t **list);
-int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
+int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 		 uint32_t n, const struct bc_btf_layout *layout,
 		 uint32_t nr_layout, void **raw, size_t *size);
 

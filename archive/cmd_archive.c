@@ -629,8 +629,13 @@ static void print_missing(const char *a, const char *b, char prefix)
 		const char *end = strchr(p, '\n');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 
-		if (!has_line(b, p, n))
-			printf("      %c %.*s\n", prefix, (int)n, p);
+		if (!has_line(b, p, n)) {
+			size_t lead = 0;
+
+			while (lead < n && p[lead] == ' ')
+				lead++;
+			printf("      %c %.*s\n", prefix, (int)(n - lead), p + lead);
+		}
 		p = end ? end + 1 : NULL;
 	}
 }

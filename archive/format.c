@@ -138,10 +138,25 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 static int choose_parents(struct bc_archive *ar)
 {
 	uint32_t *mark = calloc(ar->nr_recs + 1, sizeof(uint32_t)), k, j, i;
+	uint32_t **sample = calloc(ar->nr_kernels + 1, sizeof(*sample));
+	uint32_t *nr_sample = calloc(ar->nr_kernels + 1, sizeof(uint32_t));
+	int err = mark && sample && nr_sample ? 0 : -ENOMEM;
 
-	if (!mark)
-		return -ENOMEM;
-	for (k = 0; k < ar->nr_kernels; k++) {
+	/* each kernel's sample, contiguous: the loops below stay in cache */
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
+		const struct ar_kernel *kern = &ar->kernels[k];
+
+		if (kern->raw)
+			continue;
+		sample[k] = malloc((kern->nr_types / PARENT_SAMPLE + 1) * sizeof(uint32_t));
+		if (!sample[k]) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < kern->nr_types; i += PARENT_SAMPLE)
+			sample[k][nr_sample[k]++] = kern->recs[i];
+	}
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
 		struct ar_kernel *kern = &ar->kernels[k];
 		int64_t best = 0;
 
@@ -151,21 +166,24 @@ static int choose_parents(struct bc_archive *ar)
 		for (i = 0; i < kern->nr_types; i++)
 			mark[kern->recs[i]] = k + 1;
 		for (j = 0; j < k; j++) {
-			const struct ar_kernel *cand = &ar->kernels[j];
 			int64_t score = 0;
 
-			if (cand->raw)
+			if (ar->kernels[j].raw)
 				continue;
-			for (i = 0; i < cand->nr_types; i += PARENT_SAMPLE)
-				score += mark[cand->recs[i]] == k + 1 ? 1 : -1;
+			for (i = 0; i < nr_sample[j]; i++)
+				score += mark[sample[j][i]] == k + 1 ? 1 : -1;
 			if (score > 0 && score >= best) {
 				best = score;
 				kern->parent = j;
 			}
 		}
 	}
+	for (k = 0; sample && k < ar->nr_kernels; k++)
+		free(sample[k]);
+	free(sample);
+	free(nr_sample);
 	free(mark);
-	return 0;
+	return err;
 }
 
 /* Kernel k's script against its parent, lists in file numbers. */

@@ -57,8 +57,26 @@ struct encoder {
 	uint32_t *k;		/* [type] rank among its kn in the kernel */
 	uint32_t *rec;		/* [type] its record */
 	uint8_t *state;		/* [type] VISIT_* */
+	uint32_t *sid_of_off;	/* [string offset] string number + 1 */
 	struct u32vec cells;
 };
+
+/*
+ * The pool's number of the string at offset off of the kernel: a member
+ * name is met thousands of times, so each offset is looked up in the
+ * pool (a hash of its bytes, a probe in a large table) once.
+ */
+static int64_t kernel_str(struct encoder *e, uint32_t off)
+{
+	int64_t sid;
+
+	if (off < e->btf->str_len && e->sid_of_off[off])
+		return e->sid_of_off[off] - 1;
+	sid = ar_intern_str(e->ar, bc_btf_str(e->btf, off));
+	if (sid >= 0 && off < e->btf->str_len)
+		e->sid_of_off[off] = (uint32_t)sid + 1;
+	return sid;
+}
 
 /* The cells of local type idx, its anonymous referents already done. */
 static int64_t encode_record(struct encoder *e, uint32_t idx)
@@ -90,7 +108,7 @@ static int64_t encode_record(struct encoder *e, uint32_t idx)
 			break;
 		}
 		case BC_WORD_NAME: {
-			int64_t sid = ar_intern_str(e->ar, bc_btf_str(e->btf, w[j]));
+			int64_t sid = kernel_str(e, w[j]);
 
 			err = sid < 0 ? (int)sid : ar_u32vec_push(&e->cells, (uint32_t)sid);
 			break;
@@ -171,7 +189,8 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 	e.k = calloc(n + 1, sizeof(uint32_t));
 	e.rec = calloc(n + 1, sizeof(uint32_t));
 	e.state = calloc(n + 1, 1);
-	if (!e.kn1 || !e.k || !e.rec || !e.state) {
+	e.sid_of_off = calloc((size_t)btf->str_len + 1, sizeof(uint32_t));
+	if (!e.kn1 || !e.k || !e.rec || !e.state || !e.sid_of_off) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -182,7 +201,7 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 
 		if (!*name)
 			continue;
-		sid = ar_intern_str(ar, name);
+		sid = kernel_str(&e, t->name_off);
 		kn = sid < 0 ? sid : ar_intern_kn(ar, bc_type_kind(t), (uint32_t)sid);
 		if (kn < 0) {
 			err = (int)kn;
@@ -216,6 +235,7 @@ out:
 	free(e.k);
 	free(e.rec);
 	free(e.state);
+	free(e.sid_of_off);
 	free(e.cells.v);
 	return err;
 }
@@ -239,17 +259,15 @@ static int kn_rank_cmp(const void *a, const void *b)
  * Where a kernel's types are by name: id of (kn, 0) in first[kn], of
  * (kn, k > 0) in the sorted more[], of an anonymous record in anon[rec].
  */
-int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
-		 uint32_t n, struct ar_ids *ids)
+/*
+ * Fills ids (first and anon zeroed, as count) from the list; on error the
+ * caller cleans up (ids_clear).
+ */
+static int ids_fill(const struct bc_archive *ar, const uint32_t *list,
+		    uint32_t n, struct ar_ids *ids, uint32_t *count)
 {
-	uint32_t i, *count;
+	uint32_t i;
 
-	memset(ids, 0, sizeof(*ids));
-	ids->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	ids->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
-	count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	if (!ids->first || !ids->anon || !count)
-		goto nomem;
 	for (i = 0; i < n; i++) {
 		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
 
@@ -265,14 +283,12 @@ int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 				struct kn_rank *p = realloc(ids->more, cap * sizeof(*p));
 
 				if (!p)
-					goto nomem;
+					return -ENOMEM;
 				ids->more = p;
 				ids->cap_more = cap;
 			}
 			ids->more[ids->nr_more++] = (struct kn_rank){ kn, k, i + 1 };
 		} else if (ids->anon[list[i]]) {
-			free(count);
-			ar_ids_free(ids);
 			return -EINVAL;	/* an anonymous record twice */
 		} else {
 			ids->anon[list[i]] = i + 1;
@@ -280,12 +296,83 @@ int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 	}
 	if (ids->nr_more)
 		qsort(ids->more, ids->nr_more, sizeof(*ids->more), kn_rank_cmp);
-	free(count);
 	return 0;
-nomem:
+}
+
+/* Zeroes what ids_fill() set in first, anon and count; frees more. */
+static void ids_clear(const struct bc_archive *ar, const uint32_t *list,
+		      uint32_t n, struct ar_ids *ids, uint32_t *count)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
+
+		if (c[1]) {
+			ids->first[c[1] - 1] = 0;
+			count[c[1] - 1] = 0;
+		} else {
+			ids->anon[list[i]] = 0;
+		}
+	}
+	free(ids->more);
+	ids->more = NULL;
+	ids->nr_more = ids->cap_more = 0;
+}
+
+int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, struct ar_ids *ids)
+{
+	uint32_t *count;
+	int err;
+
+	memset(ids, 0, sizeof(*ids));
+	ids->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	ids->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	err = ids->first && ids->anon && count ? ids_fill(ar, list, n, ids, count) :
+	      -ENOMEM;
 	free(count);
-	ar_ids_free(ids);
-	return -ENOMEM;
+	if (err)
+		ar_ids_free(ids);
+	return err;
+}
+
+/*
+ * Rebuilding one kernel after another (extract, deps over every kernel)
+ * needs the same four arrays over the pools each time: they are kept in
+ * the archive, zero between uses (only the entries a kernel touched are
+ * cleared), instead of allocated and faulted in afresh per kernel.
+ */
+static int scratch_ready(struct bc_archive *ar)
+{
+	struct ar_scratch *sc = &ar->scratch;
+
+	if (sc->nr_kns > ar->nr_kns && sc->nr_recs > ar->nr_recs &&
+	    sc->nr_strs > ar->nr_strs)
+		return 0;
+	ar_scratch_free(sc);
+	sc->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	sc->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	sc->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	sc->placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+	if (!sc->first || !sc->count || !sc->anon || !sc->placed) {
+		ar_scratch_free(sc);
+		return -ENOMEM;
+	}
+	sc->nr_kns = ar->nr_kns + 1;
+	sc->nr_recs = ar->nr_recs + 1;
+	sc->nr_strs = ar->nr_strs + 1;
+	return 0;
+}
+
+void ar_scratch_free(struct ar_scratch *sc)
+{
+	free(sc->first);
+	free(sc->count);
+	free(sc->anon);
+	free(sc->placed);
+	memset(sc, 0, sizeof(*sc));
 }
 
 void ar_ids_free(struct ar_ids *ids)
@@ -354,28 +441,34 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
  * order of first use ("" at 0), then the layout section when there is one.
  * -EINVAL when a reference names no type of the kernel.
  */
-int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
-		     uint32_t n, const struct bc_btf_layout *layout,
-		     uint32_t nr_layout, void **raw, size_t *size)
+int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, const struct bc_btf_layout *layout,
+		 uint32_t nr_layout, void **raw, size_t *size)
 {
-	struct ar_ids ids;
+	struct ar_ids ids = { 0 };
 	struct ar_buf out = { 0 }, strs = { 0 };
-	uint32_t *placed = NULL, i;
+	struct u32vec used = { 0 };	/* strings placed, to clear after */
+	uint32_t *placed, i;
 	size_t total = 0;
-	int err = ar_ids_build(ar, list, n, &ids);
+	int err = scratch_ready(ar);
 
 	*raw = NULL;
 	if (err)
 		return err;
+	ids.first = ar->scratch.first;
+	ids.anon = ar->scratch.anon;
+	placed = ar->scratch.placed;
+	err = ids_fill(ar, list, n, &ids, ar->scratch.count);
+	if (err)
+		goto out;
 	/* the whole size up front: one allocation, no copies */
 	for (i = 0; i < n; i++)
 		total += ar_info_words(ar->cells[ar->rec_off[list[i]]]) * 4ull;
 	if (total > UINT32_MAX / 2) {	/* BTF's sections have 32-bit lengths */
-		ar_ids_free(&ids);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
-	placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
-	err = placed ? ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64) : -ENOMEM;
+	err = ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64);
 	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
 	err = err ? err : ar_buf_put(&strs, "", 1);
 	if (err)
@@ -401,8 +494,9 @@ int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
 			} else {
 				w[j] = (uint32_t)strs.len;
 				placed[sid] = w[j] + 1;
-				err = ar_buf_put(&strs, ar->strs[sid].s,
-						 ar->strs[sid].len + 1);
+				err = ar_u32vec_push(&used, sid);
+				err = err ? err : ar_buf_put(&strs, ar->strs[sid].s,
+							     ar->strs[sid].len + 1);
 			}
 		}
 		out.len += words * 4;
@@ -432,8 +526,10 @@ int ar_build_raw(const struct bc_archive *ar, const uint32_t *list,
 out:
 	free(out.data);
 	free(strs.data);
-	free(placed);
-	ar_ids_free(&ids);
+	for (i = 0; i < used.n; i++)
+		placed[used.v[i]] = 0;
+	free(used.v);
+	ids_clear(ar, list, n, &ids, ar->scratch.count);
 	return err;
 }
 

@@ -55,6 +55,8 @@
 #include "../canon/canon.h"
 #include "min.h"
 
+#define MARK_DEPTH 256	/* nesting of arrays, prototypes, members followed */
+
 enum {
 	MARK_KEEP = 1,		/* in the output */
 	MARK_ROOT = 2,		/* kept as it is: a typedef is not passed through */
@@ -160,8 +162,12 @@ static int mark_entry(struct bc_min *m, uint32_t id, uint32_t idx)
  * prototype refers to when follow is set): structs, unions and enums
  * without their entries.
  */
-static void mark_shape(struct bc_min *m, uint32_t id, bool follow)
+static void mark_shape(struct bc_min *m, uint32_t id, bool follow,
+		       uint32_t depth)
 {
+	/* a kernel's types nest a few levels; a hostile chain stops here */
+	if (depth > MARK_DEPTH)
+		return;
 	while (id) {
 		const struct btf_type *t = bc_btf_type(m->btf, id);
 		uint32_t kind = bc_type_kind(t), i;
@@ -179,7 +185,7 @@ static void mark_shape(struct bc_min *m, uint32_t id, bool follow)
 		case BTF_KIND_ARRAY: {
 			const struct btf_array *a = (const void *)(t + 1);
 
-			mark_shape(m, a->index_type, follow);
+			mark_shape(m, a->index_type, follow, depth + 1);
 			id = a->type;
 			break;
 		}
@@ -187,7 +193,7 @@ static void mark_shape(struct bc_min *m, uint32_t id, bool follow)
 			const struct btf_param *p = (const void *)(t + 1);
 
 			for (i = 0; i < bc_type_vlen(t); i++)
-				mark_shape(m, p[i].type, follow);
+				mark_shape(m, p[i].type, follow, depth + 1);
 			id = t->type;
 			break;
 		}
@@ -211,8 +217,11 @@ static void mark_shape(struct bc_min *m, uint32_t id, bool follow)
 }
 
 /* BTFgen's rule for type_matches: whole types, composites behind pointers empty. */
-static int mark_match(struct bc_min *m, uint32_t id, bool behind_ptr)
+static int mark_match(struct bc_min *m, uint32_t id, bool behind_ptr,
+		      uint32_t depth)
 {
+	if (depth > MARK_DEPTH)
+		return 0;
 	while (id) {
 		const struct btf_type *t = bc_btf_type(m->btf, id);
 		uint32_t kind = bc_type_kind(t), i;
@@ -231,7 +240,7 @@ static int mark_match(struct bc_min *m, uint32_t id, bool behind_ptr)
 				return 0;
 			m->marks[id] |= MARK_ALL;
 			for (i = 0; i < bc_type_vlen(t); i++) {
-				err = mark_match(m, mb[i].type, false);
+				err = mark_match(m, mb[i].type, false, depth + 1);
 				if (err)
 					return err;
 			}
@@ -248,7 +257,7 @@ static int mark_match(struct bc_min *m, uint32_t id, bool behind_ptr)
 		case BTF_KIND_ARRAY: {
 			const struct btf_array *a = (const void *)(t + 1);
 
-			err = mark_match(m, a->index_type, false);
+			err = mark_match(m, a->index_type, false, depth + 1);
 			if (err)
 				return err;
 			behind_ptr = false;
@@ -259,7 +268,7 @@ static int mark_match(struct bc_min *m, uint32_t id, bool behind_ptr)
 			const struct btf_param *p = (const void *)(t + 1);
 
 			for (i = 0; i < bc_type_vlen(t); i++) {
-				err = mark_match(m, p[i].type, false);
+				err = mark_match(m, p[i].type, false, depth + 1);
 				if (err)
 					return err;
 			}
@@ -298,7 +307,7 @@ static int mark_field_path(struct bc_min *m, uint32_t id, const int *raw,
 	uint32_t i;
 	int err;
 
-	mark_shape(m, id, false);
+	mark_shape(m, id, false, 0);
 	for (i = 1; i < raw_len; i++) {
 		const struct btf_type *t;
 		uint32_t kind;
@@ -315,7 +324,7 @@ static int mark_field_path(struct bc_min *m, uint32_t id, const int *raw,
 			if (err)
 				return err;
 			id = mb[raw[i]].type;
-			mark_shape(m, id, false);
+			mark_shape(m, id, false, 0);
 		} else if (kind == BTF_KIND_ARRAY) {
 			id = ((const struct btf_array *)(t + 1))->type;
 		} else {
@@ -336,14 +345,14 @@ static int mark_match_event(struct bc_min *m, uint32_t kind, uint32_t root_id,
 	case 0: case 1: case 2: case 3: case 4: case 5:	/* fields */
 		return mark_field_path(m, root_id, raw, raw_len);
 	case 7: case 8: case 9:		/* target_type_id, type_exists, type_size */
-		mark_shape(m, root_id, true);
+		mark_shape(m, root_id, true, 0);
 		return 0;
 	case 10: case 11:		/* enumval_exists, enumval_value */
-		mark_shape(m, root_id, false);
+		mark_shape(m, root_id, false, 0);
 		id = skip_mods(m, root_id);
 		return raw_len ? mark_entry(m, id, raw[0]) : 0;
 	case 12:			/* type_matches */
-		return mark_match(m, root_id, false);
+		return mark_match(m, root_id, false, 0);
 	default:
 		return 0;
 	}
@@ -600,7 +609,8 @@ static int build_blob(const struct bc_min *m, const uint32_t *new_id,
 	blob = malloc(*size);
 	if (blob) {
 		memcpy(blob, &h, sizeof(h));
-		memcpy(blob + sizeof(h), types.w, h.type_len);
+		if (h.type_len)	/* an object without CO-RE records keeps none */
+			memcpy(blob + sizeof(h), types.w, h.type_len);
 		memcpy(blob + sizeof(h) + h.type_len, strs.s, strs.len);
 	}
 	free(types.w);

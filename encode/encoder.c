@@ -10,7 +10,7 @@
  * particular order. Each worker owns its Dwarf handle (libdw 0.188 is not
  * built thread-safe) and its DIE map; for a chunk it makes a fresh libbpf
  * BTF, encodes the chunk's units into it in file order (cu_encoder.c),
- * deduplicates it and keeps it as raw bytes (merge.h). The only shared
+ * deduplicates it and leaves it in the chunk's slot (merge.h). The only shared
  * mutable state is the cursor, the first-error slot and the chunk's own
  * result slot.
  *
@@ -440,11 +440,15 @@ static void close_dwarf(struct dwarf_handle *h)
 	drop_mapped(h);
 }
 
+/* .debug_info bytes a worker's finished units may hold before it drops them */
+#define DROP_BYTES	(2u << 20)
+
 /* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
 static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 {
 	struct encoder *enc = w->enc;
 	uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1], i;
+	uint64_t dropped_to = enc->cu_offs[first];
 	struct btf *btf = btf__new_empty();
 	int err = 0;
 
@@ -475,6 +479,19 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		if (!err && enc->want_cands)
 			err = cand_add_markers(&enc->cands[k], btf);
 		w->cus++;
+		/*
+		 * The finished units' pages go back every DROP_BYTES, not
+		 * at the chunk's end: chunks of equal size end together,
+		 * and at -j16 all sixteen would hold theirs to the end (a
+		 * later unit that reads one again gets it from the page
+		 * cache).
+		 */
+		if (!err && i + 1 < end && !(enc->cu_offs[i + 1] & UNIT_IN_TYPES) &&
+		    !(enc->cu_offs[first] & UNIT_IN_TYPES) &&
+		    enc->cu_offs[i + 1] - dropped_to >= DROP_BYTES) {
+			drop_range(enc->h, dropped_to, enc->cu_offs[i + 1] - 64);
+			dropped_to = enc->cu_offs[i + 1] - 64;
+		}
 	}
 	if (!err) {
 		err = btf__dedup(btf, NULL);
@@ -490,7 +507,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 	}
 	/* the chunk's units are done: let the kernel have their pages back */
 	if (!(enc->cu_offs[first] & UNIT_IN_TYPES))
-		drop_range(enc->h, enc->cu_offs[first],
+		drop_range(enc->h, dropped_to,
 			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
 			   enc->cu_offs[end] - 64 : enc->h->info_size);
 	if (enc->want_cands) {
@@ -774,7 +791,7 @@ static int dedup_group(void *ctx, uint32_t g)
 		n = enc->group_chunks;
 	if (n == 1) {
 		enc->groups[g] = enc->parts[first];
-		enc->parts[first].raw = NULL;
+		enc->parts[first].btf = NULL;
 		return 0;
 	}
 	err = merge_parts(enc->parts + first, n, 1, &btf, &ms);
@@ -1022,7 +1039,8 @@ join:
 		goto out;
 	}
 	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	stats->critical.merge = stats->critical.groups + stats->merge.plan_sec +
+	stats->critical.merge = stats->critical.groups +
+				stats->merge.raw_longest_sec + stats->merge.plan_sec +
 				stats->merge.strings_sec +
 				stats->merge.copy_longest_sec +
 				stats->merge.parse_sec;

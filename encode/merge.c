@@ -41,26 +41,16 @@
 
 int chunk_part_take(struct chunk_part *part, struct btf *btf)
 {
-	const void *raw;
-	uint32_t size;
-
 	memset(part, 0, sizeof(*part));
-	raw = btf__raw_data(btf, &size);
-	if (raw) {
-		part->raw = malloc(size);
-		if (part->raw) {
-			memcpy(part->raw, raw, size);
-			part->raw_size = size;
-			part->nr_types = btf__type_cnt(btf) - 1;
-		}
-	}
-	btf__free(btf);
-	return part->raw ? 0 : -ENOMEM;
+	part->btf = btf;
+	part->nr_types = btf__type_cnt(btf) - 1;
+	return 0;
 }
 
 void chunk_part_free(struct chunk_part *part)
 {
-	free(part->raw);
+	btf__free(part->btf);
+	part->btf = NULL;
 	part->raw = NULL;
 }
 
@@ -353,7 +343,10 @@ static int move_types(const struct merge_job *job, uint32_t k, uint32_t *w,
 	return at == nr_words ? 0 : -EINVAL;
 }
 
-/* Task k of the copy step: part k's types to their place, moved. */
+/*
+ * Task k of the copy step: part k's types to their place, moved; then its
+ * BTF is freed (no later task reads it).
+ */
 static int copy_types(void *ctx, uint32_t k)
 {
 	struct merge_job *job = ctx;
@@ -361,9 +354,22 @@ static int copy_types(void *ctx, uint32_t k)
 	const struct btf_header *hdr = part->raw;
 	const uint8_t *sec = (const uint8_t *)part->raw + hdr->hdr_len;
 	uint32_t *types = (uint32_t *)(job->types + part->types_at);
+	int err;
 
 	memcpy(types, sec + hdr->type_off, hdr->type_len);
-	return move_types(job, k, types, hdr->type_len / 4);
+	err = move_types(job, k, types, hdr->type_len / 4);
+	chunk_part_free(part);
+	return err;
+}
+
+/* Task k of the first step: part k's raw bytes (libbpf writes them). */
+static int view_part(void *ctx, uint32_t k)
+{
+	struct merge_job *job = ctx;
+	struct chunk_part *part = &job->parts[k];
+
+	part->raw = btf__raw_data(part->btf, &part->raw_size);
+	return part->raw ? 0 : -ENOMEM;
 }
 
 /* One parallel step; its longest task is added to *critical. */
@@ -389,6 +395,15 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 
 	*out = NULL;
 	memset(stats, 0, sizeof(*stats));
+	task_sec = calloc(n > MERGE_SHARDS ? n : MERGE_SHARDS, sizeof(*task_sec));
+	if (!task_sec) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = merge_step(jobs, n, view_part, &job, task_sec,
+			 &stats->raw_longest_sec);
+	if (err)
+		goto out;
 	t0 = bc_thread_cpu_sec();
 	for (k = 0; k < n; k++) {
 		const struct btf_header *h = part_header(&parts[k]);
@@ -402,9 +417,8 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 		nr_types += parts[k].nr_types;
 		types_len += h->type_len;
 	}
-	task_sec = calloc(n > MERGE_SHARDS ? n : MERGE_SHARDS, sizeof(*task_sec));
 	job.strs_of = calloc(n ? n : 1, sizeof(*job.strs_of));
-	if (!task_sec || !job.strs_of) {
+	if (!job.strs_of) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -10,9 +10,10 @@
 
 struct btf;
 
-/* A chunk's deduplicated BTF as raw bytes, and where it goes in the join. */
+/* A chunk's deduplicated BTF, and where it goes in the join. */
 struct chunk_part {
-	void *raw;			/* header, types, strings */
+	struct btf *btf;		/* owned */
+	const void *raw;		/* btf's raw bytes, while merging */
 	uint32_t raw_size;
 	uint32_t nr_types;
 	uint32_t first_id;		/* its type 1 in the join */
@@ -20,17 +21,19 @@ struct chunk_part {
 };
 
 /*
- * Takes a finished chunk's BTF into part as raw bytes and frees the BTF
- * (on the worker that made it: libbpf frees its string index entry by
- * entry). Returns 0 or -ENOMEM (btf is freed either way).
+ * Takes a finished chunk's BTF into part (merge_parts reads its raw bytes
+ * and frees it, on the thread of its copy: libbpf frees its string index
+ * entry by entry). Returns 0.
  */
 int chunk_part_take(struct chunk_part *part, struct btf *btf);
 
+/* Frees part's BTF; accepts a freed or zeroed part. */
 void chunk_part_free(struct chunk_part *part);
 
 /* Thread CPU seconds: the parts of the merge's critical path. */
 struct merge_stats {
 	double plan_sec;		/* the serial part: offsets, buffer */
+	double raw_longest_sec;		/* the longest part's raw bytes (libbpf) */
 	double strings_sec;		/* the string union's steps, longest tasks */
 	double copy_longest_sec;	/* the longest copy of a part's types */
 	double parse_sec;		/* libbpf's reading of the join */
@@ -41,7 +44,7 @@ struct merge_stats {
  * Joins parts[0 .. n) in that order into one BTF, on up to jobs threads:
  * the types of part k follow those of part k-1, their ids and string
  * offsets moved accordingly; each distinct string once, at its first
- * occurrence in part order. Frees every part's bytes. Returns 0 and *out, or a negative
+ * occurrence in part order. Frees every part's BTF. Returns 0 and *out, or a negative
  * errno (-ENOMEM; -E2BIG past BTF's limits; -EINVAL for a part that is
  * not BTF as libbpf writes it).
  */

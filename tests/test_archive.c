@@ -16,6 +16,8 @@
  *			file
  *	killed		an add killed halfway through writing (SIGKILL, by
  *			BTFCANON_FAULT_KILL_WRITE) leaves the old archive
+ *	log		`archive log` of a type and of a member across three
+ *			kernels: where it appears, where it changes and how
  *	view		lookups by kind and name and single records give
  *			what the kernel's whole BTF says
  *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
@@ -324,8 +326,8 @@ START_TEST(test_damage)
 }
 END_TEST
 
-/* Runs $BTFCANON with args; returns the wait status. */
-static int run_cli(char *const *args, bool kill_write)
+/* Runs $BTFCANON with args, stdout to out (NULL: /dev/null); wait status. */
+static int run_cli_to(char *const *args, bool kill_write, const char *out)
 {
 	pid_t pid = fork();
 	int status;
@@ -337,11 +339,17 @@ static int run_cli(char *const *args, bool kill_write)
 		else
 			unsetenv("BTFCANON_FAULT_KILL_WRITE");
 		freopen("/dev/null", "w", stderr);
+		freopen(out ? out : "/dev/null", "w", stdout);
 		execv(args[0], args);
 		_exit(127);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	return status;
+}
+
+static int run_cli(char *const *args, bool kill_write)
+{
+	return run_cli_to(args, kill_write, NULL);
 }
 
 static void write_blob(const char *path, const struct blob *b)
@@ -384,6 +392,62 @@ START_TEST(test_killed)
 	blob_free(&after);
 	blob_free(&file);
 	blob_free(&k);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+/* `archive log` of fixtures 0, 1, 2: what changed, in version order. */
+START_TEST(test_log)
+{
+	const char *cli = getenv("BTFCANON");
+	char dir[] = "/tmp/btfcanon-archive-XXXXXX", path[128], out[128];
+	struct blob file = archive_of(0x7, NULL), text;
+	char *args[] = { (char *)cli, "archive", "log", path, NULL, NULL };
+	static const struct {
+		const char *what;
+		const char *want[4];
+	} cases[] = {
+		/* enum e { A = i }: 0, then 1, then 2 */
+		{ "enum e", { "6.1.0-44-amd64:\n        enum e {",
+			      "6.1.0-56-amd64: changed\n      - A = 0,\n      + A = 1,",
+			      "6.12.100+deb12-amd64: changed\n      - A = 1,\n      + A = 2,", NULL } },
+		/* two struct dup from 6.1.0-56 on: absent, then both */
+		{ "struct dup", { "6.1.0-44-amd64: absent",
+				  "6.1.0-56-amd64 .. 6.12.100+deb12-amd64 (2 kernels): appears",
+				  "struct dup * m; /* bit 0 */", NULL } },
+		/* a member of an anonymous struct behind a typedef is not one of
+		 * the typedef's: the typedef's line stays */
+		{ "typedef anon_t", { "6.1.0-44-amd64 .. 6.12.100+deb12-amd64 (3 kernels):",
+				      "typedef struct {...} anon_t;", NULL } },
+		{ "struct s.next", { "(3 kernels):\n        struct s * next; /* bit 64 */", NULL } },
+		{ "f", { "(3 kernels):\n        int f(anon_t * p)", NULL } },
+	};
+	size_t i, j;
+
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/k.bca", dir);
+	snprintf(out, sizeof(out), "%s/log.txt", dir);
+	write_blob(path, &file);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int status;
+
+		args[4] = (char *)cases[i].what;
+		status = run_cli_to(args, false, out);
+		ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status),
+			      "log %s: status 0x%x", cases[i].what, status);
+		text = read_file(out);
+		ck_assert_ptr_nonnull(text.data);
+		text.data = realloc(text.data, text.size + 1);
+		((char *)text.data)[text.size] = 0;
+		for (j = 0; cases[i].want[j]; j++)
+			ck_assert_msg(strstr(text.data, cases[i].want[j]),
+				      "log %s: no '%s' in:\n%s", cases[i].what,
+				      cases[i].want[j], (char *)text.data);
+		blob_free(&text);
+	}
+	blob_free(&file);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	ck_assert_int_eq(system(path), 0);
 }
@@ -536,6 +600,9 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("killed");
 	tcase_add_test(tc, test_killed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("log");
+	tcase_add_test(tc, test_log);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view);

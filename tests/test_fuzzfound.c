@@ -69,6 +69,8 @@ static const struct finding findings[] = {
 	  "deps: .BTF at an odd file offset read through a misaligned header" },
 	{ "bpf_object/empty-type-spelling-leak", fuzz_bpf_object_one,
 	  "deps: the buffer of an empty prototype spelling leaked" },
+	{ "bpf_object/min-memcpy-null-no-types", fuzz_bpf_object_one,
+	  "min: memcpy(NULL, 0) writing an object's BTF that keeps no type" },
 	{ "relocate/memcpy-null-empty-split", fuzz_relocate_one,
 	  "canon: memcpy(NULL, 0) for split BTF with no strings of its own" },
 	{ "kernel_file/btf-size-wraps", fuzz_kernel_file_one,

@@ -154,7 +154,12 @@ for m in mod_a mod_b; do
 done &&
 build/btfcanon deps --kernel "$tmp/kern_b.o" --kconfig $f/kconfig_b \
 	--save "$out/kernel_file/kern_b.saved" &&
-build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved"
+build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved" &&
+for k in kern_b kdir; do
+	# the body alone, which the target wraps with a fresh checksum
+	tail -c +33 "$out/kernel_file/$k.saved" | head -c -4 | zstd -dq \
+		> "$out/kernel_file/$k.body" || exit 1
+done
 # archive: archives of the sort seeds (a file each: header, checksum; and
 # its body alone, which the target wraps with a fresh checksum so that
 # mutations reach the body's parser)

@@ -30,6 +30,7 @@
 #include "../../deps/bpf_object.h"
 #include "../../deps/core_relo.h"
 #include "../../deps/deps.h"
+#include "../../deps/min.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
 #include "../../diff/input.h"
@@ -312,6 +313,23 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(reported == relos);
 		bc_deps_report_deinit(&report);
 	}
+	/* min of the object against its own BTF: valid BTF, or an error */
+	{
+		struct bc_min *m = NULL;
+		struct bc_btf *out = NULL;
+		void *raw = NULL;
+		size_t size = 0;
+
+		if (!bc_min_new(obj.btf, kernel.index, &m) &&
+		    !bc_min_add_object(m, &obj) &&
+		    !bc_min_write(m, &raw, &size, &fuzz_log)) {
+			FUZZ_ASSERT(!bc_btf_parse(raw, size, NULL, "min", &fuzz_log,
+						  &out));
+			bc_btf_free(out);
+		}
+		free(raw);
+		bc_min_free(m);
+	}
 	bc_core_index_free(kernel.index);
 	bc_bpf_object_deinit(&obj);
 	return 0;
@@ -323,15 +341,27 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
  * function and data symbols, inlined names, a config (kconfig.c's
  * parser) and modules' split BTF. Property: what it accepts, written
  * back and read again, writes back the same bytes (the writer's order is
- * a fixpoint).
+ * a fixpoint). An input without the archive magic is a body, wrapped
+ * with a fresh checksum first, so mutations reach the attachments.
  */
 int fuzz_kernel_file_one(const uint8_t *data, size_t size)
 {
 	struct bc_deps_kernel k, again;
-	void *one = NULL, *two = NULL;
-	size_t one_size, two_size;
+	void *one = NULL, *two = NULL, *file = NULL;
+	size_t one_size, two_size, file_size = 0;
+	int err;
 
-	if (bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log))
+	/* a body (not a whole file) gets a fresh checksum, as fuzz_archive's */
+	if (size < BC_ARCHIVE_MAGIC_LEN ||
+	    memcmp(data, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
+		if (ar_wrap_body(data, size, 1, &file, &file_size))
+			return 0;
+		data = file;
+		size = file_size;
+	}
+	err = bc_deps_kernel_parse(data, size, "fuzz.saved", &k, &fuzz_log);
+	free(file);
+	if (err)
 		return 0;
 	if (bc_deps_kernel_serialize(&k, bc_archive_kernel_name(k.archive, 0),
 				     &one, &one_size, &fuzz_log)) {
