@@ -874,6 +874,7 @@ void encode_result_deinit(struct encode_result *res)
 		return;
 	btf__free(res->btf);
 	free(res->omit);
+	func_decisions_deinit(&res->decisions);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1070,7 +1071,8 @@ join:
 		else
 			err = select_emit(merged, enc.cands, enc.nr_chunks,
 					  &plan.plan, &enc.syms, &enc.features,
-					  &out->omit, &stats->select, log);
+					  &out->omit, &stats->select,
+					  &out->decisions, log);
 		if (err)
 			goto out;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
@@ -1105,6 +1107,8 @@ join:
 	out->btf = merged;
 	merged = NULL;
 out:
+	if (err)
+		encode_result_deinit(out);
 	select_plan_deinit(&plan.plan);
 	btf__free(merged);
 	for (i = 0; enc.parts && i < enc.nr_chunks; i++)

@@ -120,11 +120,13 @@ void encode_opts_init(struct encode_opts *opts);
 /*
  * What encode_file() hands on to canon: the deduplicated BTF with the
  * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
- * leaves out of it (canon_opts.omit; NULL when there are none).
+ * leaves out of it (canon_opts.omit; NULL when there are none), and the
+ * selection's decisions on functions (pahole -V's lines are made of them).
  */
 struct encode_result {
 	struct btf *btf;
 	uint8_t *omit;			/* [btf's own types], by id - first own id */
+	struct func_decisions decisions;	/* functions left out or differing */
 };
 
 /* Frees what encode_file() put in res; accepts a zeroed res. */
