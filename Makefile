@@ -54,7 +54,10 @@ $(BUILD)/tests/%.o: tests/%.c $(wildcard */*.h)
 $(BUILD)/libbtfcanon.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(BUILD)/libbtfcanon.a
+# the encode driver both commands run (tools/encode_job.c)
+TOOL_OBJS := $(BUILD)/tools/encode_job.o
+
+$(BUILD)/btfcanon: $(BUILD)/tools/btfcanon.o $(TOOL_OBJS) $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The baseline the encoder is measured against: a bare libdw walk.
@@ -65,9 +68,10 @@ $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 $(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The drop-in for pahole -J in the kernel build; runs the btfcanon beside it.
-$(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
+# The drop-in for pahole -J in the kernel build; encodes in its own process.
+$(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o $(TOOL_OBJS) \
+		$(BUILD)/libbtfcanon.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # --wrap: tests/test_faults.c fails the nth allocation of the code under test
 $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a

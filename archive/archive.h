@@ -31,6 +31,16 @@
  * Kernel indices run 0 .. bc_archive_nr_kernels()-1 in version order; they
  * change when kernels are added or removed.
  *
+ * Threads: an archive is used by one thread at a time (lists are decoded
+ * on first use and kept; rebuilding reuses arrays kept in the archive);
+ * separate archives are independent. bc_archive_add_files() runs its own
+ * reader threads.
+ *
+ * Cost of reading: opening decompresses the body and reads every record
+ * of the pool (tens of ms for 118 kernels); a kernel rebuilt whole costs
+ * about 10 ms per 100k types, a view a few ms; lists decoded for one
+ * kernel serve its descendants too.
+ *
  * Errors: negative errno, after one message on the log naming the file.
  */
 #ifndef BTFCANON_ARCHIVE_H

@@ -438,8 +438,10 @@ int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
 		err = attach(ar, ATT_KCONFIG, put_kconfig_v, k->kconfig);
 	if (!err && k->nr_modules)
 		err = attach(ar, ATT_MODULES, put_modules_v, k);
+	/* the BTF the modules are split over: a saved kernel's own base */
 	if (!err && k->nr_modules)
-		err = attach(ar, ATT_MODULES_BASE, put_base_v, btf);
+		err = attach(ar, ATT_MODULES_BASE, put_base_v,
+			     k->modules_base ? k->modules_base : btf);
 	if (!err)
 		err = bc_archive_serialize(ar, out, size, log);
 	bc_archive_free(ar);
@@ -451,22 +453,15 @@ int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 			const struct bc_log *log)
 {
-	char *name = bc_archive_default_name(k->vmlinux_path ? k->vmlinux_path :
-					     k->arg);
+	/* a saved kernel keeps its name; another is named after its file */
+	char *name = k->archive ? strdup(bc_archive_kernel_name(k->archive, 0)) :
+		     bc_archive_default_name(k->arg);
 	void *data = NULL;
 	size_t size = 0;
 	int err;
 
 	if (!name)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
-	/* a directory's name, not its vmlinux's */
-	if (k->vmlinux_path) {
-		free(name);
-		name = bc_archive_default_name(k->arg);
-		if (!name)
-			return bc_log_error(log, -ENOMEM, "%s: out of memory",
-					    out_path);
-	}
 	err = bc_deps_kernel_serialize(k, name, &data, &size, log);
 	free(name);
 	if (!err)

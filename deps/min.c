@@ -397,7 +397,8 @@ static int on_match(void *arg, uint32_t kind, const struct bc_btf *btf,
 	e->relo = m->relo;
 	e->raw_at = m->nr_raws;
 	e->raw_len = raw_len;
-	memcpy(m->raws + m->nr_raws, raw, raw_len * sizeof(*raw));
+	if (raw_len)	/* raws stays NULL until a path has a length */
+		memcpy(m->raws + m->nr_raws, raw, raw_len * sizeof(*raw));
 	m->nr_raws += raw_len;
 	return 0;
 }
@@ -635,7 +636,8 @@ static int mark_kept(struct bc_min *m)
 		if (!m->kept_cand[e->root_id])
 			continue;
 		err = mark_match_event(m, e->kind, e->root_id,
-				       m->raws + e->raw_at, e->raw_len);
+				       e->raw_len ? m->raws + e->raw_at : NULL,
+				       e->raw_len);
 		if (err)
 			return err;
 	}

@@ -254,15 +254,11 @@ static bool is_float_encoding(Dwarf_Word enc)
 /* How many BTF types the DIE becomes (0: none, it maps to void). */
 static uint32_t die_type_count(struct cu_encoder *e, Dwarf_Die *die)
 {
-	Dwarf_Word enc;
 	Dwarf_Die child;
 	uint32_t n = 0;
 
 	switch (die_tag(e, die)) {
 	case DW_TAG_base_type:
-		if (!die_udata(die, DW_AT_encoding, &enc) &&
-		    is_float_encoding(enc) && !e->features->floats)
-			return 0;
 		return 1;
 	case DW_TAG_array_type:
 		if (e->features->flat_arrays)
@@ -1016,6 +1012,18 @@ static int emit_base_type(struct cu_encoder *e, Dwarf_Die *die, uint32_t id)
 	da_udata(&da, DA_ENCODING, DW_AT_encoding, &enc);
 	if (da_udata(&da, DA_BYTE_SIZE, DW_AT_byte_size, &size))
 		return die_error(e, die, -EINVAL, "base type without DW_AT_byte_size");
+	if (is_float_encoding(enc) && !e->features->floats) {
+		/*
+		 * Without the float feature, as pahole: an INT of the size,
+		 * no encoding bits (double is INT 'double' size=8), and
+		 * __SANITIZED_FAKE_INT__ of 4 bytes for a size INT cannot
+		 * take (long double of 12).
+		 */
+		if (!size || (size & (size - 1)) || size > 16)
+			return expect_id(e, die, btf__add_int(e->btf,
+					 "__SANITIZED_FAKE_INT__", 4, 0), id);
+		return expect_id(e, die, btf__add_int(e->btf, da_name(&da), size, 0), id);
+	}
 	if (is_float_encoding(enc)) {
 		/* BTF FLOAT: 2, 4, 8, 12 or 16 bytes; nothing for the rest */
 		if (size != 2 && size != 4 && size != 8 && size != 12 && size != 16) {

@@ -68,10 +68,6 @@
 #include "split.h"
 #include "encoder.h"
 
-#ifndef DW_LANG_Rust
-#define DW_LANG_Rust 0x1c
-#endif
-
 struct encoder {
 	const char *path;
 	const struct encode_opts *opts;
@@ -470,7 +466,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 				dwarf_errmsg(-1));
 			break;
 		}
-		if (enc->opts->skip_rust && dwarf_srclang(&cu_die) == DW_LANG_Rust) {
+		if (encode_langs_skip(&enc->opts->langs, dwarf_srclang(&cu_die))) {
 			w->cus_skipped++;
 			continue;
 		}
@@ -874,6 +870,7 @@ void encode_result_deinit(struct encode_result *res)
 		return;
 	btf__free(res->btf);
 	free(res->omit);
+	func_decisions_deinit(&res->decisions);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1070,7 +1067,8 @@ join:
 		else
 			err = select_emit(merged, enc.cands, enc.nr_chunks,
 					  &plan.plan, &enc.syms, &enc.features,
-					  &out->omit, &stats->select, log);
+					  &out->omit, &stats->select,
+					  &out->decisions, log);
 		if (err)
 			goto out;
 		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
@@ -1105,6 +1103,8 @@ join:
 	out->btf = merged;
 	merged = NULL;
 out:
+	if (err)
+		encode_result_deinit(out);
 	select_plan_deinit(&plan.plan);
 	btf__free(merged);
 	for (i = 0; enc.parts && i < enc.nr_chunks; i++)

@@ -19,6 +19,7 @@
 
 #include "../canon/log.h"
 #include "features.h"
+#include "langs.h"
 #include "merge.h"
 #include "select.h"
 #include "split.h"
@@ -64,7 +65,7 @@ enum encode_arrays {
 
 struct encode_opts {
 	unsigned int jobs;		/* worker threads, >= 1 */
-	bool skip_rust;			/* --lang_exclude=rust */
+	struct encode_langs langs;	/* units by language (--lang_exclude=rust) */
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
@@ -120,11 +121,13 @@ void encode_opts_init(struct encode_opts *opts);
 /*
  * What encode_file() hands on to canon: the deduplicated BTF with the
  * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
- * leaves out of it (canon_opts.omit; NULL when there are none).
+ * leaves out of it (canon_opts.omit; NULL when there are none), and the
+ * selection's decisions on functions (pahole -V's lines are made of them).
  */
 struct encode_result {
 	struct btf *btf;
 	uint8_t *omit;			/* [btf's own types], by id - first own id */
+	struct func_decisions decisions;	/* functions left out or differing */
 };
 
 /* Frees what encode_file() put in res; accepts a zeroed res. */

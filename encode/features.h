@@ -6,6 +6,7 @@
 #define BTFCANON_FEATURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../canon/log.h"
 
@@ -50,12 +51,31 @@ struct encode_features {
 };
 
 /*
- * Parses a comma-separated list of pahole feature names into f, starting
- * from nothing enabled; "default" enables pahole's default set. Names this
- * version does not know are skipped with a warning, or are an error when
- * strict (as pahole's --btf_features_strict). Returns 0 or -EINVAL.
+ * Adds a --btf_features list to f, with pahole's meaning (v1.31): each
+ * name it knows turns its feature on; "default" (the whole list, or one
+ * of its names) turns pahole's default set on; a '+' before the list turns
+ * the default set on, then the names after it (--btf_features=+layout is
+ * the default set and layout). Nothing is turned off, so several lists add
+ * up. A name it does not know is skipped with a BC_LOG_WARN message in
+ * pahole's words ("Ignoring unsupported feature 'NAME'"; pahole -V prints
+ * it), or, when strict (--btf_features_strict), is an error in pahole's
+ * words that lists the names known. Returns 0 or -EINVAL.
+ */
+int encode_features_add(struct encode_features *f, const char *list,
+			bool strict, const struct bc_log *log);
+
+/*
+ * encode_features_add() from nothing enabled but functions (pahole -J
+ * always encodes them): btfcanon encode --features.
  */
 int encode_features_parse(const char *list, bool strict,
 			  struct encode_features *f, const struct bc_log *log);
+
+/*
+ * The names known, comma-separated, as pahole --supported_btf_features
+ * prints them, into buf (cut to size; FEATURE_NAMES_MAX holds them all).
+ */
+#define FEATURE_NAMES_MAX 512
+void encode_features_names(char *buf, size_t size);
 
 #endif

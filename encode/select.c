@@ -223,6 +223,83 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, int depth
 	return false;
 }
 
+/*
+ * Where the prototypes a and b (FUNC_PROTOs that types_match() found
+ * different) first differ, checked as pahole's funcs__match does: the
+ * parameter count, the return type, then each parameter's type (the
+ * names are the parameters' own). Fills d's mismatch fields.
+ */
+static int find_mismatch(const struct btf *btf, uint32_t a, uint32_t b,
+			 struct func_decision *d)
+{
+	const struct btf_type *ta = btf__type_by_id(btf, a);
+	const struct btf_type *tb = btf__type_by_id(btf, b);
+	const struct btf_param *pa, *pb;
+	uint32_t i, n;
+
+	if (!ta || !tb || !btf_is_func_proto(ta) || !btf_is_func_proto(tb))
+		return 0;
+	n = btf_vlen(ta);
+	if (n != btf_vlen(tb)) {
+		d->mismatch = MISMATCH_PARAM_COUNT;
+		d->a = n;
+		d->b = btf_vlen(tb);
+		return 0;
+	}
+	if (!types_match(btf, ta->type, tb->type, 0)) {
+		d->mismatch = MISMATCH_RETURN;
+		return 0;
+	}
+	pa = btf_params(ta);
+	pb = btf_params(tb);
+	for (i = 0; i < n; i++) {
+		if (types_match(btf, pa[i].type, pb[i].type, 0))
+			continue;
+		d->mismatch = MISMATCH_PARAM_TYPE;
+		d->a = i + 1;
+		d->param_a = strdup(btf__name_by_offset(btf, pa[i].name_off) ?: "");
+		d->param_b = strdup(btf__name_by_offset(btf, pb[i].name_off) ?: "");
+		return d->param_a && d->param_b ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+void func_decisions_deinit(struct func_decisions *d)
+{
+	uint32_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nr; i++) {
+		free(d->entries[i].name);
+		free(d->entries[i].param_a);
+		free(d->entries[i].param_b);
+	}
+	free(d->entries);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Keeps d (its strings now the list's) for name. Returns 0 or -ENOMEM. */
+static int decisions_add(struct func_decisions *list, const char *name,
+			 struct func_decision *d)
+{
+	if (list->nr == list->cap) {
+		uint32_t cap = list->cap ? 2 * list->cap : 256;
+		struct func_decision *e = realloc(list->entries, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		list->entries = e;
+		list->cap = cap;
+	}
+	d->name = strdup(name);
+	if (!d->name)
+		return -ENOMEM;
+	list->entries[list->nr++] = *d;
+	memset(d, 0, sizeof(*d));
+	return 0;
+}
+
 /* --- the selection */
 
 struct selection {
@@ -238,6 +315,7 @@ struct selection {
 	uint32_t nr_funcs;
 	struct cand_ref *vars;		/* chosen: by section and offset */
 	uint32_t nr_vars;
+	struct func_decisions *decisions;	/* or NULL */
 };
 
 static bool usable(const struct cand *c)
@@ -277,7 +355,8 @@ static bool at_symbol(const struct selection *s, const struct elf_func *sym,
 
 /*
  * Decides one function: refs[0 .. n) are its candidates, in order.
- * Returns the definition whose prototype the FUNC takes, or NULL.
+ * Sets *chosen to the definition whose prototype the FUNC takes, or NULL,
+ * and notes the decision (s->decisions). Returns 0 or -ENOMEM.
  *
  * pahole's order of reasons, the last that applies being the one given:
  * unexpected register, inconsistent prototype, uncertain location,
@@ -319,32 +398,38 @@ static struct cand_ref *true_signature(struct cand_ref *refs, uint32_t n)
 	return NULL;
 }
 
-static struct cand_ref *decide_function(struct selection *s,
-					const struct elf_func *sym,
-					struct cand_ref *refs, uint32_t n)
+static int decide_function(struct selection *s, const struct elf_func *sym,
+			   struct cand_ref *refs, uint32_t n,
+			   struct cand_ref **chosen)
 {
 	const char *name = ref_name(&refs[0]);
 	struct cand_ref *first = NULL, *win = NULL, *at_sym = NULL;
+	struct func_decision d = { .why = SKIP_NR };
 	bool inconsistent = false;
-	enum select_skip why = SKIP_NR;
 	uint32_t flags = 0, i;
 	struct cand *c;
+	int err = 0;
 
+	*chosen = NULL;
 	if (!sym)
-		return NULL;
-	if (s->features->true_signature && (win = true_signature(refs, n)))
-		return win;
+		return 0;
+	if (s->features->true_signature && (*chosen = true_signature(refs, n)))
+		return 0;
 	for (i = 0; i < n; i++) {
 		c = refs[i].cand;
 		if (!usable(c))
 			continue;
 		flags |= c->flags;
-		if (!first)
+		if (!first) {
 			first = &refs[i];
-		else if (!inconsistent &&
-			 !(flags & (CAND_UNEXPECTED_REG | CAND_REORDERED)) &&
-			 !types_match(s->merged, first->cand->type, c->type, 0))
+		} else if (!inconsistent &&
+			   !(flags & (CAND_UNEXPECTED_REG | CAND_REORDERED)) &&
+			   !types_match(s->merged, first->cand->type, c->type, 0)) {
 			inconsistent = true;
+			if (s->decisions)
+				err = find_mismatch(s->merged, first->cand->type,
+						    c->type, &d);
+		}
 		if (!at_symbol(s, sym, c))
 			continue;
 		if (!at_sym)
@@ -353,28 +438,32 @@ static struct cand_ref *decide_function(struct selection *s,
 			win = &refs[i];
 	}
 	if (!first) {
-		log_skip(s, name, SKIP_UNNAMED_PARAM);
-		return NULL;
+		d.why = SKIP_UNNAMED_PARAM;
+	} else {
+		if (!win)
+			win = at_sym ? at_sym : first;
+		if (flags & CAND_UNEXPECTED_REG)
+			d.why = SKIP_UNEXPECTED_REG;
+		if (inconsistent && s->features->consistent_funcs)
+			d.why = SKIP_INCONSISTENT;
+		if (flags & CAND_UNCERTAIN_LOC)
+			d.why = SKIP_UNCERTAIN_LOC;
+		if (flags & CAND_REORDERED)
+			d.why = SKIP_REORDERED;
+		if (optimized_skip(s, sym, win->cand))
+			d.why = SKIP_OPTIMIZED;
+		if (sym->ambiguous)
+			d.why = SKIP_AMBIGUOUS_ADDR;
 	}
-	if (!win)
-		win = at_sym ? at_sym : first;
-	if (flags & CAND_UNEXPECTED_REG)
-		why = SKIP_UNEXPECTED_REG;
-	if (inconsistent && s->features->consistent_funcs)
-		why = SKIP_INCONSISTENT;
-	if (flags & CAND_UNCERTAIN_LOC)
-		why = SKIP_UNCERTAIN_LOC;
-	if (flags & CAND_REORDERED)
-		why = SKIP_REORDERED;
-	if (optimized_skip(s, sym, win->cand))
-		why = SKIP_OPTIMIZED;
-	if (sym->ambiguous)
-		why = SKIP_AMBIGUOUS_ADDR;
-	if (why != SKIP_NR) {
-		log_skip(s, name, why);
-		return NULL;
-	}
-	return win;
+	if (d.why != SKIP_NR)
+		log_skip(s, name, d.why);
+	else
+		*chosen = win;
+	if (!err && s->decisions && (d.why != SKIP_NR || d.mismatch != MISMATCH_NONE))
+		err = decisions_add(s->decisions, name, &d);
+	free(d.param_a);
+	free(d.param_b);
+	return err;
 }
 
 /*
@@ -440,9 +529,13 @@ static int decide_functions(struct selection *s, struct select_plan *plan)
 		return -ENOMEM;
 	for (i = 0; i < n; i = j) {
 		struct cand_ref *win;
+		int err;
 
 		j = plan->groups[i].end;
-		win = decide_function(s, plan->groups[i].sym, refs + i, j - i);
+		err = decide_function(s, plan->groups[i].sym, refs + i, j - i,
+				      &win);
+		if (err)
+			return err;
 		if (!win)
 			continue;
 		s->funcs[s->nr_funcs] = *win;
@@ -802,11 +895,12 @@ static int emit_variables(struct selection *s)
 int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
 		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
-		struct select_stats *stats, const struct bc_log *log)
+		struct select_stats *stats, struct func_decisions *decisions,
+		const struct bc_log *log)
 {
 	struct selection s = {
 		.merged = merged, .syms = syms, .features = features,
-		.log = log, .stats = stats,
+		.log = log, .stats = stats, .decisions = decisions,
 	};
 	uint8_t *all;
 	int err;

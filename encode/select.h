@@ -37,6 +37,40 @@ enum select_skip {
 
 const char *select_skip_reason(enum select_skip why);
 
+/*
+ * Where two definitions' prototypes first differ, in pahole's order of
+ * checks (its -V prints one line for it).
+ */
+enum proto_mismatch {
+	MISMATCH_NONE,
+	MISMATCH_PARAM_COUNT,	/* a, b: the two parameter counts */
+	MISMATCH_RETURN,	/* the return types */
+	MISMATCH_PARAM_TYPE,	/* a: the parameter, from 1; param_a, param_b: its names */
+};
+
+/*
+ * One function's decision, for pahole's -V lines: left out (why), or kept
+ * though two definitions differ (why is SKIP_NR: without consistent_func a
+ * mismatch does not leave a function out). The mismatch compares the
+ * first definition (file order) with the first that differs from it.
+ */
+struct func_decision {
+	char *name;
+	enum select_skip why;		/* SKIP_NR: the function has its FUNC */
+	enum proto_mismatch mismatch;
+	uint32_t a, b;
+	char *param_a, *param_b;	/* MISMATCH_PARAM_TYPE, else NULL */
+};
+
+/* The decisions worth a line, in name order. */
+struct func_decisions {
+	struct func_decision *entries;
+	uint32_t nr, cap;
+};
+
+/* Frees the entries and their names; accepts a zeroed d. */
+void func_decisions_deinit(struct func_decisions *d);
+
 struct select_stats {
 	uint32_t func_cands, var_cands;	/* candidates collected */
 	uint32_t funcs;			/* FUNCs emitted */
@@ -81,12 +115,14 @@ void select_plan_deinit(struct select_plan *plan);
  * map of merged's own types (index id - first own id; malloc'd) marking
  * those the output leaves out, for canon_opts.omit: the candidates'
  * markers and the prototypes nothing uses. Skipped functions are logged
- * at BC_LOG_INFO, one line each, by name. Returns 0 or a negative errno
- * after a message.
+ * at BC_LOG_INFO, one line each, by name, and every function left out or
+ * with definitions that differ is added to decisions (by name; NULL: not
+ * kept). Returns 0 or a negative errno after a message.
  */
 int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
 		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
-		struct select_stats *stats, const struct bc_log *log);
+		struct select_stats *stats, struct func_decisions *decisions,
+		const struct bc_log *log);
 
 #endif

@@ -112,8 +112,23 @@ static int out_init(struct out_buf *o, size_t hint, size_t in_size, size_t max)
 	return o->data ? 0 : -ENOMEM;
 }
 
-/* Room for at least one more byte: doubles, up to max + 1. */
-static int out_grow(struct out_buf *o)
+static int fail(struct bc_comp_error *e, int err, const char *why, size_t at)
+{
+	e->why = why;
+	e->at = at;
+	return err;
+}
+
+static int too_big(struct bc_comp_error *e, size_t at)
+{
+	return fail(e, -EFBIG, "output larger than the limit", at);
+}
+
+/*
+ * Room for at least one more byte: doubles, up to max + 1. Past that, an
+ * error at input byte at.
+ */
+static int out_grow(struct out_buf *o, struct bc_comp_error *e, size_t at)
 {
 	size_t cap = o->cap;
 	uint8_t *grown;
@@ -121,7 +136,7 @@ static int out_grow(struct out_buf *o)
 	if (o->len < cap)
 		return 0;
 	if (cap > o->max)
-		return -EFBIG;
+		return too_big(e, at);
 	cap = cap > (o->max + 1) / 2 ? o->max + 1 : cap * 2;
 	grown = realloc(o->data, cap);
 	if (!grown)
@@ -131,14 +146,15 @@ static int out_grow(struct out_buf *o)
 	return 0;
 }
 
-/* Room for n more bytes at once (a whole block). */
-static int out_reserve(struct out_buf *o, size_t n)
+/* Room for n more bytes at once (a whole block), as out_grow(). */
+static int out_reserve(struct out_buf *o, size_t n, struct bc_comp_error *e,
+		       size_t at)
 {
 	uint8_t *grown;
 	size_t cap;
 
 	if (n > o->max - o->len)
-		return -EFBIG;
+		return too_big(e, at);
 	if (o->cap - o->len >= n)
 		return 0;
 	cap = o->cap;
@@ -150,18 +166,6 @@ static int out_reserve(struct out_buf *o, size_t n)
 	o->data = grown;
 	o->cap = cap;
 	return 0;
-}
-
-static int fail(struct bc_comp_error *e, int err, const char *why, size_t at)
-{
-	e->why = why;
-	e->at = at;
-	return err;
-}
-
-static int too_big(struct bc_comp_error *e, size_t at)
-{
-	return fail(e, -EFBIG, "output larger than the limit", at);
 }
 
 static int gunzip(const uint8_t *in, size_t in_size, struct out_buf *o,
@@ -179,11 +183,9 @@ static int gunzip(const uint8_t *in, size_t in_size, struct out_buf *o,
 		uInt chunk_in = in_size - z.total_in > (1u << 30) ?
 				1u << 30 : (uInt)(in_size - z.total_in);
 
-		err = out_grow(o);
-		if (err) {
-			err = err == -EFBIG ? too_big(e, z.total_in) : err;
+		err = out_grow(o, e, z.total_in);
+		if (err)
 			break;
-		}
 		z.avail_in = chunk_in;
 		z.next_out = o->data + o->len;
 		z.avail_out = o->cap - o->len > (1u << 30) ?
@@ -226,11 +228,9 @@ static int bunzip2(const uint8_t *in, size_t in_size, struct out_buf *o,
 				     1u << 30 : (unsigned int)(in_size - used);
 		size_t room;
 
-		err = out_grow(o);
-		if (err) {
-			err = err == -EFBIG ? too_big(e, used) : err;
+		err = out_grow(o, e, used);
+		if (err)
 			break;
-		}
 		room = o->cap - o->len > (1u << 30) ? 1u << 30 : o->cap - o->len;
 		bz.next_in = (char *)(in + used);	/* bzlib only reads it */
 		bz.avail_in = chunk;
@@ -297,11 +297,9 @@ static int unlzma(bool xz, const uint8_t *in, size_t in_size,
 	s.next_in = in;
 	s.avail_in = in_size;
 	for (;;) {
-		err = out_grow(o);
-		if (err) {
-			err = err == -EFBIG ? too_big(e, s.total_in) : err;
+		err = out_grow(o, e, s.total_in);
+		if (err)
 			break;
-		}
 		s.next_out = o->data + o->len;
 		s.avail_out = o->cap - o->len;
 		/* LZMA_FINISH: no more input will come; a short stream errs */
@@ -344,11 +342,9 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 		src.size = in_size - src.pos > (64u << 10) ?
 			   src.pos + (64u << 10) : in_size;
 
-		err = out_grow(o);
-		if (err) {
-			err = err == -EFBIG ? too_big(e, src.pos) : err;
+		err = out_grow(o, e, src.pos);
+		if (err)
 			break;
-		}
 		dst.dst = o->data + o->len;
 		dst.size = o->cap - o->len;
 		dst.pos = 0;
@@ -413,9 +409,9 @@ static int unlz4_legacy(const uint8_t *in, size_t in_size, struct out_buf *o,
 			return fail(e, -EINVAL, "truncated stream, ends", in_size);
 		room = o->max - o->len < LZ4_LEGACY_BLOCK ?
 		       o->max - o->len : LZ4_LEGACY_BLOCK;
-		err = out_reserve(o, room);
+		err = out_reserve(o, room, e, pos);
 		if (err)
-			return err == -EFBIG ? too_big(e, pos) : err;
+			return err;
 		got = LZ4_decompress_safe((const char *)in + pos,
 					  (char *)o->data + o->len, chunk, room);
 		if (got < 0)
@@ -551,9 +547,9 @@ static int unlzo(const uint8_t *in, size_t in_size, struct out_buf *o,
 				 ((flags & LZOP_CRC32_C) ? 4 : 0));
 		if (!p || !(src = take(&c, in_len)))
 			return fail(e, -EINVAL, "truncated stream, ends", in_size);
-		err = out_reserve(o, out_len);
+		err = out_reserve(o, out_len, e, block_at);
 		if (err)
-			return err == -EFBIG ? too_big(e, block_at) : err;
+			return err;
 		if (in_len == out_len) {
 			memcpy(o->data + o->len, src, out_len);
 		} else {

@@ -811,6 +811,232 @@ check_git_textconv() {
 }
 run_case "git diff with the btf textconv driver" check_git_textconv
 
+# --- btfcanon-pahole: pahole's BTF encoding command line (pahole v1.31) ---
+
+PAHOLE_DROPIN=$(dirname "$BTFCANON")/btfcanon-pahole
+PAHOLE_VMLINUX=/usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
+
+# A 64-bit enumerator and a double: what the features change.
+cat > in/features.c << 'EOF'
+enum big { SMALL = 1, HUGE = 0x1ffffffffULL };
+struct s { double d; enum big b; };
+int use(struct s *p) { return p->b == HUGE; }
+EOF
+
+# foo's parameters are optimized out of a changed ABI; mismatch has a weak
+# definition whose prototype differs from the strong one's.
+cat > in/verbose_strong.c << 'EOF'
+__attribute__((noinline)) long mismatch(int strong_arg) { return strong_arg * 3; }
+__attribute__((noinline)) static int foo(int a, int b, int c) { return a * b - a - b; }
+int a, b, c;
+int main(void) { return mismatch(a) + foo(a, b, c); }
+EOF
+cat > in/verbose_weak.c << 'EOF'
+__attribute__((weak, noinline)) long mismatch(long weak_arg) { return weak_arg + 1; }
+long call_mismatch(long x) { return mismatch(x); }
+EOF
+
+# --btf_encode_detached=FILE alone is -J, with the raw BTF in FILE; the
+# input is not touched; the features are pahole's without --btf_features
+check_pahole_detached() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	cp features.o orig.o
+	run 0 "$PAHOLE_DROPIN" --btf_encode_detached=out.btf features.o
+	[ -s out.btf ] || die "no detached BTF written"
+	same features.o orig.o "the input changed in detached mode"
+	run 0 "$BTFCANON" encode --features var,decl_tag,type_tag,enum64 features.o -o expect.btf
+	same out.btf expect.btf "detached BTF"
+}
+run_case "btfcanon-pahole: --btf_encode_detached alone" check_pahole_detached
+
+# -J without --btf_encode_detached: the BTF goes into the input's .BTF
+check_pahole_in_place() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	run 0 "$PAHOLE_DROPIN" -J --btf_features=default features.o
+	run 0 objcopy --dump-section .BTF=section.btf features.o scratch.o
+	run 0 "$BTFCANON" encode --features default features.o -o expect.btf
+	same section.btf expect.btf ".BTF written by -J"
+}
+run_case "btfcanon-pahole: -J writes .BTF in place" check_pahole_in_place
+
+# --btf_features=+enum64 (pahole >= 1.27): the default set plus enum64, so
+# an ENUM64 with the 64-bit value and a FLOAT for double
+check_pahole_plus() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	run 0 "$PAHOLE_DROPIN" --btf_features=+enum64 --btf_encode_detached=plus.btf features.o
+	[ ! -s stderr ] || die "warnings for +enum64"
+	run 0 "$BTFCANON" dump -f raw plus.btf
+	stdout_has "ENUM64 'big' encoding=UNSIGNED size=8 vlen=2"
+	stdout_has "'HUGE' val=8589934591"
+	stdout_has "FLOAT 'double' size=8"
+	run 0 "$BTFCANON" encode --features default features.o -o default.btf
+	same plus.btf default.btf "+enum64 (enum64 is in the default set)"
+	# '+' applies to the whole list: the default set and layout
+	run 0 "$PAHOLE_DROPIN" --btf_features=+layout,reproducible_build \
+		--btf_encode_detached=layout.btf features.o
+	run 0 "$BTFCANON" encode --features default,layout features.o -o expect.btf
+	same layout.btf expect.btf "+layout,reproducible_build"
+	# without float: double is an INT of 8 bytes, as pahole writes it
+	run 0 "$PAHOLE_DROPIN" --btf_features=enum64 --btf_encode_detached=nofloat.btf features.o
+	run 0 "$BTFCANON" dump -f raw nofloat.btf
+	stdout_has "INT 'double' size=8 bits_offset=0 nr_bits=64 encoding=(none)"
+}
+run_case "btfcanon-pahole: --btf_features=+X is the default set plus X" check_pahole_plus
+
+# default, several lists adding up, and the order of pahole's options:
+# the first list turns everything off, options after it still count
+check_pahole_default() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	run 0 "$PAHOLE_DROPIN" --btf_features=default --btf_encode_detached=default.btf features.o
+	run 0 "$BTFCANON" encode --features default features.o -o expect.btf
+	same default.btf expect.btf "--btf_features=default"
+	run 0 "$PAHOLE_DROPIN" --btf_features=var --btf_features=enum64,float \
+		--btf_encode_detached=lists.btf features.o
+	run 0 "$BTFCANON" encode --features var,enum64,float features.o -o expect.btf
+	same lists.btf expect.btf "two lists"
+	run 0 "$PAHOLE_DROPIN" --btf_gen_floats --btf_features=enum64 \
+		--btf_encode_detached=before.btf features.o
+	run 0 "$BTFCANON" encode --features enum64 features.o -o expect.btf
+	same before.btf expect.btf "--btf_gen_floats before --btf_features"
+	run 0 "$PAHOLE_DROPIN" --btf_features=enum64 --btf_gen_floats \
+		--btf_encode_detached=after.btf features.o
+	run 0 "$BTFCANON" encode --features enum64,float features.o -o expect.btf
+	same after.btf expect.btf "--btf_gen_floats after --btf_features"
+}
+run_case "btfcanon-pahole: default, lists adding up, option order" check_pahole_default
+
+# An unknown name is ignored; pahole says so on stderr with -V only
+check_pahole_unknown() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	run 0 "$PAHOLE_DROPIN" --btf_features=enum64,no_such_feature \
+		--btf_encode_detached=quiet.btf features.o
+	[ ! -s stderr ] || die "a message without -V"
+	run 0 "$PAHOLE_DROPIN" -V --btf_features=enum64,no_such_feature \
+		--btf_encode_detached=verbose.btf features.o
+	[ "$(cat stderr)" = "Ignoring unsupported feature 'no_such_feature'" ] ||
+		die "stderr is not pahole's line"
+	run 0 "$BTFCANON" encode --features enum64 features.o -o expect.btf
+	same quiet.btf expect.btf "the known names of the list"
+	same verbose.btf expect.btf "the known names of the list, -V"
+}
+run_case "btfcanon-pahole: unknown feature names ignored, said with -V" check_pahole_unknown
+
+# --btf_features_strict: an unknown name is fatal (exit 1, as pahole),
+# with pahole's message and the names it knows; nothing written
+check_pahole_strict() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	run 1 "$PAHOLE_DROPIN" --btf_features_strict=+float,no_such_feature \
+		--btf_encode_detached=strict.btf features.o
+	stderr_has "Feature 'no_such_feature' in 'float,no_such_feature' is not supported.  Supported BTF features are:"
+	stderr_has "encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var,attributes,true_signature,layout"
+	[ ! -e strict.btf ] || die "output written"
+	run 0 "$PAHOLE_DROPIN" --btf_features_strict=default,layout \
+		--btf_encode_detached=strict.btf features.o
+}
+run_case "btfcanon-pahole: --btf_features_strict" check_pahole_strict
+
+check_pahole_supported() {
+	run 0 "$PAHOLE_DROPIN" --supported_btf_features
+	[ "$(cat stdout)" = "encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var,attributes,true_signature,layout" ] ||
+		die "not pahole 1.31's list: $(cat stdout)"
+	run 0 "$PAHOLE_DROPIN" --version
+	[ "$(cat stdout)" = v1.31 ] || die "--version: $(cat stdout)"
+}
+run_case "btfcanon-pahole: --supported_btf_features, --version" check_pahole_supported
+
+# -j as pahole: none is one encoding thread, -jN is N, each a thread of
+# the btfcanon-pahole process itself (the most seen while it runs, less
+# the main thread); the bytes do not change
+max_threads() {	# PID: the most threads seen while it runs (not a zombie)
+	most=0
+	while state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) &&
+	      [ "$state" != Z ]; do
+		n=$(ls "/proc/$1/task" 2>/dev/null | wc -l)
+		[ "$n" -le "$most" ] || most=$n
+		sleep 0.05
+	done
+	echo "$most"
+}
+check_pahole_jobs() {
+	[ -r "$PAHOLE_VMLINUX" ] || skip_case "$PAHOLE_VMLINUX not installed"
+	"$PAHOLE_DROPIN" --btf_features=default --btf_encode_detached=j0.btf \
+		"$PAHOLE_VMLINUX" 2>stderr &
+	n=$(max_threads $!)
+	wait $! || die "no -j: failed"
+	[ "$n" -eq 2 ] || die "no -j: $((n - 1)) encoding threads, want 1"
+	"$PAHOLE_DROPIN" -j3 --btf_features=default --btf_encode_detached=j3.btf \
+		"$PAHOLE_VMLINUX" 2>stderr &
+	n=$(max_threads $!)
+	wait $! || die "-j3: failed"
+	[ "$n" -eq 4 ] || die "-j3: $((n - 1)) encoding threads, want 3"
+	same j0.btf j3.btf "no -j and -j3"
+}
+run_case "btfcanon-pahole: -j threads in its own process" check_pahole_jobs
+
+# -V: pahole's lines on stdout, the first prototype mismatch before the
+# reason; nothing on stderr
+check_pahole_verbose() {
+	run 0 gcc -g -O2 -o prog "$IN/verbose_strong.c" "$IN/verbose_weak.c"
+	run 0 "$PAHOLE_DROPIN" -J --btf_features=default \
+		--btf_encode_detached=prog.btf --verbose prog
+	[ ! -s stderr ] || die "stderr is not empty"
+	cat > expect << 'EOF'
+foo : skipping BTF encoding of function due to optimized parameters
+mismatch : skipping BTF encoding of function due to param type mismatch for param#1 strong_arg != weak_arg
+mismatch : skipping BTF encoding of function due to inconsistet prototype
+EOF
+	same stdout expect "-V's lines"
+	# without consistent_func the mismatch is said and the function kept
+	run 0 "$PAHOLE_DROPIN" --btf_features=float -V --btf_encode_detached=kept.btf prog
+	stdout_has "mismatch : skipping BTF encoding of function due to param type mismatch for param#1 strong_arg != weak_arg"
+	run 0 "$BTFCANON" dump -f raw kept.btf
+	stdout_has "FUNC 'mismatch'"
+}
+run_case "btfcanon-pahole: --verbose lines on stdout" check_pahole_verbose
+
+# What it cannot honour is refused by name, exit 2, nothing written
+check_pahole_unsupported() {
+	run 0 gcc -g -c "$IN/features.c" -o features.o
+	cp features.o orig.o
+	run 2 "$PAHOLE_DROPIN" -J -C s features.o
+	stderr_has "'-C'"
+	run 2 "$PAHOLE_DROPIN" -J --sizes features.o
+	stderr_has "'--sizes'"
+	run 2 "$PAHOLE_DROPIN" -F btf --btf_encode_detached=x.btf features.o
+	stderr_has "-F btf"
+	run 2 "$PAHOLE_DROPIN" --kabi_prefix=x --btf_encode_detached=x.btf features.o
+	stderr_has "'--kabi_prefix=x'"
+	run 2 "$PAHOLE_DROPIN" features.o
+	stderr_has "-J"
+	[ ! -e x.btf ] || die "output written"
+	same features.o orig.o "the input changed"
+}
+run_case "btfcanon-pahole: options it cannot honour exit 2" check_pahole_unsupported
+
+# --lang, --lang_exclude, PAHOLE_LANG_EXCLUDE with pahole's names: when
+# every unit is filtered out, nothing is written and the ELF stays as it
+# was (exit 0, as pahole); an unknown name is fatal (exit 1, as pahole)
+check_pahole_langs() {
+	run 0 gcc -g -std=gnu11 -c "$IN/features.c" -o features.o
+	cp features.o orig.o
+	run 0 "$PAHOLE_DROPIN" --btf_encode_detached=all.btf features.o
+	run 0 "$PAHOLE_DROPIN" --lang=C89,c11 --btf_encode_detached=c.btf features.o
+	same c.btf all.btf "--lang=C89,c11"
+	PAHOLE_LANG_EXCLUDE=rust run 0 "$PAHOLE_DROPIN" \
+		--btf_encode_detached=rust.btf features.o
+	same rust.btf all.btf "PAHOLE_LANG_EXCLUDE=rust"
+	run 0 "$PAHOLE_DROPIN" --lang_exclude=rust,c11 --btf_encode_detached=none.btf features.o
+	[ ! -e none.btf ] || die "--lang_exclude=rust,c11: a file written"
+	PAHOLE_LANG_EXCLUDE=c11 run 0 "$PAHOLE_DROPIN" -J features.o
+	same features.o orig.o "every unit filtered out: the ELF changed"
+	run 0 "$PAHOLE_DROPIN" --lang=rust -J features.o
+	same features.o orig.o "--lang=rust: the ELF changed"
+	run 1 "$PAHOLE_DROPIN" --lang=c,klingon --btf_encode_detached=x.btf features.o
+	stderr_has 'unknown language "klingon"'
+	[ ! -e x.btf ] || die "unknown language: a file written"
+}
+run_case "btfcanon-pahole: --lang, --lang_exclude, PAHOLE_LANG_EXCLUDE" check_pahole_langs
+
 # Real kernels: the diff lists every change the headers show, nothing more
 # (tools/diff-vs-headers.py); the Debian debug images, where installed.
 check_kernel_diff() {

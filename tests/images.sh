@@ -158,7 +158,7 @@ payload() {
 
 # --- fixtures ---
 
-for tool in gcc objcopy python3 gzip bzip2 lzma xz lzop lz4 zstd dpkg-deb; do
+for tool in gcc clang ld objcopy python3 gzip bzip2 lzma xz lzop lz4 zstd dpkg-deb; do
 	command -v "$tool" > /dev/null || {
 		echo "images: FAIL: $tool is not installed (tools/setup-debian.sh)"
 		exit 1
@@ -234,6 +234,35 @@ check_other_commands() {
 	run 0 "$BTFCANON" diff vmlinuz-9.9.9-test "$work/in/Image"
 }
 run_case "dump and diff read images too" check_other_commands
+
+# deps --kernel: the same verdicts and values against a kernel's bzImage
+# as against its raw BTF (the deps fixtures' kernel A, tests/test_deps.c)
+check_deps() {
+	d=$src/tests/fixtures/deps
+	gcc -g -c -o kern_a.o "$d/kern_a.c"
+	"$BTFCANON" encode -o kern_a.btf kern_a.o
+	clang -target bpf -O2 -g -I"$d" -c -o fix.bpf.o "$d/fix.bpf.c"
+	ld -r -o kern.elf kern_a.o 2> /dev/null
+	objcopy --add-section .BTF=kern_a.btf kern.elf vmlinux
+	payload zstd vmlinux payload
+	python3 "$fixture" bzimage payload vmlinuz-kern-a
+	run 1 "$BTFCANON" deps --json fix.bpf.o --kernel kern_a.btf
+	sed 's|kern_a\.btf|KERNEL|g' stdout > want.json
+	run 1 "$BTFCANON" deps --json fix.bpf.o --kernel vmlinuz-kern-a
+	sed 's|vmlinuz-kern-a|KERNEL|g' stdout > got.json
+	grep -q '"status":"ok"' want.json || die "no relocation resolved against kernel A"
+	cmp -s want.json got.json || die "deps against the bzImage differs from deps against its BTF"
+}
+run_case "deps --kernel reads a bzImage as it reads the BTF in it" check_deps
+
+# BTFHub keeps one NAME.btf.tar.xz per kernel: an xz stream whose contents
+# (a tar) hold the raw BTF whole, found as in a raw Image
+check_btfhub() {
+	cp "$work/in/raw.btf" 9.9.9-test.btf
+	tar -cf - 9.9.9-test.btf | xz -9 > 9.9.9-test.btf.tar.xz
+	sorts_same 9.9.9-test.btf.tar.xz
+}
+run_case "BTFHub's form: NAME.btf.tar.xz" check_btfhub
 
 # deb ZTYPE KERNEL MEMBER OUT: a package holding KERNEL at MEMBER
 deb() {
@@ -368,17 +397,25 @@ run_case "bad packages: no kernel in it, cut short" check_bad_packages
 
 # --- Debian's own packages ---
 
-# real PACKAGE-PREFIX DEBUG-VMLINUX: the package's BTF against the debug
-# vmlinux's (sorted both), with the time to read it
+now() { date +%s.%N; }
+
+# real PACKAGE-PREFIX DEBUG-VMLINUX: the package's BTF against its own
+# /boot/vmlinuz's and the debug vmlinux's (sorted all), with the times
 check_real() {
 	set -- "$IMAGE_CACHE"/"$1"_*.deb "$2"
 	[ -r "$1" ] || skip_case "$1 absent: run tools/setup-debian.sh"
-	t0=$(date +%s.%N)
+	t0=$(now)
 	run 0 "$BTFCANON" sort --stats "$1" -o img.btf
-	t1=$(date +%s.%N)
+	t1=$(now)
 	grep 'read+validate' stderr | sed "s|^ *|  $(basename "$1"): |"
 	echo "  $(basename "$1"): sort in all $(awk "BEGIN { print $t1 - $t0 }") s"
 	[ -s img.btf ] || die "no BTF"
+	# the package's /boot/vmlinuz-* on its own, as /boot holds it
+	dpkg-deb --fsys-tarfile "$1" | tar -xOf - --wildcards './boot/vmlinuz-*' > vmlinuz
+	t0=$(now)
+	run 0 "$BTFCANON" sort vmlinuz -o vmlinuz.btf
+	echo "  $(basename "$1"): its /boot/vmlinuz alone, sort in all $(awk "BEGIN { print $(now) - $t0 }") s"
+	cmp -s img.btf vmlinuz.btf || die "its /boot/vmlinuz gives other bytes than the package"
 	if [ -r "$2" ]; then
 		run 0 "$BTFCANON" sort "$2" -o dbg.btf
 		cmp -s img.btf dbg.btf || die "the BTF of $1 differs from $2's"

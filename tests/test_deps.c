@@ -1670,6 +1670,10 @@ START_TEST(test_saved_kernel_damage)
 			    cli, in_scratch("kern_b.o"), in_scratch("bk.saved")), 0);
 	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kdir"), in_scratch("kdir.saved")), 0);
+	/* a saved file saved again: the same bytes (the modules' own base) */
+	ck_assert_int_eq(sh("%s deps --kernel %s --save %s && cmp %s %s", cli,
+			    in_scratch("kdir.saved"), in_scratch("kdir2.saved"),
+			    in_scratch("kdir.saved"), in_scratch("kdir2.saved")), 0);
 	for (f = 0; f < 2; f++) {
 		struct blob file = read_file(in_scratch(files[f]));
 		uint8_t *copy = malloc(file.size);

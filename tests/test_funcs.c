@@ -209,6 +209,60 @@ START_TEST(inconsistent)
 }
 END_TEST
 
+/* The decision on name in d, or NULL. */
+static const struct func_decision *decision(const struct func_decisions *d,
+					    const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->entries[i].name, name))
+			return &d->entries[i];
+	return NULL;
+}
+
+/*
+ * The decisions pahole -V words (btfcanon-pahole prints them): the first
+ * prototype mismatch (the first definition, mismatch_strong.c, against
+ * the first that differs) and the reason; without consistent_func the
+ * mismatch is kept, the function too. Functions encoded as they are get
+ * no decision.
+ */
+START_TEST(decisions)
+{
+	struct captured *cap = calloc(1, sizeof(*cap));
+	struct bc_log log = { .fn = capture, .ctx = cap };
+	const char *path = build(&variants[_i]);
+	const struct func_decision *d;
+	struct encode_opts opts;
+	struct encode_stats stats;
+	struct encode_result enc;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		encode_opts_init(&opts);
+		opts.jobs = 2;
+		if (pass)
+			ck_assert_int_eq(encode_features_parse("var,float,enum64,optimized_func",
+							       true, &opts.features, &log), 0);
+		ck_assert_int_eq(encode_file(path, &opts, &enc, &stats, &log), 0);
+		d = decision(&enc.decisions, "mismatch");
+		ck_assert_ptr_nonnull(d);
+		ck_assert_int_eq(d->why, pass ? SKIP_NR : SKIP_INCONSISTENT);
+		ck_assert_int_eq(d->mismatch, MISMATCH_PARAM_TYPE);
+		ck_assert_uint_eq(d->a, 1);
+		ck_assert_str_eq(d->param_a, "strong_arg");
+		ck_assert_str_eq(d->param_b, "weak_arg");
+		d = decision(&enc.decisions, "same_fn");
+		ck_assert_ptr_nonnull(d);
+		ck_assert_int_eq(d->why, SKIP_AMBIGUOUS_ADDR);
+		ck_assert_ptr_null(decision(&enc.decisions, "call_mismatch"));
+		encode_result_deinit(&enc);
+	}
+	free(cap);
+}
+END_TEST
+
 /*
  * Symbols at several addresses: left out whatever else holds, and
  * whatever the features (pahole gives this reason over any other).
@@ -923,6 +977,7 @@ Suite *funcs_suite(void)
 	Suite *s = suite_create("funcs");
 	struct { const char *name; const TTest *test; } cases[] = {
 		{ "inconsistent", inconsistent },
+		{ "decisions", decisions },
 		{ "ambiguous", ambiguous },
 		{ "weak_strong", weak_strong },
 		{ "clone", clone },

@@ -4,15 +4,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -26,7 +23,8 @@
 #include "../encode/features.h"
 #include "../sort/btf_file.h"
 #include "../canon/order.h"
-#include "../canon/par.h"
+#include "encode_job.h"
+#include "measure.h"
 
 #ifndef BTFCANON_VERSION
 #define BTFCANON_VERSION "0.1.0"
@@ -43,30 +41,6 @@ static void log_to_stderr(void *ctx, enum bc_log_level level, const char *msg)
 	fprintf(stderr, "btfcanon: %s%s\n",
 		level == BC_LOG_ERROR ? "error: " :
 		level == BC_LOG_WARN ? "warning: " : "", msg);
-}
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double cpu_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
 }
 
 static void usage(FILE *out)
@@ -115,7 +89,7 @@ static void usage(FILE *out)
 "  --format raw    raw BTF (default); elf: a copy of INPUT with .BTF\n"
 "  --features L    pahole --btf_features names (default: all type kinds)\n"
 "  --features-strict  unknown feature names are an error\n"
-"  --lang_exclude=rust  skip Rust compile units\n"
+"  --lang_exclude=L  skip compile units in these languages (rust, c11, ...)\n"
 "  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
 "  --nested-arrays int a[2][3] as an ARRAY of 2 ARRAYs of 3, as in C (the\n"
 "                  default is one ARRAY of 6, as pahole writes it; nested by\n"
@@ -288,15 +262,8 @@ out:
 }
 
 struct encode_args {
-	const char *input;
-	const char *output;
-	bool elf;
-	bool stats;
 	bool verbose;
-	const char *base;		/* --btf_base: split BTF over it */
-	const char *distilled_out;	/* --distilled-base: its raw file */
-	struct encode_opts encode;
-	struct canon_opts canon;
+	struct encode_job job;
 };
 
 static int parse_encode_args(int argc, char **argv, struct encode_args *args,
@@ -327,14 +294,15 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct encode_job *job = &args->job;
 	const char *features = NULL;
 	bool strict = false;
 	char *end;
 	int c;
 
 	memset(args, 0, sizeof(*args));
-	encode_opts_init(&args->encode);
-	args->canon.resolve_fwds = true;
+	encode_opts_init(&job->encode);
+	job->canon.resolve_fwds = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "j:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -348,18 +316,18 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 					optarg);
 				return -EINVAL;
 			}
-			args->encode.jobs = jobs;
+			job->encode.jobs = jobs;
 			break;
 		}
 		case 'o':
-			args->output = optarg;
+			job->output = optarg;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "raw") && strcmp(optarg, "elf")) {
 				fprintf(stderr, "btfcanon encode: --format is raw or elf\n");
 				return -EINVAL;
 			}
-			args->elf = !strcmp(optarg, "elf");
+			job->elf = !strcmp(optarg, "elf");
 			break;
 		case OPT_FEATURES:
 			features = optarg;
@@ -368,33 +336,29 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			strict = true;
 			break;
 		case OPT_LANG_EXCLUDE:
-			if (strcmp(optarg, "rust")) {
-				fprintf(stderr,
-					"btfcanon encode: --lang_exclude supports only 'rust'\n");
+			if (encode_langs_parse(&job->encode.langs, optarg, true, log))
 				return -EINVAL;
-			}
-			args->encode.skip_rust = true;
 			break;
 		case OPT_STATS:
-			args->stats = true;
+			job->stats = true;
 			break;
 		case OPT_VERBOSE:
 			args->verbose = true;
 			break;
 		case OPT_BASE:
-			args->base = optarg;
+			job->base = optarg;
 			break;
 		case OPT_DISTILLED:
-			args->distilled_out = optarg;
+			job->distilled_out = optarg;
 			break;
 		case OPT_SHUFFLE:
-			args->encode.shuffle = true;
-			args->encode.shuffle_seed = strtoull(optarg, NULL, 0);
+			job->encode.shuffle = true;
+			job->encode.shuffle_seed = strtoull(optarg, NULL, 0);
 			break;
 		case OPT_CHUNK:
 			/* hidden, for benchmarks: changes what dedup sees */
-			args->encode.chunk_cus = strtoul(optarg, &end, 10);
-			if (*end || !args->encode.chunk_cus) {
+			job->encode.chunk_cus = strtoul(optarg, &end, 10);
+			if (*end || !job->encode.chunk_cus) {
 				fprintf(stderr, "btfcanon encode: bad --chunk-cus '%s'\n",
 					optarg);
 				return -EINVAL;
@@ -402,22 +366,22 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			break;
 		case OPT_FLAT_ARRAYS:
 		case OPT_NESTED_ARRAYS:
-			if (args->encode.arrays &&
-			    args->encode.arrays != (c == OPT_FLAT_ARRAYS ?
+			if (job->encode.arrays &&
+			    job->encode.arrays != (c == OPT_FLAT_ARRAYS ?
 						    ENCODE_ARRAYS_FLAT :
 						    ENCODE_ARRAYS_NESTED)) {
 				fprintf(stderr,
 					"btfcanon encode: --flat-arrays and --nested-arrays exclude each other\n");
 				return -EINVAL;
 			}
-			args->encode.arrays = c == OPT_FLAT_ARRAYS ?
+			job->encode.arrays = c == OPT_FLAT_ARRAYS ?
 					      ENCODE_ARRAYS_FLAT : ENCODE_ARRAYS_NESTED;
 			break;
 		case OPT_NO_CACHE:
-			args->encode.no_type_cache = true;
+			job->encode.no_type_cache = true;
 			break;
 		case OPT_ORDER:
-			if (bc_order_parse(optarg, &args->canon.order)) {
+			if (bc_order_parse(optarg, &job->canon.order)) {
 				fprintf(stderr,
 					"btfcanon encode: unknown order '%s' (kind or name)\n",
 					optarg);
@@ -435,245 +399,38 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 		fprintf(stderr, "btfcanon encode: expected one INPUT\n");
 		return -EINVAL;
 	}
-	args->input = argv[optind];
-	if (!args->output && !args->stats) {
+	job->input = argv[optind];
+	if (!job->output && !job->stats) {
 		fprintf(stderr, "btfcanon encode: give -o OUTPUT (or --stats only)\n");
 		return -EINVAL;
 	}
-	if (args->elf && args->output && !strcmp(args->output, "-")) {
+	if (job->elf && job->output && !strcmp(job->output, "-")) {
 		fprintf(stderr, "btfcanon encode: --format elf needs a file, not -\n");
 		return -EINVAL;
 	}
 	if (features &&
-	    encode_features_parse(features, strict, &args->encode.features, log))
+	    encode_features_parse(features, strict, &job->encode.features, log))
 		return -EINVAL;
-	if (args->distilled_out) {
-		if (args->elf || !args->base || !args->output) {
+	if (job->distilled_out) {
+		if (job->elf || !job->base || !job->output) {
 			fprintf(stderr,
 				"btfcanon encode: --distilled-base needs --btf_base, -o and raw output\n");
 			return -EINVAL;
 		}
-		args->encode.features.distilled_base = true;
+		job->encode.features.distilled_base = true;
 	}
 	return 0;
 }
 
-static void print_select_stats(const struct encode_stats *es)
-{
-	const struct select_stats *s = &es->select;
-	int why;
-
-	fprintf(stderr,
-		"  functions, variables %6.3f s: %u FUNCs of %u candidates, %u VARs of %u, %u DATASECs, %u decl tags, %u kfunc tags\n",
-		es->select_sec, s->funcs, s->func_cands, s->vars, s->var_cands,
-		s->datasecs, s->decl_tags, s->kfunc_tags);
-	for (why = 0; why < SKIP_NR; why++)
-		if (s->skipped[why])
-			fprintf(stderr, "    skipped: %u, %s\n", s->skipped[why],
-				select_skip_reason(why));
-}
-
-/*
- * Split BTF over a distilled base: res (split over the full base of
- * parsed) distilled, then written as .BTF and .BTF.base of an ELF copy,
- * or as two raw files (-o and --distilled-base).
- */
-static int write_distilled(const struct encode_args *args,
-			   const struct bc_btf *parsed,
-			   const struct canon_result *res,
-			   const struct bc_log *log)
-{
-	struct distill_result dr = { 0 };
-	struct bc_btf *split = NULL;
-	int err;
-
-	err = bc_btf_parse(res->raw, res->raw_size, parsed->base, args->input,
-			   log, &split);
-	if (!err)
-		err = bc_distill(split, args->canon.order, &dr, log);
-	if (err)
-		goto out;
-	if (args->elf)
-		err = bc_file_write_elf_with_btf_base(args->input, args->output,
-						      dr.split_raw, dr.split_size,
-						      dr.base_raw, dr.base_size,
-						      log);
-	else if (!(err = bc_file_write_atomic(args->distilled_out, dr.base_raw,
-					      dr.base_size, log)) &&
-		 (err = bc_file_write_atomic(args->output, dr.split_raw,
-					     dr.split_size, log)))
-		unlink(args->distilled_out);	/* one without the other is no use */
-	if (!err && args->stats)
-		fprintf(stderr,
-			"  distilled base: %u of the base's types reached, %u kept "
-			"(%u as stubs), %u copied into the split part; %zu + %zu bytes\n",
-			dr.stats.base_types, dr.stats.kept, dr.stats.stubs,
-			dr.stats.moved, dr.base_size, dr.split_size);
-out:
-	bc_distill_result_deinit(&dr);
-	bc_btf_free(split);
-	return err;
-}
-
-/*
- * The encoder's libbpf BTF is done with once canon has its copy, and
- * freeing it is slow: libbpf releases its string index entry by entry,
- * 20-40 ms for a vmlinux (1-3% of the whole encode). A thread of its
- * own frees it while canon runs.
- */
-static void *release_btf_main(void *btf)
-{
-	btf__free(btf);
-	return NULL;
-}
-
-/*
- * The critical path: the run on unlimited cores (encode_critical), then
- * canon and the write, serial so far; thread CPU seconds.
- */
-static void print_critical_path(const struct encode_stats *es,
-				double canon_sec, double write_sec)
-{
-	const struct encode_critical *c = &es->critical;
-
-	fprintf(stderr,
-		"  critical path      %8.3f s: start %.3f, longest chunk %.3f, merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
-		c->total + canon_sec + write_sec, c->start, c->chunk, c->merge,
-		c->groups,
-		es->merge.plan_sec, es->merge.strings_sec,
-		es->merge.copy_longest_sec,
-		es->merge.parse_sec, c->dedup, c->select, c->attach,
-		canon_sec, write_sec);
-}
-
 static int cmd_encode(int argc, char **argv, const struct bc_log *log)
 {
-	struct encode_stats es;
-	struct canon_result res = { 0 };
 	struct encode_args args;
-	struct bc_btf *parsed = NULL, *base = NULL;
-	struct encode_result enc = { 0 };
-	struct btf *base_btf = NULL;
-	struct bc_btf_layout layout[BC_NR_KINDS];
-	uint32_t i;
-	enum bc_file_format base_format;
-	double t0, cpu0, t_canon0, t_canon, t_write, c_canon0, c_canon, c_write;
-	pthread_t releaser;
-	bool releasing = false;
-	const void *raw;
-	__u32 raw_size;
-	int err;
 
 	if (parse_encode_args(argc, argv, &args, log))
 		return 2;
 	if (args.verbose && log->ctx)	/* skipped functions, one line each */
 		*(int *)log->ctx = 1;
-	t0 = now_sec();
-	cpu0 = cpu_sec();
-	if (args.base) {
-		/* the base twice: libbpf's for the encoder, ours for canon */
-		err = bc_file_load_btf(args.base, NULL, &base, &base_format, log);
-		if (err)
-			goto out;
-		/* bc_btf holds the plain form, which libbpf 1.1 reads */
-		base_btf = btf__new(base->data, base->size);
-		if (!base_btf) {
-			err = bc_log_error(log, -errno ? -errno : -EINVAL,
-					   "%s: libbpf cannot read the base BTF",
-					   args.base);
-			goto out;
-		}
-		args.encode.base = base_btf;
-	}
-	err = encode_file(args.input, &args.encode, &enc, &es, log);
-	if (err)
-		goto out;
-	t_canon0 = now_sec();
-	c_canon0 = bc_thread_cpu_sec();
-	raw = btf__raw_data(enc.btf, &raw_size);
-	if (!raw) {
-		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args.input);
-		goto out;
-	}
-	if (args.encode.features.layout && !base) {
-		/* as pahole: a layout section for base BTF only */
-		for (i = 0; i < BC_NR_KINDS; i++)
-			layout[i] = bc_kind_btf_layout(i);
-		args.canon.layout = layout;
-		args.canon.nr_layout = BC_NR_KINDS;
-	}
-	err = bc_btf_parse(raw, raw_size, base, args.input, log, &parsed);
-	if (!err && !pthread_create(&releaser, NULL, release_btf_main, enc.btf)) {
-		enc.btf = NULL;		/* parsed holds a copy */
-		releasing = true;
-	}
-	args.canon.omit = enc.omit;	/* the encoder's helper types */
-	if (!err)
-		err = canon_run(parsed, &args.canon, &res, log);
-	if (err)
-		goto out;
-	t_canon = now_sec();
-	c_canon = bc_thread_cpu_sec();
-	/* as pahole: distilled for an ELF output (or a named base file) only */
-	if (base && args.encode.features.distilled_base &&
-	    ((args.elf && args.output) || args.distilled_out))
-		err = write_distilled(&args, parsed, &res, log);
-	else if (args.output && args.elf)
-		err = bc_file_write_elf_with_btf(args.input, args.output, res.raw,
-						 res.raw_size, log);
-	else if (args.output)
-		err = bc_file_write_atomic(args.output, res.raw, res.raw_size, log);
-	if (err)
-		goto out;
-	t_write = now_sec();
-	c_write = bc_thread_cpu_sec();
-	if (args.stats) {
-		char attach[128] = "";
-
-		if (args.base)
-			snprintf(attach, sizeof(attach),
-				 "  onto the base      %8.3f s (%u types are the base's, %u the module's)\n",
-				 es.attach_sec, es.attach.mapped, es.attach.own);
-		fprintf(stderr,
-			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
-			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
-			"  load+encode        %8.3f s wall, %.3f s CPU (workers from %.3f s, the last stopped %.3f s after the first)\n"
-			"  merge              %8.3f s\n"
-			"  dedup              %8.3f s\n"
-			"%s"
-			"  canon              %8.3f s (rank %.3f, refine %.3f, fwd %.3f, rebuild %.3f)\n"
-			"  write              %8.3f s\n"
-			"  total              %8.3f s wall, %.3f s CPU, peak RSS %ld MB\n",
-			args.input, es.cus, es.cus_skipped,
-			(unsigned long long)es.dies, args.encode.jobs,
-			(unsigned long long)es.types_encoded,
-			(unsigned long long)es.cache_hits,
-			(unsigned long long)es.types_chunked, es.chunks,
-			es.types_deduped, res.stats.types_out,
-			res.stats.fwds_resolved, res.stats.fwd_rounds,
-			res.stats.merged,
-			es.encode_sec, es.encode_cpu_sec, es.workers_start_sec,
-			es.workers_spread_sec, es.merge_sec,
-			es.dedup_sec, attach, t_canon - t_canon0, res.stats.rank_sec,
-			res.stats.refine_sec, res.stats.fwd_sec,
-			res.stats.rebuild_sec,
-			t_write - t_canon, t_write - t0, cpu_sec() - cpu0,
-			peak_rss_kb() / 1024);
-		if (es.groups)
-			fprintf(stderr, "  groups: %llu types in %u groups of chunks, each deduplicated\n",
-				(unsigned long long)es.types_grouped, es.groups);
-		print_critical_path(&es, c_canon - c_canon0, c_write - c_canon);
-		print_select_stats(&es);
-	}
-out:
-	if (releasing)
-		pthread_join(releaser, NULL);
-	canon_result_deinit(&res);
-	bc_btf_free(parsed);
-	encode_result_deinit(&enc);
-	bc_btf_free(base);
-	btf__free(base_btf);
-	return err ? 1 : 0;
+	return encode_job_run(&args.job, log) ? 1 : 0;
 }
 
 static int cmd_relocate(int argc, char **argv, const struct bc_log *log)
