@@ -68,10 +68,6 @@
 #include "split.h"
 #include "encoder.h"
 
-#ifndef DW_LANG_Rust
-#define DW_LANG_Rust 0x1c
-#endif
-
 struct encoder {
 	const char *path;
 	const struct encode_opts *opts;
@@ -470,7 +466,7 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 				dwarf_errmsg(-1));
 			break;
 		}
-		if (enc->opts->skip_rust && dwarf_srclang(&cu_die) == DW_LANG_Rust) {
+		if (encode_langs_skip(&enc->opts->langs, dwarf_srclang(&cu_die))) {
 			w->cus_skipped++;
 			continue;
 		}

@@ -19,6 +19,7 @@
 
 #include "../canon/log.h"
 #include "features.h"
+#include "langs.h"
 #include "merge.h"
 #include "select.h"
 #include "split.h"
@@ -64,7 +65,7 @@ enum encode_arrays {
 
 struct encode_opts {
 	unsigned int jobs;		/* worker threads, >= 1 */
-	bool skip_rust;			/* --lang_exclude=rust */
+	struct encode_langs langs;	/* units by language (--lang_exclude=rust) */
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */

@@ -1002,14 +1002,40 @@ check_pahole_unsupported() {
 	stderr_has "'-C'"
 	run 2 "$PAHOLE_DROPIN" -J --sizes features.o
 	stderr_has "'--sizes'"
-	run 2 "$PAHOLE_DROPIN" --lang=c --btf_encode_detached=x.btf features.o
-	stderr_has "--lang=c"
+	run 2 "$PAHOLE_DROPIN" -F btf --btf_encode_detached=x.btf features.o
+	stderr_has "-F btf"
+	run 2 "$PAHOLE_DROPIN" --kabi_prefix=x --btf_encode_detached=x.btf features.o
+	stderr_has "'--kabi_prefix=x'"
 	run 2 "$PAHOLE_DROPIN" features.o
 	stderr_has "-J"
 	[ ! -e x.btf ] || die "output written"
 	same features.o orig.o "the input changed"
 }
 run_case "btfcanon-pahole: options it cannot honour exit 2" check_pahole_unsupported
+
+# --lang, --lang_exclude, PAHOLE_LANG_EXCLUDE with pahole's names: when
+# every unit is filtered out, nothing is written and the ELF stays as it
+# was (exit 0, as pahole); an unknown name is fatal (exit 1, as pahole)
+check_pahole_langs() {
+	run 0 gcc -g -std=gnu11 -c "$IN/features.c" -o features.o
+	cp features.o orig.o
+	run 0 "$PAHOLE_DROPIN" --btf_encode_detached=all.btf features.o
+	run 0 "$PAHOLE_DROPIN" --lang=C89,c11 --btf_encode_detached=c.btf features.o
+	same c.btf all.btf "--lang=C89,c11"
+	PAHOLE_LANG_EXCLUDE=rust run 0 "$PAHOLE_DROPIN" \
+		--btf_encode_detached=rust.btf features.o
+	same rust.btf all.btf "PAHOLE_LANG_EXCLUDE=rust"
+	run 0 "$PAHOLE_DROPIN" --lang_exclude=rust,c11 --btf_encode_detached=none.btf features.o
+	[ ! -e none.btf ] || die "--lang_exclude=rust,c11: a file written"
+	PAHOLE_LANG_EXCLUDE=c11 run 0 "$PAHOLE_DROPIN" -J features.o
+	same features.o orig.o "every unit filtered out: the ELF changed"
+	run 0 "$PAHOLE_DROPIN" --lang=rust -J features.o
+	same features.o orig.o "--lang=rust: the ELF changed"
+	run 1 "$PAHOLE_DROPIN" --lang=c,klingon --btf_encode_detached=x.btf features.o
+	stderr_has 'unknown language "klingon"'
+	[ ! -e x.btf ] || die "unknown language: a file written"
+}
+run_case "btfcanon-pahole: --lang, --lang_exclude, PAHOLE_LANG_EXCLUDE" check_pahole_langs
 
 # Real kernels: the diff lists every change the headers show, nothing more
 # (tools/diff-vs-headers.py); the Debian debug images, where installed.

@@ -88,11 +88,11 @@ static void usage(FILE *out)
 	fprintf(out,
 "Usage: " PROG " [-J] [-j[N]] [--btf_encode_detached=FILE] [--btf_base=FILE]\n"
 "                       [--btf_features=LIST] [--btf_features_strict=LIST]\n"
-"                       [--supported_btf_features] [--lang_exclude=rust]\n"
+"                       [--supported_btf_features] [--lang[_exclude]=LANGS]\n"
 "                       [--btf_gen_floats] [--btf_gen_optimized] [--btf_gen_all]\n"
 "                       [--skip_encoding_btf_{vars,decl_tag,type_tag,enum64}]\n"
 "                       [--skip_encoding_btf_inconsistent_proto] [--btf_encode_force]\n"
-"                       [--btf_attributes] [--reproducible_build] [-V] FILE\n"
+"                       [--btf_attributes] [--reproducible_build] [-F dwarf] [-V] FILE\n"
 "\n"
 "pahole's BTF encoding by btfcanon: pahole's options and meaning, canonical\n"
 "bytes. Writes FILE's .BTF section, or the file of --btf_encode_detached.\n"
@@ -187,7 +187,7 @@ enum {
 	OPT_FLOATS, OPT_OPTIMIZED, OPT_ALL, OPT_FORCE, OPT_SKIP_VARS,
 	OPT_SKIP_DECL_TAG, OPT_SKIP_TYPE_TAG, OPT_SKIP_ENUM64,
 	OPT_SKIP_INCONSISTENT, OPT_REPRODUCIBLE, OPT_ATTRIBUTES, OPT_LANG,
-	OPT_LANG_EXCLUDE, OPT_VERSION, OPT_NUMERIC_VERSION,
+	OPT_LANG_EXCLUDE, OPT_VERSION, OPT_NUMERIC_VERSION, OPT_HASHBITS,
 };
 
 static const struct option options[] = {
@@ -210,6 +210,8 @@ static const struct option options[] = {
 	  OPT_SKIP_INCONSISTENT },
 	{ "reproducible_build", no_argument, NULL, OPT_REPRODUCIBLE },
 	{ "btf_attributes", no_argument, NULL, OPT_ATTRIBUTES },
+	{ "format_path", required_argument, NULL, 'F' },
+	{ "hashbits", required_argument, NULL, OPT_HASHBITS },
 	{ "lang", required_argument, NULL, OPT_LANG },
 	{ "lang_exclude", required_argument, NULL, OPT_LANG_EXCLUDE },
 	{ "verbose", no_argument, NULL, 'V' },
@@ -248,29 +250,15 @@ static void features_start(struct pahole_args *a)
 }
 
 /*
- * The language filter of --lang and --lang_exclude: only excluding Rust
- * is honoured (the kernel's use); anything else is refused by name.
- */
-static int set_langs(struct pahole_args *a, const char *option, const char *list)
-{
-	if (strcmp(list, "rust")) {
-		fprintf(stderr, PROG ": %s=%s is not supported: only --lang_exclude=rust\n",
-			option, list);
-		return -EINVAL;
-	}
-	a->job.encode.skip_rust = true;
-	return 0;
-}
-
-/*
  * Parses argv into a. Returns 0, -EINVAL for a usage error (exit 2), or
  * -ENOTSUP after a message that was pahole's own failure (exit 1).
  */
 static int parse(int argc, char **argv, struct pahole_args *a,
-		 const struct bc_log *features_log)
+		 const struct bc_log *features_log, const struct bc_log *log)
 {
 	struct encode_features *f = &a->job.encode.features;
-	const char *lang_option = NULL, *lang_list = NULL;
+	const char *langs = NULL;
+	bool langs_exclude = false;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -281,7 +269,7 @@ static int parse(int argc, char **argv, struct pahole_args *a,
 	memset(f, 0, sizeof(*f));
 	f->funcs = f->vars = f->decl_tags = f->type_tags = f->enum64 = true;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Jj::Vh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":Jj::VhF:", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_DETACHED:
 			a->detached = optarg;
@@ -340,11 +328,24 @@ static int parse(int argc, char **argv, struct pahole_args *a,
 		case OPT_ATTRIBUTES:
 			f->attributes = true;
 			break;
-		case OPT_LANG:
 		case OPT_LANG_EXCLUDE:
-			/* as pahole: the last list counts */
-			lang_option = c == OPT_LANG ? "--lang" : "--lang_exclude";
-			lang_list = optarg;
+			langs_exclude = true;
+			/* fall through */
+		case OPT_LANG:
+			/* as pahole: the last list counts, excluding once asked */
+			langs = optarg;
+			break;
+		case 'F':
+			/* BTF is encoded from DWARF: a path that tries it first */
+			if (strncmp(optarg, "dwarf", 5) ||
+			    (optarg[5] && optarg[5] != ',')) {
+				fprintf(stderr,
+					PROG ": -F %s is not supported: BTF is encoded from DWARF (-F dwarf)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_HASHBITS:	/* the size of pahole's own tables */
 			break;
 		case 'V':
 			a->verbose = true;
@@ -374,12 +375,11 @@ static int parse(int argc, char **argv, struct pahole_args *a,
 			return -EINVAL;
 		}
 	}
-	if (!lang_list && getenv("PAHOLE_LANG_EXCLUDE")) {
-		lang_option = "PAHOLE_LANG_EXCLUDE";
-		lang_list = getenv("PAHOLE_LANG_EXCLUDE");
-	}
-	if (lang_list && set_langs(a, lang_option, lang_list))
-		return -EINVAL;
+	if (!langs && (langs = getenv("PAHOLE_LANG_EXCLUDE")))
+		langs_exclude = true;
+	if (langs && encode_langs_parse(&a->job.encode.langs, langs,
+					langs_exclude, log))
+		return -ENOTSUP;	/* pahole exits 1 */
 	if (!a->encode) {
 		fprintf(stderr,
 			PROG ": only BTF encoding is supported: give -J or --btf_encode_detached=FILE\n");
@@ -452,11 +452,12 @@ int main(int argc, char **argv)
 	bool distill;
 	int err;
 
-	err = parse(argc, argv, &a, &features_log);
+	err = parse(argc, argv, &a, &features_log, &log);
 	if (err)
 		return err == -ENOTSUP ? 1 : 2;
 	if (a.verbose)
 		a.job.on_decisions = print_decisions;
+	a.job.none_if_empty = true;
 	if (a.detached) {
 		a.job.output = a.detached;
 		return encode_job_run(&a.job, &log) ? 1 : 0;
@@ -468,7 +469,10 @@ int main(int argc, char **argv)
 	a.job.output = tmp;
 	if (distill)
 		a.job.distilled_out = tmp_base;
+	unlink(tmp);	/* one of an earlier run would pass for ours */
 	err = encode_job_run(&a.job, &log);
+	if (!err && access(tmp, F_OK))
+		return 0;	/* every unit filtered out: the ELF stays as it was */
 	if (!err)
 		err = write_section(a.job.input, ".BTF", tmp);
 	if (!err && distill)

@@ -89,7 +89,7 @@ static void usage(FILE *out)
 "  --format raw    raw BTF (default); elf: a copy of INPUT with .BTF\n"
 "  --features L    pahole --btf_features names (default: all type kinds)\n"
 "  --features-strict  unknown feature names are an error\n"
-"  --lang_exclude=rust  skip Rust compile units\n"
+"  --lang_exclude=L  skip compile units in these languages (rust, c11, ...)\n"
 "  --btf_base FILE  encode split BTF over FILE's (a module over vmlinux)\n"
 "  --nested-arrays int a[2][3] as an ARRAY of 2 ARRAYs of 3, as in C (the\n"
 "                  default is one ARRAY of 6, as pahole writes it; nested by\n"
@@ -336,12 +336,8 @@ static int parse_encode_args(int argc, char **argv, struct encode_args *args,
 			strict = true;
 			break;
 		case OPT_LANG_EXCLUDE:
-			if (strcmp(optarg, "rust")) {
-				fprintf(stderr,
-					"btfcanon encode: --lang_exclude supports only 'rust'\n");
+			if (encode_langs_parse(&job->encode.langs, optarg, true, log))
 				return -EINVAL;
-			}
-			job->encode.skip_rust = true;
 			break;
 		case OPT_STATS:
 			job->stats = true;

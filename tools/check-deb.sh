@@ -97,7 +97,7 @@ echo "$files" | grep -q '/pahole$' && fail "the package ships a file named pahol
 zcat /usr/share/man/man1/btfcanon-pahole.1.gz | grep -q '^\.TH BTFCANON 1' ||
 	fail "btfcanon-pahole.1.gz is not the btfcanon(1) page"
 
-# the installed pair encodes: btfcanon-pahole runs the btfcanon beside it
+# the installed btfcanon-pahole encodes, and the installed btfcanon reads it
 printf 'struct s { int a; long b; };\nstruct s v;\n' > "$tmp/t.c"
 cc -g -c "$tmp/t.c" -o "$tmp/t.o"
 /usr/bin/btfcanon-pahole -J "$tmp/t.o" || fail "installed btfcanon-pahole -J exits $?"

@@ -146,6 +146,8 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	err = encode_file(job->input, &opts, &enc, &es, log);
 	if (err)
 		goto out;
+	if (job->none_if_empty && !es.cus)
+		goto out;	/* as pahole: no unit, no encoder, nothing written */
 	if (job->on_decisions)
 		job->on_decisions(job->ctx, &enc.decisions);
 	t_canon0 = now_sec();

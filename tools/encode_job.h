@@ -24,6 +24,7 @@ struct encode_job {
 	 * base written here (as distilled_base does for ELF output: .BTF.base)
 	 */
 	const char *distilled_out;
+	bool none_if_empty;		/* no unit encoded (all filtered): write nothing */
 	struct encode_opts encode;
 	struct canon_opts canon;
 	/* when set, called with the encoder's decisions on functions */
