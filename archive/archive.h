@@ -33,8 +33,8 @@
  *
  * Threads: an archive is used by one thread at a time (lists are decoded
  * on first use and kept; rebuilding reuses arrays kept in the archive);
- * separate archives are independent. bc_archive_add_files() runs its own
- * reader threads.
+ * separate archives are independent. bc_archive_add_files()
+ * (archive/add_input.h) runs its own reader threads.
  *
  * Cost of reading: opening decompresses the body and reads every record
  * of the pool (tens of ms for 118 kernels); a kernel rebuilt whole costs
@@ -120,25 +120,6 @@ int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 			  const void *sorted, size_t size,
 			  const struct bc_log *log);
 
-/*
- * Reads any BTF input (raw BTF, ELF .BTF, kernel images and packages
- * through sort/btf_file.h, DWARF encoded when an ELF file has no .BTF,
- * ARCHIVE:NAME), sorts it and adds it under name, or under
- * bc_archive_input_name(path) when name is NULL.
- */
-int bc_archive_add_file(struct bc_archive *ar, const char *path,
-			const char *name, const struct bc_log *log);
-
-/*
- * bc_archive_add_file() for nr inputs (names[i] NULL, or names NULL: the
- * default name), read and sorted on jobs threads (0: on the caller's);
- * added in input order, stopping at the first error. The archive's bytes
- * do not depend on jobs.
- */
-int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
-			 const char *const *names, uint32_t nr, uint32_t jobs,
-			 const struct bc_log *log);
-
 /* Removes kernel k and its attachments. */
 int bc_archive_remove(struct bc_archive *ar, uint32_t k);
 
@@ -206,7 +187,8 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 				uint32_t str);
 
 /*
- * Names (archive/names.c).
+ * Names (archive/names.c: the version order; archive/spec.c: inputs'
+ * default names and ARCHIVE:NAME specs).
  *
  * bc_archive_input_name: the default name of the kernel an input holds:
  * NAME for ARCHIVE:NAME, else kimage/'s bc_kernel_default_name()

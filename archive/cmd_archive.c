@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../sort/btf_file.h"
+#include "add_input.h"
 #include "archive.h"
 #include "archive_cmd.h"
 

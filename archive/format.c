@@ -40,7 +40,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "../sort/btf_file.h"
+#include "../canon/btf_data.h"
 #include "archive_internal.h"
 
 #define HEADER_LEN 32
@@ -862,7 +862,7 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 	}
 	/* mapped where it can be: no copy of the compressed file */
 	if (S_ISREG(st.st_mode) && st.st_size &&
-	    !bc_file_map(fd, 0, (size_t)st.st_size, &blob)) {
+	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
 		close(fd);
 		err = bc_archive_parse(blob.data, blob.size, path, ar, log);
 		bc_blob_release(&blob);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel names in an archive: the default name of an input (kimage/'s, or
- * NAME for ARCHIVE:NAME), the version order the archive keeps its kernels
- * in, and ARCHIVE:NAME specs.
+ * Kernel names in an archive: the version order the archive keeps its
+ * kernels in (the default name of an input and ARCHIVE:NAME specs are
+ * spec.c's).
  *
  * A kernel name is a version and a flavor: 6.1.0-56-cloud-amd64 is version
  * 6.1.0-56 of flavor cloud-amd64, 6.12.117+deb12-rt-arm64 version
@@ -14,14 +14,9 @@
  * neighbour is usually the kernel it shares most with.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../kimage/kimage.h"
 #include "archive.h"
 
 /* Length of the version at the start of name (0: none). */
@@ -67,105 +62,4 @@ int bc_archive_name_cmp(const char *a, const char *b)
 	free(sa);
 	free(sb);
 	return c ? c : strcmp(a, b);
-}
-
-int bc_archive_input_name(const char *path, char **name,
-			  const struct bc_log *log)
-{
-	const char *pattern;
-	char *archive;
-	int err = bc_archive_split_spec(path, &archive, &pattern);
-
-	*name = NULL;
-	if (err < 0)
-		return bc_log_error(log, err, "%s: out of memory", path);
-	if (err) {
-		free(archive);
-		*name = strdup(pattern);
-		return *name ? 0 : bc_log_error(log, -ENOMEM, "%s: out of memory",
-						path);
-	}
-	return bc_kernel_default_name(path, name, log);
-}
-
-char *bc_archive_default_name(const char *path)
-{
-	char *name;
-
-	return bc_archive_input_name(path, &name, NULL) ? NULL : name;
-}
-
-bool bc_archive_is_archive(const char *path)
-{
-	char magic[BC_ARCHIVE_MAGIC_LEN];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool is;
-
-	if (fd < 0)
-		return false;
-	is = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
-	     !memcmp(magic, BC_ARCHIVE_MAGIC, sizeof(magic));
-	close(fd);
-	return is;
-}
-
-int bc_archive_split_spec(const char *spec, char **archive,
-			  const char **pattern)
-{
-	const char *colon = strrchr(spec, ':');
-
-	*archive = NULL;
-	*pattern = NULL;
-	if (!colon || colon == spec || access(spec, F_OK) == 0)
-		return 0;
-	*archive = strndup(spec, colon - spec);
-	if (!*archive)
-		return -ENOMEM;
-	if (!bc_archive_is_archive(*archive)) {
-		free(*archive);
-		*archive = NULL;
-		return 0;
-	}
-	*pattern = colon + 1;
-	return 1;
-}
-
-int bc_archive_read_spec(const char *spec, void **raw, size_t *size,
-			 const struct bc_log *log)
-{
-	struct bc_archive *ar = NULL;
-	const char *pattern;
-	char *path;
-	uint32_t *idx = NULL, nr = 0, i;
-	int err = bc_archive_split_spec(spec, &path, &pattern);
-
-	if (err <= 0)
-		return err ? err : bc_log_error(log, -EINVAL,
-						"%s: not ARCHIVE:NAME", spec);
-	err = bc_archive_open(path, &ar, log);
-	if (!err)
-		err = bc_archive_match(ar, pattern, &idx, &nr);
-	if (!err && nr != 1) {
-		char list[512] = "";
-		size_t used = 0;
-
-		for (i = 0; i < nr && used + 2 < sizeof(list); i++)
-			used += snprintf(list + used, sizeof(list) - used,
-					 "%s%s", i ? " " : "",
-					 bc_archive_kernel_name(ar, idx[i]));
-		if (nr)
-			err = bc_log_error(log, -ENOENT,
-				"%s: '%s' names %u kernels (%s); one is needed here",
-				spec, pattern, nr, list);
-		else
-			err = bc_log_error(log, -ENOENT,
-				"%s: no kernel '%s' in the archive", spec,
-				pattern);
-	}
-	if (!err)
-		err = bc_archive_kernel_raw(ar, idx[0], raw, size, log);
-	free(idx);
-	bc_archive_free(ar);
-	free(path);
-	return err;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "btf_data.h"
 #include "btf_kinds.h"
@@ -22,6 +23,27 @@ void bc_btf_free(struct bc_btf *btf)
 	free(btf->refs);
 	free(btf->layout);
 	free(btf);
+}
+
+/* MAP_POPULATE: one call instead of a fault per page. */
+int bc_blob_map(int fd, off_t off, size_t len, struct bc_blob *blob)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t lead = off % page;
+	void *mem;
+
+	if (!len || page <= 0)
+		return -1;
+	mem = mmap(NULL, lead + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		   fd, off - lead);
+	if (mem == MAP_FAILED)
+		return -1;
+	blob->mem = mem;
+	blob->mem_len = lead + len;
+	blob->mapped = true;
+	blob->data = (const uint8_t *)mem + lead;
+	blob->size = len;
+	return 0;
 }
 
 void bc_blob_release(struct bc_blob *blob)

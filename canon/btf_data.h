@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/btf.h>
 
 #include "btf_kinds.h"
@@ -61,6 +62,14 @@ struct bc_blob {
 	const uint8_t *data;
 	size_t size;
 };
+
+/*
+ * Maps len bytes of the file open on fd from offset off (any offset) into
+ * blob, private and read-only, populated up front. Returns 0, or -1 when
+ * the file cannot be mapped (a pipe, a sysfs file before Linux 6.16, len
+ * 0): the caller reads it instead.
+ */
+int bc_blob_map(int fd, off_t off, size_t len, struct bc_blob *blob);
 
 /* Frees or unmaps what blob owns and zeroes it; accepts a zeroed blob. */
 void bc_blob_release(struct bc_blob *blob);

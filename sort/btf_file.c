@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,27 +79,6 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* MAP_POPULATE: one call instead of a fault per page. */
-int bc_file_map(int fd, off_t off, size_t len, struct bc_blob *blob)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t lead = off % page;
-	void *mem;
-
-	if (!len || page <= 0)
-		return -1;
-	mem = mmap(NULL, lead + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-		   fd, off - lead);
-	if (mem == MAP_FAILED)
-		return -1;
-	blob->mem = mem;
-	blob->mem_len = lead + len;
-	blob->mapped = true;
-	blob->data = (const uint8_t *)mem + lead;
-	blob->size = len;
-	return 0;
-}
-
 /*
  * The .BTF section of the ELF file open on fd: mapped where it lies when it
  * is stored plainly, else (compressed, or the file cannot be mapped)
@@ -137,7 +115,7 @@ static int read_elf_btf(const char *path, int fd, struct bc_blob *blob,
 	if (!(shdr.sh_flags & SHF_COMPRESSED) && elf_rawfile(elf, &file_size) &&
 	    shdr.sh_offset <= file_size &&
 	    shdr.sh_size <= file_size - shdr.sh_offset &&
-	    !bc_file_map(fd, shdr.sh_offset, shdr.sh_size, blob))
+	    !bc_blob_map(fd, shdr.sh_offset, shdr.sh_size, blob))
 		goto out;
 	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
 		err = bc_log_error(log, -EINVAL,
@@ -182,7 +160,7 @@ static int read_raw(const char *path, int fd, struct bc_blob *blob,
 
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= SIZE_MAX &&
-	    !bc_file_map(fd, 0, st.st_size, blob))
+	    !bc_blob_map(fd, 0, st.st_size, blob))
 		return 0;
 	err = read_all(fd, path, &data, &size, log);
 	if (err)

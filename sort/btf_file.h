@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
@@ -37,14 +36,6 @@ int bc_file_read_btf(const char *path, void **data, size_t *size,
  */
 int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 			  enum bc_file_format *format, const struct bc_log *log);
-
-/*
- * Maps len bytes of the file open on fd from offset off (any offset),
- * private and read-only, populated up front. Returns 0, or -1 when the
- * file cannot be mapped (a pipe, a sysfs file before Linux 6.16, len 0):
- * the caller reads it instead.
- */
-int bc_file_map(int fd, off_t off, size_t len, struct bc_blob *blob);
 
 /* bc_file_read_btf() then bc_btf_parse() over base (may be NULL). */
 int bc_file_load_btf(const char *path, const struct bc_btf *base,
