@@ -16,7 +16,7 @@
 #include "../diff/input.h"
 #include "../sort/btf_file.h"
 #include "add_input.h"
-#include "archive_internal.h"
+#include "internal.h"
 
 /*
  * The bytes `btfcanon sort` writes for path: its BTF through the common

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../canon/canon.h"
-#include "archive_internal.h"
+#include "internal.h"
 
 /* ---- archive object ---------------------------------------------------- */
 

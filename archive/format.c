@@ -41,7 +41,7 @@
 #include <zstd.h>
 
 #include "../canon/btf_data.h"
-#include "archive_internal.h"
+#include "internal.h"
 
 #define HEADER_LEN 32
 #define TRAILER_LEN 4

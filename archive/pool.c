@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_internal.h"
+#include "internal.h"
 
 /* ---- growable buffers ------------------------------------------------ */
 

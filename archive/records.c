@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_internal.h"
+#include "internal.h"
 
 /* ---- from a kernel's BTF to records ------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_internal.h"
+#include "internal.h"
 
 struct bc_archive_view {
 	struct bc_archive *ar;

@@ -22,7 +22,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "../../archive/archive_internal.h"
+#include "../../archive/internal.h"
 #include "../../kimage/kimage.h"
 #include "../../kimage/package.h"
 #include "../../canon/canon.h"

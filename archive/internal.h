@@ -2,8 +2,11 @@
 /*
  * The archive's insides, shared by its files: archive.c (the object, its
  * kernels), pool.c (strings, names, records), records.c (BTF to records
- * and back), format.c (the file), view.c (part of a kernel). Not for
- * users outside archive/ (the fuzz target excepted).
+ * and back), format.c (the file), view.c (part of a kernel), add_input.c
+ * (inputs added). The types here are the ground every one of them stands
+ * on; the files call each other downward only (pool <- records <- archive
+ * <- format, view <- spec, add_input). Not for users outside archive/
+ * (the fuzz target excepted).
  */
 #ifndef BTFCANON_ARCHIVE_INTERNAL_H
 #define BTFCANON_ARCHIVE_INTERNAL_H
