@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +534,13 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 	bool breaks = false, want_inlines = false;
 
 	bc_text_init(&out);
+	/*
+	 * Kernels come and go one at a time, each in buffers of megabytes:
+	 * keep them in the heap for the next one instead of unmapping and
+	 * faulting them in again (0.77x the CPU over 118 kernels).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (parse_deps_args(argc, argv, &a))
 		goto out;
 	if (a.save) {
