@@ -17,7 +17,7 @@ BUILD    ?= build
 
 CC       ?= cc
 PKGS     := libbpf libelf libdw
-# the kernel image and package readers (kimage/): Debian's libraries;
+# the kernel image and package readers (archive/kimage.c ...): Debian's libraries;
 # the archive's body (zstd) and checksum (zlib) too
 PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
@@ -33,8 +33,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
-LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c \
-	      kimage/*.c)
+LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c

@@ -191,7 +191,7 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
  * default names and ARCHIVE:NAME specs).
  *
  * bc_archive_input_name: the default name of the kernel an input holds:
- * NAME for ARCHIVE:NAME, else kimage/'s bc_kernel_default_name()
+ * NAME for ARCHIVE:NAME, else kimage.h's bc_kernel_default_name()
  * (vmlinuz-6.1.0-56-cloud-amd64, linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb
  * and 6.1.0-56-cloud-amd64.btf all give 6.1.0-56-cloud-amd64; a package is
  * named by its kernel member). *name is malloc'd. Returns 0 or a negative

@@ -3,7 +3,7 @@
  * Inputs that name an archive's kernel: ARCHIVE:NAME specs (split, and
  * read into the kernel's sorted BTF for sort/btf_file.c's common reader),
  * and the default name of the kernel an input holds (NAME for
- * ARCHIVE:NAME, else kimage/'s). Above the archive object and its file
+ * ARCHIVE:NAME, else kimage.c's). Above the archive object and its file
  * format, which it opens; nothing of the archive calls back into it.
  */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../kimage/kimage.h"
 #include "archive.h"
+#include "kimage.h"
 
 int bc_archive_input_name(const char *path, char **name,
 			  const struct bc_log *log)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../archive/archive.h"
-#include "../kimage/kimage.h"
+#include "../archive/kimage.h"
 #include "btf_file.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,
@@ -236,7 +236,7 @@ int bc_file_read_btf_blob(const char *path, struct bc_blob *blob,
 			free(spec);
 		}
 	} else if (got > 0 && bc_kernel_file_detect(head, got)) {
-		/* a kernel image or package: kimage/ */
+		/* a kernel image or package: archive/kimage.h */
 		*format = BC_FILE_IMAGE;
 		err = bc_kernel_file_read_btf(path, fd, blob, log);
 	} else {

@@ -2,7 +2,7 @@
 /*
  * BTF in files: raw blobs (/sys/kernel/btf/vmlinux, pahole's
  * --btf_encode_detached output), the .BTF section of ELF files, and the
- * BTF inside kernel images and packages (kimage/kimage.h); and writing
+ * BTF inside kernel images and packages (archive/kimage.h); and writing
  * results without ever leaving a partial file behind.
  */
 #ifndef BTFCANON_BTF_FILE_H
@@ -17,7 +17,7 @@
 enum bc_file_format {
 	BC_FILE_RAW,
 	BC_FILE_ELF,
-	BC_FILE_IMAGE,	/* in a kernel image or package: kimage/kimage.h */
+	BC_FILE_IMAGE,	/* in a kernel image or package: archive/kimage.h */
 };
 
 /*

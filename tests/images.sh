@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Kernel images and packages as inputs (kimage/kimage.c, package.c,
+# Kernel images and packages as inputs (archive/kimage.c, package.c,
 # kernel_file.c, read through sort/btf_file.c), end to end through the
 # command line:
 #

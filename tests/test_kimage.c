@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel image and package readers (kimage/), below the command line
+ * The kernel image and package readers (archive/kimage.c, package.c, decompress.c), below the command line
  * (tests/images.sh covers every compression and form end to end):
  *
  *	names		bc_kernel_default_name() on image, BTF and package paths
@@ -24,8 +24,8 @@
 #include <zlib.h>
 
 #include "suites.h"
-#include "../kimage/decompress.h"
-#include "../kimage/kimage.h"
+#include "../archive/decompress.h"
+#include "../archive/kimage.h"
 #include "../sort/btf_file.h"
 
 static void quiet(void *ctx, enum bc_log_level level, const char *msg)

@@ -23,8 +23,8 @@
 #include <bpf/libbpf.h>
 
 #include "../../archive/internal.h"
-#include "../../kimage/kimage.h"
-#include "../../kimage/package.h"
+#include "../../archive/kimage.h"
+#include "../../archive/package.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
 #include "../../deps/bpf_object.h"
@@ -507,7 +507,7 @@ int fuzz_archive_one(const uint8_t *data, size_t size)
 }
 
 /*
- * Kernel images (kimage/kimage.c): a bzImage, an arm64 Image, an EFI
+ * Kernel images (archive/kimage.c): a bzImage, an arm64 Image, an EFI
  * zboot image or a compressed file, decompressed with at most 16 MiB of
  * output (a small stream may expand a thousandfold), its BTF found and
  * parsed. Property: what the reader returns lies inside the output it
@@ -530,7 +530,7 @@ int fuzz_kimage_one(const uint8_t *data, size_t size)
 }
 
 /*
- * Kernel packages (kimage/package.c): a .deb or an .rpm through
+ * Kernel packages (archive/package.c): a .deb or an .rpm through
  * libarchive to its kernel member (at most 16 MiB), then that through the
  * image reader. Property: the member's name is one the reader looks for,
  * and the version taken from it is not empty.

@@ -19,14 +19,16 @@
  *                   vmlinux.xz) holding any of the above, an ELF file or
  *                   raw BTF.
  *
- * A kernel package (.deb, .rpm) is read by kimage/package.h.
+ * A kernel package (.deb, .rpm) is read by package.h.
  *
  * Where it plugs in: sort/btf_file.c, the reader every command's BTF input
  * goes through (sort, dump, diff, deps --kernel, archive create/add, the
  * --base options), hands a file whose first bytes are neither ELF nor BTF
  * but that bc_kernel_file_detect() takes to bc_kernel_file_read_btf().
- * kimage/ calls only canon/ (the blob, the log), so the flow stays one
- * way: sort/ -> kimage/ -> canon/.
+ * kimage.c, package.c, decompress.c and kernel_file.c call only canon/
+ * (the blob, the log) and the decompression libraries, never the rest of
+ * archive/, so the flow stays one way: sort/ -> archive/kimage.h ->
+ * canon/.
  */
 #ifndef BTFCANON_KIMAGE_H
 #define BTFCANON_KIMAGE_H
@@ -49,7 +51,7 @@
 
 /*
  * Is head (a file's first bytes, up to BC_KIMAGE_PROBE_LEN) a kernel image
- * or a kernel package (kimage/package.h)? Raw BTF and ELF files are not.
+ * or a kernel package (package.h)? Raw BTF and ELF files are not.
  */
 bool bc_kernel_file_detect(const uint8_t *head, size_t len);
 

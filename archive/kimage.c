@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Kernel images: find the compressed payload from the image's own header,
- * decompress it in memory (kimage/decompress.h), and take the BTF from
+ * decompress it in memory (decompress.h), and take the BTF from
  * what comes out: the .BTF section of an ELF vmlinux, or the largest blob
  * with a well-formed BTF header in a raw memory image. Only the BTF is
  * kept; the decompressed kernel (tens of MB) is freed before returning.
