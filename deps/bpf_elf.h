@@ -3,7 +3,9 @@
  * The view of a BPF ELF object that its reader (bpf_object.c) and the
  * check of libbpf's refusals at open (libbpf_open.c) share: the image,
  * its section headers and their names, all checked to lie inside the
- * image by the reader before the check runs.
+ * image by the reader before the check runs. The calls run one way:
+ * libbpf_open.c's bc_bpf_object_load() and bc_bpf_object_parse() (the
+ * entry points bpf_object.h declares) run the reader, then the check.
  */
 #ifndef BTFCANON_BPF_ELF_H
 #define BTFCANON_BPF_ELF_H
@@ -51,12 +53,16 @@ static inline const uint8_t *section_data(const struct elf_view *v,
 }
 
 /*
- * What libbpf 1.1's bpf_object__open() refuses in an object the reader
- * took (v over obj's image, obj filled in): 0, or libbpf's negative errno
- * after one message naming the file and giving libbpf's reason.
+ * The reader (bpf_object.c): obj from size bytes at data (copied), or
+ * from the file at path, and *view over obj's image (valid while obj
+ * is). Takes more than libbpf does: libbpf_open.c checks the rest.
+ * Returns 0, or a negative errno after one message naming the file (obj
+ * is then released).
  */
-int bc_bpf_object_check_open(const char *path, const struct elf_view *v,
-			     const struct bc_bpf_object *obj,
-			     const struct bc_log *log);
+int bc_bpf_object_read(const void *data, size_t size, const char *path,
+		       struct bc_bpf_object *obj, struct elf_view *view,
+		       const struct bc_log *log);
+int bc_bpf_object_read_file(const char *path, struct bc_bpf_object *obj,
+			    struct elf_view *view, const struct bc_log *log);
 
 #endif

@@ -567,8 +567,9 @@ out:
 	return ret;
 }
 
-int bc_bpf_object_parse(const void *data, size_t size, const char *path,
-			struct bc_bpf_object *obj, const struct bc_log *log)
+int bc_bpf_object_read(const void *data, size_t size, const char *path,
+		       struct bc_bpf_object *obj, struct elf_view *view,
+		       const struct bc_log *log)
 {
 	struct elf_view v = { 0 };
 	int btf_sec = -1, ext_sec = -1;
@@ -656,18 +657,15 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 		if (err)
 			goto fail;
 	}
-	/* an object libbpf will not open never loads anywhere */
-	err = bc_bpf_object_check_open(path, &v, obj, log);
-	if (err)
-		goto fail;
+	*view = v;
 	return 0;
 fail:
 	bc_bpf_object_deinit(obj);
 	return err;
 }
 
-int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
-		       const struct bc_log *log)
+int bc_bpf_object_read_file(const char *path, struct bc_bpf_object *obj,
+			    struct elf_view *view, const struct bc_log *log)
 {
 	struct stat st;
 	uint8_t *buf;
@@ -699,7 +697,7 @@ int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
 		done += n;
 	}
 	close(fd);
-	err = bc_bpf_object_parse(buf, done, path, obj, log);
+	err = bc_bpf_object_read(buf, done, path, obj, view, log);
 	free(buf);
 	return err;
 }

@@ -68,8 +68,10 @@ struct bc_bpf_object {
 };
 
 /*
- * Reads the object at path. Returns 0, or a negative errno after one
- * message naming the file and what is wrong with it.
+ * Reads the object at path (bpf_object.c) and refuses what libbpf 1.1
+ * refuses at open (libbpf_open.c, which defines these two). Returns 0,
+ * or a negative errno after one message naming the file and what is
+ * wrong with it.
  */
 int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
 		       const struct bc_log *log);

@@ -803,9 +803,14 @@ static int check_relocations(const struct open_check *c)
 	return 0;
 }
 
-int bc_bpf_object_check_open(const char *path, const struct elf_view *v,
-			     const struct bc_bpf_object *obj,
-			     const struct bc_log *log)
+/*
+ * What libbpf 1.1's bpf_object__open() refuses in an object the reader
+ * took (v over obj's image, obj filled in): 0, or libbpf's negative errno
+ * after one message naming the file and giving libbpf's reason.
+ */
+static int check_open(const char *path, const struct elf_view *v,
+		      const struct bc_bpf_object *obj,
+		      const struct bc_log *log)
 {
 	struct open_check c = {
 		.path = path, .v = v, .obj = obj, .log = log,
@@ -822,4 +827,37 @@ int bc_bpf_object_check_open(const char *path, const struct elf_view *v,
 	if (!err)
 		err = check_relocations(&c);
 	return err;
+}
+
+/*
+ * Opening an object as libbpf does (bpf_object.h): the reader, then what
+ * libbpf refuses at open; an object libbpf will not open never loads
+ * anywhere.
+ */
+static int open_checked(const char *path, struct bc_bpf_object *obj,
+			const struct elf_view *v, const struct bc_log *log)
+{
+	int err = check_open(path, v, obj, log);
+
+	if (err)
+		bc_bpf_object_deinit(obj);
+	return err;
+}
+
+int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
+		       const struct bc_log *log)
+{
+	struct elf_view v;
+	int err = bc_bpf_object_read_file(path, obj, &v, log);
+
+	return err ? err : open_checked(path, obj, &v, log);
+}
+
+int bc_bpf_object_parse(const void *data, size_t size, const char *path,
+			struct bc_bpf_object *obj, const struct bc_log *log)
+{
+	struct elf_view v;
+	int err = bc_bpf_object_read(data, size, path, obj, &v, log);
+
+	return err ? err : open_checked(path, obj, &v, log);
 }
