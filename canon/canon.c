@@ -70,6 +70,7 @@
 
 #include "btf_kinds.h"
 #include "canon.h"
+#include "par.h"
 #include "strmap.h"
 #include "strset.h"
 
@@ -98,14 +99,6 @@ struct canon {
 	uint32_t *next_work, nr_next_work;
 	struct canon_stats *stats;
 };
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static inline bool is_omitted(const struct canon *c, uint32_t idx)
 {
@@ -1318,7 +1311,7 @@ out:
 /* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
 static int partition(struct canon *c)
 {
-	double t0 = now_sec(), t1;
+	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
 	int64_t splits;
 
 	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
@@ -1326,12 +1319,12 @@ static int partition(struct canon *c)
 		return -ENOMEM;
 	if (rank_by_local_key(c))
 		return -ENOMEM;
-	t1 = now_sec();
+	t1 = bc_clock_sec(CLOCK_MONOTONIC);
 	c->stats->rank_sec += t1 - t0;
 	refine_to_fixpoint(c, true);
 	while ((splits = split_var_classes(c)) > 0)
 		refine_to_fixpoint(c, false);
-	c->stats->refine_sec += now_sec() - t1;
+	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
 	free(c->keyed);
 	c->keyed = NULL;
 	return splits < 0 ? (int)splits : 0;
@@ -1344,12 +1337,12 @@ static int partition(struct canon *c)
 static int resolve_fwds_to_fixpoint(struct canon *c)
 {
 	for (;;) {
-		double t0 = now_sec();
+		double t0 = bc_clock_sec(CLOCK_MONOTONIC);
 		uint32_t *refs = NULL;
 		int64_t resolved = resolve_fwds(c, &refs);
 		int err;
 
-		c->stats->fwd_sec += now_sec() - t0;
+		c->stats->fwd_sec += bc_clock_sec(CLOCK_MONOTONIC) - t0;
 		if (resolved <= 0)
 			return resolved;
 		c->stats->fwds_resolved += resolved;
@@ -1469,13 +1462,13 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	}
 	if (err)
 		goto out;
-	t0 = now_sec();
+	t0 = bc_clock_sec(CLOCK_MONOTONIC);
 
 	err = rebuild(&c, res);
 	if (!err && opts->layout)	/* the 2026 header, layout section */
 		err = bc_btf_blob_add_layout(&res->raw, &res->raw_size,
 					     opts->layout, opts->nr_layout);
-	res->stats.rebuild_sec = now_sec() - t0;
+	res->stats.rebuild_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
 	res->stats.merged = res->stats.types_in - res->stats.types_out;
 out:
 	canon_deinit(&c);

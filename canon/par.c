@@ -17,11 +17,11 @@ struct par_loop {
 	int *errs;			/* [n]: each task's own result */
 };
 
-double bc_thread_cpu_sec(void)
+double bc_clock_sec(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -37,10 +37,10 @@ static void *par_thread(void *arg)
 
 		if (i >= loop->n || failed < loop->n)
 			break;
-		t0 = loop->task_sec ? bc_thread_cpu_sec() : 0;
+		t0 = loop->task_sec ? bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) : 0;
 		err = loop->fn(loop->ctx, i);
 		if (loop->task_sec)
-			loop->task_sec[i] = bc_thread_cpu_sec() - t0;
+			loop->task_sec[i] = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 		loop->errs[i] = err;
 		if (err) {
 			/* keep the lowest failing number */

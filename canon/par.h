@@ -19,6 +19,7 @@
 #define BTFCANON_PAR_H
 
 #include <stdint.h>
+#include <time.h>
 
 /* One task: 0, or a negative errno that stops the loop. */
 typedef int (*bc_par_fn)(void *ctx, uint32_t i);
@@ -36,7 +37,12 @@ int bc_par_for(unsigned int jobs, uint32_t n, bc_par_fn fn, void *ctx,
 /* The largest of task_sec[0 .. n), 0 for none. */
 double bc_par_longest(const double *task_sec, uint32_t n);
 
-/* Thread CPU seconds of the calling thread. */
-double bc_thread_cpu_sec(void);
+/*
+ * Seconds on clock: CLOCK_MONOTONIC for wall time, CLOCK_THREAD_CPUTIME_ID
+ * for the calling thread's CPU (what task_sec records),
+ * CLOCK_PROCESS_CPUTIME_ID for the process's. The one clock reader of
+ * the library's timings.
+ */
+double bc_clock_sec(clockid_t clock);
 
 #endif

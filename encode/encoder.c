@@ -107,14 +107,6 @@ struct worker {
 	int err;
 };
 
-static double now_sec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void encode_opts_init(struct encode_opts *opts)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -520,7 +512,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct encoder *enc = w->enc;
 	struct bc_log log = { .fn = worker_log, .ctx = w };
-	double cpu0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+	double cpu0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	int err = 0;
 
 	w->cu.log = &log;
@@ -529,11 +521,11 @@ static void *worker_main(void *arg)
 
 		if (pos >= enc->nr_chunks)
 			break;
-		double t0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+		double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 		uint32_t k = enc->take_order[pos];
 
 		err = encode_chunk(w, w->dwarf, k);
-		enc->chunk_sec[k] = now_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+		enc->chunk_sec[k] = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	}
 	if (err)
 		set_first_error(w, err);
@@ -543,8 +535,8 @@ static void *worker_main(void *arg)
 		dwarf_end(w->dwarf);
 		w->dwarf = NULL;
 	}
-	w->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	w->end_sec = now_sec(CLOCK_MONOTONIC);
+	w->cpu_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	w->end_sec = bc_clock_sec(CLOCK_MONOTONIC);
 	return NULL;
 }
 
@@ -856,11 +848,11 @@ struct plan_job {
 static void *plan_main(void *arg)
 {
 	struct plan_job *job = arg;
-	double t0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 
 	job->err = select_plan_funcs(&job->plan, job->enc->cands,
 				     job->enc->nr_chunks, &job->enc->syms);
-	job->cpu_sec = now_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+	job->cpu_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return NULL;
 }
 
@@ -899,9 +891,9 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	enc.features = opts->features;
 	enc.features.flat_arrays = arrays_flat(opts);
 
-	t0 = now_sec(CLOCK_MONOTONIC);
-	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
-	cpu0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = bc_clock_sec(CLOCK_MONOTONIC);
+	tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	cpu0 = bc_clock_sec(CLOCK_PROCESS_CPUTIME_ID);
 	err = open_dwarf(path, &h, log);
 	enc.h = &h;
 	if (!err)
@@ -955,8 +947,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 			goto join;
 		}
 	}
-	workers_start = now_sec(CLOCK_MONOTONIC);
-	stats->critical.start = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+	workers_start = bc_clock_sec(CLOCK_MONOTONIC);
+	stats->critical.start = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	for (i = 0; i < jobs; i++) {
 		err = -pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 		if (err) {
@@ -982,7 +974,7 @@ join:
 	stats->encode_sec = encode_end - t0;
 	stats->workers_start_sec = workers_start - t0;
 	stats->workers_spread_sec = encode_end - first_end;
-	stats->encode_cpu_sec = now_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	stats->encode_cpu_sec = bc_clock_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	stats->chunks = enc.nr_chunks;
 	stats->critical.chunk = bc_par_longest(enc.chunk_sec, enc.nr_chunks);
 	for (i = 0; i < jobs; i++) {
@@ -1020,7 +1012,7 @@ join:
 	 * their dedups or the selection: a module's types meet the base
 	 * after them, once (split_attach_base).
 	 */
-	t0 = now_sec(CLOCK_MONOTONIC);
+	t0 = bc_clock_sec(CLOCK_MONOTONIC);
 	err = dedup_groups(&enc, opts->jobs ? opts->jobs : 1, stats);
 	if (!err)
 		err = merge_parts(enc.groups, enc.nr_groups,
@@ -1034,15 +1026,15 @@ join:
 			     strerror(-err));
 		goto out;
 	}
-	stats->merge_sec = now_sec(CLOCK_MONOTONIC) - t0;
+	stats->merge_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
 	stats->critical.merge = stats->critical.groups +
 				stats->merge.raw_longest_sec + stats->merge.plan_sec +
 				stats->merge.strings_sec +
 				stats->merge.copy_longest_sec +
 				stats->merge.parse_sec;
 
-	t0 = now_sec(CLOCK_MONOTONIC);
-	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+	t0 = bc_clock_sec(CLOCK_MONOTONIC);
+	tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	err = btf__dedup(merged, NULL);
 	if (plan_started)
 		pthread_join(plan.thread, NULL);
@@ -1052,14 +1044,14 @@ join:
 		goto out;
 	}
 	stats->types_deduped = btf__type_cnt(merged) - 1;
-	stats->dedup_sec = now_sec(CLOCK_MONOTONIC) - t0;
-	tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+	stats->dedup_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
+	tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	/* the plan ran beside the groups, the merge and the dedup */
 	stats->critical.dedup = plan.cpu_sec > stats->critical.merge + tc0 ?
 				plan.cpu_sec - stats->critical.merge : tc0;
 	if (enc.want_cands) {
-		t0 = now_sec(CLOCK_MONOTONIC);
-		tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+		t0 = bc_clock_sec(CLOCK_MONOTONIC);
+		tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 		err = plan.err;
 		if (err)
 			bc_log_error(log, err, "%s: function selection failed: %s",
@@ -1071,8 +1063,8 @@ join:
 					  &out->decisions, log);
 		if (err)
 			goto out;
-		stats->select_sec = now_sec(CLOCK_MONOTONIC) - t0;
-		stats->critical.select = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+		stats->select_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
+		stats->critical.select = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	}
 	/*
 	 * Split BTF: the module's types, selected as standalone BTF (adding
@@ -1082,8 +1074,8 @@ join:
 	if (opts->base) {
 		struct btf *split;
 
-		t0 = now_sec(CLOCK_MONOTONIC);
-		tc0 = now_sec(CLOCK_THREAD_CPUTIME_ID);
+		t0 = bc_clock_sec(CLOCK_MONOTONIC);
+		tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 		err = split_attach_base(merged, opts->base, &out->omit, &split,
 					&stats->attach);
 		if (err) {
@@ -1094,8 +1086,8 @@ join:
 		}
 		btf__free(merged);
 		merged = split;
-		stats->attach_sec = now_sec(CLOCK_MONOTONIC) - t0;
-		stats->critical.attach = now_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+		stats->attach_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
+		stats->critical.attach = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	}
 	stats->critical.total = stats->critical.start + stats->critical.chunk +
 				stats->critical.merge + stats->critical.dedup +

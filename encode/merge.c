@@ -404,7 +404,7 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 			 &stats->raw_longest_sec);
 	if (err)
 		goto out;
-	t0 = bc_thread_cpu_sec();
+	t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	for (k = 0; k < n; k++) {
 		const struct btf_header *h = part_header(&parts[k]);
 
@@ -422,7 +422,7 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 		err = -ENOMEM;
 		goto out;
 	}
-	stats->plan_sec = bc_thread_cpu_sec() - t0;
+	stats->plan_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	err = merge_step(jobs, n, index_strings, &job, task_sec, &stats->strings_sec);
 	if (!err)
 		err = merge_step(jobs, MERGE_SHARDS, find_owners, &job, task_sec,
@@ -432,7 +432,7 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 				 &stats->strings_sec);
 	if (err)
 		goto out;
-	t0 = bc_thread_cpu_sec();
+	t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	for (k = 0; k < n; k++) {
 		job.strs_of[k].owned_at = strs_len;
 		strs_len += job.strs_of[k].owned_bytes;
@@ -461,18 +461,18 @@ int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 	job.strs = (char *)job.types + types_len;
 	job.strs[0] = '\0';		/* no parts: the one empty string */
 	stats->strs_size = strs_len;
-	stats->plan_sec += bc_thread_cpu_sec() - t0;
+	stats->plan_sec += bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	err = merge_step(jobs, n, place_owned, &job, task_sec, &stats->strings_sec);
 	if (!err)
 		err = merge_step(jobs, n, copy_types, &job, task_sec,
 				 &stats->copy_longest_sec);
 	if (err)
 		goto out;
-	t0 = bc_thread_cpu_sec();
+	t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	*out = btf__new(buf, sizeof(*hdr) + hdr->type_len + hdr->str_len);
 	if (!*out)
 		err = errno ? -errno : -EINVAL;
-	stats->parse_sec = bc_thread_cpu_sec() - t0;
+	stats->parse_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 out:
 	for (k = 0; job.strs_of && k < n; k++)
 		part_strs_free(&job.strs_of[k]);

@@ -151,7 +151,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (job->on_decisions)
 		job->on_decisions(job->ctx, &enc.decisions);
 	t_canon0 = now_sec();
-	c_canon0 = bc_thread_cpu_sec();
+	c_canon0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	raw = btf__raw_data(enc.btf, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", job->input);
@@ -175,7 +175,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_canon = now_sec();
-	c_canon = bc_thread_cpu_sec();
+	c_canon = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	/* as pahole: distilled for an ELF output (or a named base file) only */
 	if (base && opts.features.distilled_base &&
 	    ((job->elf && job->output) || job->distilled_out))
@@ -188,7 +188,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (err)
 		goto out;
 	t_write = now_sec();
-	c_write = bc_thread_cpu_sec();
+	c_write = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	if (job->stats) {
 		char attach[128] = "";
 
