@@ -488,12 +488,13 @@ static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 	uint32_t k;
 	int i, err;
 
-	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, &pair[0], log);
+	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, false, &pair[0], log);
 	if (err)
 		return err;
 	for (k = 0; k < kl->nr && !err; k++) {
 		if (k) {
-			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, &pair[1], log);
+			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, false,
+						 &pair[1], log);
 			if (err)
 				break;
 		}

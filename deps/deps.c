@@ -576,7 +576,7 @@ static int take_modules(struct kfile_cursor c, const char *path,
 		if (err)
 			return err == -ENOMEM ? err : -EBADMSG;
 		c.p += msize;
-		if (bc_core_index_new(m->btf, &m->index))
+		if (bc_ktypes_init_btf(&m->types, m->btf, true))
 			return -ENOMEM;
 	}
 	return c.p == c.end ? 0 : -EINVAL;
@@ -596,19 +596,27 @@ static bool attachment(const struct bc_archive *ar, uint32_t idx,
 }
 
 int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const struct bc_ktypes_flavors *flavors,
 				 const char *label, struct bc_deps_kernel *k,
 				 const struct bc_log *log)
 {
 	struct kfile_cursor c;
-	int err;
+	int err = -EOPNOTSUPP;
 
 	memset(k, 0, sizeof(*k));
 	k->arg = label;
 	k->input.path = label;
-	err = bc_archive_kernel_btf(ar, idx, &k->input.btf, log);
-	if (err)
+	if (flavors)
+		err = bc_ktypes_init_view(&k->types, ar, idx, flavors, log);
+	if (err == -EOPNOTSUPP) {
+		/* whole: asked so, or a kernel kept as its bytes */
+		err = bc_archive_kernel_btf(ar, idx, &k->input.btf, log);
+		if (err)
+			goto fail;
+		err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
+	} else if (err) {
 		goto fail;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	}
 	if (!err && attachment(ar, idx, ATT_SYMS, &c))
 		err = take_syms(c, k);
 	if (!err && attachment(ar, idx, ATT_INLINES, &c))
@@ -668,7 +676,7 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 		bc_archive_free(ar);
 		return err;
 	}
-	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	err = bc_deps_kernel_load_archived(ar, 0, NULL, path, k, log);
 	if (err) {
 		bc_archive_free(ar);
 		return err;
@@ -706,7 +714,7 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
 	if (err)
 		return err;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
 	if (err)
 		return bc_log_error(log, err, "%s: out of memory", dir);
 	n = scandir(dir, &names, NULL, dirent_cmp);
@@ -741,7 +749,7 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 			break;
 		}
 		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
-		if (!err && bc_core_index_new(m->btf, &m->index))
+		if (!err && bc_ktypes_init_btf(&m->types, m->btf, true))
 			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 		free(path);
 	}
@@ -767,7 +775,7 @@ int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 		bc_archive_free(ar);
 		return err;
 	}
-	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	err = bc_deps_kernel_load_archived(ar, 0, NULL, path, k, log);
 	if (err) {
 		bc_archive_free(ar);
 		return err;
@@ -799,7 +807,7 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 	err = bc_input_load(path, &opts, &k->input, log);
 	if (err)
 		return err;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
 	if (err) {
 		bc_log_error(log, err, "%s: out of memory", path);
 		goto fail;
@@ -832,16 +840,16 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 {
 	uint32_t i;
 
+	bc_ktypes_deinit(&k->types);	/* a view: before its archive */
 	bc_input_deinit(&k->input);
-	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
 	bc_inline_facts_free(k->inlines);
 	bc_kconfig_free(k->kconfig);
 	for (i = 0; i < k->nr_modules; i++) {
 		free(k->modules[i].name);
 		free(k->modules[i].label);
+		bc_ktypes_deinit(&k->modules[i].types);
 		bc_btf_free(k->modules[i].btf);
-		bc_core_index_free(k->modules[i].index);
 	}
 	free(k->modules);
 	free(k->vmlinux_path);
@@ -853,52 +861,46 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	k->nr_modules = 0;
 	k->vmlinux_path = NULL;
 	k->kconfig = NULL;
-	k->index = NULL;
 	k->syms = NULL;
 	k->inlines = NULL;
 }
 
 /* ---- BTF lookups in a kernel ----------------------------------------- */
 
-static const struct bc_btf *kbtf(const struct bc_deps_kernel *k)
-{
-	return k->input.btf;
-}
-
-/* The first type of kind and name in a kernel, through its index, or 0. */
+/* The first type of kind and name in a kernel, or 0. */
 static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
 		      const char *name)
 {
-	return bc_core_index_find(k->index, kind, name);
+	return bc_ktypes_find(&k->types, kind, name);
 }
 
 /*
  * The first type of kind and name in a kernel, else in its modules in
- * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *btf is
- * the BTF it is in. 0 when none has it.
+ * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *types is
+ * where it is. 0 when none has it.
  */
 static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
-			  const char *name, const struct bc_btf **btf)
+			  const char *name, const struct bc_ktypes **types)
 {
 	uint32_t id = kfind(k, kind, name), m;
 
-	*btf = kbtf(k);
+	*types = &k->types;
 	for (m = 0; !id && m < k->nr_modules; m++) {
-		id = bc_core_index_find(k->modules[m].index, kind, name);
+		id = bc_ktypes_find(&k->modules[m].types, kind, name);
 		if (id)
-			*btf = k->modules[m].btf;
+			*types = &k->modules[m].types;
 	}
 	return id;
 }
 
-/* The name of the module whose BTF btf is, or NULL for the kernel's. */
+/* The name of the module whose types are types, or NULL for the kernel's. */
 static const char *module_of(const struct bc_deps_kernel *k,
-			     const struct bc_btf *btf)
+			     const struct bc_ktypes *types)
 {
 	uint32_t m;
 
 	for (m = 0; m < k->nr_modules; m++)
-		if (k->modules[m].btf == btf)
+		if (&k->modules[m].types == types)
 			return k->modules[m].name;
 	return NULL;
 }
@@ -919,29 +921,29 @@ static uint32_t find_named(const struct bc_btf *btf, uint32_t kind,
 	return 0;
 }
 
-/* Enumerator name of value in enum enum_name (first match), or NULL. */
-static const char *enum_name_of(const struct bc_btf *btf, uint32_t enum_id,
+/* Enumerator name of value in enum enum_id (first match), or NULL. */
+static const char *enum_name_of(const struct bc_ktypes *kt, uint32_t enum_id,
 				int64_t value)
 {
-	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_type *t = bc_ktypes_type(kt, enum_id);
 	const struct btf_enum *e = (const void *)(t + 1);
 	uint32_t i;
 
-	for (i = 0; i < bc_type_vlen(t); i++)
+	for (i = 0; t && i < bc_type_vlen(t); i++)
 		if (e[i].val == value)
-			return bc_btf_str(btf, e[i].name_off);
+			return bc_ktypes_str(kt, e[i].name_off);
 	return NULL;
 }
 
-static bool enum_has_name(const struct bc_btf *btf, uint32_t enum_id,
+static bool enum_has_name(const struct bc_ktypes *kt, uint32_t enum_id,
 			  const char *name)
 {
-	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_type *t = bc_ktypes_type(kt, enum_id);
 	const struct btf_enum *e = (const void *)(t + 1);
 	uint32_t i;
 
-	for (i = 0; i < bc_type_vlen(t); i++)
-		if (!strcmp(bc_btf_str(btf, e[i].name_off), name))
+	for (i = 0; t && i < bc_type_vlen(t); i++)
+		if (!strcmp(bc_ktypes_str(kt, e[i].name_off), name))
 			return true;
 	return false;
 }
@@ -1092,7 +1094,7 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 	uint32_t s, i, n = first;
 	int err;
 
-	err = bc_core_ctx_init(&ctx, obj->btf, kbtf(kernel), kernel->index);
+	err = bc_core_ctx_init(&ctx, obj->btf, &kernel->types);
 	ctx.modules = kernel->modules;
 	ctx.nr_modules = kernel->nr_modules;
 	for (s = 0; s < obj->nr_sections && !err; s++) {
@@ -1110,7 +1112,7 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 						sec->nr_insns - insn, &res);
 			if (!err && (off || !all))
 				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
-						module_of(kernel, res.target_btf));
+						module_of(kernel, res.target_types));
 		}
 	}
 	bc_core_ctx_deinit(&ctx);
@@ -1304,9 +1306,15 @@ static void proto_free(struct proto *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static char *spell_type(const struct bc_btf *btf, uint32_t id)
+static const char *ktypes_str_of(const void *kt, uint32_t str)
 {
-	struct bc_cdecl c = { .btf = btf };
+	return bc_ktypes_str(kt, str);
+}
+
+static char *spell_type(const struct bc_ktypes *kt, uint32_t id)
+{
+	struct bc_cdecl c = { .type_of = bc_ktypes_type_of,
+			      .str_of = ktypes_str_of, .src = kt };
 	struct bc_text t;
 
 	bc_text_init(&t);
@@ -1323,11 +1331,11 @@ static char *spell_type(const struct bc_btf *btf, uint32_t id)
 	return bc_text_take(&t);
 }
 
-static int proto_of(const struct bc_btf *btf, uint32_t func_id,
+static int proto_of(const struct bc_ktypes *kt, uint32_t func_id,
 		    struct proto *p)
 {
-	const struct btf_type *f = bc_btf_type(btf, func_id);
-	const struct btf_type *fp = bc_btf_type(btf, f->type);
+	const struct btf_type *f = bc_ktypes_type(kt, func_id);
+	const struct btf_type *fp = f ? bc_ktypes_type(kt, f->type) : NULL;
 	const struct btf_param *prm;
 	uint32_t i;
 
@@ -1338,12 +1346,12 @@ static int proto_of(const struct bc_btf *btf, uint32_t func_id,
 	p->nr = bc_type_vlen(fp);
 	p->params = calloc(p->nr + 1, sizeof(*p->params));
 	p->names = calloc(p->nr + 1, sizeof(*p->names));
-	p->ret = spell_type(btf, fp->type);
+	p->ret = spell_type(kt, fp->type);
 	if (!p->params || !p->names || !p->ret)
 		goto nomem;
 	for (i = 0; i < p->nr; i++) {
-		p->params[i] = spell_type(btf, prm[i].type);
-		p->names[i] = strdup(bc_btf_str(btf, prm[i].name_off));
+		p->params[i] = spell_type(kt, prm[i].type);
+		p->names[i] = strdup(bc_ktypes_str(kt, prm[i].name_off));
 		if (!p->params[i] || !p->names[i])
 			goto nomem;
 	}
@@ -1471,6 +1479,26 @@ static int ksym_status(const struct bc_ksyms *s,
 			  inl ? ", no inlined call" : "");
 }
 
+/*
+ * A hook that is a type of the kernel's BTF (a FUNC, a btf_trace_
+ * typedef), else of a module's: ok (saying which module) or absent;
+ * *id and *types say where. Returns 0 or -ENOMEM.
+ */
+static int hook_in_btf(const struct bc_deps_kernel *k, uint32_t kind,
+		       const char *name, struct bc_dep_cell *c,
+		       const struct bc_ktypes **types, uint32_t *id)
+{
+	const char *module;
+
+	*id = kfind_any(k, kind, name, types);
+	c->status = *id ? BC_DEP_OK : BC_DEP_ABSENT;
+	if (!*id)
+		return set_detail(c, "no %s %s in BTF",
+				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name);
+	module = module_of(k, *types);
+	return module ? set_detail(c, "in module %s", module) : 0;
+}
+
 static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			  const char *target,
 			  const struct bc_deps_kernel *kernels, uint32_t nr)
@@ -1498,7 +1526,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		return -ENOMEM;
 	}
 	for (k = 0; k < nr && !err; k++) {
-		const struct bc_btf *btf = kbtf(&kernels[k]);
+		const struct bc_ktypes *types = &kernels[k].types;
 		struct bc_dep_cell *c = &d->cells[k];
 		uint32_t id = 0;
 
@@ -1512,13 +1540,8 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			err = set_detail(c, "not looked up");
 			continue;
 		case HOOK_BTF_TRACE:
-			id = kfind_any(&kernels[k], BTF_KIND_TYPEDEF, fname, &btf);
-			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
-			if (!id)
-				err = set_detail(c, "no typedef %s in BTF", fname);
-			else if (module_of(&kernels[k], btf))
-				err = set_detail(c, "in module %s",
-						 module_of(&kernels[k], btf));
+			err = hook_in_btf(&kernels[k], BTF_KIND_TYPEDEF, fname, c,
+					  &types, &id);
 			continue;
 		case HOOK_KSYM_GLOB:
 			if (!kernels[k].syms) {
@@ -1547,17 +1570,12 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			}
 			continue;
 		case HOOK_BTF_FUNC:
-			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
-			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
-			if (!id)
-				err = set_detail(c, "no FUNC %s in BTF", fname);
-			else if (module_of(&kernels[k], btf))
-				err = set_detail(c, "in module %s",
-						 module_of(&kernels[k], btf));
+			err = hook_in_btf(&kernels[k], BTF_KIND_FUNC, fname, c,
+					  &types, &id);
 			break;
 		case HOOK_KSYM:
 		case HOOK_SYSCALL:
-			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
+			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &types);
 			if (kernels[k].syms) {
 				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
 			} else {
@@ -1572,7 +1590,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		/* the prototype, against the first kernel's */
 		if (!have_first) {
 			if (k == 0) {
-				err = proto_of(btf, id, &first);
+				err = proto_of(types, id, &first);
 				have_first = !err;
 			}
 			continue;
@@ -1581,7 +1599,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			struct proto p;
 			char *change = NULL;
 
-			err = proto_of(btf, id, &p);
+			err = proto_of(types, id, &p);
 			if (!err)
 				err = proto_change(&first, &p, &change);
 			proto_free(&p);
@@ -1674,13 +1692,14 @@ static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
 			if (!d || asprintf(&wrapper, "bpf_struct_ops_%s", tname) < 0)
 				return -ENOMEM;
 			for (k = 0; k < b->nr_kernels; k++) {
-				const struct bc_btf *kb = kbtf(&kernels[k]);
+				const struct bc_ktypes *kb = &kernels[k].types;
 				uint32_t kt = kfind(&kernels[k], BTF_KIND_STRUCT, tname);
+				const struct btf_type *ktt = bc_ktypes_type(kb, kt);
 				struct bc_dep_cell *c = &d->cells[k];
 				const struct btf_member *lm = (const void *)(t + 1);
 				const char *missing = NULL;
 
-				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !kt) {
+				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !ktt) {
 					c->status = BC_DEP_ABSENT;
 					if (set_detail(c, "no struct %s in BTF",
 						       kt ? wrapper : tname))
@@ -1688,13 +1707,12 @@ static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
 					continue;
 				}
 				for (m = 0; m < bc_type_vlen(t) && !missing; m++) {
-					const struct btf_type *ktt = bc_btf_type(kb, kt);
 					const struct btf_member *km = (const void *)(ktt + 1);
 					const char *n = bc_btf_str(btf, lm[m].name_off);
 					uint32_t j;
 
 					for (j = 0; j < bc_type_vlen(ktt); j++)
-						if (!strcmp(bc_btf_str(kb, km[j].name_off), n))
+						if (!strcmp(bc_ktypes_str(kb, km[j].name_off), n))
 							break;
 					if (j == bc_type_vlen(ktt))
 						missing = n;
@@ -1733,7 +1751,7 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 		if (!d)
 			return -ENOMEM;
 		for (k = 0; k < b->nr_kernels; k++) {
-			const struct bc_btf *btf = kbtf(&kernels[k]);
+			const struct bc_ktypes *kt = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_prog_type");
 			struct bc_dep_cell *c = &d->cells[k];
 
@@ -1746,7 +1764,7 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 				if (set_detail(c, "no enum bpf_prog_type in BTF"))
 					return -ENOMEM;
 			} else {
-				c->status = enum_has_name(btf, e, pt) ?
+				c->status = enum_has_name(kt, e, pt) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
@@ -1820,7 +1838,7 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 					       "bpf_func_id");
 
 			if (e)
-				name = enum_name_of(kbtf(&kernels[k]), e, id);
+				name = enum_name_of(&kernels[k].types, e, id);
 		}
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
@@ -1830,7 +1848,7 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 		}
 		d->id = id;
 		for (k = 0; k < b->nr_kernels && !err; k++) {
-			const struct bc_btf *btf = kbtf(&kernels[k]);
+			const struct bc_ktypes *kt = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
 			struct bc_dep_cell *c = &d->cells[k];
 
@@ -1838,7 +1856,7 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 				c->status = BC_DEP_UNKNOWN;
 				err = set_detail(c, "no enum bpf_func_id in BTF");
 			} else {
-				c->status = enum_name_of(btf, e, id) ?
+				c->status = enum_name_of(kt, e, id) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
@@ -1904,7 +1922,7 @@ static int check_maps(struct builder *b, const struct bc_bpf_object *obj,
 			return -ENOMEM;
 		d->id = mt;
 		for (k = 0; k < b->nr_kernels; k++) {
-			const struct bc_btf *kb = kbtf(&kernels[k]);
+			const struct bc_ktypes *kb = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_map_type");
 			struct bc_dep_cell *c = &d->cells[k];
 			const char *en = e ? enum_name_of(kb, e, mt) : NULL;
@@ -2034,7 +2052,8 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			     bc_skip_mods(obj->btf, &local_id, true);
 		for (k = 0; k < b->nr_kernels; k++) {
 			struct bc_dep_cell *c = &d->cells[k];
-			const struct bc_btf *kb = NULL;
+			const struct bc_ktypes *kb = NULL;
+			const struct btf_type *kt;
 			uint32_t kid;
 			bool found;
 
@@ -2045,11 +2064,12 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			}
 			if (!strcmp(what, "kfunc")) {
 				kid = kfind_any(&kernels[k], BTF_KIND_FUNC, x->name, &kb);
-				found = kid != 0;
+				kt = bc_ktypes_type(kb, kid);
+				found = kt != NULL;
 				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
 				if (found && bc_core_types_compat(
 					    obj->btf, bc_btf_type(obj->btf, type)->type,
-					    kb, bc_btf_type(kb, kid)->type) <= 0) {
+					    kb, kt->type) <= 0) {
 					c->status = BC_DEP_INCOMPATIBLE;
 					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
 						return -ENOMEM;
@@ -2058,20 +2078,18 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			} else if (local_type) {
 				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
 				kid = kfind_any(&kernels[k], BTF_KIND_VAR, x->name, &kb);
-				found = kid != 0;
+				kt = bc_ktypes_type(kb, kid);
+				found = kt != NULL;
 				if (found) {
-					uint32_t tid = bc_btf_type(kb, kid)->type;
+					uint32_t tid = kt->type;
 
-					bc_skip_mods(kb, &tid, true);
+					kt = bc_ktypes_skip_mods(kb, &tid);
 					if (bc_core_types_compat(obj->btf, local_id,
 								 kb, tid) <= 0) {
-						const struct btf_type *kt =
-							bc_btf_type(kb, tid);
-
 						c->status = BC_DEP_INCOMPATIBLE;
 						if (set_detail(c, "the kernel's variable is %s %s, the object's %s %s: a type not compatible (libbpf's rule)",
 							       kt ? bc_kind_name(bc_type_kind(kt)) : "void",
-							       kt ? bc_btf_str(kb, kt->name_off) : "",
+							       kt ? bc_ktypes_str(kb, kt->name_off) : "",
 							       bc_kind_name(bc_type_kind(local_type)),
 							       bc_btf_str(obj->btf, local_type->name_off)))
 							return -ENOMEM;
@@ -2102,6 +2120,7 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 		  struct bc_deps_report *report, const struct bc_log *log)
 {
 	struct builder b = { .report = report, .nr_kernels = nr };
+	uint32_t k;
 	int err;
 
 	memset(report, 0, sizeof(*report));
@@ -2123,6 +2142,16 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 	if (err) {
 		bc_deps_report_deinit(report);
 		return bc_log_error(log, err, "%s: out of memory", obj->path);
+	}
+	/* a record a view could not decode read as void: no report then */
+	for (k = 0; k < nr; k++) {
+		err = bc_ktypes_error(&kernels[k].types);
+		if (err) {
+			bc_deps_report_deinit(report);
+			return bc_log_error(log, err, "%s: %s", kernels[k].arg,
+					    err == -ENOMEM ? "out of memory" :
+					    "a type record of the archive cannot be read");
+		}
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "../diff/text.h"
 #include "bpf_object.h"
 #include "kconfig.h"
+#include "ktypes.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -97,14 +98,16 @@ struct bc_dep {
 };
 
 /*
- * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
+ * A kernel as deps reads it: its types and, for an ELF file, its symbols
  * and (when asked: it costs a walk of the DWARF) its inlined functions;
- * for a directory of BTF, its modules' BTF too.
+ * for a directory of BTF, its modules' BTF too. Its types are a whole
+ * BTF (input.btf, indexed), or, for a kernel of an archive read through
+ * a view, only the records the checks reach (input.btf NULL).
  */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
 	struct bc_input input;
-	struct bc_core_index *index;
+	struct bc_ktypes types;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
 	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
@@ -138,11 +141,15 @@ int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
 /*
  * Kernel idx of the archive ar, with what its attachments tell (symbols,
  * inlined names, config, modules: see deps.c); label names it in
- * messages and is kept as k->arg. The attachments' names are used in
- * place: ar must outlive k and not change. Returns 0 or a negative errno
- * after a message naming label.
+ * messages and is kept as k->arg. With flavors (ar's,
+ * bc_ktypes_flavors_new()), its types are read through a view, a record
+ * when first reached; without, or for a kernel stored as bytes, whole
+ * (input.btf). The attachments' names are used in place: ar must outlive
+ * k and not change. Returns 0 or a negative errno after a message naming
+ * label.
  */
 int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const struct bc_ktypes_flavors *flavors,
 				 const char *label, struct bc_deps_kernel *k,
 				 const struct bc_log *log);
 
