@@ -478,7 +478,7 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
  * Every object against the kernels, one kernel in memory at a time
  * beside the first (prototypes are compared with the first kernel's):
  * kernel k's column of each report comes from checking the object
- * against (first, k).
+ * against k beside the first (bc_deps_check_beside()).
  */
 static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 		     const struct bc_kernel_list *kl, bool want_inlines,
@@ -501,14 +501,16 @@ static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 		for (i = 0; i < nr_objs && !err; i++) {
 			struct bc_deps_report r;
 
-			err = bc_deps_check(&objs[i], pair, k ? 2 : 1, &r, log);
+			err = k ? bc_deps_check_beside(&objs[i], &pair[0], &pair[1],
+						       1, &r, log)
+				: bc_deps_check(&objs[i], pair, 1, &r, log);
 			if (err)
 				break;
 			if (!k) {
 				reports[i] = r;
 				err = bc_deps_report_widen(&reports[i], kl->nr);
 			} else {
-				err = bc_deps_report_take(&reports[i], k, &r, 1);
+				err = bc_deps_report_take(&reports[i], k, &r, 0);
 				bc_deps_report_deinit(&r);
 			}
 			if (err)

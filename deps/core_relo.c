@@ -401,16 +401,19 @@ static int parse_spec(const struct bc_ktypes *kt, const struct bc_core_relo *rel
 	if (kinds[relo->kind].class == C_TYPE)
 		return strcmp(s, "0") ? -EINVAL : 0;
 	while (*s) {
-		int v, used;
+		char *end;
+		long v;
 
 		if (*s == ':')
 			s++;
-		if (sscanf(s, "%d%n", &v, &used) != 1)
+		/* libbpf's sscanf("%d%n"): what strtol() takes, cut to an int */
+		v = strtol(s, &end, 10);
+		if (end == s)
 			return -EINVAL;
 		if (spec->raw_len == SPEC_MAX_LEN)
 			return -E2BIG;
-		s += used;
-		spec->raw[spec->raw_len++] = v;
+		s = end;
+		spec->raw[spec->raw_len++] = (int)v;
 	}
 	if (!spec->raw_len)
 		return -EINVAL;

@@ -954,6 +954,8 @@ struct builder {
 	struct bc_deps_report *report;
 	uint32_t cap;
 	uint32_t nr_kernels;
+	/* the reference kernel, not in the report; NULL: kernels[0] */
+	const struct bc_deps_kernel *first;
 };
 
 static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
@@ -1499,12 +1501,98 @@ static int hook_in_btf(const struct bc_deps_kernel *k, uint32_t kind,
 	return module ? set_detail(c, "in module %s", module) : 0;
 }
 
+/*
+ * Hook h (looked up as fname) in kernel k: its cell, and *id and *types
+ * when it is a type of the kernel's BTF or a module's (its prototype is
+ * then compared). Returns 0 or -ENOMEM.
+ */
+static int hook_cell(const struct hook_kind *h, const char *fname,
+		     const char *target, const struct bc_deps_kernel *k,
+		     struct bc_dep_cell *c, const struct bc_ktypes **types,
+		     uint32_t *id)
+{
+	*types = &k->types;
+	*id = 0;
+	switch (h->check) {
+	case HOOK_USER:
+		c->status = BC_DEP_USER;
+		return 0;
+	case HOOK_NONE:
+	case HOOK_NOT_A_ROW:
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "not looked up");
+	case HOOK_BTF_TRACE: {
+		int err = hook_in_btf(k, BTF_KIND_TYPEDEF, fname, c, types, id);
+
+		*id = 0;	/* a typedef: no prototype to compare */
+		return err;
+	}
+	case HOOK_KSYM_GLOB:
+		if (!k->syms) {
+			c->status = BC_DEP_UNKNOWN;
+			return set_detail(c, "a pattern: needs the kernel's symbol table");
+		} else {
+			size_t n = ksyms_matching(k->syms, target);
+
+			c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
+			return n ? set_detail(c, "%zu functions match", n)
+				 : set_detail(c, "no function matches %s", target);
+		}
+	case HOOK_SYSCALL_EVENT:
+		if (k->syms) {
+			int err = ksym_status(k->syms, k->inlines, fname, c);
+
+			if (c->status != BC_DEP_ABSENT)
+				c->status = BC_DEP_OK;
+			return err;
+		}
+		if (kfind(k, BTF_KIND_FUNC, fname)) {
+			c->status = BC_DEP_OK;
+			return 0;
+		}
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
+				  fname);
+	case HOOK_BTF_FUNC:
+		return hook_in_btf(k, BTF_KIND_FUNC, fname, c, types, id);
+	case HOOK_KSYM:
+	case HOOK_SYSCALL:
+		*id = kfind_any(k, BTF_KIND_FUNC, fname, types);
+		if (k->syms)
+			return ksym_status(k->syms, k->inlines, fname, c);
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
+				  *id ? "FUNC" : "no FUNC");
+	}
+	return 0;
+}
+
+/* The prototype of hook h in kernel k when it has it (0: p->ret NULL). */
+static int hook_proto(const struct hook_kind *h, const char *fname,
+		      const char *target, const struct bc_deps_kernel *k,
+		      struct proto *p)
+{
+	struct bc_dep_cell c = { 0 };
+	const struct bc_ktypes *types;
+	uint32_t id;
+	int err = hook_cell(h, fname, target, k, &c, &types, &id);
+
+	memset(p, 0, sizeof(*p));
+	if (!err && id && (c.status == BC_DEP_OK || c.status == BC_DEP_UNKNOWN))
+		err = proto_of(types, id, p);
+	free(c.detail);
+	return err;
+}
+
+/*
+ * Hook h's cells in kernels[0 .. nr), prototypes compared with first's
+ * (the kernel of the reference column: kernels[0] when first is NULL).
+ */
 static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
-			  const char *target,
+			  const char *target, const struct bc_deps_kernel *first,
 			  const struct bc_deps_kernel *kernels, uint32_t nr)
 {
-	struct proto first = { 0 };
-	bool have_first = false;
+	struct proto ref = { 0 };
 	char *fname = NULL;
 	uint32_t k;
 	int err = 0;
@@ -1525,92 +1613,39 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
 		return -ENOMEM;
 	}
-	for (k = 0; k < nr && !err; k++) {
-		const struct bc_ktypes *types = &kernels[k].types;
+	if (nr)
+		err = hook_proto(h, fname, target, first ? first : &kernels[0],
+				 &ref);
+	for (k = first ? 0 : 1; k < nr && !err; k++) {
+		const struct bc_ktypes *types;
 		struct bc_dep_cell *c = &d->cells[k];
-		uint32_t id = 0;
+		struct proto p;
+		char *change = NULL;
+		uint32_t id;
 
-		switch (h->check) {
-		case HOOK_USER:
-			c->status = BC_DEP_USER;
+		err = hook_cell(h, fname, target, &kernels[k], c, &types, &id);
+		if (err || !id || !ref.ret ||
+		    (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
 			continue;
-		case HOOK_NONE:
-		case HOOK_NOT_A_ROW:
-			c->status = BC_DEP_UNKNOWN;
-			err = set_detail(c, "not looked up");
-			continue;
-		case HOOK_BTF_TRACE:
-			err = hook_in_btf(&kernels[k], BTF_KIND_TYPEDEF, fname, c,
-					  &types, &id);
-			continue;
-		case HOOK_KSYM_GLOB:
-			if (!kernels[k].syms) {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "a pattern: needs the kernel's symbol table");
-			} else {
-				size_t n = ksyms_matching(kernels[k].syms, target);
-
-				c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
-				err = n ? set_detail(c, "%zu functions match", n)
-					: set_detail(c, "no function matches %s", target);
-			}
-			continue;
-		case HOOK_SYSCALL_EVENT:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
-			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
-				if (c->status != BC_DEP_ABSENT)
-					c->status = BC_DEP_OK;
-			} else if (id) {
-				c->status = BC_DEP_OK;
-			} else {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
-						 fname);
-			}
-			continue;
-		case HOOK_BTF_FUNC:
-			err = hook_in_btf(&kernels[k], BTF_KIND_FUNC, fname, c,
-					  &types, &id);
-			break;
-		case HOOK_KSYM:
-		case HOOK_SYSCALL:
-			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &types);
-			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
-			} else {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
-						 id ? "FUNC" : "no FUNC");
-			}
-			break;
-		}
-		if (err || !id || (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
-			continue;
-		/* the prototype, against the first kernel's */
-		if (!have_first) {
-			if (k == 0) {
-				err = proto_of(types, id, &first);
-				have_first = !err;
-			}
-			continue;
-		}
-		{
-			struct proto p;
-			char *change = NULL;
-
-			err = proto_of(types, id, &p);
-			if (!err)
-				err = proto_change(&first, &p, &change);
-			proto_free(&p);
-			if (change) {
-				c->status = BC_DEP_PROTO_CHANGED;
-				free(c->detail);
-				c->detail = change;
-			}
+		/* the prototype, against the reference kernel's */
+		err = proto_of(types, id, &p);
+		if (!err)
+			err = proto_change(&ref, &p, &change);
+		proto_free(&p);
+		if (change) {
+			c->status = BC_DEP_PROTO_CHANGED;
+			free(c->detail);
+			c->detail = change;
 		}
 	}
-	proto_free(&first);
+	if (!err && nr && !first) {
+		const struct bc_ktypes *types;
+		uint32_t id;
+
+		err = hook_cell(h, fname, target, &kernels[0], &d->cells[0],
+				&types, &id);
+	}
+	proto_free(&ref);
 	free(fname);
 	return err;
 }
@@ -1646,7 +1681,8 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		if (!target)
 			return -ENOMEM;
 		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
-		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
+		err = d ? check_one_hook(d, h, target, b->first, kernels,
+					 b->nr_kernels)
 			: -ENOMEM;
 		if (!err && autoload_off(name))
 			err = mark_autoload_off(d, b->nr_kernels);
@@ -1789,6 +1825,14 @@ static int call_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Helper id's name in kernel k's enum bpf_func_id, or NULL. */
+static const char *helper_name(const struct bc_deps_kernel *k, int32_t id)
+{
+	uint32_t e = kfind(k, BTF_KIND_ENUM, "bpf_func_id");
+
+	return e ? enum_name_of(&k->types, e, id) : NULL;
+}
+
 /*
  * One row per helper id; the row is autoload-off when every call to the
  * helper is in an autoload-off program.
@@ -1833,13 +1877,11 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 
 		for (j = i; j < n && calls[j].id == id; j++)
 			off &= calls[j].off;
-		for (k = 0; k < b->nr_kernels && !name; k++) {
-			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
-					       "bpf_func_id");
-
-			if (e)
-				name = enum_name_of(&kernels[k].types, e, id);
-		}
+		/* named as the reference kernel names it, else the first that can */
+		if (b->first)
+			name = helper_name(b->first, id);
+		for (k = 0; k < b->nr_kernels && !name; k++)
+			name = helper_name(&kernels[k], id);
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
 		if (!d) {
@@ -2119,7 +2161,16 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log)
 {
-	struct builder b = { .report = report, .nr_kernels = nr };
+	return bc_deps_check_beside(obj, NULL, kernels, nr, report, log);
+}
+
+int bc_deps_check_beside(const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *first,
+			 const struct bc_deps_kernel *kernels, uint32_t nr,
+			 struct bc_deps_report *report, const struct bc_log *log)
+{
+	struct builder b = { .report = report, .nr_kernels = nr,
+			     .first = first };
 	uint32_t k;
 	int err;
 

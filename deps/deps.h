@@ -196,6 +196,18 @@ struct bc_deps_report {
 int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log);
+
+/*
+ * As bc_deps_check() of (first, kernels[0 .. nr-1]) without first's
+ * column: the report has nr columns, prototypes are compared with
+ * first's, helpers named as first names them. What deps uses to check
+ * kernel after kernel against one reference kernel without checking
+ * the reference again each time. first NULL: bc_deps_check().
+ */
+int bc_deps_check_beside(const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *first,
+			 const struct bc_deps_kernel *kernels, uint32_t nr,
+			 struct bc_deps_report *report, const struct bc_log *log);
 void bc_deps_report_deinit(struct bc_deps_report *report);
 
 /*
