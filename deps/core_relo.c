@@ -32,11 +32,15 @@
  *    for pointers and unsigned integers; otherwise the instruction is
  *    poisoned. An offset above 32767 does not fit and fails.
  *
- * Invariant: every type id looked at comes from a validated bc_btf, so a
- * lookup never fails; void (id 0) is a record of kind 0, as in libbpf.
- * Cost: one binary search per distinct root type per kernel for the
- * candidates (struct bc_core_index), then work linear in the members
- * walked per candidate.
+ * Types are read through struct bc_ktypes (ktypes.h): the object's own
+ * BTF, and the kernel's whole or through an archive's view.
+ * Invariant: every type id looked at comes from a validated BTF or an
+ * archive kernel's list, so a lookup gives a record or void: void (id 0,
+ * or a record a view could not decode, which the view reports) is a
+ * record of kind 0, as in libbpf.
+ * Cost: one lookup of the candidates per distinct root type per kernel
+ * (a hash probe in a whole BTF's index; a view's two per kind), then
+ * work linear in the members walked per candidate.
  */
 #include <errno.h>
 #include <limits.h>

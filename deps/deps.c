@@ -31,9 +31,10 @@
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
  * tell (inlining from BTF alone, kconfig values without a config) is
  * BC_DEP_UNKNOWN.
- * Cost: per kernel one index of its names (core_relo.c) and one sorted
- * symbol table; per object and kernel, work linear in its dependencies
- * times a binary search.
+ * Cost: per kernel one index of its names (ktypes.c; a kernel of an
+ * archive is read through a view instead: the records reached, decoded
+ * when first asked for) and one sorted symbol table; per object and
+ * kernel, work linear in its dependencies times a lookup.
  */
 #include <errno.h>
 #include <fcntl.h>
