@@ -951,13 +951,27 @@ static bool enum_has_name(const struct bc_ktypes *kt, uint32_t enum_id,
 
 /* ---- building the report ---------------------------------------------- */
 
+/*
+ * A report under way. Filling a column of an existing report (into), the
+ * rows are shallow copies of into's, their cells pointing at that column:
+ * the checks run unchanged, write the cells in place, and neither the
+ * rows' strings nor the descriptions are made again.
+ */
 struct builder {
 	struct bc_deps_report *report;
 	uint32_t cap;
 	uint32_t nr_kernels;
 	/* the reference kernel, not in the report; NULL: kernels[0] */
 	const struct bc_deps_kernel *first;
+	const struct bc_deps_report *into;	/* or NULL */
+	uint32_t column;			/* into's column of kernels[0] */
+	int err;				/* a row unlike into's: -EINVAL */
 };
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
 
 static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
 			      const char *section, const char *kind,
@@ -976,6 +990,20 @@ static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
 		b->cap = cap;
 	}
 	d = &r->deps[r->nr_deps];
+	if (b->into) {
+		const struct bc_dep *row = r->nr_deps < b->into->nr_deps ?
+					   &b->into->deps[r->nr_deps] : NULL;
+
+		if (!row || row->class != class || strcmp(row->kind, kind) ||
+		    !same_text(row->section, section)) {
+			b->err = -EINVAL;
+			return NULL;
+		}
+		*d = *row;
+		d->cells = row->cells + b->column;
+		r->nr_deps++;
+		return d;
+	}
 	memset(d, 0, sizeof(*d));
 	d->class = class;
 	d->id = -1;
@@ -1134,11 +1162,12 @@ static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 
 		for (i = 0; i < sec->nr_relos; i++) {
 			const struct bc_core_relo *r = &sec->relos[i];
-			char type[256], access[512];
+			char type[256] = "", access[512] = "";
 			struct bc_dep *d;
 
-			bc_core_relo_describe(obj->btf, r, type, sizeof(type),
-					      access, sizeof(access));
+			if (!b->into)	/* the rows' text is there already */
+				bc_core_relo_describe(obj->btf, r, type, sizeof(type),
+						      access, sizeof(access));
 			d = add_dep(b, BC_DEP_RELO, sec->name,
 				    bc_core_kind_name(r->kind), type, access);
 			if (!d)
@@ -2158,54 +2187,93 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 	return 0;
 }
 
+/* The checks, in the order of the report's rows; 0 or a negative errno. */
+static int run_checks(struct builder *b, const struct bc_bpf_object *obj,
+		      const struct bc_deps_kernel *kernels)
+{
+	int err = check_relos(b, obj, kernels);
+
+	if (!err)
+		err = check_hooks(b, obj, kernels);
+	if (!err)
+		err = check_struct_ops(b, obj, kernels);
+	if (!err)
+		err = check_externs(b, obj, kernels);
+	if (!err)
+		err = check_helpers(b, obj, kernels);
+	if (!err)
+		err = check_maps(b, obj, kernels);
+	if (!err)
+		err = check_prog_types(b, obj, kernels);
+	if (err && b->err)
+		err = b->err;	/* not memory: a row unlike the report's */
+	if (!err && b->into && b->report->nr_deps != b->into->nr_deps)
+		err = -EINVAL;
+	return err;
+}
+
+/*
+ * A record a view could not decode read as void: then no report. The
+ * first error of the kernels' (and the reference kernel's) views, said.
+ */
+static int views_error(const struct bc_deps_kernel *first,
+		       const struct bc_deps_kernel *kernels, uint32_t nr,
+		       const struct bc_log *log)
+{
+	uint32_t k;
+
+	for (k = 0; k <= nr; k++) {
+		const struct bc_deps_kernel *kk = k < nr ? &kernels[k] : first;
+		int err = kk ? bc_ktypes_error(&kk->types) : 0;
+
+		if (err)
+			return bc_log_error(log, err, "%s: %s", kk->arg,
+					    err == -ENOMEM ? "out of memory" :
+					    "a type record of the archive cannot be read");
+	}
+	return 0;
+}
+
 int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log)
 {
-	return bc_deps_check_beside(obj, NULL, kernels, nr, report, log);
-}
-
-int bc_deps_check_beside(const struct bc_bpf_object *obj,
-			 const struct bc_deps_kernel *first,
-			 const struct bc_deps_kernel *kernels, uint32_t nr,
-			 struct bc_deps_report *report, const struct bc_log *log)
-{
-	struct builder b = { .report = report, .nr_kernels = nr,
-			     .first = first };
-	uint32_t k;
+	struct builder b = { .report = report, .nr_kernels = nr };
 	int err;
 
 	memset(report, 0, sizeof(*report));
 	report->object = obj->path;
 	report->nr_kernels = nr;
-	err = check_relos(&b, obj, kernels);
-	if (!err)
-		err = check_hooks(&b, obj, kernels);
-	if (!err)
-		err = check_struct_ops(&b, obj, kernels);
-	if (!err)
-		err = check_externs(&b, obj, kernels);
-	if (!err)
-		err = check_helpers(&b, obj, kernels);
-	if (!err)
-		err = check_maps(&b, obj, kernels);
-	if (!err)
-		err = check_prog_types(&b, obj, kernels);
+	err = run_checks(&b, obj, kernels);
 	if (err) {
 		bc_deps_report_deinit(report);
 		return bc_log_error(log, err, "%s: out of memory", obj->path);
 	}
-	/* a record a view could not decode read as void: no report then */
-	for (k = 0; k < nr; k++) {
-		err = bc_ktypes_error(&kernels[k].types);
-		if (err) {
-			bc_deps_report_deinit(report);
-			return bc_log_error(log, err, "%s: %s", kernels[k].arg,
-					    err == -ENOMEM ? "out of memory" :
-					    "a type record of the archive cannot be read");
-		}
-	}
-	return 0;
+	err = views_error(NULL, kernels, nr, log);
+	if (err)
+		bc_deps_report_deinit(report);
+	return err;
+}
+
+int bc_deps_check_column(const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *first,
+			 const struct bc_deps_kernel *kernel,
+			 struct bc_deps_report *report, uint32_t column,
+			 const struct bc_log *log)
+{
+	struct bc_deps_report rows = { .object = obj->path, .nr_kernels = 1 };
+	struct builder b = { .report = &rows, .nr_kernels = 1, .first = first,
+			     .into = report, .column = column };
+	int err = column < report->nr_kernels ? 0 : -EINVAL;
+
+	if (!err)
+		err = run_checks(&b, obj, kernel);
+	free(rows.deps);	/* shallow: the strings and cells are report's */
+	if (err)
+		return bc_log_error(log, err, "%s: %s", obj->path,
+				    err == -ENOMEM ? "out of memory" :
+				    "its dependencies differ from kernel to kernel");
+	return views_error(first, kernel, 1, log);
 }
 
 void bc_deps_report_deinit(struct bc_deps_report *report)
@@ -2252,30 +2320,4 @@ int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr)
 	return 0;
 }
 
-static bool same_text(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
 
-int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
-			struct bc_deps_report *src, uint32_t from)
-{
-	uint32_t i;
-
-	if (dst->nr_deps != src->nr_deps || to >= dst->nr_kernels ||
-	    from >= src->nr_kernels)
-		return -EINVAL;
-	for (i = 0; i < dst->nr_deps; i++) {
-		const struct bc_dep *a = &dst->deps[i], *b = &src->deps[i];
-
-		if (a->class != b->class || a->index != b->index ||
-		    !same_text(a->section, b->section) ||
-		    !same_text(a->kind, b->kind) || !same_text(a->name, b->name))
-			return -EINVAL;
-	}
-	for (i = 0; i < dst->nr_deps; i++) {
-		dst->deps[i].cells[to] = src->deps[i].cells[from];
-		memset(&src->deps[i].cells[from], 0, sizeof(struct bc_dep_cell));
-	}
-	return 0;
-}

@@ -198,28 +198,27 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 		  struct bc_deps_report *report, const struct bc_log *log);
 
 /*
- * As bc_deps_check() of (first, kernels[0 .. nr-1]) without first's
- * column: the report has nr columns, prototypes are compared with
- * first's, helpers named as first names them. What deps uses to check
- * kernel after kernel against one reference kernel without checking
- * the reference again each time. first NULL: bc_deps_check().
+ * Checks obj against kernel beside first into column of report, a report
+ * of obj from bc_deps_check() widened to hold the column
+ * (bc_deps_report_widen()): the cells bc_deps_check() of (first, kernel)
+ * gives kernel, prototypes compared with first's, helpers named as first
+ * names them, without first's own column nor the rows made again. deps
+ * checks kernel after kernel so against one reference kernel. Returns 0,
+ * or a negative errno after a message (-EINVAL: obj's rows are not the
+ * report's); the column may then be partly filled.
  */
-int bc_deps_check_beside(const struct bc_bpf_object *obj,
+int bc_deps_check_column(const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *first,
-			 const struct bc_deps_kernel *kernels, uint32_t nr,
-			 struct bc_deps_report *report, const struct bc_log *log);
+			 const struct bc_deps_kernel *kernel,
+			 struct bc_deps_report *report, uint32_t column,
+			 const struct bc_log *log);
 void bc_deps_report_deinit(struct bc_deps_report *report);
 
 /*
- * Reports of one object against kernels one at a time (deps reads a
- * kernel, checks every object, lets it go): widen gives every dependency
- * nr cells (new ones zeroed); take moves src's cells of kernel from into
- * dst's column to, src and dst having the same dependencies (-EINVAL
- * otherwise). Return 0 or a negative errno.
+ * Gives every dependency of report nr cells (new ones zeroed), for
+ * columns bc_deps_check_column() fills. Returns 0 or -ENOMEM.
  */
 int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr);
-int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
-			struct bc_deps_report *src, uint32_t from);
 
 /* The worst consequence of dep over all kernels. */
 enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr);
