@@ -580,7 +580,7 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 	c = ar->cells;
 	for (i = 0; i < nr; i++) {
 		uint32_t kind, vlen, info, kn1, words, j, v, k;
-		const struct bc_kind_layout *kl;
+		struct ar_word_cursor wc;
 		size_t at = ar->nr_cells;
 
 		if (!get_u32(d, end, &pos, &kind) || kind > 0xff ||
@@ -596,12 +596,9 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 		ar->rec_off[i] = (uint32_t)at;
 		c[at++] = info;
 		c[at++] = kn1;
-		kl = &bc_kinds[kind & 0x7f];
+		ar_word_cursor_init(&wc, kind & 0x7f);
 		for (j = 2; j < words; j++) {
-			enum bc_word_class cls = j < 3u + kl->fixed_words ?
-				bc_word_class(kind & 0x7f, j) :
-				bc_entry_word_class(kl, (j - 3 - kl->fixed_words) %
-							kl->entry_words);
+			enum bc_word_class cls = ar_word_next(&wc);
 
 			if (!get_u32(d, end, &pos, &v))
 				goto bad;

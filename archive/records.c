@@ -413,12 +413,14 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 	const uint32_t *c = ar->cells + ar->rec_off[rec];
 	uint32_t info = c[0], kind = bc_info_kind(info);
 	uint32_t words = ar_info_words(info), j, ci = 2;
+	struct ar_word_cursor wc;
 	int err = 0;
 
 	w[0] = c[1] ? ar->kns[c[1] - 1].sid : 0;
 	w[1] = info;
+	ar_word_cursor_init(&wc, kind);
 	for (j = 2; j < words; j++) {
-		switch (bc_word_class(kind, j)) {
+		switch (ar_word_next(&wc)) {
 		case BC_WORD_REF: {
 			uint32_t code = c[ci++], k = 0;
 
@@ -477,6 +479,7 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 	for (i = 0; i < n && !err; i++) {
 		uint32_t info = ar->cells[ar->rec_off[list[i]]];
 		uint32_t kind = bc_info_kind(info), words = ar_info_words(info), j;
+		struct ar_word_cursor wc;
 		uint32_t *w;
 
 		err = ar_buf_reserve(&out, words * 4);
@@ -484,10 +487,12 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 			break;
 		w = (uint32_t *)(out.data + out.len);
 		err = ar_record_words(ar, &ids, list[i], w);
+		ar_word_cursor_init(&wc, kind);
 		for (j = 0; j < words && !err; j++) {
 			uint32_t sid = w[j];
 
-			if ((j && bc_word_class(kind, j) != BC_WORD_NAME) || !sid)
+			if ((j > 1 && ar_word_next(&wc) != BC_WORD_NAME) || j == 1 ||
+			    !sid)
 				continue;
 			if (placed[sid]) {
 				w[j] = placed[sid] - 1;
