@@ -229,7 +229,7 @@ int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name)
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped
- * as a file: header, zstd at level, checksum. For the fuzz target, which
+ * as a file: header, LZ4 frame at level (LZ4F: 0 fast, 3.. HC), checksum. For the fuzz target, which
  * feeds bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
