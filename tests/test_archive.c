@@ -33,6 +33,7 @@
 
 #include "suites.h"
 #include "testutil.h"
+#include "../archive/add_input.h"
 #include "../archive/archive.h"
 #include "../canon/canon.h"
 #include "../sort/btf_file.h"
@@ -558,6 +559,73 @@ START_TEST(test_real)
 }
 END_TEST
 
+static void write_all(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_jobs)
+{
+	static const uint32_t jobs[] = { 0, 1, 2, 3, 8 };
+	struct blob want = archive_of((1u << NR_FIX) - 1, NULL);
+	char dir[] = "/tmp/btfcanon-jobs.XXXXXX", *paths[NR_FIX];
+	const char *order[NR_FIX];
+	size_t j, rev;
+	int i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (i = 0; i < NR_FIX; i++) {
+		struct blob k = fixture(i);
+
+		if (i == 1) {
+			/* an arm64 Image: its BTF found by the scan */
+			uint8_t *image = calloc(1, 64 + k.size + 4096);
+
+			ck_assert_ptr_nonnull(image);
+			memcpy(image + 56, "ARM\x64", 4);
+			memcpy(image + 64, k.data, k.size);
+			ck_assert_int_ge(asprintf(&paths[i], "%s/vmlinuz-%s", dir,
+						  fix_name(i)), 0);
+			write_all(paths[i], image, 64 + k.size + 4096);
+			free(image);
+		} else {
+			ck_assert_int_ge(asprintf(&paths[i], "%s/%s.btf", dir,
+						  fix_name(i)), 0);
+			write_all(paths[i], k.data, k.size);
+		}
+		blob_free(&k);
+	}
+	for (rev = 0; rev < 2; rev++) {
+		for (i = 0; i < NR_FIX; i++)
+			order[i] = paths[rev ? NR_FIX - 1 - i : i];
+		for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+			struct bc_archive *ar;
+			struct blob got;
+
+			ck_assert_int_eq(bc_archive_new(&ar), 0);
+			ck_assert_int_eq(bc_archive_add_files(ar, order, NULL, NR_FIX,
+							      jobs[j], NULL), 0);
+			got = serialize(ar);
+			ck_assert_msg(blob_eq(&want, &got),
+				      "-j%u, %s order: other bytes", jobs[j],
+				      rev ? "reversed" : "input");
+			blob_free(&got);
+			bc_archive_free(ar);
+		}
+	}
+	for (i = 0; i < NR_FIX; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	rmdir(dir);
+	blob_free(&want);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	static const char *const order[] = {
@@ -606,6 +674,9 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("jobs");
+	tcase_add_test(tc, test_jobs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, test_names);
