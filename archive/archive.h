@@ -20,7 +20,8 @@
  * order, written as copies from a parent kernel and literals. A kernel
  * whose records cannot be taken by name (a loop through anonymous types
  * only, two identical anonymous types) is stored as its bytes instead.
- * The whole is compressed (zstd) and checksummed (CRC-32 over every byte).
+ * The whole is compressed (LZ4; zstd in the files of version 1, still
+ * read) and checksummed (CRC-32 over every byte).
  *
  * Determinism. The file is a function of the set of (name, kernel,
  * attachments): kernels are kept in version order (bc_archive_name_cmp),
