@@ -587,6 +587,8 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 	free(ar->cells);
 	free(ar->rec_off);
 	ar->cells = malloc(room * sizeof(uint32_t));
+	if (ar->cells)
+		ar_advise_huge(ar->cells, room * sizeof(uint32_t));
 	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
 	if (!ar->cells || !ar->rec_off)
 		return -ENOMEM;
@@ -897,6 +899,8 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	free(ar->path);
 	ar->path = strdup(path);
 	ar->body = malloc(body_len ? body_len : 1);
+	if (ar->body)
+		ar_advise_huge(ar->body, body_len);
 	if (!ar->path || !ar->body) {
 		bc_archive_free(ar);
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
