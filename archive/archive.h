@@ -188,6 +188,16 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 				uint32_t str);
 
 /*
+ * The archive's (kind, name) pairs: every kind and name that a type of
+ * some kernel has, nr of them; pair i's name, its kind in *kind. For
+ * indexes over names that a reader builds once per archive rather than
+ * once per kernel (deps: the names with a flavor suffix).
+ */
+uint32_t bc_archive_nr_type_names(const struct bc_archive *ar);
+const char *bc_archive_type_name(const struct bc_archive *ar, uint32_t i,
+				 uint32_t *kind);
+
+/*
  * Names (archive/names.c: the version order; archive/spec.c: inputs'
  * default names and ARCHIVE:NAME specs).
  *
