@@ -476,6 +476,8 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 	}
 	/* strings take about 3/4 of the types' bytes in a kernel */
 	err = ar_buf_reserve(&out, hdr_len + 2 * total + 64);
+	if (!err)
+		ar_advise_huge(out.data, out.cap);
 	if (err)
 		goto out;
 	str_start = out.len = hdr_len + total;
