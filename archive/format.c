@@ -550,6 +550,10 @@ static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
 	uint32_t x = 0;
 	unsigned shift;
 
+	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
+		*v = data[(*pos)++];	/* most are one byte */
+		return true;
+	}
 	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
 		uint8_t byte = data[(*pos)++];
 

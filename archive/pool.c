@@ -61,6 +61,10 @@ int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
 {
 	unsigned shift = 0;
 
+	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
+		*v = data[(*pos)++];	/* most are one byte */
+		return 0;
+	}
 	*v = 0;
 	while (*pos < end && shift < 64) {
 		uint8_t byte = data[(*pos)++];
