@@ -301,7 +301,7 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 	memset(&kernel, 0, sizeof(kernel));
 	kernel.arg = "self";
 	kernel.input.btf = obj.btf;
-	if (bc_core_index_new(obj.btf, &kernel.index)) {
+	if (bc_ktypes_init_btf(&kernel.types, obj.btf, true)) {
 		bc_bpf_object_deinit(&obj);
 		return 0;
 	}
@@ -320,7 +320,7 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 		void *raw = NULL;
 		size_t size = 0;
 
-		if (!bc_min_new(obj.btf, kernel.index, &m) &&
+		if (!bc_min_new(&kernel.types, &m) &&
 		    !bc_min_add_object(m, &obj) &&
 		    !bc_min_write(m, &raw, &size, &fuzz_log)) {
 			FUZZ_ASSERT(!bc_btf_parse(raw, size, NULL, "min", &fuzz_log,
@@ -330,7 +330,7 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 		free(raw);
 		bc_min_free(m);
 	}
-	bc_core_index_free(kernel.index);
+	bc_ktypes_deinit(&kernel.types);
 	bc_bpf_object_deinit(&obj);
 	return 0;
 }
