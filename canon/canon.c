@@ -84,6 +84,7 @@ struct canon {
 	uint32_t start_id;	/* first local id */
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
+	uint32_t nr_aliased;	/* nonzero entries of alias */
 	uint32_t *order;	/* [n_live] local indices, by rank */
 	uint32_t *local_order;	/* [n_kept] the kept local indices by local key
 				 * (FWD resolution only; else NULL) */
@@ -643,8 +644,8 @@ static void close_class(struct canon *c, uint32_t start, uint32_t end)
 /*
  * Step 1: one class spanning everything, split by local key. Local keys
  * never change, so the sort runs once and its order is kept: a partition
- * after FWDs were resolved drops them from the kept order in linear time
- * instead of sorting again.
+ * with FWDs resolved (standing for other types) drops them from the kept
+ * order in linear time instead of sorting again.
  */
 static int rank_by_local_key(struct canon *c)
 {
@@ -669,7 +670,9 @@ static int rank_by_local_key(struct canon *c)
 				c->local_class[p] = c->rank[c->order[p]];
 		}
 		c->local_sorted = true;
-		return 0;
+		if (!c->nr_aliased)
+			return 0;
+		live = 0;	/* FWDs stand for other types: drop them */
 	}
 
 	c->nr_work = 0;
@@ -1092,38 +1095,75 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	return err;
 }
 
+/* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
+static int partition(struct canon *c)
+{
+	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
+	int64_t splits;
+
+	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
+	if (!c->keyed)
+		return -ENOMEM;
+	if (rank_by_local_key(c))
+		return -ENOMEM;
+	t1 = bc_clock_sec(CLOCK_MONOTONIC);
+	c->stats->rank_sec += t1 - t0;
+	refine_to_fixpoint(c, true);
+	while ((splits = split_var_classes(c)) > 0)
+		refine_to_fixpoint(c, false);
+	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
+	free(c->keyed);
+	c->keyed = NULL;
+	return splits < 0 ? (int)splits : 0;
+}
+
 /*
- * Forward declarations, resolved from the whole graph to a fixpoint.
+ * Forward declarations, resolved as the largest consistent set.
  *
- * A FWD 'struct b' (or an enum with no enumerators) stands for the complete
- * type of that name when there is exactly one: one class of STRUCT named b
- * after refinement, counting the base's types too for split BTF. The FWD
- * is then dropped and every reference to it goes to that type; with two or
- * more different b's it stays a FWD. This is the rule libbpf applies in
- * btf__dedup since 1.2, made here from canonical classes so the outcome
- * cannot depend on the order types arrived in.
+ * A FWD 'struct b' (or an enum with no enumerators) stands for the
+ * complete type of that name and family when there is exactly one: one
+ * class of STRUCT named b at the fixpoint, counting the base's types too
+ * for split BTF. The FWD is then dropped and every reference to it goes
+ * to that type; with two or more different b's it stays a FWD.
  *
- * One pass is not enough: resolving a FWD can merge classes, and a merge
- * can make another name unique. Example:
+ * Which names are resolved is decided optimistically, as partition
+ * refinement decides which types are equal: every name that has both
+ * FWDs and complete types is first taken as resolved, its FWDs standing
+ * for one of its complete types; the partition is computed; a name whose
+ * complete types fell into two or more classes is given up (its FWDs
+ * stay FWDs), and the partition is computed again, until every name
+ * still taken has one class. Example, three units' types:
  *
- *	[1] struct a { [3] *p; }  [3] PTR -> [5] FWD struct b
- *	[2] struct a { [4] *p; }  [4] PTR -> [6] struct b { int x; }
- *	[7] FWD struct a
+ *	[1] struct a { [3] *p; }  [3] PTR -> [2]  [2] struct b { [4] *q; }  [4] PTR -> [1]
+ *	[5] struct a { [6] *p; }  [6] PTR -> [7] FWD struct b
+ *	[8] struct b { [9] *q; }  [9] PTR -> [10] FWD struct a
  *
- * Pass 1: b is unique, so [5] -> [6]; 'struct a' has two classes, {1}
- * and {2}, so [7] stays. The partition is redone: [3] and [4] now agree,
- * then [1] and [2]. Pass 2: 'struct a' is unique, so [7] -> [1]. Pass 3
- * resolves nothing and the loop ends. Resolution only ever makes classes
- * coarser (FWDs of one class resolve to one target), so a resolved FWD
- * stays resolved and each pass that continues resolves at least one more:
- * the loop ends, and sort(sort(x)) == sort(x) holds.
+ * Taking a and b as resolved, [7] stands for [2] and [10] for [1]; then
+ * [1] = [5], [2] = [8] and both names have one class: two structs in
+ * all. A rule that resolves a name only once its complete types are
+ * already equal never starts here ([1] and [5] differ until b is
+ * resolved, [2] and [8] until a is), yet libbpf's btf__dedup, which
+ * compares a FWD with a struct of its name as equal while walking two
+ * graphs side by side, merges them: this is what lets `encode` leave the
+ * deduplication across chunks to canon.
  *
- * Cost: a pass is a sort of the named complete types whose name some open
- * FWD has (O(m log m) for m of them; none at all when no FWD is open) plus
- * a lookup per FWD; a pass that resolves something is followed
- * by a partition, which reuses the local-key order of the first and only
- * redoes the refinement. On vmlinux-sized graphs a second resolving pass
- * is rare and a third rarer still (canon_stats.fwd_rounds).
+ * Why the result does not depend on which complete type a FWD stands
+ * for while its name is still taken, nor on the order names are given
+ * up: resolving more names only merges more (a partition stable with a
+ * set of names resolved is stable with fewer, since the FWDs of a name
+ * given up are types of their own), so the sets of names that are
+ * consistent (each one class) are closed under union and there is a
+ * largest, R. Refinement never separates types that are equal under R,
+ * whatever the FWDs stand for, so a name found in several classes is not
+ * in R; and the loop ends with a consistent set that holds R: R itself.
+ * Each pass gives up at least one name, so there are at most as many
+ * passes as names; on real kernels there is one (BENCH.md). The last
+ * partition is a plain one with R's FWDs standing for their types, so
+ * the order is the one a graph without those FWDs gets: canon(canon(x))
+ * == canon(x).
+ *
+ * Cost: a sort of the named FWDs and complete types (O(m log m)), then
+ * one partition per pass.
  */
 enum fwd_family { FWD_STRUCT, FWD_UNION, FWD_ENUM, NOT_FWD };
 
@@ -1159,16 +1199,18 @@ static enum fwd_family full_family(const struct btf_type *t)
 	}
 }
 
-struct fwd_candidate {
+/* A named FWD or complete type, for grouping by family and name. */
+struct named_type {
 	enum fwd_family family;
+	bool is_fwd;
 	const char *name;
-	uint32_t rank;		/* class rank; base ids rank as themselves */
-	uint32_t id;		/* a member of the class */
+	uint32_t id;
 };
 
-static int cmp_candidate(const void *pa, const void *pb)
+/* Family, name, complete types before FWDs; ids only make the order total. */
+static int cmp_named_type(const void *pa, const void *pb)
 {
-	const struct fwd_candidate *a = pa, *b = pb;
+	const struct named_type *a = pa, *b = pb;
 	int c;
 
 	if (a->family != b->family)
@@ -1176,185 +1218,199 @@ static int cmp_candidate(const void *pa, const void *pb)
 	c = strcmp(a->name, b->name);
 	if (c)
 		return c;
-	return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->is_fwd != b->is_fwd)
+		return a->is_fwd ? 1 : -1;
+	return (a->id > b->id) - (a->id < b->id);
 }
 
-static int add_candidate(struct fwd_candidate **cand, uint32_t *nr,
-			 uint32_t *cap, struct fwd_candidate item)
+/* The names a FWD could resolve to: runs of one family and name. */
+struct fwd_names {
+	struct named_type *types;	/* sorted by cmp_named_type */
+	uint32_t nr_types, cap;
+	uint32_t *first;		/* [nr_names + 1] each name's first entry */
+	uint8_t *taken;			/* [nr_names] still taken as resolved */
+	uint32_t nr_names;
+};
+
+static void fwd_names_deinit(struct fwd_names *fn)
 {
-	if (*nr == *cap) {
-		uint32_t grown_cap = *cap ? *cap * 2 : 256;
-		struct fwd_candidate *grown =
-			realloc(*cand, grown_cap * sizeof(*grown));
+	free(fn->types);
+	free(fn->first);
+	free(fn->taken);
+}
+
+static int fwd_names_add(struct fwd_names *fn, enum fwd_family family,
+			 bool is_fwd, const char *name, uint32_t id)
+{
+	if (fn->nr_types == fn->cap) {
+		uint32_t cap = fn->cap ? fn->cap * 2 : 256;
+		struct named_type *grown = realloc(fn->types, cap * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
-		*cand = grown;
-		*cap = grown_cap;
+		fn->types = grown;
+		fn->cap = cap;
 	}
-	(*cand)[(*nr)++] = item;
+	fn->types[fn->nr_types++] = (struct named_type){ family, is_fwd, name, id };
 	return 0;
 }
 
 /*
- * One resolution pass under the current (final) ranks: finds the FWDs not
- * yet resolved that now can be, records them in c->alias and, when there
- * are any, makes *refs_out a copy of the references with every resolved
- * FWD replaced. Returns the number of FWDs newly resolved, or a negative
- * errno.
+ * Collects the named FWDs, and the complete types (the base's too) named
+ * like one of them, sorts them and takes every name that has both as
+ * resolved.
  */
-static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
+static int fwd_names_collect(const struct canon *c, struct fwd_names *fn)
 {
 	const struct bc_btf *btf = c->btf, *base = btf->base;
-	struct fwd_candidate *cand = NULL, key;
-	uint32_t nr = 0, cap = 0, idx, i, resolved = 0;
-	struct bc_strset fwd_names;	/* names of the FWDs still open */
-	uint32_t *refs;
+	struct bc_strset fwd_names;	/* the FWDs' names, any family */
+	uint32_t idx, i, j;
 	int err = bc_strset_init_over(&fwd_names, 0);
 
-	if (err)
-		return err;
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (!c->alias[idx] && !is_omitted(c, idx) && t->name_off &&
-		    fwd_family(t) != NOT_FWD &&
-		    bc_strset_add(&fwd_names, bc_btf_str(btf, t->name_off)) < 0)
+		if (is_omitted(c, idx) || !t->name_off || fwd_family(t) == NOT_FWD)
+			continue;
+		err = fwd_names_add(fn, fwd_family(t), true,
+				    bc_btf_str(btf, t->name_off), c->start_id + idx);
+		if (!err && bc_strset_add(&fwd_names, fn->types[fn->nr_types - 1].name) < 0)
 			err = -ENOMEM;
 	}
-	/*
-	 * Only complete types named like an open FWD can be its target:
-	 * none are collected when there is no FWD, and the base's types are
-	 * only looked at by name.
-	 */
 	for (idx = 0; base && fwd_names.nr_used && idx < base->nr_types && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(base, idx);
-		uint32_t id = base->start_id + idx;
 
 		if (full_family(t) != NOT_FWD &&
 		    bc_strset_find(&fwd_names, bc_btf_str(base, t->name_off)) >= 0)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(base, t->name_off), id, id });
+			err = fwd_names_add(fn, full_family(t), false,
+					    bc_btf_str(base, t->name_off),
+					    base->start_id + idx);
 	}
 	for (idx = 0; fwd_names.nr_used && idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD && !is_omitted(c, idx) &&
+		if (!is_omitted(c, idx) && full_family(t) != NOT_FWD &&
 		    bc_strset_find(&fwd_names, bc_btf_str(btf, t->name_off)) >= 0)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(btf, t->name_off),
-				c->start_id + c->rank[idx], c->start_id + idx });
+			err = fwd_names_add(fn, full_family(t), false,
+					    bc_btf_str(btf, t->name_off),
+					    c->start_id + idx);
 	}
-	if (err || !nr)		/* no candidates: nothing to resolve, cand is NULL */
-		goto out;
-	qsort(cand, nr, sizeof(*cand), cmp_candidate);
+	bc_strset_deinit(&fwd_names);
+	if (err || !fn->nr_types)
+		return err;
+	qsort(fn->types, fn->nr_types, sizeof(*fn->types), cmp_named_type);
+	fn->first = malloc((fn->nr_types + 1) * sizeof(*fn->first));
+	fn->taken = malloc(fn->nr_types);
+	if (!fn->first || !fn->taken)
+		return -ENOMEM;
+	for (i = 0; i < fn->nr_types; i = j) {
+		const struct named_type *t = &fn->types[i];
 
-	for (idx = 0; idx < c->n; idx++) {
-		const struct btf_type *t = bc_btf_local(btf, idx);
-		struct fwd_candidate *hit;
-
-		if (c->alias[idx] || is_omitted(c, idx))
-			continue;	/* resolved by an earlier pass, or left out */
-		key.family = fwd_family(t);
-		if (key.family == NOT_FWD || !t->name_off)
-			continue;
-		key.name = bc_btf_str(btf, t->name_off);
-		key.rank = 0;
-		/* the first candidate of this family and name */
-		hit = cand;
-		for (uint32_t lo = 0, hi = nr; lo < hi;) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (cmp_candidate(&cand[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-			hit = cand + lo;
-		}
-		if (hit >= cand + nr || hit->family != key.family ||
-		    strcmp(hit->name, key.name))
-			continue;
-		/* unique when every candidate of that name is one class */
-		for (i = hit - cand + 1; i < nr; i++) {
-			if (cand[i].family != key.family ||
-			    strcmp(cand[i].name, key.name) ||
-			    cand[i].rank != hit->rank)
-				break;
-		}
-		if (i < nr && cand[i].family == key.family &&
-		    !strcmp(cand[i].name, key.name))
-			continue;
-		c->alias[idx] = hit->id;
-		resolved++;
+		for (j = i + 1; j < fn->nr_types && fn->types[j].family == t->family &&
+		     !strcmp(fn->types[j].name, t->name); j++)
+			;
+		fn->first[fn->nr_names] = i;
+		/* complete types sort first: both kinds when the run starts
+		 * with a complete type and ends with a FWD */
+		fn->taken[fn->nr_names++] = !t->is_fwd && fn->types[j - 1].is_fwd;
 	}
-	if (!resolved)
-		goto out;
+	fn->first[fn->nr_names] = fn->nr_types;
+	return 0;
+}
+
+/*
+ * Points the FWDs of every taken name at the name's first complete type
+ * (c->alias) and makes c->refs the references with those replaced.
+ * Returns how many FWDs stand for a type, or a negative errno.
+ */
+static int64_t alias_taken_fwds(struct canon *c, const struct fwd_names *fn)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t i, j, aliased = 0, *refs;
+
+	memset(c->alias, 0, c->n * sizeof(*c->alias));
+	for (i = 0; i < fn->nr_names; i++) {
+		if (!fn->taken[i])
+			continue;
+		for (j = fn->first[i]; j < fn->first[i + 1]; j++)
+			if (fn->types[j].is_fwd) {
+				c->alias[fn->types[j].id - c->start_id] =
+					fn->types[fn->first[i]].id;
+				aliased++;
+			}
+	}
+	if (c->refs != btf->refs)
+		free((void *)c->refs);
+	c->refs = btf->refs;
+	c->nr_aliased = aliased;
+	if (!aliased)
+		return 0;
 	refs = malloc((btf->ref_start[c->n] ? btf->ref_start[c->n] : 1) *
 		      sizeof(*refs));
-	if (!refs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!refs)
+		return -ENOMEM;
 	for (i = 0; i < btf->ref_start[c->n]; i++) {
 		uint32_t id = btf->refs[i];
 
 		refs[i] = id >= c->start_id && c->alias[id - c->start_id] ?
 			  c->alias[id - c->start_id] : id;
 	}
-	*refs_out = refs;
-out:
-	bc_strset_deinit(&fwd_names);
-	free(cand);
-	return err ? (int64_t)err : (int64_t)resolved;
+	c->refs = refs;
+	return aliased;
 }
 
-/* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
-static int partition(struct canon *c)
+/* Gives up the taken names whose complete types are not one class. */
+static uint32_t give_up_split_names(const struct canon *c, struct fwd_names *fn)
 {
-	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
-	int64_t splits;
+	uint32_t i, j, given_up = 0;
 
-	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
-	if (!c->keyed)
-		return -ENOMEM;
-	if (rank_by_local_key(c))
-		return -ENOMEM;
-	t1 = bc_clock_sec(CLOCK_MONOTONIC);
-	c->stats->rank_sec += t1 - t0;
-	refine_to_fixpoint(c, true);
-	while ((splits = split_var_classes(c)) > 0)
-		refine_to_fixpoint(c, false);
-	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
-	free(c->keyed);
-	c->keyed = NULL;
-	return splits < 0 ? (int)splits : 0;
+	for (i = 0; i < fn->nr_names; i++) {
+		uint32_t first = fn->first[i], rank;
+
+		if (!fn->taken[i])
+			continue;
+		rank = id_rank(c, c->rank, fn->types[first].id);
+		for (j = first + 1; !fn->types[j].is_fwd; j++)
+			if (id_rank(c, c->rank, fn->types[j].id) != rank)
+				break;
+		if (!fn->types[j].is_fwd) {
+			fn->taken[i] = 0;
+			given_up++;
+		}
+	}
+	return given_up;
 }
 
 /*
- * Resolves FWDs (see above) and re-partitions, pass after pass, until a
- * pass resolves nothing. Returns 0 or a negative errno.
+ * Steps 1-3 with FWDs resolved (see above): partitions until no taken
+ * name is given up. Returns 0 or a negative errno.
  */
-static int resolve_fwds_to_fixpoint(struct canon *c)
+static int partition_resolving_fwds(struct canon *c)
 {
-	for (;;) {
-		double t0 = bc_clock_sec(CLOCK_MONOTONIC);
-		uint32_t *refs = NULL;
-		int64_t resolved = resolve_fwds(c, &refs);
-		int err;
+	struct fwd_names fn = { 0 };
+	double t0 = bc_clock_sec(CLOCK_MONOTONIC);
+	int64_t aliased = 0;
+	int err = fwd_names_collect(c, &fn);
 
+	for (;;) {
+		if (!err)
+			aliased = alias_taken_fwds(c, &fn);
 		c->stats->fwd_sec += bc_clock_sec(CLOCK_MONOTONIC) - t0;
-		if (resolved <= 0)
-			return resolved;
-		c->stats->fwds_resolved += resolved;
-		c->stats->fwd_rounds++;
-		if (c->refs != c->btf->refs)
-			free((void *)c->refs);
-		c->refs = refs;
-		/* references changed: classes may now merge, so start over */
+		if (err || aliased < 0)
+			break;
 		err = partition(c);
-		if (err)
-			return err;
+		if (err || !aliased)
+			break;
+		c->stats->fwd_rounds++;
+		t0 = bc_clock_sec(CLOCK_MONOTONIC);
+		if (!give_up_split_names(c, &fn)) {
+			c->stats->fwds_resolved = aliased;
+			c->stats->fwd_sec += bc_clock_sec(CLOCK_MONOTONIC) - t0;
+			break;
+		}
 	}
+	fwd_names_deinit(&fn);
+	return err ? err : aliased < 0 ? (int)aliased : 0;
 }
 
 /*
@@ -1454,12 +1510,13 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	err = check_omitted(&c, log);
 	if (err)
 		goto out;
-	err = partition(&c);
-	res->stats.types_in = c.n_kept;
-	if (!err && opts->resolve_fwds) {
+	if (opts->resolve_fwds) {
 		c.alias = calloc(n1, sizeof(*c.alias));
-		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;
+		err = c.alias ? partition_resolving_fwds(&c) : -ENOMEM;
+	} else {
+		err = partition(&c);
 	}
+	res->stats.types_in = c.n_kept;
 	if (err)
 		goto out;
 	t0 = bc_clock_sec(CLOCK_MONOTONIC);

@@ -20,7 +20,8 @@ struct canon_opts {
 	/*
 	 * Replace each forward declaration by the complete type of the same
 	 * name and family when there is exactly one (see canon.c); the FWD is
-	 * dropped. Off for sort (content is kept as given); on for encode.
+	 * dropped (FWDs in cycles too: the largest consistent set of names,
+	 * see canon.c). Off for sort (content is kept as given); on for encode.
 	 */
 	bool resolve_fwds;
 	/*
@@ -48,10 +49,10 @@ struct canon_stats {
 	uint32_t refine_rounds;		/* rounds of reference refinement */
 	uint32_t identity_splits;	/* VAR classes split by their DATASEC */
 	uint32_t fwds_resolved;		/* FWDs replaced by their complete type */
-	uint32_t fwd_rounds;		/* resolution passes that resolved some */
+	uint32_t fwd_rounds;		/* partitions with FWDs resolved (passes) */
 	double rank_sec;		/* initial sort by local key */
 	double refine_sec;		/* refinement to the fixpoint */
-	double fwd_sec;			/* FWD resolution passes (not refine) */
+	double fwd_sec;			/* FWD names and checks (not the partitions) */
 	double rebuild_sec;		/* id remap, strings, layout */
 };
 

@@ -1522,8 +1522,11 @@ END_TEST
 /*
  * FWD resolution reaches its fixpoint: resolving one FWD merges structs,
  * which makes the next name unique, three times in a row. A single pass
- * (the old code) resolves only 'struct b' and leaves two 'struct c's and
- * FWDs of a and c behind, so canonicalizing its output again changes it.
+ * of the rule that resolves a name only once its complete types are one
+ * class resolves only 'struct b' and leaves two 'struct c's and FWDs of a
+ * and c behind, so canonicalizing its output again changes it; taking
+ * every name as resolved first and giving up the split ones (canon.c)
+ * resolves all three in one pass.
  */
 static struct blob fwd_chain_blob(void)
 {
@@ -1567,9 +1570,9 @@ START_TEST(test_resolve_fwds_rounds)
 	char *text;
 
 	ck_assert_int_eq(canon_run(btf, &opts, &res, &log), 0);
-	/* b, then a, then c: one resolving pass each */
+	/* b, a and c taken at once, none given up: one pass */
 	ck_assert_uint_eq(res.stats.fwds_resolved, 3);
-	ck_assert_uint_eq(res.stats.fwd_rounds, 3);
+	ck_assert_uint_eq(res.stats.fwd_rounds, 1);
 	ck_assert_uint_eq(res.stats.types_out, 8);
 	out.data = res.raw;
 	out.size = res.raw_size;
@@ -1608,6 +1611,116 @@ START_TEST(test_resolve_fwds_rounds)
 	}
 	blob_free(&out);
 	blob_free(&raw);
+}
+END_TEST
+
+/*
+ * FWDs in a cycle (canon.c's example): three units' types, where struct a
+ * and struct b are complete in one unit and each declared only in one
+ * other. Neither name has one class until the other is resolved, so a
+ * rule that waits for that resolves nothing; libbpf's btf__dedup merges
+ * them, and so does canon: two structs and two pointers, whatever the
+ * ids. A third, different struct b makes b's name ambiguous: its FWD
+ * stays, and then nothing resolves.
+ */
+static struct blob fwd_cycle_blob(bool third_b)
+{
+	struct btf *b = btf__new_empty();
+	struct blob raw;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 1);	/* [1] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 3, 0, 0), 0);	/*	[3] p; } */
+	ck_assert_int_eq(btf__add_struct(b, "b", 8), 2);	/* [2] struct b { */
+	ck_assert_int_eq(btf__add_field(b, "q", 4, 0, 0), 0);	/*	[4] q; } */
+	ck_assert_int_eq(btf__add_ptr(b, 2), 3);		/* [3] struct b * */
+	ck_assert_int_eq(btf__add_ptr(b, 1), 4);		/* [4] struct a * */
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 5);	/* [5] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 6, 0, 0), 0);	/*	[6] p; } */
+	ck_assert_int_eq(btf__add_ptr(b, 7), 6);		/* [6] declared b * */
+	ck_assert_int_eq(btf__add_fwd(b, "b", BTF_FWD_STRUCT), 7); /* [7] struct b; */
+	ck_assert_int_eq(btf__add_struct(b, "b", 8), 8);	/* [8] struct b { */
+	ck_assert_int_eq(btf__add_field(b, "q", 9, 0, 0), 0);	/*	[9] q; } */
+	ck_assert_int_eq(btf__add_ptr(b, 10), 9);		/* [9] declared a * */
+	ck_assert_int_eq(btf__add_fwd(b, "a", BTF_FWD_STRUCT), 10); /* [10] struct a; */
+	if (third_b) {
+		ck_assert_int_eq(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 11);
+		ck_assert_int_eq(btf__add_struct(b, "b", 4), 12);	/* [12] struct b { */
+		ck_assert_int_eq(btf__add_field(b, "x", 11, 0, 0), 0);	/*	int x; } */
+	}
+	raw = blob_from_libbpf(b);
+	btf__free(b);
+	return raw;
+}
+
+START_TEST(test_resolve_fwds_cycle)
+{
+	static const struct bc_log log = { .fn = log_to_stderr };
+	struct canon_opts opts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
+	static const char *const want[2] = {
+		"[1] PTR '' vlen=0 kflag=0 ->3\n"
+		"[2] PTR '' vlen=0 kflag=0 ->4\n"
+		"[3] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->2 0\n"
+		"[4] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->1 0\n",
+		/*
+		 * b ambiguous: its FWD stays, so the two struct a's differ
+		 * (one points to a struct b, one to the FWD) and a's FWD
+		 * stays too. libbpf's dedup would take FWD b for the first
+		 * struct b it compares it with (an order-dependent choice).
+		 */
+		"[1] INT 'int' vlen=0 kflag=0 4 16777248\n"
+		"[2] PTR '' vlen=0 kflag=0 ->6\n"
+		"[3] PTR '' vlen=0 kflag=0 ->9\n"
+		"[4] PTR '' vlen=0 kflag=0 ->11\n"
+		"[5] PTR '' vlen=0 kflag=0 ->12\n"
+		"[6] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->3 0\n"
+		"[7] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->5 0\n"
+		"[8] STRUCT 'b' vlen=1 kflag=0 4\n"
+		"\t'x' ->1 0\n"
+		"[9] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->2 0\n"
+		"[10] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->4 0\n"
+		"[11] FWD 'a' vlen=0 kflag=0 0\n"
+		"[12] FWD 'b' vlen=0 kflag=0 0\n",
+	};
+
+	for (int third = 0; third < 2; third++) {
+		struct blob raw = fwd_cycle_blob(third), out, again;
+		struct bc_btf *btf = parse_or_fail(&raw, NULL);
+		struct canon_result res;
+		char *text;
+
+		ck_assert_int_eq(canon_run(btf, &opts, &res, &log), 0);
+		out.data = res.raw;
+		out.size = res.raw_size;
+		res.raw = NULL;
+		canon_result_deinit(&res);
+		bc_btf_free(btf);
+		text = listing_blob(&out, NULL);
+		ck_assert_str_eq(text, want[third]);
+		free(text);
+		again = canon_blob_resolving(&out, BC_ORDER_KIND);
+		ck_assert_msg(blob_eq(&again, &out),
+			      "canon(canon(x)) != canon(x), FWD cycle %d", third);
+		blob_free(&again);
+		for (unsigned int p = 0; p < NR_PERMS; p++) {
+			struct blob perm = permute_blob(&raw, NULL, 200 + p);
+			struct blob got = canon_blob_resolving(&perm, BC_ORDER_KIND);
+
+			ck_assert_msg(blob_eq(&got, &out),
+				      "permutation %u changes the output, FWD cycle %d",
+				      p, third);
+			blob_free(&perm);
+			blob_free(&got);
+		}
+		blob_free(&out);
+		blob_free(&raw);
+	}
 }
 END_TEST
 
@@ -1892,6 +2005,7 @@ Suite *props_suite(void)
 	tc = props_tcase("resolve_fwds");
 	tcase_add_loop_test(tc, test_resolve_fwds, 0, NR_GRAPHS);
 	tcase_add_test(tc, test_resolve_fwds_rounds);
+	tcase_add_test(tc, test_resolve_fwds_cycle);
 	tcase_add_loop_test(tc, test_resolve_fwds_idempotent, 0, NR_GRAPHS);
 	suite_add_tcase(s, tc);
 
