@@ -60,6 +60,15 @@
  * classes of two or more, and only those with a member whose references
  * changed rank in the previous round; on vmlinux almost every type is a
  * singleton after two or three rounds. The rebuild is linear.
+ *
+ * Parallel: the first sort is a sample sort (split_by_local_key) and a
+ * round's classes are split in tasks of about equal numbers of members
+ * (refine_round), on opts->jobs threads. A task writes only the slots of
+ * its own types and positions, and reads only the last update's ranks,
+ * so which thread ran what, and how the work was cut, change nothing.
+ * The encoder hands canon the merged chunks without deduplicating them
+ * across chunks (encoder.c): twice the types of a deduplicated vmlinux,
+ * half of them copies the partition merges.
  */
 #include <endian.h>
 #include <errno.h>
@@ -73,6 +82,16 @@
 #include "par.h"
 #include "strmap.h"
 #include "strset.h"
+
+/*
+ * Parallel steps (the first sort, refinement rounds) cut their work into
+ * tasks of at least CANON_GRAIN types (canon_opts.grain), at most
+ * CANON_MAX_TASKS of them: a function of the input's size, never of the
+ * number of threads, so the critical path --stats reports is the same at
+ * every -j. Which thread runs which task changes no output byte.
+ */
+#define CANON_GRAIN 4096
+#define CANON_MAX_TASKS 64
 
 struct canon {
 	const struct bc_btf *btf;
@@ -98,6 +117,9 @@ struct canon {
 	struct keyed_type *keyed; /* [n] sort keys, during a partition */
 	uint32_t *work, nr_work; /* class starts of classes with >1 member */
 	uint32_t *next_work, nr_next_work;
+	uint32_t *scratch;	/* [n] parallel rounds' sub-classes, per task */
+	double task_sec[CANON_MAX_TASKS]; /* a parallel step's tasks' CPU */
+	double par_caller_sec;	/* the caller's CPU inside parallel steps */
 	struct canon_stats *stats;
 };
 
@@ -163,13 +185,23 @@ static void end_update(struct canon *c)
 }
 
 /*
+ * Where a split puts the sub-classes to look at in the next round: the
+ * next worklist, or a parallel round's task's own part of c->scratch.
+ */
+struct work_out {
+	uint32_t *list;
+	uint32_t nr;
+};
+
+/*
  * Splits the class order[from, to), sorted by cmp, wherever cmp sees a
  * difference. Members that change rank are marked moved; sub-classes of
- * two or more go on the next worklist. Returns the number of new classes
- * beyond the first.
+ * two or more go on the next worklist (wo). Returns the number of new
+ * classes beyond the first. Writes only the slots of order[from, to) and
+ * of its members: classes can be split in parallel.
  */
 static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
-			     span_cmp_fn cmp, void *arg)
+			     span_cmp_fn cmp, void *arg, struct work_out *wo)
 {
 	uint32_t p, start = from, splits = 0;
 
@@ -189,7 +221,7 @@ static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
 			}
 		}
 		if (p - start > 1)
-			c->next_work[c->nr_next_work++] = start;
+			wo->list[wo->nr++] = start;
 		if (start != from)
 			splits++;
 		start = p;
@@ -199,14 +231,14 @@ static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
 
 /* split_sorted() after sorting order[from, to) with cmp. */
 static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
-			    span_cmp_fn cmp, void *arg)
+			    span_cmp_fn cmp, void *arg, struct work_out *wo)
 {
 	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
-	return split_sorted(c, from, to, cmp, arg);
+	return split_sorted(c, from, to, cmp, arg, wo);
 }
 
 static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
-				    uint32_t to);
+				    uint32_t to, struct work_out *wo);
 
 /* Does any member of the class at start refer to a type that just moved? */
 static bool class_is_dirty(const struct canon *c, uint32_t start)
@@ -228,23 +260,103 @@ static bool class_is_dirty(const struct canon *c, uint32_t start)
 }
 
 /*
+ * Runs tasks 0 .. n-1 of fn (bc_par_for) on opts->jobs threads and
+ * counts the step into the critical path: its longest task, in place of
+ * what the calling thread spent in it.
+ */
+static int canon_par(struct canon *c, uint32_t n, bc_par_fn fn, void *ctx)
+{
+	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	int err = bc_par_for(c->opts->jobs ? c->opts->jobs : 1, n, fn, ctx,
+			     c->task_sec);
+
+	c->par_caller_sec += bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+	c->stats->critical_sec += bc_par_longest(c->task_sec, n);
+	return err;
+}
+
+/* How many tasks a step over n types takes: a function of n alone. */
+static uint32_t nr_tasks_for(const struct canon *c, uint64_t n)
+{
+	uint64_t grain = c->opts->grain ? c->opts->grain : CANON_GRAIN;
+	uint64_t tasks = n / grain;
+
+	return tasks < 1 ? 1 : tasks > CANON_MAX_TASKS ? CANON_MAX_TASKS : tasks;
+}
+
+/*
+ * A refinement round in parallel: the worklist cut into runs of classes
+ * of about equal numbers of members, one task per run. A task writes the
+ * slots of its classes' members and its own part of c->scratch (room for
+ * as many sub-classes as its classes have members); the parts are then
+ * joined in task order.
+ */
+struct round_ctx {
+	struct canon *c;
+	bool all_dirty;
+	uint32_t first[CANON_MAX_TASKS + 1];	/* task k: work[first[k], first[k+1]) */
+	uint32_t out_at[CANON_MAX_TASKS];	/* task k's part of c->scratch */
+	uint32_t out_nr[CANON_MAX_TASKS];
+	uint32_t splits[CANON_MAX_TASKS];
+};
+
+static int refine_task(void *arg, uint32_t k)
+{
+	struct round_ctx *r = arg;
+	struct canon *c = r->c;
+	struct work_out wo = { c->scratch + r->out_at[k], 0 };
+	uint32_t w, splits = 0;
+
+	for (w = r->first[k]; w < r->first[k + 1]; w++) {
+		uint32_t from = c->work[w], to = c->class_end[from];
+
+		if (!r->all_dirty && !class_is_dirty(c, from)) {
+			wo.list[wo.nr++] = from;
+			continue;
+		}
+		splits += split_class_by_refs(c, from, to, &wo);
+	}
+	r->out_nr[k] = wo.nr;
+	r->splits[k] = splits;
+	return 0;
+}
+
+/*
  * One refinement round over the worklist. A class none of whose members
  * refers to a type that moved in the last update cannot split now: it is
- * carried over unexamined. Returns the number of splits.
+ * carried over unexamined. Classes are split independently (each reads
+ * only the ranks of the last update), so the round runs in parallel
+ * tasks, cut by the number of members alone. Returns the number of
+ * splits.
  */
 static uint32_t refine_round(struct canon *c, bool all_dirty)
 {
-	uint32_t w, splits = 0;
+	struct round_ctx r = { .c = c, .all_dirty = all_dirty };
+	uint64_t members = 0, sum = 0;
+	uint32_t w, k = 0, nr_tasks, splits = 0;
 
 	begin_update(c);
+	for (w = 0; w < c->nr_work; w++)
+		members += c->class_end[c->work[w]] - c->work[w];
+	nr_tasks = nr_tasks_for(c, members);
+	r.first[0] = 0;
+	r.out_at[0] = 0;
 	for (w = 0; w < c->nr_work; w++) {
-		uint32_t from = c->work[w], to = c->class_end[from];
-
-		if (!all_dirty && !class_is_dirty(c, from)) {
-			c->next_work[c->nr_next_work++] = from;
-			continue;
+		sum += c->class_end[c->work[w]] - c->work[w];
+		/* task k ends once it holds its share of the members */
+		if (k + 1 < nr_tasks && sum * nr_tasks >= (k + 1) * members) {
+			r.first[++k] = w + 1;
+			r.out_at[k] = sum;
 		}
-		splits += split_class_by_refs(c, from, to);
+	}
+	nr_tasks = k + 1;
+	r.first[nr_tasks] = c->nr_work;
+	canon_par(c, nr_tasks, refine_task, &r);
+	for (k = 0; k < nr_tasks; k++) {
+		memcpy(c->next_work + c->nr_next_work, c->scratch + r.out_at[k],
+		       r.out_nr[k] * sizeof(*c->scratch));
+		c->nr_next_work += r.out_nr[k];
+		splits += r.splits[k];
 	}
 	end_update(c);
 	return splits;
@@ -573,7 +685,8 @@ static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 
 /* Sorts keyed[0, n) and splits order[from, from + n) by it. */
 static uint32_t split_keyed(struct canon *c, tie_fn tie,
-			    struct keyed_type *keyed, uint32_t from, uint32_t n)
+			    struct keyed_type *keyed, uint32_t from, uint32_t n,
+			    struct work_out *wo)
 {
 	struct keyed_order ko = { c, tie, keyed, from };
 	uint32_t p;
@@ -581,23 +694,175 @@ static uint32_t split_keyed(struct canon *c, tie_fn tie,
 	sort_keyed(c, tie, keyed, n, 2 * (32 - __builtin_clz(n | 1)));
 	for (p = 0; p < n; p++)
 		c->order[from + p] = keyed[p].idx;
-	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko) : 0;
+	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko, wo) : 0;
+}
+
+/*
+ * The first sort in parallel, a sample sort. Tasks over ranges of type
+ * indices compute the kept types' keys; a sorted sample of them gives
+ * nr_tasks - 1 splitters; every key goes to the bucket between the
+ * splitters it lies between (equal keys always to the same one), the
+ * buckets are sorted in parallel and laid end to end, and each position
+ * is marked where its key differs from the one before. Equal keys are one
+ * class wherever they land, so neither the sample nor the number of
+ * tasks changes a class or its rank.
+ */
+struct rank_ctx {
+	struct canon *c;
+	uint32_t nr_tasks;
+	uint32_t idx_first[CANON_MAX_TASKS + 1]; /* task k: type indices */
+	uint32_t at[CANON_MAX_TASKS + 1];	/* task k: keyed[at[k], at[k+1]) */
+	struct keyed_type split[CANON_MAX_TASKS]; /* [nr_tasks - 1] splitters */
+	uint32_t *place;	/* [task * nr_tasks + bucket]: count, then slot */
+	uint8_t *bucket;	/* [live] each key's bucket */
+	struct keyed_type *sorted;		/* [live] the keys, bucket by bucket */
+	uint32_t bucket_at[CANON_MAX_TASKS + 1];
+	uint8_t *differs;	/* [live] the key differs from the one before */
+};
+
+static int rank_keys_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t idx, p = r->at[k];
+
+	for (idx = r->idx_first[k]; idx < r->idx_first[k + 1]; idx++)
+		if (!is_omitted(r->c, idx))
+			prefix_keys(r->c, idx, &r->c->keyed[p++]);
+	return 0;
+}
+
+static int rank_bucket_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t p;
+
+	for (p = r->at[k]; p < r->at[k + 1]; p++) {
+		uint32_t lo = 0, hi = r->nr_tasks - 1;
+
+		/* the first splitter not below the key */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_keyed(r->c, tie_local, &r->split[mid],
+				      &r->c->keyed[p]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		r->bucket[p] = lo;
+		r->place[k * r->nr_tasks + lo]++;
+	}
+	return 0;
+}
+
+static int rank_scatter_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t p, *slot = r->place + k * r->nr_tasks;
+
+	for (p = r->at[k]; p < r->at[k + 1]; p++)
+		r->sorted[slot[r->bucket[p]]++] = r->c->keyed[p];
+	return 0;
+}
+
+static int rank_sort_task(void *arg, uint32_t b)
+{
+	struct rank_ctx *r = arg;
+	uint32_t from = r->bucket_at[b], n = r->bucket_at[b + 1] - from, p;
+
+	sort_keyed(r->c, tie_local, r->sorted + from, n,
+		   2 * (32 - __builtin_clz(n | 1)));
+	/* a bucket's first key differs from the bucket before's keys */
+	for (p = from; p < from + n; p++)
+		r->differs[p] = p == from ||
+				cmp_keyed(r->c, tie_local, &r->sorted[p - 1],
+					  &r->sorted[p]) != 0;
+	return 0;
+}
+
+/* split_sorted()'s comparison for the marks rank_sort_task() left. */
+static int cmp_marked(const void *pa, const void *pb, void *arg)
+{
+	const struct rank_ctx *r = arg;
+
+	(void)pa;
+	return r->differs[(const uint32_t *)pb - r->c->order];
 }
 
 /*
  * Sorts the kept types (all but opts->omit's) by local key into c->order
- * and splits them into classes there (split_sorted). Returns how many
- * were kept.
+ * and splits them into classes there (split_sorted), in parallel tasks
+ * when there are enough. Returns how many were kept, or -ENOMEM.
  */
 static int split_by_local_key(struct canon *c)
 {
-	uint32_t p, live = 0;
+	struct rank_ctx *r = calloc(1, sizeof(*r));
+	struct work_out wo = { c->next_work, 0 };
+	uint32_t k, b, p, live = 0, nr_sample;
+	struct keyed_type *sample = NULL;
+	int err = -ENOMEM;
 
-	for (p = 0; p < c->n; p++)
-		if (!is_omitted(c, p))
-			prefix_keys(c, p, &c->keyed[live++]);
-	split_keyed(c, tie_local, c->keyed, 0, live);
-	return (int)live;
+	if (!r)
+		return -ENOMEM;
+	r->c = c;
+	r->nr_tasks = nr_tasks_for(c, c->n);
+	for (k = 0; k <= r->nr_tasks; k++)
+		r->idx_first[k] = (uint64_t)c->n * k / r->nr_tasks;
+	for (k = 0; k < r->nr_tasks; k++) {
+		r->at[k] = live;
+		for (p = r->idx_first[k]; p < r->idx_first[k + 1]; p++)
+			live += !is_omitted(c, p);
+	}
+	r->at[r->nr_tasks] = live;
+	canon_par(c, r->nr_tasks, rank_keys_task, r);
+	if (r->nr_tasks == 1 || live < r->nr_tasks) {
+		split_keyed(c, tie_local, c->keyed, 0, live, &wo);
+		goto done;
+	}
+
+	nr_sample = r->nr_tasks * 32;
+	sample = malloc(nr_sample * sizeof(*sample));
+	r->place = calloc((size_t)r->nr_tasks * r->nr_tasks, sizeof(*r->place));
+	r->bucket = malloc(live ? live : 1);
+	r->sorted = malloc((live ? live : 1) * sizeof(*r->sorted));
+	r->differs = malloc(live ? live : 1);
+	if (!sample || !r->place || !r->bucket || !r->sorted || !r->differs)
+		goto out;
+	for (p = 0; p < nr_sample; p++)
+		sample[p] = c->keyed[(uint64_t)live * p / nr_sample];
+	sort_keyed(c, tie_local, sample, nr_sample,
+		   2 * (32 - __builtin_clz(nr_sample)));
+	for (b = 0; b + 1 < r->nr_tasks; b++)
+		r->split[b] = sample[(b + 1) * 32];
+	canon_par(c, r->nr_tasks, rank_bucket_task, r);
+	/* bucket by bucket, and in a bucket task by task: each one's slot */
+	for (b = 0, p = 0; b < r->nr_tasks; b++) {
+		r->bucket_at[b] = p;
+		for (k = 0; k < r->nr_tasks; k++) {
+			uint32_t count = r->place[k * r->nr_tasks + b];
+
+			r->place[k * r->nr_tasks + b] = p;
+			p += count;
+		}
+	}
+	r->bucket_at[r->nr_tasks] = p;
+	canon_par(c, r->nr_tasks, rank_scatter_task, r);
+	canon_par(c, r->nr_tasks, rank_sort_task, r);
+	for (p = 0; p < live; p++)
+		c->order[p] = r->sorted[p].idx;
+	if (live)
+		split_sorted(c, 0, live, cmp_marked, r, &wo);
+done:
+	c->nr_next_work = wo.nr;
+	err = (int)live;
+out:
+	free(sample);
+	free(r->place);
+	free(r->bucket);
+	free(r->sorted);
+	free(r->differs);
+	free(r);
+	return err;
 }
 
 static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
@@ -612,7 +877,7 @@ static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
  * so most classes sort without walking reference lists.
  */
 static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
-				    uint32_t to)
+				    uint32_t to, struct work_out *wo)
 {
 	const struct bc_btf *btf = c->btf;
 	uint32_t p, i;
@@ -621,7 +886,7 @@ static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
 		uint32_t idx = c->order[p];
 		const uint32_t *refs = c->refs + btf->ref_start[idx];
 		uint32_t len = btf->ref_start[idx + 1] - btf->ref_start[idx];
-		struct keyed_type *k = &c->keyed[p - from];
+		struct keyed_type *k = &c->keyed[p];	/* the class's own slots */
 
 		k->k[0] = k->k[1] = k->k[2] = 0;
 		for (i = 0; i < len && i < 6; i++)
@@ -630,7 +895,7 @@ static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
 		k->idx = idx;
 		k->full = len <= 6;
 	}
-	return split_keyed(c, tie_refs, c->keyed, from, to - from);
+	return split_keyed(c, tie_refs, c->keyed + from, from, to - from, wo);
 }
 
 /* Closes the class order[start, end) built by rank_by_local_key(). */
@@ -745,6 +1010,7 @@ static int cmp_identity(const void *pa, const void *pb, void *arg)
 static int64_t split_var_classes(struct canon *c)
 {
 	uint64_t *key = var_identity_keys(c);
+	struct work_out wo = { c->next_work, 0 };
 	uint32_t w, splits = 0;
 
 	if (!key)
@@ -755,10 +1021,11 @@ static int64_t split_var_classes(struct canon *c)
 		const struct btf_type *t = bc_btf_local(c->btf, c->order[from]);
 
 		if (bc_type_kind(t) != BTF_KIND_VAR)
-			c->next_work[c->nr_next_work++] = from;
+			wo.list[wo.nr++] = from;
 		else
-			splits += split_class(c, from, to, cmp_identity, key);
+			splits += split_class(c, from, to, cmp_identity, key, &wo);
 	}
+	c->nr_next_work = wo.nr;
 	end_update(c);
 	free(key);
 	c->stats->identity_splits += splits;
@@ -1455,6 +1722,7 @@ static void canon_deinit(struct canon *c)
 	free(c->next_moved);
 	free(c->work);
 	free(c->next_work);
+	free(c->scratch);
 }
 
 void canon_result_deinit(struct canon_result *res)
@@ -1478,7 +1746,7 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		.stats = &res->stats,
 	};
 	size_t n1 = in->nr_types ? in->nr_types : 1;
-	double t0;
+	double t0, cpu0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -1502,8 +1770,9 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	c.next_moved = malloc(n1);
 	c.work = malloc(n1 * sizeof(uint32_t));
 	c.next_work = malloc(n1 * sizeof(uint32_t));
+	c.scratch = malloc(n1 * sizeof(uint32_t));
 	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
-	    !c.next_moved || !c.work || !c.next_work) {
+	    !c.next_moved || !c.work || !c.next_work || !c.scratch) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1527,6 +1796,8 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 					     opts->layout, opts->nr_layout);
 	res->stats.rebuild_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
 	res->stats.merged = res->stats.types_in - res->stats.types_out;
+	res->stats.cpu_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	res->stats.critical_sec += res->stats.cpu_sec - c.par_caller_sec;
 out:
 	canon_deinit(&c);
 	if (err) {

@@ -40,6 +40,14 @@ struct canon_opts {
 	 * one BTF writer, the rebuild, instead of writing BTF themselves.
 	 */
 	const uint8_t *omit;
+	/*
+	 * Threads for the parallel steps (0 or 1: the caller's only), and
+	 * the fewest types a parallel task gets (0: canon.c's default; tests
+	 * set it small to cut small graphs into many tasks). Neither changes
+	 * a byte of the output.
+	 */
+	unsigned int jobs;
+	uint32_t grain;
 };
 
 struct canon_stats {
@@ -54,6 +62,10 @@ struct canon_stats {
 	double refine_sec;		/* refinement to the fixpoint */
 	double fwd_sec;			/* FWD names and checks (not the partitions) */
 	double rebuild_sec;		/* id remap, strings, layout */
+	double cpu_sec;			/* the calling thread's CPU in canon_run */
+	double critical_sec;		/* CPU on unlimited cores: the serial
+					 * steps plus each parallel step's
+					 * longest task */
 };
 
 struct canon_result {

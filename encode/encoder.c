@@ -1043,10 +1043,16 @@ join:
 	 * dedup resolves them (canon.c): the same bytes on every kernel
 	 * tried (DESIGN.md). Split BTF is: a module's FWDs must meet its
 	 * complete types before split_attach_base maps them onto the base's.
+	 * In the dedup's place, while the candidates' sort may still run,
+	 * libbpf indexes merged's strings (btf__find_str builds the index),
+	 * which the selection needs to add its FUNCs and VARs.
 	 */
 	t0 = bc_clock_sec(CLOCK_MONOTONIC);
 	tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
-	err = opts->base ? btf__dedup(merged, NULL) : 0;
+	if (opts->base)
+		err = btf__dedup(merged, NULL);
+	else if (enc.want_cands)
+		err = btf__find_str(merged, "") < 0 ? -ENOMEM : 0;
 	if (plan_started)
 		pthread_join(plan.thread, NULL);
 	if (err) {
