@@ -100,7 +100,11 @@ out:
  * The file does not depend on that order anyway, but the first error
  * reported does, so it is the first input's that fails. Workers stay at
  * most `window` inputs ahead of the main thread, so few sorted kernels
- * wait in memory at once.
+ * wait in memory at once: 4 per worker (about 5 MB each for Debian's
+ * kernels). Inputs take from 0.3 s (a zstd bzImage) to 1.2 s (an xz one),
+ * and a worker that has run a window ahead of one slow input waits for
+ * it: with one per worker (and one more), the two workers of -j2 stood
+ * idle 3.5% of the time over 40 of Debian's packages.
  */
 struct add_job {
 	const char *path;
@@ -160,7 +164,7 @@ int bc_archive_add_files(struct bc_archive *ar, const char *const *paths,
 			 const char *const *names, uint32_t nr, uint32_t jobs,
 			 const struct bc_log *log)
 {
-	struct add_queue q = { .nr = nr, .window = jobs + 1, .log = log };
+	struct add_queue q = { .nr = nr, .window = 4 * jobs + 1, .log = log };
 	pthread_t *threads = NULL;
 	uint32_t i, started = 0;
 	int err = 0;

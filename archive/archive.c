@@ -127,39 +127,34 @@ int bc_archive_match(const struct bc_archive *ar, const char *glob,
 /* ---- a kernel's list of records ---------------------------------------- */
 
 /*
- * Decodes kernel k's script against its parent's list (decoded first,
- * down the chain from its root). Every copy must lie inside the parent's
+ * Decodes kernel k's script against its parent's list plist[0..np) into
+ * list (room for k->nr_types). Every copy must lie inside the parent's
  * list, every literal name a record.
  */
-static int decode_one(struct bc_archive *ar, struct ar_kernel *k)
+static int decode_one(const struct bc_archive *ar, const struct ar_kernel *k,
+		      const uint32_t *plist, uint64_t np, uint32_t *list)
 {
-	const struct ar_kernel *p = k->parent >= 0 ? &ar->kernels[k->parent] : NULL;
-	const uint32_t *plist = p ? p->recs : NULL;
-	uint64_t np = p ? p->nr_types : 0, expect = 0, last = 0, i = 0;
+	uint64_t expect = 0, last = 0, i = 0;
 	size_t pos = 0;
-	uint32_t *list;
 
 	if (k->nr_types > np + k->script_len)
 		return -EINVAL;
-	list = malloc(((size_t)k->nr_types + 1) * sizeof(*list));
-	if (!list)
-		return -ENOMEM;
 	while (pos < k->script_len) {
 		uint64_t op, len, v, j;
 		int64_t d;
 
 		if (ar_get_varint(k->script, k->script_len, &pos, &op))
-			goto bad;
+			return -EINVAL;
 		len = op >> 1;
 		if (!len || len > k->nr_types - i)
-			goto bad;
+			return -EINVAL;
 		if (op & 1) {
 			if (ar_get_varint(k->script, k->script_len, &pos, &v))
-				goto bad;
+				return -EINVAL;
 			d = ar_unzigzag(v);
 			if ((d < 0 && (uint64_t)-d > expect) ||
 			    expect + d > np || len > np - (expect + d))
-				goto bad;
+				return -EINVAL;
 			memcpy(list + i, plist + expect + d, len * 4);
 			expect += d + len;
 			i += len;
@@ -167,27 +162,31 @@ static int decode_one(struct bc_archive *ar, struct ar_kernel *k)
 		}
 		for (j = 0; j < len; j++) {
 			if (ar_get_varint(k->script, k->script_len, &pos, &v))
-				goto bad;
+				return -EINVAL;
 			d = ar_unzigzag(v);
 			if ((d < 0 && (uint64_t)-d > last) ||
 			    last + d >= ar->nr_recs)
-				goto bad;
+				return -EINVAL;
 			list[i++] = (uint32_t)(last + d);
 			last += d + 1;
 		}
 	}
-	if (i != k->nr_types)
-		goto bad;
-	k->recs = list;
-	return 0;
-bad:
-	free(list);
-	return -EINVAL;
+	return i == k->nr_types ? 0 : -EINVAL;
 }
 
+/*
+ * Kernel idx's list, decoded down its chain of parents from the nearest
+ * one already decoded (or the root). Only idx's own list is kept: the
+ * ancestors between are decoded into two buffers in turn, so a chain 18
+ * deep costs two lists of memory, not 18 (a reader going through kernels
+ * in version order finds each parent kept, having read it before).
+ */
 static int decode_list(struct bc_archive *ar, uint32_t idx)
 {
 	struct u32vec chain = { 0 };
+	uint32_t *buf[2] = { NULL, NULL }, *list, max = 0, turn = 0;
+	const uint32_t *plist = NULL;
+	uint64_t np = 0;
 	int64_t at = idx;
 	int err = 0;
 
@@ -196,11 +195,41 @@ static int decode_list(struct bc_archive *ar, uint32_t idx)
 	while (at >= 0 && !ar->kernels[at].recs) {
 		err = ar_u32vec_push(&chain, (uint32_t)at);
 		if (err)
-			break;
+			goto out;
+		if (ar->kernels[at].nr_types > max)
+			max = ar->kernels[at].nr_types;
 		at = ar->kernels[at].parent;
 	}
-	while (!err && chain.n)
-		err = decode_one(ar, &ar->kernels[chain.v[--chain.n]]);
+	if (at >= 0) {
+		plist = ar->kernels[at].recs;
+		np = ar->kernels[at].nr_types;
+	}
+	list = malloc(((size_t)ar->kernels[idx].nr_types + 1) * sizeof(*list));
+	if (chain.n > 1) {
+		buf[0] = malloc(((size_t)max + 1) * sizeof(uint32_t));
+		buf[1] = malloc(((size_t)max + 1) * sizeof(uint32_t));
+	}
+	if (!list || (chain.n > 1 && (!buf[0] || !buf[1]))) {
+		free(list);
+		err = -ENOMEM;
+		goto out;
+	}
+	while (chain.n > 1 && !err) {
+		const struct ar_kernel *k = &ar->kernels[chain.v[--chain.n]];
+
+		err = decode_one(ar, k, plist, np, buf[turn]);
+		plist = buf[turn];
+		np = k->nr_types;
+		turn ^= 1;
+	}
+	err = err ? err : decode_one(ar, &ar->kernels[idx], plist, np, list);
+	if (err)
+		free(list);
+	else
+		ar->kernels[idx].recs = list;
+out:
+	free(buf[0]);
+	free(buf[1]);
 	free(chain.v);
 	return err;
 }

@@ -20,7 +20,8 @@
  * order, written as copies from a parent kernel and literals. A kernel
  * whose records cannot be taken by name (a loop through anonymous types
  * only, two identical anonymous types) is stored as its bytes instead.
- * The whole is compressed (zstd) and checksummed (CRC-32 over every byte).
+ * The whole is compressed (LZ4; zstd in the files of version 1, still
+ * read) and checksummed (CRC-32 over every byte).
  *
  * Determinism. The file is a function of the set of (name, kernel,
  * attachments): kernels are kept in version order (bc_archive_name_cmp),
@@ -185,6 +186,16 @@ int bc_archive_view_type(const struct bc_archive_view *view, uint32_t id,
 
 const char *bc_archive_view_str(const struct bc_archive_view *view,
 				uint32_t str);
+
+/*
+ * The archive's (kind, name) pairs: every kind and name that a type of
+ * some kernel has, nr of them; pair i's name, its kind in *kind. For
+ * indexes over names that a reader builds once per archive rather than
+ * once per kernel (deps: the names with a flavor suffix).
+ */
+uint32_t bc_archive_nr_type_names(const struct bc_archive *ar);
+const char *bc_archive_type_name(const struct bc_archive *ar, uint32_t i,
+				 uint32_t *kind);
 
 /*
  * Names (archive/names.c: the version order; archive/spec.c: inputs'

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../diff/types.h"
 #include "../sort/btf_file.h"
 #include "add_input.h"
 #include "archive.h"
@@ -287,72 +288,94 @@ static void text_printf(struct text *t, const char *fmt, ...)
 	}
 }
 
-#define MAX_WORDS 65536
+/* One type of a view: its words, and what its info word says. */
+struct view_type {
+	uint32_t *w;		/* small, or malloc'd when larger */
+	uint32_t kind, vlen;
+	const char *name;
+	const char *keyword;	/* "struct", "union", "enum" or NULL */
+	uint32_t small[64];
+};
 
-static uint32_t *type_words(const struct bc_archive_view *v, uint32_t id,
-			    uint32_t *buf, int *n)
+static void view_type_free(struct view_type *vt)
 {
-	*n = bc_archive_view_type(v, id, buf, MAX_WORDS);
-	return *n > 0 && *n <= MAX_WORDS ? buf : NULL;
+	if (vt->w != vt->small)
+		free(vt->w);
+	vt->w = vt->small;
+}
+
+/* Reads type id of v into vt; false when it cannot be read. */
+static bool view_type_read(const struct bc_archive_view *v, uint32_t id,
+			   struct view_type *vt)
+{
+	int n = bc_archive_view_type(v, id, vt->small, 64);
+
+	vt->w = vt->small;
+	if (n > 64) {
+		vt->w = malloc((size_t)n * sizeof(uint32_t));
+		if (!vt->w || bc_archive_view_type(v, id, vt->w, (uint32_t)n) != n)
+			n = -1;
+	}
+	if (n <= 0) {
+		view_type_free(vt);
+		return false;
+	}
+	vt->kind = bc_info_kind(vt->w[1]);
+	vt->vlen = bc_info_vlen(vt->w[1]);
+	vt->name = bc_archive_view_str(v, vt->w[0]);
+	vt->keyword = bc_tag_keyword((const struct btf_type *)vt->w);
+	return true;
+}
+
+/* The kind of type id, 0 when it cannot be read. */
+static uint32_t view_type_kind(const struct bc_archive_view *v, uint32_t id)
+{
+	struct view_type vt;
+	uint32_t kind = view_type_read(v, id, &vt) ? vt.kind : 0;
+
+	view_type_free(&vt);
+	return kind;
 }
 
 /* A C-like name of type id: "struct sock *", "int[4]", "void (*)(int)". */
 static void type_name(struct text *t, const struct bc_archive_view *v,
 		      uint32_t id, int depth)
 {
-	uint32_t *w = malloc(MAX_WORDS * 4), kind, vlen, i;
-	const char *name;
-	int n;
+	struct view_type vt;
+	const uint32_t *w;
+	uint32_t i;
 
 	if (!id) {
 		text_printf(t, "void");
-		free(w);
 		return;
 	}
-	if (!w || !type_words(v, id, w, &n) || depth > 12) {
+	if (depth > 12 || !view_type_read(v, id, &vt)) {
 		text_printf(t, "?");
-		free(w);
 		return;
 	}
-	kind = bc_info_kind(w[1]);
-	vlen = bc_info_vlen(w[1]);
-	name = bc_archive_view_str(v, w[0]);
-	switch (kind) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-	case BTF_KIND_FWD:
-		text_printf(t, "%s %s", kind == BTF_KIND_STRUCT ? "struct" :
-			    kind == BTF_KIND_UNION ? "union" :
-			    kind == BTF_KIND_FWD ? (bc_info_kflag(w[1]) ? "union" : "struct") :
-			    "enum", *name ? name : "{...}");
-		break;
-	case BTF_KIND_PTR: {
-		uint32_t *pw = malloc(MAX_WORDS * 4);
-		int pn;
-
-		/* a function pointer reads "ret (*)(args)" already */
-		if (pw && type_words(v, w[2], pw, &pn) &&
-		    bc_info_kind(pw[1]) == BTF_KIND_FUNC_PROTO) {
-			type_name(t, v, w[2], depth + 1);
-		} else {
-			type_name(t, v, w[2], depth + 1);
-			text_printf(t, " *");
-		}
-		free(pw);
-		break;
+	w = vt.w;
+	if (vt.keyword) {
+		text_printf(t, "%s %s", vt.keyword, *vt.name ? vt.name : "{...}");
+		view_type_free(&vt);
+		return;
 	}
+	switch (vt.kind) {
+	case BTF_KIND_PTR:
+		type_name(t, v, w[2], depth + 1);
+		/* a function pointer reads "ret (*)(args)" already */
+		if (view_type_kind(v, w[2]) != BTF_KIND_FUNC_PROTO)
+			text_printf(t, " *");
+		break;
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_RESTRICT:
-		text_printf(t, "%s ", kind == BTF_KIND_CONST ? "const" :
-			    kind == BTF_KIND_VOLATILE ? "volatile" : "restrict");
+		text_printf(t, "%s ", vt.kind == BTF_KIND_CONST ? "const" :
+			    vt.kind == BTF_KIND_VOLATILE ? "volatile" : "restrict");
 		type_name(t, v, w[2], depth + 1);
 		break;
 	case BTF_KIND_TYPE_TAG:
 		type_name(t, v, w[2], depth + 1);
-		text_printf(t, " __tag(%s)", name);
+		text_printf(t, " __tag(%s)", vt.name);
 		break;
 	case BTF_KIND_ARRAY:
 		type_name(t, v, w[3], depth + 1);
@@ -361,9 +384,9 @@ static void type_name(struct text *t, const struct bc_archive_view *v,
 	case BTF_KIND_FUNC_PROTO:
 		type_name(t, v, w[2], depth + 1);
 		text_printf(t, " (*)(");
-		for (i = 0; i < vlen; i++) {
+		for (i = 0; i < vt.vlen; i++) {
 			text_printf(t, "%s", i ? ", " : "");
-			if (!w[3 + 2 * i + 1] && i == vlen - 1) {
+			if (!w[3 + 2 * i + 1] && i == vt.vlen - 1) {
 				text_printf(t, "...");
 				continue;
 			}
@@ -372,12 +395,12 @@ static void type_name(struct text *t, const struct bc_archive_view *v,
 		text_printf(t, ")");
 		break;
 	default:
-		text_printf(t, "%s", *name ? name : "?");
+		text_printf(t, "%s", *vt.name ? vt.name : "?");
 	}
-	free(w);
+	view_type_free(&vt);
 }
 
-/* Members of struct/union w (n words), indented, offsets from base bits. */
+/* Members of struct/union w, indented, offsets from base bits. */
 static void members_text(struct text *t, const struct bc_archive_view *v,
 			 const uint32_t *w, uint32_t base, int indent, int depth)
 {
@@ -388,114 +411,114 @@ static void members_text(struct text *t, const struct bc_archive_view *v,
 		const uint32_t *m = w + 3 + 3 * i;
 		uint32_t off = kflag ? m[2] & 0xffffff : m[2];
 		uint32_t bits = kflag ? m[2] >> 24 : 0;
-		uint32_t *mw = malloc(MAX_WORDS * 4);
-		int n, kind;
+		struct view_type mt;
 
 		text_printf(t, "%*s", indent, "");
-		if (mw && type_words(v, m[1], mw, &n) && !mw[0] && depth < 8 &&
-		    ((kind = (int)bc_info_kind(mw[1])) == BTF_KIND_STRUCT ||
-		     kind == BTF_KIND_UNION)) {
-			text_printf(t, "%s {\n", kind == BTF_KIND_STRUCT ? "struct" : "union");
-			members_text(t, v, mw, base + off, indent + 8, depth + 1);
+		mt.w = mt.small;
+		if (depth < 8 && view_type_read(v, m[1], &mt) && !*mt.name &&
+		    (mt.kind == BTF_KIND_STRUCT || mt.kind == BTF_KIND_UNION)) {
+			text_printf(t, "%s {\n", mt.keyword);
+			members_text(t, v, mt.w, base + off, indent + 8, depth + 1);
 			text_printf(t, "%*s}", indent, "");
 		} else {
 			type_name(t, v, m[1], 0);
 		}
+		view_type_free(&mt);
 		text_printf(t, " %s", bc_archive_view_str(v, m[0]));
 		if (bits)
 			text_printf(t, ":%u", bits);
 		text_printf(t, "; /* bit %u */\n", base + off);
-		free(mw);
 	}
+}
+
+/* "ret name(type param, ...)" of FUNC w, or "type name" when not a prototype. */
+static void func_text(struct text *t, const struct bc_archive_view *v,
+		      const struct view_type *fn)
+{
+	struct view_type proto;
+	const uint32_t *pw;
+	uint32_t i;
+
+	if (!view_type_read(v, fn->w[2], &proto) ||
+	    proto.kind != BTF_KIND_FUNC_PROTO) {
+		type_name(t, v, fn->w[2], 0);
+		text_printf(t, " %s\n", fn->name);
+		view_type_free(&proto);
+		return;
+	}
+	pw = proto.w;
+	type_name(t, v, pw[2], 0);
+	text_printf(t, " %s(", fn->name);
+	for (i = 0; i < proto.vlen; i++) {
+		const char *pname = bc_archive_view_str(v, pw[3 + 2 * i]);
+
+		text_printf(t, "%s", i ? ", " : "");
+		if (!pw[4 + 2 * i] && i == proto.vlen - 1) {
+			text_printf(t, "...");
+			continue;
+		}
+		type_name(t, v, pw[4 + 2 * i], 0);
+		text_printf(t, "%s%s", *pname ? " " : "", pname);
+	}
+	text_printf(t, ")\n");
+	view_type_free(&proto);
 }
 
 /* The definition of type id as lines of text. */
 static void definition(struct text *t, const struct bc_archive_view *v,
 		       uint32_t id)
 {
-	uint32_t *w = malloc(MAX_WORDS * 4), kind, vlen, i;
-	const char *name;
-	int n;
+	struct view_type vt;
+	const uint32_t *w;
+	uint32_t i;
 
-	if (!w || !type_words(v, id, w, &n)) {
+	if (!view_type_read(v, id, &vt)) {
 		text_printf(t, "(unreadable)\n");
-		free(w);
 		return;
 	}
-	kind = bc_info_kind(w[1]);
-	vlen = bc_info_vlen(w[1]);
-	name = bc_archive_view_str(v, w[0]);
-	switch (kind) {
+	w = vt.w;
+	switch (vt.kind) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		text_printf(t, "%s %s { /* %u bytes */\n",
-			    kind == BTF_KIND_STRUCT ? "struct" : "union", name, w[2]);
+		text_printf(t, "%s %s { /* %u bytes */\n", vt.keyword, vt.name, w[2]);
 		members_text(t, v, w, 0, 8, 0);
 		text_printf(t, "};\n");
 		break;
 	case BTF_KIND_ENUM:
-		text_printf(t, "enum %s { /* %u bytes */\n", name, w[2]);
-		for (i = 0; i < vlen; i++)
-			text_printf(t, "        %s = %d,\n",
-				    bc_archive_view_str(v, w[3 + 2 * i]),
-				    (int)w[4 + 2 * i]);
-		text_printf(t, "};\n");
-		break;
 	case BTF_KIND_ENUM64:
-		text_printf(t, "enum %s { /* %u bytes */\n", name, w[2]);
-		for (i = 0; i < vlen; i++)
-			text_printf(t, "        %s = %llu,\n",
-				    bc_archive_view_str(v, w[3 + 3 * i]),
-				    (unsigned long long)w[4 + 3 * i] |
-				    (unsigned long long)w[5 + 3 * i] << 32);
+		text_printf(t, "enum %s { /* %u bytes */\n", vt.name, w[2]);
+		for (i = 0; i < vt.vlen; i++) {
+			const uint32_t *e = w + 3 + (vt.kind == BTF_KIND_ENUM ? 2 : 3) * i;
+
+			text_printf(t, "        %s = ", bc_archive_view_str(v, e[0]));
+			if (vt.kind == BTF_KIND_ENUM)
+				text_printf(t, "%d,\n", (int)e[1]);
+			else
+				text_printf(t, "%llu,\n", (unsigned long long)e[1] |
+					    (unsigned long long)e[2] << 32);
+		}
 		text_printf(t, "};\n");
 		break;
-	case BTF_KIND_FUNC: {
-		uint32_t *pw = malloc(MAX_WORDS * 4), pv;
-		int pn;
-
-		text_printf(t, "%s", vlen == 0 ? "static " : vlen == 2 ? "extern " : "");
-		if (!pw || !type_words(v, w[2], pw, &pn) ||
-		    bc_info_kind(pw[1]) != BTF_KIND_FUNC_PROTO) {
-			type_name(t, v, w[2], 0);
-			text_printf(t, " %s\n", name);
-			free(pw);
-			break;
-		}
-		pv = bc_info_vlen(pw[1]);
-		type_name(t, v, pw[2], 0);
-		text_printf(t, " %s(", name);
-		for (i = 0; i < pv; i++) {
-			const char *pname = bc_archive_view_str(v, pw[3 + 2 * i]);
-
-			text_printf(t, "%s", i ? ", " : "");
-			if (!pw[4 + 2 * i] && i == pv - 1) {
-				text_printf(t, "...");
-				continue;
-			}
-			type_name(t, v, pw[4 + 2 * i], 0);
-			text_printf(t, "%s%s", *pname ? " " : "", pname);
-		}
-		text_printf(t, ")\n");
-		free(pw);
+	case BTF_KIND_FUNC:
+		text_printf(t, "%s", vt.vlen == 0 ? "static " : vt.vlen == 2 ? "extern " : "");
+		func_text(t, v, &vt);
 		break;
-	}
 	case BTF_KIND_TYPEDEF:
 		text_printf(t, "typedef ");
 		type_name(t, v, w[2], 0);
-		text_printf(t, " %s;\n", name);
+		text_printf(t, " %s;\n", vt.name);
 		break;
 	case BTF_KIND_VAR:
 		type_name(t, v, w[2], 0);
-		text_printf(t, " %s;\n", name);
+		text_printf(t, " %s;\n", vt.name);
 		break;
 	case BTF_KIND_INT:
-		text_printf(t, "%s: %u bytes, encoding 0x%x\n", name, w[2], w[3]);
+		text_printf(t, "%s: %u bytes, encoding 0x%x\n", vt.name, w[2], w[3]);
 		break;
 	default:
-		text_printf(t, "%s %s\n", bc_kind_name(kind), name);
+		text_printf(t, "%s %s\n", bc_kind_name(vt.kind), vt.name);
 	}
-	free(w);
+	view_type_free(&vt);
 }
 
 /* The member's line (searched inside anonymous members too), or nothing. */

@@ -125,41 +125,24 @@ static int too_big(struct bc_comp_error *e, size_t at)
 }
 
 /*
- * Room for at least one more byte: doubles, up to max + 1. Past that, an
- * error at input byte at.
+ * Room for n more bytes: the capacity doubles until they fit, up to
+ * max + 1. The one byte past max is room for a streaming decoder to show
+ * that its output goes on (bc_decompress() then refuses it); a caller that
+ * knows a block's exact size checks it against max itself. Past max + 1,
+ * an error at input byte at.
  */
-static int out_grow(struct out_buf *o, struct bc_comp_error *e, size_t at)
-{
-	size_t cap = o->cap;
-	uint8_t *grown;
-
-	if (o->len < cap)
-		return 0;
-	if (cap > o->max)
-		return too_big(e, at);
-	cap = cap > (o->max + 1) / 2 ? o->max + 1 : cap * 2;
-	grown = realloc(o->data, cap);
-	if (!grown)
-		return -ENOMEM;
-	o->data = grown;
-	o->cap = cap;
-	return 0;
-}
-
-/* Room for n more bytes at once (a whole block), as out_grow(). */
 static int out_reserve(struct out_buf *o, size_t n, struct bc_comp_error *e,
 		       size_t at)
 {
 	uint8_t *grown;
-	size_t cap;
+	size_t cap = o->cap;
 
-	if (n > o->max - o->len)
+	if (n > o->max + 1 - o->len)
 		return too_big(e, at);
-	if (o->cap - o->len >= n)
+	if (cap - o->len >= n)
 		return 0;
-	cap = o->cap;
 	while (cap - o->len < n)
-		cap = cap > o->max / 2 ? o->max : cap * 2;
+		cap = cap > o->max / 2 ? o->max + 1 : cap * 2;
 	grown = realloc(o->data, cap);
 	if (!grown)
 		return -ENOMEM;
@@ -183,7 +166,7 @@ static int gunzip(const uint8_t *in, size_t in_size, struct out_buf *o,
 		uInt chunk_in = in_size - z.total_in > (1u << 30) ?
 				1u << 30 : (uInt)(in_size - z.total_in);
 
-		err = out_grow(o, e, z.total_in);
+		err = out_reserve(o, 1, e, z.total_in);
 		if (err)
 			break;
 		z.avail_in = chunk_in;
@@ -228,7 +211,7 @@ static int bunzip2(const uint8_t *in, size_t in_size, struct out_buf *o,
 				     1u << 30 : (unsigned int)(in_size - used);
 		size_t room;
 
-		err = out_grow(o, e, used);
+		err = out_reserve(o, 1, e, used);
 		if (err)
 			break;
 		room = o->cap - o->len > (1u << 30) ? 1u << 30 : o->cap - o->len;
@@ -297,7 +280,7 @@ static int unlzma(bool xz, const uint8_t *in, size_t in_size,
 	s.next_in = in;
 	s.avail_in = in_size;
 	for (;;) {
-		err = out_grow(o, e, s.total_in);
+		err = out_reserve(o, 1, e, s.total_in);
 		if (err)
 			break;
 		s.next_out = o->data + o->len;
@@ -342,7 +325,7 @@ static int unzstd(const uint8_t *in, size_t in_size, struct out_buf *o,
 		src.size = in_size - src.pos > (64u << 10) ?
 			   src.pos + (64u << 10) : in_size;
 
-		err = out_grow(o, e, src.pos);
+		err = out_reserve(o, 1, e, src.pos);
 		if (err)
 			break;
 		dst.dst = o->data + o->len;
@@ -547,6 +530,8 @@ static int unlzo(const uint8_t *in, size_t in_size, struct out_buf *o,
 				 ((flags & LZOP_CRC32_C) ? 4 : 0));
 		if (!p || !(src = take(&c, in_len)))
 			return fail(e, -EINVAL, "truncated stream, ends", in_size);
+		if (out_len > o->max - o->len)
+			return too_big(e, block_at);
 		err = out_reserve(o, out_len, e, block_at);
 		if (err)
 			return err;

@@ -55,6 +55,44 @@ static inline uint32_t ar_info_words(uint32_t info)
 	return bc_type_words(&t);
 }
 
+/*
+ * The classes of a record's words from word 2 on, in order (w[2], the
+ * fixed words, then entry after entry), one call a word: what
+ * bc_word_class() says, without its per-word arithmetic, for the loops
+ * that go over every word of every record (reading the pool, rebuilding
+ * a kernel).
+ */
+struct ar_word_cursor {
+	const struct bc_kind_layout *kl;
+	uint32_t j;		/* words of the head and fixed part left */
+	uint32_t e;		/* position in the entry */
+};
+
+static inline void ar_word_cursor_init(struct ar_word_cursor *wc, uint32_t kind)
+{
+	wc->kl = &bc_kinds[kind];
+	wc->j = 0;
+	wc->e = 0;
+}
+
+static inline enum bc_word_class ar_word_next(struct ar_word_cursor *wc)
+{
+	const struct bc_kind_layout *kl = wc->kl;
+	enum bc_word_class cls;
+
+	if (wc->j <= kl->fixed_words) {
+		uint32_t j = wc->j++;
+
+		if (!j)
+			return kl->head_ref ? BC_WORD_REF : BC_WORD_DATA;
+		return (kl->fixed_ref_mask >> (j - 1)) & 1 ? BC_WORD_REF : BC_WORD_DATA;
+	}
+	cls = bc_entry_word_class(kl, wc->e);
+	if (++wc->e == kl->entry_words)
+		wc->e = 0;
+	return cls;
+}
+
 /* A kernel's flags in the file: bit 0, stored as its bytes. */
 #define AR_FLAG_RAW 1u
 
@@ -191,7 +229,7 @@ int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name)
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped
- * as a file: header, zstd at level, checksum. For the fuzz target, which
+ * as a file: header, LZ4 frame at level (LZ4F: 0 fast, 3.. HC), checksum. For the fuzz target, which
  * feeds bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);

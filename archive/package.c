@@ -73,6 +73,7 @@ struct kernel_find {
 	const char *path;
 	size_t max_size;
 	bool want_data;
+	const struct bc_package_until *until;
 	char *member;
 	uint8_t *data;
 	size_t size;
@@ -88,11 +89,17 @@ static int archive_fail(struct kernel_find *f, struct archive *a,
 			    f->path, what, msg ? msg : "unknown error");
 }
 
-/* Reads the current member of a (the kernel) into f->data. */
+#define PIECE ((size_t)256 << 10)
+
+/*
+ * Reads the current member of a (the kernel) into f->data: all of it, or
+ * until f->until says enough.
+ */
 static int read_member(struct kernel_find *f, struct archive *a,
 		       struct archive_entry *e, const char *what)
 {
-	size_t cap = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	size_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	size_t cap = size;
 	uint8_t *buf;
 
 	if (cap > f->max_size)
@@ -107,6 +114,8 @@ static int read_member(struct kernel_find *f, struct archive *a,
 	for (;;) {
 		la_ssize_t got;
 
+		if (size && f->size == size)
+			break;	/* no archive format gives more than that */
 		if (f->size == cap) {
 			uint8_t *grown;
 
@@ -124,7 +133,10 @@ static int read_member(struct kernel_find *f, struct archive *a,
 			}
 			buf = grown;
 		}
-		got = archive_read_data(a, buf + f->size, cap - f->size);
+		/* in pieces when someone looks at them: it may stop early */
+		got = archive_read_data(a, buf + f->size,
+					f->until && cap - f->size > PIECE ?
+					PIECE : cap - f->size);
 		if (got < 0) {
 			free(buf);
 			return archive_fail(f, a, what);
@@ -132,6 +144,9 @@ static int read_member(struct kernel_find *f, struct archive *a,
 		if (!got)
 			break;
 		f->size += got;
+		if (f->until && size &&
+		    f->until->enough(f->until->ctx, buf, f->size, size))
+			break;
 	}
 	f->data = buf;
 	return 0;
@@ -244,13 +259,14 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 			    "%s: the .deb package has no data.tar member", f->path);
 }
 
-int bc_package_read_kernel(const char *path, size_t max_size, char **member,
+int bc_package_read_kernel(const char *path, size_t max_size,
+			   const struct bc_package_until *until, char **member,
 			   uint8_t **image, size_t *image_size,
 			   const struct bc_log *log)
 {
 	struct kernel_find f = {
 		.path = path, .max_size = max_size, .want_data = image != NULL,
-		.log = log,
+		.until = until, .log = log,
 	};
 	struct archive *a = archive_read_new();
 	uint8_t head[4];

@@ -413,12 +413,14 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 	const uint32_t *c = ar->cells + ar->rec_off[rec];
 	uint32_t info = c[0], kind = bc_info_kind(info);
 	uint32_t words = ar_info_words(info), j, ci = 2;
+	struct ar_word_cursor wc;
 	int err = 0;
 
 	w[0] = c[1] ? ar->kns[c[1] - 1].sid : 0;
 	w[1] = info;
+	ar_word_cursor_init(&wc, kind);
 	for (j = 2; j < words; j++) {
-		switch (bc_word_class(kind, j)) {
+		switch (ar_word_next(&wc)) {
 		case BC_WORD_REF: {
 			uint32_t code = c[ci++], k = 0;
 
@@ -440,16 +442,21 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
  * Kernel list[0..n) as BTF bytes: the types in list order, strings in
  * order of first use ("" at 0), then the layout section when there is one.
  * -EINVAL when a reference names no type of the kernel.
+ *
+ * One buffer: the types' size is known from the list, so the strings go
+ * right after the types' room as they are first used, and the buffer is
+ * the BTF as it stands, with nothing copied after.
  */
 int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 		 uint32_t n, const struct bc_btf_layout *layout,
 		 uint32_t nr_layout, void **raw, size_t *size)
 {
+	const size_t hdr_len = sizeof(struct btf_header);
 	struct ar_ids ids = { 0 };
-	struct ar_buf out = { 0 }, strs = { 0 };
+	struct ar_buf out = { 0 };
 	struct u32vec used = { 0 };	/* strings placed, to clear after */
 	uint32_t *placed, i;
-	size_t total = 0;
+	size_t total = 0, at = hdr_len, str_start;
 	int err = scratch_ready(ar);
 
 	*raw = NULL;
@@ -461,71 +468,62 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 	err = ids_fill(ar, list, n, &ids, ar->scratch.count);
 	if (err)
 		goto out;
-	/* the whole size up front: one allocation, no copies */
 	for (i = 0; i < n; i++)
 		total += ar_info_words(ar->cells[ar->rec_off[list[i]]]) * 4ull;
 	if (total > UINT32_MAX / 2) {	/* BTF's sections have 32-bit lengths */
 		err = -EINVAL;
 		goto out;
 	}
-	err = ar_buf_reserve(&out, sizeof(struct btf_header) + total + 64);
-	err = err ? err : ar_buf_reserve(&strs, total / 2 + 64);
-	err = err ? err : ar_buf_put(&strs, "", 1);
+	/* strings take about 3/4 of the types' bytes in a kernel */
+	err = ar_buf_reserve(&out, hdr_len + 2 * total + 64);
 	if (err)
 		goto out;
-	out.len = sizeof(struct btf_header);
+	str_start = out.len = hdr_len + total;
+	out.data[out.len++] = 0;
 	for (i = 0; i < n && !err; i++) {
 		uint32_t info = ar->cells[ar->rec_off[list[i]]];
 		uint32_t kind = bc_info_kind(info), words = ar_info_words(info), j;
-		uint32_t *w;
+		struct ar_word_cursor wc;
 
-		err = ar_buf_reserve(&out, words * 4);
-		if (err)
-			break;
-		w = (uint32_t *)(out.data + out.len);
-		err = ar_record_words(ar, &ids, list[i], w);
+		err = ar_record_words(ar, &ids, list[i], (uint32_t *)(out.data + at));
+		ar_word_cursor_init(&wc, kind);
 		for (j = 0; j < words && !err; j++) {
-			uint32_t sid = w[j];
+			uint32_t *w = (uint32_t *)(out.data + at), sid = w[j];
 
-			if ((j && bc_word_class(kind, j) != BC_WORD_NAME) || !sid)
+			if ((j > 1 && ar_word_next(&wc) != BC_WORD_NAME) || j == 1 ||
+			    !sid)
 				continue;
 			if (placed[sid]) {
 				w[j] = placed[sid] - 1;
-			} else {
-				w[j] = (uint32_t)strs.len;
-				placed[sid] = w[j] + 1;
-				err = ar_u32vec_push(&used, sid);
-				err = err ? err : ar_buf_put(&strs, ar->strs[sid].s,
-							     ar->strs[sid].len + 1);
+				continue;
 			}
+			placed[sid] = (uint32_t)(out.len - str_start) + 1;
+			err = ar_u32vec_push(&used, sid);
+			/* may move the buffer */
+			err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
+						     ar->strs[sid].len + 1);
+			((uint32_t *)(out.data + at))[j] = placed[sid] - 1;
 		}
-		out.len += words * 4;
+		at += words * 4;
 	}
 	if (!err) {
-		struct btf_header *hdr;
-		size_t type_len = out.len - sizeof(*hdr);
+		struct btf_header *hdr = (struct btf_header *)out.data;
 
-		err = ar_buf_put(&out, strs.data, strs.len);
-		if (!err) {
-			hdr = (struct btf_header *)out.data;
-			memset(hdr, 0, sizeof(*hdr));
-			hdr->magic = 0xeB9F;
-			hdr->version = 1;
-			hdr->hdr_len = sizeof(*hdr);
-			hdr->type_len = (uint32_t)type_len;
-			hdr->str_off = (uint32_t)type_len;
-			hdr->str_len = (uint32_t)strs.len;
-			*raw = out.data;
-			*size = out.len;
-			out.data = NULL;
-			if (layout)
-				err = bc_btf_blob_add_layout(raw, size, layout,
-							     nr_layout);
-		}
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->magic = 0xeB9F;
+		hdr->version = 1;
+		hdr->hdr_len = sizeof(*hdr);
+		hdr->type_len = (uint32_t)total;
+		hdr->str_off = (uint32_t)total;
+		hdr->str_len = (uint32_t)(out.len - str_start);
+		*raw = out.data;
+		*size = out.len;
+		out.data = NULL;
+		if (layout)
+			err = bc_btf_blob_add_layout(raw, size, layout, nr_layout);
 	}
 out:
 	free(out.data);
-	free(strs.data);
 	for (i = 0; i < used.n; i++)
 		placed[used.v[i]] = 0;
 	free(used.v);

@@ -109,3 +109,15 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 {
 	return str < view->ar->nr_strs ? view->ar->strs[str].s : "";
 }
+
+uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)
+{
+	return ar->nr_kns;
+}
+
+const char *bc_archive_type_name(const struct bc_archive *ar, uint32_t i,
+				 uint32_t *kind)
+{
+	*kind = ar->kns[i].kind;
+	return ar->strs[ar->kns[i].sid].s;
+}

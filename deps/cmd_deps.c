@@ -477,8 +477,8 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
 /*
  * Every object against the kernels, one kernel in memory at a time
  * beside the first (prototypes are compared with the first kernel's):
- * kernel k's column of each report comes from checking the object
- * against (first, k).
+ * kernel k's column of each report is filled by checking the object
+ * against k beside the first (bc_deps_check_column()).
  */
 static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 		     const struct bc_kernel_list *kl, bool want_inlines,
@@ -488,32 +488,27 @@ static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 	uint32_t k;
 	int i, err;
 
-	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, &pair[0], log);
+	err = bc_kernel_src_load(&kl->srcs[0], want_inlines, false, &pair[0], log);
 	if (err)
 		return err;
 	for (k = 0; k < kl->nr && !err; k++) {
 		if (k) {
-			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, &pair[1], log);
+			err = bc_kernel_src_load(&kl->srcs[k], want_inlines, false,
+						 &pair[1], log);
 			if (err)
 				break;
 		}
 		for (i = 0; i < nr_objs && !err; i++) {
-			struct bc_deps_report r;
-
-			err = bc_deps_check(&objs[i], pair, k ? 2 : 1, &r, log);
-			if (err)
-				break;
-			if (!k) {
-				reports[i] = r;
-				err = bc_deps_report_widen(&reports[i], kl->nr);
-			} else {
-				err = bc_deps_report_take(&reports[i], k, &r, 1);
-				bc_deps_report_deinit(&r);
+			if (k) {
+				err = bc_deps_check_column(&objs[i], &pair[0],
+							   &pair[1], &reports[i],
+							   k, log);
+				continue;
 			}
-			if (err)
-				bc_log_error(log, err, "%s: %s", objs[i].path,
-					     err == -ENOMEM ? "out of memory" :
-					     "its dependencies differ from kernel to kernel");
+			err = bc_deps_check(&objs[i], pair, 1, &reports[i], log);
+			if (!err && bc_deps_report_widen(&reports[i], kl->nr))
+				err = bc_log_error(log, -ENOMEM, "%s: out of memory",
+						   objs[i].path);
 		}
 		if (k)
 			bc_deps_kernel_deinit(&pair[1]);

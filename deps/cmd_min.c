@@ -141,16 +141,16 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 		size_t size = 0;
 		int err;
 
-		if (bc_kernel_src_load(&kl.srcs[k], false, &kernel, log))
+		if (bc_kernel_src_load(&kl.srcs[k], false, true, &kernel, log))
 			goto out;
-		if (kernel.nr_modules || !kernel.index) {
+		if (kernel.nr_modules || !kernel.types.btf) {
 			bc_log_error(log, -EINVAL,
 				     "%s: min takes one kernel's BTF, not a directory of modules",
 				     kl.srcs[k].label);
 			bc_deps_kernel_deinit(&kernel);
 			goto out;
 		}
-		err = bc_min_new(kernel.input.btf, kernel.index, &m);
+		err = bc_min_new(&kernel.types, &m);
 		for (i = 0; i < nr_objs && !err; i++)
 			err = bc_min_add_object(m, &objs[i]);
 		if (err)

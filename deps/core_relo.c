@@ -32,11 +32,15 @@
  *    for pointers and unsigned integers; otherwise the instruction is
  *    poisoned. An offset above 32767 does not fit and fails.
  *
- * Invariant: every type id looked at comes from a validated bc_btf, so a
- * lookup never fails; void (id 0) is a record of kind 0, as in libbpf.
- * Cost: one binary search per distinct root type per kernel for the
- * candidates (struct bc_core_index), then work linear in the members
- * walked per candidate.
+ * Types are read through struct bc_ktypes (ktypes.h): the object's own
+ * BTF, and the kernel's whole or through an archive's view.
+ * Invariant: every type id looked at comes from a validated BTF or an
+ * archive kernel's list, so a lookup gives a record or void: void (id 0,
+ * or a record a view could not decode, which the view reports) is a
+ * record of kind 0, as in libbpf.
+ * Cost: one lookup of the candidates per distinct root type per kernel
+ * (a hash probe in a whole BTF's index; a view's two per kind), then
+ * work linear in the members walked per candidate.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,6 +51,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "core_relo.h"
+#include "ktypes.h"
 
 #define SPEC_MAX_LEN 64		/* libbpf's BPF_CORE_SPEC_MAX_LEN */
 #define RESOLVE_DEPTH 32	/* libbpf's MAX_RESOLVE_DEPTH */
@@ -89,16 +94,16 @@ const char *bc_core_kind_name(uint32_t kind)
 
 static const struct btf_type void_type;
 
-static const struct btf_type *type_at(const struct bc_btf *btf, uint32_t id)
+static const struct btf_type *type_at(const struct bc_ktypes *kt, uint32_t id)
 {
-	const struct btf_type *t = id ? bc_btf_type(btf, id) : NULL;
+	const struct btf_type *t = bc_ktypes_type(kt, id);
 
 	return t ? t : &void_type;
 }
 
-static const char *name_of(const struct bc_btf *btf, uint32_t off)
+static const char *name_of(const struct bc_ktypes *kt, uint32_t off)
 {
-	return bc_btf_str(btf, off);
+	return bc_ktypes_str(kt, off);
 }
 
 static uint32_t kind_of(const struct btf_type *t)
@@ -121,26 +126,14 @@ static bool kinds_core_compat(const struct btf_type *a, const struct btf_type *b
 	return kind_of(a) == kind_of(b) || (is_any_enum(a) && is_any_enum(b));
 }
 
-static const struct btf_type *skip_mods_typedefs(const struct bc_btf *btf,
+static const struct btf_type *skip_mods_typedefs(const struct bc_ktypes *kt,
 						 uint32_t id, uint32_t *res)
 {
-	const struct btf_type *t = type_at(btf, id);
+	const struct btf_type *t;
 
 	*res = id;
-	for (;;) {
-		switch (kind_of(t)) {
-		case BTF_KIND_CONST:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_RESTRICT:
-		case BTF_KIND_TYPE_TAG:
-		case BTF_KIND_TYPEDEF:
-			*res = t->type;
-			t = type_at(btf, t->type);
-			break;
-		default:
-			return t;
-		}
-	}
+	t = bc_ktypes_skip_mods(kt, res);
+	return t ? t : &void_type;
 }
 
 static const struct btf_member *members(const struct btf_type *t)
@@ -191,24 +184,18 @@ static uint64_t enum_value(const struct btf_type *t, uint32_t i)
 
 /*
  * The word after a type's header: an INT's encoding. libbpf's SIGNED
- * relocation reads it whatever the kind, so this does too, within the
- * blob (0 past its end and for void).
+ * relocation reads it whatever the kind, so this does too (ktypes.h; 0
+ * for void).
  */
-static uint32_t word_after(const struct bc_btf *btf, const struct btf_type *t)
+static uint32_t word_after(const struct bc_ktypes *kt, const struct btf_type *t)
 {
-	const uint8_t *p = (const uint8_t *)(t + 1);
-	uint32_t w;
-
-	if (t == &void_type || p < btf->data || p + 4 > btf->data + btf->size)
-		return 0;
-	memcpy(&w, p, 4);
-	return w;
+	return t == &void_type ? 0 : bc_ktypes_word_after(kt, t);
 }
 
 /* btf__resolve_size(): bytes of a type, or a negative errno. */
-static int64_t resolve_size(const struct bc_btf *btf, uint32_t id)
+static int64_t resolve_size(const struct bc_ktypes *kt, uint32_t id)
 {
-	const struct btf_type *t = type_at(btf, id);
+	const struct btf_type *t = type_at(kt, id);
 	uint32_t nelems = 1;
 	int64_t size = -1;
 	int i;
@@ -245,7 +232,7 @@ static int64_t resolve_size(const struct bc_btf *btf, uint32_t id)
 		default:
 			return -EINVAL;
 		}
-		t = type_at(btf, id);
+		t = type_at(kt, id);
 	}
 done:
 	if (size < 0)
@@ -255,160 +242,17 @@ done:
 	return nelems * size;
 }
 
-/* Length of name up to its flavor suffix ("___" + non-'_'), at the last. */
-static size_t essential_len(const char *name)
-{
-	size_t n = strlen(name);
-	ssize_t i;
-
-	for (i = (ssize_t)n - 5; i >= 0; i--)
-		if (name[i] != '_' && name[i + 1] == '_' && name[i + 2] == '_' &&
-		    name[i + 3] == '_' && name[i + 4] != '_')
-			return i + 1;
-	return n;
-}
-
 static bool essential_eq(const char *a, const char *b)
 {
-	size_t la = essential_len(a), lb = essential_len(b);
+	size_t la = bc_essential_len(a), lb = bc_essential_len(b);
 
 	return la == lb && !strncmp(a, b, la);
-}
-
-/* ---- the candidate index --------------------------------------------- */
-
-/*
- * Every named type of a kernel by essential name: a hash table of the
- * distinct essential names, each with its types in id order (a list
- * through next[]), so the candidates of a root type are one walk, already
- * in id order. Built in one pass over the types (no sort: deps reads a
- * kernel per column, and 118 kernels make this pass count).
- * Of split BTF (a module's), its own types only.
- */
-struct index_group {
-	const char *name;	/* the first type's name; NULL: empty slot */
-	uint32_t len;		/* its essential length */
-	uint32_t first, last;	/* ids: the list's ends */
-};
-
-struct bc_core_index {
-	const struct bc_btf *btf;
-	struct index_group *groups;
-	uint32_t mask;		/* groups - 1, a power of two minus one */
-	uint32_t *next;		/* [id - base]: the next id of its group, 0 */
-	uint32_t base;		/* first id indexed */
-};
-
-static uint32_t name_hash(const char *name, size_t len)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)name[i]) * 16777619u;
-	return h;
-}
-
-/* The group of (name, len): found, or the empty slot where it goes. */
-static struct index_group *index_slot(const struct bc_core_index *idx,
-				      const char *name, size_t len)
-{
-	uint32_t i = name_hash(name, len) & idx->mask;
-
-	for (;; i = (i + 1) & idx->mask) {
-		struct index_group *g = &idx->groups[i];
-
-		if (!g->name || (g->len == len && !memcmp(g->name, name, len)))
-			return g;
-	}
-}
-
-int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out)
-{
-	struct bc_core_index *idx;
-	uint32_t id, end = bc_btf_end_id(btf), size = 16;
-	uint32_t first = btf->base ? btf->start_id : 1;
-
-	*out = NULL;
-	/* at most half full: a slot per two types at least */
-	while (size < 2 * (end - first + 1))
-		size *= 2;
-	idx = calloc(1, sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	idx->groups = calloc(size, sizeof(*idx->groups));
-	idx->next = calloc(end > first ? end - first : 1, sizeof(*idx->next));
-	if (!idx->groups || !idx->next) {
-		bc_core_index_free(idx);
-		return -ENOMEM;
-	}
-	idx->mask = size - 1;
-	idx->base = first;
-	idx->btf = btf;
-	for (id = first; id < end; id++) {
-		const char *name = name_of(btf, type_at(btf, id)->name_off);
-		size_t len;
-		struct index_group *g;
-
-		if (!*name)
-			continue;
-		len = essential_len(name);
-		g = index_slot(idx, name, len);
-		if (!g->name) {
-			g->name = name;
-			g->len = len;
-			g->first = id;
-		} else {
-			idx->next[g->last - first] = id;
-		}
-		g->last = id;
-	}
-	*out = idx;
-	return 0;
-}
-
-void bc_core_index_free(struct bc_core_index *idx)
-{
-	if (!idx)
-		return;
-	free(idx->groups);
-	free(idx->next);
-	free(idx);
-}
-
-/* The first id whose essential name is (name, len), or 0; then index_next. */
-static uint32_t index_first(const struct bc_core_index *idx, const char *name,
-			    size_t len)
-{
-	const struct index_group *g = index_slot(idx, name, len);
-
-	return g->name ? g->first : 0;
-}
-
-static uint32_t index_next(const struct bc_core_index *idx, uint32_t id)
-{
-	return idx->next[id - idx->base];
-}
-
-uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
-			    const char *name)
-{
-	uint32_t id;
-
-	for (id = index_first(idx, name, essential_len(name)); id;
-	     id = index_next(idx, id)) {
-		const struct btf_type *t = type_at(idx->btf, id);
-
-		if (kind_of(t) == kind && !strcmp(name_of(idx->btf, t->name_off), name))
-			return id;
-	}
-	return 0;
 }
 
 /* Candidates: a type id and the BTF it is in (the kernel's, a module's). */
 struct bc_core_cands {
 	uint32_t *ids;
-	const struct bc_btf **btfs;
+	const struct bc_ktypes **srcs;
 	uint32_t len;
 };
 
@@ -417,33 +261,45 @@ static void cands_free(struct bc_core_cands *c)
 	if (!c)
 		return;
 	free(c->ids);
-	free(c->btfs);
+	free(c->srcs);
 	free(c);
 }
 
-/* Adds idx's candidates for local type lt named name (essential len). */
-static int add_cands(struct bc_core_cands *c, const struct bc_core_index *idx,
+/*
+ * Adds the candidates of kt for local type lt: its types of lt's kind (an
+ * ENUM and an ENUM64 count as one) whose essential name is name[0 .. len).
+ */
+static int add_cands(struct bc_core_cands *c, const struct bc_ktypes *kt,
 		     const struct btf_type *lt, const char *name, size_t len)
 {
-	uint32_t id;
+	uint32_t kinds = is_any_enum(lt) ?
+			 1u << BTF_KIND_ENUM | 1u << BTF_KIND_ENUM64 :
+			 1u << kind_of(lt);
+	uint32_t room = 8, n, i;
 
-	for (id = index_first(idx, name, len); id; id = index_next(idx, id)) {
-		const struct bc_btf **btfs;
-		uint32_t *ids;
+	for (;;) {
+		uint32_t *ids = realloc(c->ids, (c->len + room) * sizeof(*ids));
 
-		if (!kinds_core_compat(type_at(idx->btf, id), lt))
-			continue;
-		ids = realloc(c->ids, (c->len + 1) * sizeof(*c->ids));
-		if (ids)
-			c->ids = ids;
-		btfs = realloc(c->btfs, (c->len + 1) * sizeof(*c->btfs));
-		if (btfs)
-			c->btfs = btfs;
-		if (!ids || !btfs)
+		if (!ids)
 			return -ENOMEM;
-		c->ids[c->len] = id;
-		c->btfs[c->len++] = idx->btf;
+		c->ids = ids;
+		n = bc_ktypes_cands(kt, kinds, name, len, c->ids + c->len, room);
+		if (n <= room)
+			break;
+		room = n;
 	}
+	if (!n)
+		return 0;
+	{
+		const struct bc_ktypes **srcs = realloc(c->srcs, (c->len + n) *
+							sizeof(*srcs));
+
+		if (!srcs)
+			return -ENOMEM;
+		c->srcs = srcs;
+	}
+	for (i = 0; i < n; i++)
+		c->srcs[c->len++] = kt;
 	return 0;
 }
 
@@ -456,9 +312,9 @@ static int add_cands(struct bc_core_cands *c, const struct bc_core_index *idx,
 static int find_cands(const struct bc_core_ctx *ctx, uint32_t local_id,
 		      struct bc_core_cands **out)
 {
-	const struct btf_type *lt = type_at(ctx->local, local_id);
-	const char *name = name_of(ctx->local, lt->name_off);
-	size_t len = essential_len(name);
+	const struct btf_type *lt = type_at(&ctx->local, local_id);
+	const char *name = name_of(&ctx->local, lt->name_off);
+	size_t len = bc_essential_len(name);
 	struct bc_core_cands *c;
 	uint32_t m;
 	int err;
@@ -466,10 +322,10 @@ static int find_cands(const struct bc_core_ctx *ctx, uint32_t local_id,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	err = add_cands(c, ctx->index, lt, name, len);
+	err = add_cands(c, ctx->target, lt, name, len);
 	if (!err && !c->len)
 		for (m = 0; !err && m < ctx->nr_modules; m++)
-			err = add_cands(c, ctx->modules[m].index, lt, name, len);
+			err = add_cands(c, &ctx->modules[m].types, lt, name, len);
 	if (err) {
 		cands_free(c);
 		return err;
@@ -479,12 +335,10 @@ static int find_cands(const struct bc_core_ctx *ctx, uint32_t local_id,
 }
 
 int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
-		     const struct bc_btf *target,
-		     const struct bc_core_index *index)
+		     const struct bc_ktypes *target)
 {
-	ctx->local = local;
+	bc_ktypes_init_btf(&ctx->local, local, false);
 	ctx->target = target;
-	ctx->index = index;
 	ctx->modules = NULL;
 	ctx->nr_modules = 0;
 	ctx->on_match = NULL;
@@ -499,7 +353,7 @@ void bc_core_ctx_deinit(struct bc_core_ctx *ctx)
 
 	if (!ctx->cands)
 		return;
-	for (i = 0; i < bc_btf_end_id(ctx->local); i++)
+	for (i = 0; i < bc_btf_end_id(ctx->local.btf); i++)
 		cands_free(ctx->cands[i]);
 	free(ctx->cands);
 	ctx->cands = NULL;
@@ -514,7 +368,7 @@ struct accessor {
 };
 
 struct spec {
-	const struct bc_btf *btf;
+	const struct bc_ktypes *kt;
 	uint32_t root_id;
 	uint32_t kind;
 	struct accessor acc[SPEC_MAX_LEN];
@@ -524,19 +378,19 @@ struct spec {
 	uint32_t bit_offset;
 };
 
-static bool is_flex_array(const struct bc_btf *btf, const struct accessor *acc,
+static bool is_flex_array(const struct bc_ktypes *kt, const struct accessor *acc,
 			  const struct btf_array *arr)
 {
 	if (!acc->name || arr->nelems > 0)
 		return false;
-	return acc->idx == bc_type_vlen(type_at(btf, acc->type_id)) - 1;
+	return acc->idx == bc_type_vlen(type_at(kt, acc->type_id)) - 1;
 }
 
 /* bpf_core_parse_spec(): 0 or a negative errno. */
-static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
+static int parse_spec(const struct bc_ktypes *kt, const struct bc_core_relo *relo,
 		      struct spec *spec)
 {
-	const char *s = name_of(btf, relo->access_off);
+	const char *s = name_of(kt, relo->access_off);
 	const struct btf_type *t;
 	struct accessor *acc;
 	uint32_t id, i;
@@ -545,26 +399,29 @@ static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
 	if (!*s || *s == ':')
 		return -EINVAL;
 	memset(spec, 0, sizeof(*spec));
-	spec->btf = btf;
+	spec->kt = kt;
 	spec->root_id = relo->type_id;
 	spec->kind = relo->kind;
 	if (kinds[relo->kind].class == C_TYPE)
 		return strcmp(s, "0") ? -EINVAL : 0;
 	while (*s) {
-		int v, used;
+		char *end;
+		long v;
 
 		if (*s == ':')
 			s++;
-		if (sscanf(s, "%d%n", &v, &used) != 1)
+		/* libbpf's sscanf("%d%n"): what strtol() takes, cut to an int */
+		v = strtol(s, &end, 10);
+		if (end == s)
 			return -EINVAL;
 		if (spec->raw_len == SPEC_MAX_LEN)
 			return -E2BIG;
-		s += used;
-		spec->raw[spec->raw_len++] = v;
+		s = end;
+		spec->raw[spec->raw_len++] = (int)v;
 	}
 	if (!spec->raw_len)
 		return -EINVAL;
-	t = skip_mods_typedefs(btf, relo->type_id, &id);
+	t = skip_mods_typedefs(kt, relo->type_id, &id);
 	acc = &spec->acc[0];
 	acc->type_id = id;
 	acc->idx = spec->raw[0];
@@ -573,17 +430,17 @@ static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
 		if (!is_any_enum(t) || spec->raw_len > 1 ||
 		    (uint32_t)spec->raw[0] >= bc_type_vlen(t))
 			return -EINVAL;
-		acc->name = name_of(btf, enum_name_off(t, spec->raw[0]));
+		acc->name = name_of(kt, enum_name_off(t, spec->raw[0]));
 		return 0;
 	}
-	sz = resolve_size(btf, id);
+	sz = resolve_size(kt, id);
 	if (sz < 0)
 		return (int)sz;
 	spec->bit_offset = (uint32_t)(spec->raw[0] * sz * 8);
 	for (i = 1; i < spec->raw_len; i++) {
 		uint32_t a = spec->raw[i];
 
-		t = skip_mods_typedefs(btf, id, &id);
+		t = skip_mods_typedefs(kt, id, &id);
 		acc = &spec->acc[spec->len];
 		if (is_composite(t)) {
 			const struct btf_member *m;
@@ -593,7 +450,7 @@ static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
 			spec->bit_offset += member_bit_offset(t, a);
 			m = members(t) + a;
 			if (m->name_off) {
-				const char *name = name_of(btf, m->name_off);
+				const char *name = name_of(kt, m->name_off);
 
 				if (!*name)
 					return -EINVAL;
@@ -607,15 +464,15 @@ static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
 			const struct btf_array *arr = array_of(t);
 			bool flex;
 
-			skip_mods_typedefs(btf, arr->type, &id);
-			flex = is_flex_array(btf, acc - 1, arr);
+			skip_mods_typedefs(kt, arr->type, &id);
+			flex = is_flex_array(kt, acc - 1, arr);
 			if (!flex && a >= arr->nelems)
 				return -EINVAL;
 			acc->type_id = id;
 			acc->idx = a;
 			acc->name = NULL;
 			spec->len++;
-			sz = resolve_size(btf, id);
+			sz = resolve_size(kt, id);
 			if (sz < 0)
 				return (int)sz;
 			spec->bit_offset += (uint32_t)(a * sz * 8);
@@ -629,8 +486,8 @@ static int parse_spec(const struct bc_btf *btf, const struct bc_core_relo *relo,
 /* ---- compatibility relations ------------------------------------------ */
 
 /* __bpf_core_types_are_compat(): 1, 0 or a negative errno. */
-static int types_are_compat(const struct bc_btf *lb, uint32_t lid,
-			    const struct bc_btf *tb, uint32_t tid, int level)
+static int types_are_compat(const struct bc_ktypes *lb, uint32_t lid,
+			    const struct bc_ktypes *tb, uint32_t tid, int level)
 {
 	const struct btf_type *lt = type_at(lb, lid), *tt = type_at(tb, tid);
 	int depth = 32;
@@ -693,15 +550,18 @@ static int types_are_compat(const struct bc_btf *lb, uint32_t lid,
 }
 
 int bc_core_types_compat(const struct bc_btf *local, uint32_t local_id,
-			 const struct bc_btf *target, uint32_t target_id)
+			 const struct bc_ktypes *target, uint32_t target_id)
 {
-	return types_are_compat(local, local_id, target, target_id,
+	struct bc_ktypes lt;
+
+	bc_ktypes_init_btf(&lt, local, false);
+	return types_are_compat(&lt, local_id, target, target_id,
 				COMPAT_LEVEL);
 }
 
 /* bpf_core_fields_are_compat(). */
-static int fields_are_compat(const struct bc_btf *lb, uint32_t lid,
-			     const struct bc_btf *tb, uint32_t tid)
+static int fields_are_compat(const struct bc_ktypes *lb, uint32_t lid,
+			     const struct bc_ktypes *tb, uint32_t tid)
 {
 	for (;;) {
 		const struct btf_type *lt = skip_mods_typedefs(lb, lid, &lid);
@@ -721,7 +581,7 @@ static int fields_are_compat(const struct bc_btf *lb, uint32_t lid,
 			const char *ln = name_of(lb, lt->name_off);
 			const char *tn = name_of(tb, tt->name_off);
 
-			return !essential_len(ln) || !essential_len(tn) ||
+			return !bc_essential_len(ln) || !bc_essential_len(tn) ||
 			       essential_eq(ln, tn);
 		}
 		case BTF_KIND_INT:
@@ -738,8 +598,8 @@ static int fields_are_compat(const struct bc_btf *lb, uint32_t lid,
 }
 
 /* bpf_core_names_match(): an anonymous target matches an anonymous local. */
-static bool names_match(const struct bc_btf *lb, uint32_t loff,
-			const struct bc_btf *tb, uint32_t toff)
+static bool names_match(const struct bc_ktypes *lb, uint32_t loff,
+			const struct bc_ktypes *tb, uint32_t toff)
 {
 	const char *ln = name_of(lb, loff), *tn = name_of(tb, toff);
 
@@ -748,12 +608,12 @@ static bool names_match(const struct bc_btf *lb, uint32_t loff,
 	return essential_eq(ln, tn);
 }
 
-static int types_match(const struct bc_btf *lb, uint32_t lid,
-		       const struct bc_btf *tb, uint32_t tid, bool behind_ptr,
+static int types_match(const struct bc_ktypes *lb, uint32_t lid,
+		       const struct bc_ktypes *tb, uint32_t tid, bool behind_ptr,
 		       int level);
 
-static int enums_match(const struct bc_btf *lb, const struct btf_type *lt,
-		       const struct bc_btf *tb, const struct btf_type *tt)
+static int enums_match(const struct bc_ktypes *lb, const struct btf_type *lt,
+		       const struct bc_ktypes *tb, const struct btf_type *tt)
 {
 	uint32_t i, j, ln = bc_type_vlen(lt), tn = bc_type_vlen(tt);
 
@@ -770,8 +630,8 @@ static int enums_match(const struct bc_btf *lb, const struct btf_type *lt,
 	return 1;
 }
 
-static int composites_match(const struct bc_btf *lb, const struct btf_type *lt,
-			    const struct bc_btf *tb, const struct btf_type *tt,
+static int composites_match(const struct bc_ktypes *lb, const struct btf_type *lt,
+			    const struct bc_ktypes *tb, const struct btf_type *tt,
 			    bool behind_ptr, int level)
 {
 	uint32_t i, j, ln = bc_type_vlen(lt), tn = bc_type_vlen(tt);
@@ -801,8 +661,8 @@ static int composites_match(const struct bc_btf *lb, const struct btf_type *lt,
 }
 
 /* __bpf_core_types_match(). */
-static int types_match(const struct bc_btf *lb, uint32_t lid,
-		       const struct bc_btf *tb, uint32_t tid, bool behind_ptr,
+static int types_match(const struct bc_ktypes *lb, uint32_t lid,
+		       const struct bc_ktypes *tb, uint32_t tid, bool behind_ptr,
 		       int level)
 {
 	const struct btf_type *lt, *tt;
@@ -900,13 +760,13 @@ static int types_match(const struct bc_btf *lb, uint32_t lid,
 
 /* bpf_core_match_member(): 1 found, 0 not, <0 error. */
 static int match_member(const struct spec *local, const struct accessor *lacc,
-			const struct bc_btf *tb, uint32_t tid,
+			const struct bc_ktypes *tb, uint32_t tid,
 			struct spec *spec, uint32_t *next_id)
 {
 	const struct btf_type *tt = skip_mods_typedefs(tb, tid, &tid);
-	const struct btf_type *lt = type_at(local->btf, lacc->type_id);
+	const struct btf_type *lt = type_at(local->kt, lacc->type_id);
 	const struct btf_member *lm = members(lt) + lacc->idx;
-	const char *lname = name_of(local->btf, lm->name_off);
+	const char *lname = name_of(local->kt, lm->name_off);
 	uint32_t i, n;
 	int found;
 
@@ -934,7 +794,7 @@ static int match_member(const struct spec *local, const struct accessor *lacc,
 			acc->idx = i;
 			acc->name = tname;
 			*next_id = m->type;
-			found = fields_are_compat(local->btf, lm->type, tb,
+			found = fields_are_compat(local->kt, lm->type, tb,
 						  m->type);
 			if (!found)
 				spec->len--;
@@ -947,7 +807,7 @@ static int match_member(const struct spec *local, const struct accessor *lacc,
 }
 
 /* bpf_core_spec_match(): 1 match, 0 not, <0 error. */
-static int spec_match(const struct spec *local, const struct bc_btf *tb,
+static int spec_match(const struct spec *local, const struct bc_ktypes *tb,
 		      uint32_t tid, struct spec *ts)
 {
 	const struct accessor *lacc = local->acc;
@@ -956,14 +816,14 @@ static int spec_match(const struct spec *local, const struct bc_btf *tb,
 	uint32_t i;
 
 	memset(ts, 0, sizeof(*ts));
-	ts->btf = tb;
+	ts->kt = tb;
 	ts->root_id = tid;
 	ts->kind = local->kind;
 	if (kinds[local->kind].class == C_TYPE) {
 		if (local->kind == K_TYPE_MATCHES)
-			return types_match(local->btf, local->root_id, tb, tid,
+			return types_match(local->kt, local->root_id, tb, tid,
 					   false, COMPAT_LEVEL);
-		return types_are_compat(local->btf, local->root_id, tb, tid,
+		return types_are_compat(local->kt, local->root_id, tb, tid,
 					COMPAT_LEVEL);
 	}
 	if (kinds[local->kind].class == C_ENUMVAL) {
@@ -1033,7 +893,7 @@ struct relo_value {
 	bool poison;
 };
 
-/* bpf_core_calc_field_relo(); spec NULL: no target. */
+/* bpf_core_calc_field_relo() for a field kind other than exists; v zeroed. */
 static int field_value(uint32_t kind, const struct spec *spec,
 		       struct relo_value *v)
 {
@@ -1042,21 +902,12 @@ static int field_value(uint32_t kind, const struct spec *spec,
 	uint32_t byte_off, byte_sz, bit_off, bit_sz, ftid;
 	int64_t sz;
 
-	memset(v, 0, sizeof(*v));
-	if (kind == K_FIELD_EXISTS) {
-		v->val = spec != NULL;
-		return 0;
-	}
-	if (!spec) {
-		v->poison = true;
-		return 0;
-	}
 	acc = &spec->acc[spec->len - 1];
-	t = type_at(spec->btf, acc->type_id);
+	t = type_at(spec->kt, acc->type_id);
 	if (!acc->name) {
-		const struct btf_type *et = type_at(spec->btf, acc->type_id);
+		const struct btf_type *et = type_at(spec->kt, acc->type_id);
 
-		sz = resolve_size(spec->btf, acc->type_id);
+		sz = resolve_size(spec->kt, acc->type_id);
 		if (sz < 0)
 			return -EINVAL;
 		v->bytes = sz;
@@ -1072,7 +923,7 @@ static int field_value(uint32_t kind, const struct spec *spec,
 		}
 		return 0;
 	}
-	mt = skip_mods_typedefs(spec->btf, members(t)[acc->idx].type, &ftid);
+	mt = skip_mods_typedefs(spec->kt, members(t)[acc->idx].type, &ftid);
 	bit_off = spec->bit_offset;
 	bit_sz = member_bitfield_size(t, acc->idx);
 	v->composite = is_composite(mt) || kind_of(mt) == BTF_KIND_ARRAY;
@@ -1089,7 +940,7 @@ static int field_value(uint32_t kind, const struct spec *spec,
 			byte_off = bit_off / 8 / byte_sz * byte_sz;
 		}
 	} else {
-		sz = resolve_size(spec->btf, ftid);
+		sz = resolve_size(spec->kt, ftid);
 		if (sz < 0)
 			return -EINVAL;
 		byte_sz = sz;
@@ -1110,7 +961,7 @@ static int field_value(uint32_t kind, const struct spec *spec,
 		break;
 	case K_SIGNED:
 		v->val = (is_any_enum(mt) && bc_info_kflag(mt->info)) ||
-			 (BTF_INT_ENCODING(word_after(spec->btf, mt)) &
+			 (BTF_INT_ENCODING(word_after(spec->kt, mt)) &
 			  BTF_INT_SIGNED);
 		break;
 	case K_LSHIFT:
@@ -1126,65 +977,49 @@ static int field_value(uint32_t kind, const struct spec *spec,
 }
 
 
-/* bpf_core_calc_type_relo(). */
-static int type_value(uint32_t kind, const struct spec *spec,
+/*
+ * bpf_core_calc_field_relo(), bpf_core_calc_type_relo() and
+ * bpf_core_calc_enumval_relo(): the value of kind for spec, NULL when no
+ * candidate matched. The *_exists and type_matches kinds tell whether
+ * one did; without one the other type kinds give 0 and the field and
+ * enumerator kinds poison the instruction.
+ */
+static int calc_value(uint32_t kind, const struct spec *spec,
 		      struct relo_value *v)
 {
 	int64_t sz;
 
 	memset(v, 0, sizeof(*v));
-	if (!spec)
-		return 0;
 	switch (kind) {
-	case K_TARGET_ID:
-		v->val = spec->root_id;
-		break;
+	case K_FIELD_EXISTS:
 	case K_TYPE_EXISTS:
 	case K_TYPE_MATCHES:
-		v->val = 1;
-		break;
-	case K_TYPE_SIZE:
-		sz = resolve_size(spec->btf, spec->root_id);
-		if (sz < 0)
-			return -EINVAL;
-		v->val = sz;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
-/* bpf_core_calc_enumval_relo(). */
-static int enumval_value(uint32_t kind, const struct spec *spec,
-			 struct relo_value *v)
-{
-	memset(v, 0, sizeof(*v));
-	if (kind == K_ENUMVAL_EXISTS) {
+	case K_ENUMVAL_EXISTS:
 		v->val = spec != NULL;
 		return 0;
 	}
-	if (kind != K_ENUMVAL_VALUE)
-		return -EOPNOTSUPP;
 	if (!spec) {
-		v->poison = true;
+		v->poison = kinds[kind].class != C_TYPE;
 		return 0;
 	}
-	v->val = enum_value(type_at(spec->btf, spec->acc[0].type_id),
-			    spec->acc[0].idx);
-	return 0;
-}
-
-static int calc_value(uint32_t kind, const struct spec *spec,
-		      struct relo_value *v)
-{
-	switch (kinds[kind].class) {
-	case C_FIELD:
-		return field_value(kind, spec, v);
-	case C_TYPE:
-		return type_value(kind, spec, v);
+	switch (kind) {
+	case K_LOCAL_ID:
+		return -EOPNOTSUPP;
+	case K_TARGET_ID:
+		v->val = spec->root_id;
+		return 0;
+	case K_TYPE_SIZE:
+		sz = resolve_size(spec->kt, spec->root_id);
+		if (sz < 0)
+			return -EINVAL;
+		v->val = sz;
+		return 0;
+	case K_ENUMVAL_VALUE:
+		v->val = enum_value(type_at(spec->kt, spec->acc[0].type_id),
+				    spec->acc[0].idx);
+		return 0;
 	default:
-		return enumval_value(kind, spec, v);
+		return field_value(kind, spec, v);
 	}
 }
 
@@ -1192,8 +1027,8 @@ static int calc_value(uint32_t kind, const struct spec *spec,
  * A load or store of a field whose size changed may be resized only for
  * pointers and unsigned integers (libbpf: "fail_memsz_adjust").
  */
-static bool resize_allowed(const struct bc_btf *lb, const struct relo_value *l,
-			   const struct bc_btf *tb, const struct relo_value *t)
+static bool resize_allowed(const struct bc_ktypes *lb, const struct relo_value *l,
+			   const struct bc_ktypes *tb, const struct relo_value *t)
 {
 	const struct btf_type *lt = type_at(lb, l->type_id);
 	const struct btf_type *tt = type_at(tb, t->type_id);
@@ -1273,13 +1108,13 @@ static int cands_of(struct bc_core_ctx *ctx, uint32_t id,
  */
 /* " in module NAME" for a module's BTF, "" for the kernel's. */
 static const char *module_label(const struct bc_core_ctx *ctx,
-				const struct bc_btf *btf)
+				const struct bc_ktypes *kt)
 {
 	static const char *const none = "";
 	uint32_t m;
 
 	for (m = 0; m < ctx->nr_modules; m++)
-		if (ctx->modules[m].btf == btf)
+		if (&ctx->modules[m].types == kt)
 			return ctx->modules[m].label;
 	return none;
 }
@@ -1289,8 +1124,8 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 		      struct bc_relo_result *res)
 {
 	struct spec *local = NULL, *cand = NULL, *targ = NULL;
-	const struct btf_type *lt = type_at(ctx->local, relo->type_id);
-	const char *lname = name_of(ctx->local, lt->name_off);
+	const struct btf_type *lt = type_at(&ctx->local, relo->type_id);
+	const char *lname = name_of(&ctx->local, lt->name_off);
 	struct relo_value lv = { 0 }, tv = { 0 }, cv;
 	struct bc_core_cands *cands = NULL;
 	uint64_t cur;
@@ -1322,9 +1157,9 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 		err = -ENOMEM;
 		goto out;
 	}
-	if (parse_spec(ctx->local, relo, local)) {
+	if (parse_spec(&ctx->local, relo, local)) {
 		set_why(res, BC_RELO_FAILED, "bad access string '%s' for [%u]",
-			name_of(ctx->local, relo->access_off), relo->type_id);
+			name_of(&ctx->local, relo->access_off), relo->type_id);
 		goto out;
 	}
 	if (relo->kind == K_LOCAL_ID) {
@@ -1346,7 +1181,7 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 	res->bitfield = lv.bitfield;
 	res->composite = lv.composite;
 	for (i = 0; i < cands->len; i++) {
-		int m = spec_match(local, cands->btfs[i], cands->ids[i], cand);
+		int m = spec_match(local, cands->srcs[i], cands->ids[i], cand);
 
 		if (m < 0) {
 			set_why(res, BC_RELO_FAILED,
@@ -1363,7 +1198,7 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 		}
 		if (ctx->on_match) {
 			err = ctx->on_match(ctx->on_match_arg, relo->kind,
-					    cand->btf, cand->root_id, cand->raw,
+					    cand->kt, cand->root_id, cand->raw,
 					    cand->raw_len);
 			if (err)
 				goto out;
@@ -1374,26 +1209,26 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 		} else if (cand->bit_offset != targ->bit_offset) {
 			set_why(res, BC_RELO_AMBIGUOUS,
 				"field offset ambiguity: [%u]%s at bit %u, [%u]%s at bit %u",
-				targ->root_id, module_label(ctx, targ->btf),
+				targ->root_id, module_label(ctx, targ->kt),
 				targ->bit_offset, cand->root_id,
-				module_label(ctx, cand->btf), cand->bit_offset);
+				module_label(ctx, cand->kt), cand->bit_offset);
 			goto out;
 		} else if (cv.poison != tv.poison || cv.val != tv.val) {
 			set_why(res, BC_RELO_AMBIGUOUS,
 				"relocation decision ambiguity: [%u]%s gives %llu, [%u]%s gives %llu",
-				targ->root_id, module_label(ctx, targ->btf),
+				targ->root_id, module_label(ctx, targ->kt),
 				(unsigned long long)tv.val, cand->root_id,
-				module_label(ctx, cand->btf),
+				module_label(ctx, cand->kt),
 				(unsigned long long)cv.val);
 			goto out;
 		}
-		cands->btfs[j] = cands->btfs[i];
+		cands->srcs[j] = cands->srcs[i];
 		cands->ids[j++] = cands->ids[i];
 	}
 	if (j > 0) {
 		cands->len = j;
 		res->target_id = targ->root_id;
-		res->target_btf = targ->btf;
+		res->target_types = targ->kt;
 	} else {
 		calc_value(relo->kind, NULL, &tv);
 	}
@@ -1429,7 +1264,7 @@ check_insn_form:
 				(unsigned long long)tv.val);
 			goto out;
 		}
-		if (!resize_allowed(ctx->local, &lv, j ? targ->btf : ctx->target,
+		if (!resize_allowed(&ctx->local, &lv, j ? targ->kt : ctx->target,
 				    &tv)) {
 			set_why(res, BC_RELO_POISONED,
 				"load of %u bytes, the kernel's field has %u and is neither a pointer nor unsigned",
@@ -1444,12 +1279,13 @@ out:
 	return err;
 }
 
-void bc_core_relo_describe(const struct bc_btf *local,
+void bc_core_relo_describe(const struct bc_btf *local_btf,
 			   const struct bc_core_relo *relo, char *type,
 			   size_t type_size, char *access, size_t access_size)
 {
-	const struct btf_type *t = type_at(local, relo->type_id);
-	const char *name = name_of(local, t->name_off);
+	struct bc_ktypes local_types, *local = &local_types;
+	const struct btf_type *t;
+	const char *name;
 	static const char *const keyword[BC_NR_KINDS] = {
 		[BTF_KIND_STRUCT] = "struct ", [BTF_KIND_UNION] = "union ",
 		[BTF_KIND_ENUM] = "enum ", [BTF_KIND_ENUM64] = "enum ",
@@ -1459,6 +1295,9 @@ void bc_core_relo_describe(const struct bc_btf *local,
 	size_t len = 0;
 	uint32_t i;
 
+	bc_ktypes_init_btf(local, local_btf, false);
+	t = type_at(local, relo->type_id);
+	name = name_of(local, t->name_off);
 	snprintf(type, type_size, "%s%s",
 		 keyword[kind_of(t)] ? keyword[kind_of(t)] : "",
 		 *name ? name : "(anon)");

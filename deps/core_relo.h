@@ -20,6 +20,7 @@
 
 #include "../canon/btf_data.h"
 #include "bpf_object.h"
+#include "ktypes.h"
 
 #define BC_CORE_NR_KINDS 13
 
@@ -27,41 +28,27 @@
 const char *bc_core_kind_name(uint32_t kind);
 
 /*
- * An index of a kernel's types by essential name; built once per kernel.
- * Of split BTF (a module over the kernel), its own types only.
- */
-struct bc_core_index;
-
-int bc_core_index_new(const struct bc_btf *btf, struct bc_core_index **out);
-void bc_core_index_free(struct bc_core_index *idx);
-
-/* The first type (lowest id) of kind named exactly name, or 0. */
-uint32_t bc_core_index_find(const struct bc_core_index *idx, uint32_t kind,
-			    const char *name);
-
-/*
  * libbpf's bpf_core_types_are_compat() (also what it checks kfunc
  * prototypes and typed ksyms with): 1 compatible, 0 not, <0 error.
  */
 int bc_core_types_compat(const struct bc_btf *local, uint32_t local_id,
-			 const struct bc_btf *target, uint32_t target_id);
+			 const struct bc_ktypes *target, uint32_t target_id);
 
 /*
- * A kernel module: its split BTF over the kernel's, and the index of its
- * own types (owned by whoever filled it in).
+ * A kernel module: its split BTF over the kernel's, and its own types
+ * indexed (owned by whoever filled it in).
  */
 struct bc_core_module {
 	char *name;
 	char *label;		/* " in module NAME", for messages */
 	struct bc_btf *btf;
-	struct bc_core_index *index;
+	struct bc_ktypes types;
 };
 
 /* One object against one kernel: libbpf's candidate cache. */
 struct bc_core_ctx {
-	const struct bc_btf *local;
-	const struct bc_btf *target;
-	const struct bc_core_index *index;
+	struct bc_ktypes local;		/* the object's BTF */
+	const struct bc_ktypes *target;	/* the kernel's types, indexed */
 	/*
 	 * The kernel's modules, searched when the kernel has no candidate,
 	 * as libbpf does with the running kernel's BTF (none under
@@ -73,19 +60,18 @@ struct bc_core_ctx {
 	/*
 	 * Called, when set, for every candidate a relocation matches (before
 	 * the candidates are compared with each other): the kind, the
-	 * candidate's BTF and root type, and its raw access path (the
+	 * candidate's types (the kernel's or a module's) and root type, and its raw access path (the
 	 * member, enumerator or array indexes from the root, anonymous
 	 * members included; raw[0] indexes the root itself). A nonzero
 	 * return ends the evaluation with that error. For `min`.
 	 */
-	int (*on_match)(void *arg, uint32_t kind, const struct bc_btf *btf,
+	int (*on_match)(void *arg, uint32_t kind, const struct bc_ktypes *types,
 			uint32_t root_id, const int *raw, uint32_t raw_len);
 	void *on_match_arg;
 };
 
 int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
-		     const struct bc_btf *target,
-		     const struct bc_core_index *index);
+		     const struct bc_ktypes *target);
 void bc_core_ctx_deinit(struct bc_core_ctx *ctx);
 
 enum bc_relo_outcome {
@@ -100,7 +86,7 @@ struct bc_relo_result {
 	uint64_t value;		/* patched value (PATCHED) */
 	uint64_t local_value;	/* the value the compiler wrote */
 	uint32_t target_id;	/* root type of the first matching candidate */
-	const struct bc_btf *target_btf;	/* the BTF it is in (a module's?) */
+	const struct bc_ktypes *target_types;	/* where it is (a module's?) */
 	uint32_t local_size;	/* field size in the object (field kinds) */
 	uint32_t target_size;	/* field size in the kernel (field kinds) */
 	bool bitfield;

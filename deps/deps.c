@@ -31,9 +31,10 @@
  * Invariant: a status is a fact of the kernel's inputs; what they cannot
  * tell (inlining from BTF alone, kconfig values without a config) is
  * BC_DEP_UNKNOWN.
- * Cost: per kernel one index of its names (core_relo.c) and one sorted
- * symbol table; per object and kernel, work linear in its dependencies
- * times a binary search.
+ * Cost: per kernel one index of its names (ktypes.c; a kernel of an
+ * archive is read through a view instead: the records reached, decoded
+ * when first asked for) and one sorted symbol table; per object and
+ * kernel, work linear in its dependencies times a lookup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -576,7 +577,7 @@ static int take_modules(struct kfile_cursor c, const char *path,
 		if (err)
 			return err == -ENOMEM ? err : -EBADMSG;
 		c.p += msize;
-		if (bc_core_index_new(m->btf, &m->index))
+		if (bc_ktypes_init_btf(&m->types, m->btf, true))
 			return -ENOMEM;
 	}
 	return c.p == c.end ? 0 : -EINVAL;
@@ -596,19 +597,27 @@ static bool attachment(const struct bc_archive *ar, uint32_t idx,
 }
 
 int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const struct bc_ktypes_flavors *flavors,
 				 const char *label, struct bc_deps_kernel *k,
 				 const struct bc_log *log)
 {
 	struct kfile_cursor c;
-	int err;
+	int err = -EOPNOTSUPP;
 
 	memset(k, 0, sizeof(*k));
 	k->arg = label;
 	k->input.path = label;
-	err = bc_archive_kernel_btf(ar, idx, &k->input.btf, log);
-	if (err)
+	if (flavors)
+		err = bc_ktypes_init_view(&k->types, ar, idx, flavors, log);
+	if (err == -EOPNOTSUPP) {
+		/* whole: asked so, or a kernel kept as its bytes */
+		err = bc_archive_kernel_btf(ar, idx, &k->input.btf, log);
+		if (err)
+			goto fail;
+		err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
+	} else if (err) {
 		goto fail;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	}
 	if (!err && attachment(ar, idx, ATT_SYMS, &c))
 		err = take_syms(c, k);
 	if (!err && attachment(ar, idx, ATT_INLINES, &c))
@@ -668,7 +677,7 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 		bc_archive_free(ar);
 		return err;
 	}
-	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	err = bc_deps_kernel_load_archived(ar, 0, NULL, path, k, log);
 	if (err) {
 		bc_archive_free(ar);
 		return err;
@@ -706,7 +715,7 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
 	if (err)
 		return err;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
 	if (err)
 		return bc_log_error(log, err, "%s: out of memory", dir);
 	n = scandir(dir, &names, NULL, dirent_cmp);
@@ -741,7 +750,7 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 			break;
 		}
 		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
-		if (!err && bc_core_index_new(m->btf, &m->index))
+		if (!err && bc_ktypes_init_btf(&m->types, m->btf, true))
 			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 		free(path);
 	}
@@ -767,7 +776,7 @@ int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 		bc_archive_free(ar);
 		return err;
 	}
-	err = bc_deps_kernel_load_archived(ar, 0, path, k, log);
+	err = bc_deps_kernel_load_archived(ar, 0, NULL, path, k, log);
 	if (err) {
 		bc_archive_free(ar);
 		return err;
@@ -799,7 +808,7 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 	err = bc_input_load(path, &opts, &k->input, log);
 	if (err)
 		return err;
-	err = bc_core_index_new(k->input.btf, &k->index);
+	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
 	if (err) {
 		bc_log_error(log, err, "%s: out of memory", path);
 		goto fail;
@@ -832,16 +841,16 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 {
 	uint32_t i;
 
+	bc_ktypes_deinit(&k->types);	/* a view: before its archive */
 	bc_input_deinit(&k->input);
-	bc_core_index_free(k->index);
 	ksyms_free(k->syms);
 	bc_inline_facts_free(k->inlines);
 	bc_kconfig_free(k->kconfig);
 	for (i = 0; i < k->nr_modules; i++) {
 		free(k->modules[i].name);
 		free(k->modules[i].label);
+		bc_ktypes_deinit(&k->modules[i].types);
 		bc_btf_free(k->modules[i].btf);
-		bc_core_index_free(k->modules[i].index);
 	}
 	free(k->modules);
 	free(k->vmlinux_path);
@@ -853,52 +862,46 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 	k->nr_modules = 0;
 	k->vmlinux_path = NULL;
 	k->kconfig = NULL;
-	k->index = NULL;
 	k->syms = NULL;
 	k->inlines = NULL;
 }
 
 /* ---- BTF lookups in a kernel ----------------------------------------- */
 
-static const struct bc_btf *kbtf(const struct bc_deps_kernel *k)
-{
-	return k->input.btf;
-}
-
-/* The first type of kind and name in a kernel, through its index, or 0. */
+/* The first type of kind and name in a kernel, or 0. */
 static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
 		      const char *name)
 {
-	return bc_core_index_find(k->index, kind, name);
+	return bc_ktypes_find(&k->types, kind, name);
 }
 
 /*
  * The first type of kind and name in a kernel, else in its modules in
- * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *btf is
- * the BTF it is in. 0 when none has it.
+ * order (libbpf's find_kernel_btf_id() and find_ksym_btf_id()); *types is
+ * where it is. 0 when none has it.
  */
 static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
-			  const char *name, const struct bc_btf **btf)
+			  const char *name, const struct bc_ktypes **types)
 {
 	uint32_t id = kfind(k, kind, name), m;
 
-	*btf = kbtf(k);
+	*types = &k->types;
 	for (m = 0; !id && m < k->nr_modules; m++) {
-		id = bc_core_index_find(k->modules[m].index, kind, name);
+		id = bc_ktypes_find(&k->modules[m].types, kind, name);
 		if (id)
-			*btf = k->modules[m].btf;
+			*types = &k->modules[m].types;
 	}
 	return id;
 }
 
-/* The name of the module whose BTF btf is, or NULL for the kernel's. */
+/* The name of the module whose types are types, or NULL for the kernel's. */
 static const char *module_of(const struct bc_deps_kernel *k,
-			     const struct bc_btf *btf)
+			     const struct bc_ktypes *types)
 {
 	uint32_t m;
 
 	for (m = 0; m < k->nr_modules; m++)
-		if (k->modules[m].btf == btf)
+		if (&k->modules[m].types == types)
 			return k->modules[m].name;
 	return NULL;
 }
@@ -919,40 +922,56 @@ static uint32_t find_named(const struct bc_btf *btf, uint32_t kind,
 	return 0;
 }
 
-/* Enumerator name of value in enum enum_name (first match), or NULL. */
-static const char *enum_name_of(const struct bc_btf *btf, uint32_t enum_id,
+/* Enumerator name of value in enum enum_id (first match), or NULL. */
+static const char *enum_name_of(const struct bc_ktypes *kt, uint32_t enum_id,
 				int64_t value)
 {
-	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_type *t = bc_ktypes_type(kt, enum_id);
 	const struct btf_enum *e = (const void *)(t + 1);
 	uint32_t i;
 
-	for (i = 0; i < bc_type_vlen(t); i++)
+	for (i = 0; t && i < bc_type_vlen(t); i++)
 		if (e[i].val == value)
-			return bc_btf_str(btf, e[i].name_off);
+			return bc_ktypes_str(kt, e[i].name_off);
 	return NULL;
 }
 
-static bool enum_has_name(const struct bc_btf *btf, uint32_t enum_id,
+static bool enum_has_name(const struct bc_ktypes *kt, uint32_t enum_id,
 			  const char *name)
 {
-	const struct btf_type *t = bc_btf_type(btf, enum_id);
+	const struct btf_type *t = bc_ktypes_type(kt, enum_id);
 	const struct btf_enum *e = (const void *)(t + 1);
 	uint32_t i;
 
-	for (i = 0; i < bc_type_vlen(t); i++)
-		if (!strcmp(bc_btf_str(btf, e[i].name_off), name))
+	for (i = 0; t && i < bc_type_vlen(t); i++)
+		if (!strcmp(bc_ktypes_str(kt, e[i].name_off), name))
 			return true;
 	return false;
 }
 
 /* ---- building the report ---------------------------------------------- */
 
+/*
+ * A report under way. Filling a column of an existing report (into), the
+ * rows are shallow copies of into's, their cells pointing at that column:
+ * the checks run unchanged, write the cells in place, and neither the
+ * rows' strings nor the descriptions are made again.
+ */
 struct builder {
 	struct bc_deps_report *report;
 	uint32_t cap;
 	uint32_t nr_kernels;
+	/* the reference kernel, not in the report; NULL: kernels[0] */
+	const struct bc_deps_kernel *first;
+	const struct bc_deps_report *into;	/* or NULL */
+	uint32_t column;			/* into's column of kernels[0] */
+	int err;				/* a row unlike into's: -EINVAL */
 };
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
 
 static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
 			      const char *section, const char *kind,
@@ -971,6 +990,20 @@ static struct bc_dep *add_dep(struct builder *b, enum bc_dep_class class,
 		b->cap = cap;
 	}
 	d = &r->deps[r->nr_deps];
+	if (b->into) {
+		const struct bc_dep *row = r->nr_deps < b->into->nr_deps ?
+					   &b->into->deps[r->nr_deps] : NULL;
+
+		if (!row || row->class != class || strcmp(row->kind, kind) ||
+		    !same_text(row->section, section)) {
+			b->err = -EINVAL;
+			return NULL;
+		}
+		*d = *row;
+		d->cells = row->cells + b->column;
+		r->nr_deps++;
+		return d;
+	}
 	memset(d, 0, sizeof(*d));
 	d->class = class;
 	d->id = -1;
@@ -1092,7 +1125,7 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 	uint32_t s, i, n = first;
 	int err;
 
-	err = bc_core_ctx_init(&ctx, obj->btf, kbtf(kernel), kernel->index);
+	err = bc_core_ctx_init(&ctx, obj->btf, &kernel->types);
 	ctx.modules = kernel->modules;
 	ctx.nr_modules = kernel->nr_modules;
 	for (s = 0; s < obj->nr_sections && !err; s++) {
@@ -1110,7 +1143,7 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 						sec->nr_insns - insn, &res);
 			if (!err && (off || !all))
 				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
-						module_of(kernel, res.target_btf));
+						module_of(kernel, res.target_types));
 		}
 	}
 	bc_core_ctx_deinit(&ctx);
@@ -1129,11 +1162,12 @@ static int check_relos(struct builder *b, const struct bc_bpf_object *obj,
 
 		for (i = 0; i < sec->nr_relos; i++) {
 			const struct bc_core_relo *r = &sec->relos[i];
-			char type[256], access[512];
+			char type[256] = "", access[512] = "";
 			struct bc_dep *d;
 
-			bc_core_relo_describe(obj->btf, r, type, sizeof(type),
-					      access, sizeof(access));
+			if (!b->into)	/* the rows' text is there already */
+				bc_core_relo_describe(obj->btf, r, type, sizeof(type),
+						      access, sizeof(access));
 			d = add_dep(b, BC_DEP_RELO, sec->name,
 				    bc_core_kind_name(r->kind), type, access);
 			if (!d)
@@ -1304,9 +1338,15 @@ static void proto_free(struct proto *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static char *spell_type(const struct bc_btf *btf, uint32_t id)
+static const char *ktypes_str_of(const void *kt, uint32_t str)
 {
-	struct bc_cdecl c = { .btf = btf };
+	return bc_ktypes_str(kt, str);
+}
+
+static char *spell_type(const struct bc_ktypes *kt, uint32_t id)
+{
+	struct bc_cdecl c = { .type_of = bc_ktypes_type_of,
+			      .str_of = ktypes_str_of, .src = kt };
 	struct bc_text t;
 
 	bc_text_init(&t);
@@ -1323,11 +1363,11 @@ static char *spell_type(const struct bc_btf *btf, uint32_t id)
 	return bc_text_take(&t);
 }
 
-static int proto_of(const struct bc_btf *btf, uint32_t func_id,
+static int proto_of(const struct bc_ktypes *kt, uint32_t func_id,
 		    struct proto *p)
 {
-	const struct btf_type *f = bc_btf_type(btf, func_id);
-	const struct btf_type *fp = bc_btf_type(btf, f->type);
+	const struct btf_type *f = bc_ktypes_type(kt, func_id);
+	const struct btf_type *fp = f ? bc_ktypes_type(kt, f->type) : NULL;
 	const struct btf_param *prm;
 	uint32_t i;
 
@@ -1338,12 +1378,12 @@ static int proto_of(const struct bc_btf *btf, uint32_t func_id,
 	p->nr = bc_type_vlen(fp);
 	p->params = calloc(p->nr + 1, sizeof(*p->params));
 	p->names = calloc(p->nr + 1, sizeof(*p->names));
-	p->ret = spell_type(btf, fp->type);
+	p->ret = spell_type(kt, fp->type);
 	if (!p->params || !p->names || !p->ret)
 		goto nomem;
 	for (i = 0; i < p->nr; i++) {
-		p->params[i] = spell_type(btf, prm[i].type);
-		p->names[i] = strdup(bc_btf_str(btf, prm[i].name_off));
+		p->params[i] = spell_type(kt, prm[i].type);
+		p->names[i] = strdup(bc_ktypes_str(kt, prm[i].name_off));
 		if (!p->params[i] || !p->names[i])
 			goto nomem;
 	}
@@ -1471,12 +1511,118 @@ static int ksym_status(const struct bc_ksyms *s,
 			  inl ? ", no inlined call" : "");
 }
 
+/*
+ * A hook that is a type of the kernel's BTF (a FUNC, a btf_trace_
+ * typedef), else of a module's: ok (saying which module) or absent;
+ * *id and *types say where. Returns 0 or -ENOMEM.
+ */
+static int hook_in_btf(const struct bc_deps_kernel *k, uint32_t kind,
+		       const char *name, struct bc_dep_cell *c,
+		       const struct bc_ktypes **types, uint32_t *id)
+{
+	const char *module;
+
+	*id = kfind_any(k, kind, name, types);
+	c->status = *id ? BC_DEP_OK : BC_DEP_ABSENT;
+	if (!*id)
+		return set_detail(c, "no %s %s in BTF",
+				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name);
+	module = module_of(k, *types);
+	return module ? set_detail(c, "in module %s", module) : 0;
+}
+
+/*
+ * Hook h (looked up as fname) in kernel k: its cell, and *id and *types
+ * when it is a type of the kernel's BTF or a module's (its prototype is
+ * then compared). Returns 0 or -ENOMEM.
+ */
+static int hook_cell(const struct hook_kind *h, const char *fname,
+		     const char *target, const struct bc_deps_kernel *k,
+		     struct bc_dep_cell *c, const struct bc_ktypes **types,
+		     uint32_t *id)
+{
+	*types = &k->types;
+	*id = 0;
+	switch (h->check) {
+	case HOOK_USER:
+		c->status = BC_DEP_USER;
+		return 0;
+	case HOOK_NONE:
+	case HOOK_NOT_A_ROW:
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "not looked up");
+	case HOOK_BTF_TRACE: {
+		int err = hook_in_btf(k, BTF_KIND_TYPEDEF, fname, c, types, id);
+
+		*id = 0;	/* a typedef: no prototype to compare */
+		return err;
+	}
+	case HOOK_KSYM_GLOB:
+		if (!k->syms) {
+			c->status = BC_DEP_UNKNOWN;
+			return set_detail(c, "a pattern: needs the kernel's symbol table");
+		} else {
+			size_t n = ksyms_matching(k->syms, target);
+
+			c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
+			return n ? set_detail(c, "%zu functions match", n)
+				 : set_detail(c, "no function matches %s", target);
+		}
+	case HOOK_SYSCALL_EVENT:
+		if (k->syms) {
+			int err = ksym_status(k->syms, k->inlines, fname, c);
+
+			if (c->status != BC_DEP_ABSENT)
+				c->status = BC_DEP_OK;
+			return err;
+		}
+		if (kfind(k, BTF_KIND_FUNC, fname)) {
+			c->status = BC_DEP_OK;
+			return 0;
+		}
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
+				  fname);
+	case HOOK_BTF_FUNC:
+		return hook_in_btf(k, BTF_KIND_FUNC, fname, c, types, id);
+	case HOOK_KSYM:
+	case HOOK_SYSCALL:
+		*id = kfind_any(k, BTF_KIND_FUNC, fname, types);
+		if (k->syms)
+			return ksym_status(k->syms, k->inlines, fname, c);
+		c->status = BC_DEP_UNKNOWN;
+		return set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
+				  *id ? "FUNC" : "no FUNC");
+	}
+	return 0;
+}
+
+/* The prototype of hook h in kernel k when it has it (0: p->ret NULL). */
+static int hook_proto(const struct hook_kind *h, const char *fname,
+		      const char *target, const struct bc_deps_kernel *k,
+		      struct proto *p)
+{
+	struct bc_dep_cell c = { 0 };
+	const struct bc_ktypes *types;
+	uint32_t id;
+	int err = hook_cell(h, fname, target, k, &c, &types, &id);
+
+	memset(p, 0, sizeof(*p));
+	if (!err && id && (c.status == BC_DEP_OK || c.status == BC_DEP_UNKNOWN))
+		err = proto_of(types, id, p);
+	free(c.detail);
+	return err;
+}
+
+/*
+ * Hook h's cells in kernels[0 .. nr), prototypes compared with first's
+ * (the kernel of the reference column: kernels[0] when first is NULL).
+ */
 static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
-			  const char *target,
+			  const char *target, const struct bc_deps_kernel *first,
 			  const struct bc_deps_kernel *kernels, uint32_t nr)
 {
-	struct proto first = { 0 };
-	bool have_first = false;
+	struct proto ref = { 0 };
 	char *fname = NULL;
 	uint32_t k;
 	int err = 0;
@@ -1497,102 +1643,39 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
 		return -ENOMEM;
 	}
-	for (k = 0; k < nr && !err; k++) {
-		const struct bc_btf *btf = kbtf(&kernels[k]);
+	if (nr)
+		err = hook_proto(h, fname, target, first ? first : &kernels[0],
+				 &ref);
+	for (k = first ? 0 : 1; k < nr && !err; k++) {
+		const struct bc_ktypes *types;
 		struct bc_dep_cell *c = &d->cells[k];
-		uint32_t id = 0;
+		struct proto p;
+		char *change = NULL;
+		uint32_t id;
 
-		switch (h->check) {
-		case HOOK_USER:
-			c->status = BC_DEP_USER;
+		err = hook_cell(h, fname, target, &kernels[k], c, &types, &id);
+		if (err || !id || !ref.ret ||
+		    (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
 			continue;
-		case HOOK_NONE:
-		case HOOK_NOT_A_ROW:
-			c->status = BC_DEP_UNKNOWN;
-			err = set_detail(c, "not looked up");
-			continue;
-		case HOOK_BTF_TRACE:
-			id = kfind_any(&kernels[k], BTF_KIND_TYPEDEF, fname, &btf);
-			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
-			if (!id)
-				err = set_detail(c, "no typedef %s in BTF", fname);
-			else if (module_of(&kernels[k], btf))
-				err = set_detail(c, "in module %s",
-						 module_of(&kernels[k], btf));
-			continue;
-		case HOOK_KSYM_GLOB:
-			if (!kernels[k].syms) {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "a pattern: needs the kernel's symbol table");
-			} else {
-				size_t n = ksyms_matching(kernels[k].syms, target);
-
-				c->status = n ? BC_DEP_OK : BC_DEP_ABSENT;
-				err = n ? set_detail(c, "%zu functions match", n)
-					: set_detail(c, "no function matches %s", target);
-			}
-			continue;
-		case HOOK_SYSCALL_EVENT:
-			id = kfind(&kernels[k], BTF_KIND_FUNC, fname);
-			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
-				if (c->status != BC_DEP_ABSENT)
-					c->status = BC_DEP_OK;
-			} else if (id) {
-				c->status = BC_DEP_OK;
-			} else {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "no FUNC %s in BTF; the symbol table would tell",
-						 fname);
-			}
-			continue;
-		case HOOK_BTF_FUNC:
-			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
-			c->status = id ? BC_DEP_OK : BC_DEP_ABSENT;
-			if (!id)
-				err = set_detail(c, "no FUNC %s in BTF", fname);
-			else if (module_of(&kernels[k], btf))
-				err = set_detail(c, "in module %s",
-						 module_of(&kernels[k], btf));
-			break;
-		case HOOK_KSYM:
-		case HOOK_SYSCALL:
-			id = kfind_any(&kernels[k], BTF_KIND_FUNC, fname, &btf);
-			if (kernels[k].syms) {
-				err = ksym_status(kernels[k].syms, kernels[k].inlines, fname, c);
-			} else {
-				c->status = BC_DEP_UNKNOWN;
-				err = set_detail(c, "%s in BTF; symbols and inlining need the kernel's ELF file",
-						 id ? "FUNC" : "no FUNC");
-			}
-			break;
-		}
-		if (err || !id || (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
-			continue;
-		/* the prototype, against the first kernel's */
-		if (!have_first) {
-			if (k == 0) {
-				err = proto_of(btf, id, &first);
-				have_first = !err;
-			}
-			continue;
-		}
-		{
-			struct proto p;
-			char *change = NULL;
-
-			err = proto_of(btf, id, &p);
-			if (!err)
-				err = proto_change(&first, &p, &change);
-			proto_free(&p);
-			if (change) {
-				c->status = BC_DEP_PROTO_CHANGED;
-				free(c->detail);
-				c->detail = change;
-			}
+		/* the prototype, against the reference kernel's */
+		err = proto_of(types, id, &p);
+		if (!err)
+			err = proto_change(&ref, &p, &change);
+		proto_free(&p);
+		if (change) {
+			c->status = BC_DEP_PROTO_CHANGED;
+			free(c->detail);
+			c->detail = change;
 		}
 	}
-	proto_free(&first);
+	if (!err && nr && !first) {
+		const struct bc_ktypes *types;
+		uint32_t id;
+
+		err = hook_cell(h, fname, target, &kernels[0], &d->cells[0],
+				&types, &id);
+	}
+	proto_free(&ref);
 	free(fname);
 	return err;
 }
@@ -1628,7 +1711,8 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		if (!target)
 			return -ENOMEM;
 		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
-		err = d ? check_one_hook(d, h, target, kernels, b->nr_kernels)
+		err = d ? check_one_hook(d, h, target, b->first, kernels,
+					 b->nr_kernels)
 			: -ENOMEM;
 		if (!err && autoload_off(name))
 			err = mark_autoload_off(d, b->nr_kernels);
@@ -1674,13 +1758,14 @@ static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
 			if (!d || asprintf(&wrapper, "bpf_struct_ops_%s", tname) < 0)
 				return -ENOMEM;
 			for (k = 0; k < b->nr_kernels; k++) {
-				const struct bc_btf *kb = kbtf(&kernels[k]);
+				const struct bc_ktypes *kb = &kernels[k].types;
 				uint32_t kt = kfind(&kernels[k], BTF_KIND_STRUCT, tname);
+				const struct btf_type *ktt = bc_ktypes_type(kb, kt);
 				struct bc_dep_cell *c = &d->cells[k];
 				const struct btf_member *lm = (const void *)(t + 1);
 				const char *missing = NULL;
 
-				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !kt) {
+				if (!kfind(&kernels[k], BTF_KIND_STRUCT, wrapper) || !ktt) {
 					c->status = BC_DEP_ABSENT;
 					if (set_detail(c, "no struct %s in BTF",
 						       kt ? wrapper : tname))
@@ -1688,13 +1773,12 @@ static int check_struct_ops(struct builder *b, const struct bc_bpf_object *obj,
 					continue;
 				}
 				for (m = 0; m < bc_type_vlen(t) && !missing; m++) {
-					const struct btf_type *ktt = bc_btf_type(kb, kt);
 					const struct btf_member *km = (const void *)(ktt + 1);
 					const char *n = bc_btf_str(btf, lm[m].name_off);
 					uint32_t j;
 
 					for (j = 0; j < bc_type_vlen(ktt); j++)
-						if (!strcmp(bc_btf_str(kb, km[j].name_off), n))
+						if (!strcmp(bc_ktypes_str(kb, km[j].name_off), n))
 							break;
 					if (j == bc_type_vlen(ktt))
 						missing = n;
@@ -1733,7 +1817,7 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 		if (!d)
 			return -ENOMEM;
 		for (k = 0; k < b->nr_kernels; k++) {
-			const struct bc_btf *btf = kbtf(&kernels[k]);
+			const struct bc_ktypes *kt = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_prog_type");
 			struct bc_dep_cell *c = &d->cells[k];
 
@@ -1746,7 +1830,7 @@ static int check_prog_types(struct builder *b, const struct bc_bpf_object *obj,
 				if (set_detail(c, "no enum bpf_prog_type in BTF"))
 					return -ENOMEM;
 			} else {
-				c->status = enum_has_name(btf, e, pt) ?
+				c->status = enum_has_name(kt, e, pt) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
@@ -1769,6 +1853,14 @@ static int call_cmp(const void *a, const void *b)
 	const struct helper_call *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Helper id's name in kernel k's enum bpf_func_id, or NULL. */
+static const char *helper_name(const struct bc_deps_kernel *k, int32_t id)
+{
+	uint32_t e = kfind(k, BTF_KIND_ENUM, "bpf_func_id");
+
+	return e ? enum_name_of(&k->types, e, id) : NULL;
 }
 
 /*
@@ -1815,13 +1907,11 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 
 		for (j = i; j < n && calls[j].id == id; j++)
 			off &= calls[j].off;
-		for (k = 0; k < b->nr_kernels && !name; k++) {
-			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM,
-					       "bpf_func_id");
-
-			if (e)
-				name = enum_name_of(kbtf(&kernels[k]), e, id);
-		}
+		/* named as the reference kernel names it, else the first that can */
+		if (b->first)
+			name = helper_name(b->first, id);
+		for (k = 0; k < b->nr_kernels && !name; k++)
+			name = helper_name(&kernels[k], id);
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
 		if (!d) {
@@ -1830,7 +1920,7 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 		}
 		d->id = id;
 		for (k = 0; k < b->nr_kernels && !err; k++) {
-			const struct bc_btf *btf = kbtf(&kernels[k]);
+			const struct bc_ktypes *kt = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_func_id");
 			struct bc_dep_cell *c = &d->cells[k];
 
@@ -1838,7 +1928,7 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 				c->status = BC_DEP_UNKNOWN;
 				err = set_detail(c, "no enum bpf_func_id in BTF");
 			} else {
-				c->status = enum_name_of(btf, e, id) ?
+				c->status = enum_name_of(kt, e, id) ?
 					    BC_DEP_OK : BC_DEP_ABSENT;
 			}
 		}
@@ -1904,7 +1994,7 @@ static int check_maps(struct builder *b, const struct bc_bpf_object *obj,
 			return -ENOMEM;
 		d->id = mt;
 		for (k = 0; k < b->nr_kernels; k++) {
-			const struct bc_btf *kb = kbtf(&kernels[k]);
+			const struct bc_ktypes *kb = &kernels[k].types;
 			uint32_t e = kfind(&kernels[k], BTF_KIND_ENUM, "bpf_map_type");
 			struct bc_dep_cell *c = &d->cells[k];
 			const char *en = e ? enum_name_of(kb, e, mt) : NULL;
@@ -2034,7 +2124,8 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			     bc_skip_mods(obj->btf, &local_id, true);
 		for (k = 0; k < b->nr_kernels; k++) {
 			struct bc_dep_cell *c = &d->cells[k];
-			const struct bc_btf *kb = NULL;
+			const struct bc_ktypes *kb = NULL;
+			const struct btf_type *kt;
 			uint32_t kid;
 			bool found;
 
@@ -2045,11 +2136,12 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			}
 			if (!strcmp(what, "kfunc")) {
 				kid = kfind_any(&kernels[k], BTF_KIND_FUNC, x->name, &kb);
-				found = kid != 0;
+				kt = bc_ktypes_type(kb, kid);
+				found = kt != NULL;
 				/* libbpf checks the prototype (FUNC -> FUNC_PROTO) */
 				if (found && bc_core_types_compat(
 					    obj->btf, bc_btf_type(obj->btf, type)->type,
-					    kb, bc_btf_type(kb, kid)->type) <= 0) {
+					    kb, kt->type) <= 0) {
 					c->status = BC_DEP_INCOMPATIBLE;
 					if (set_detail(c, "the kernel's prototype is not compatible with the object's"))
 						return -ENOMEM;
@@ -2058,20 +2150,18 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			} else if (local_type) {
 				/* a typed ksym: a VAR of the kernel's BTF, of a compatible type */
 				kid = kfind_any(&kernels[k], BTF_KIND_VAR, x->name, &kb);
-				found = kid != 0;
+				kt = bc_ktypes_type(kb, kid);
+				found = kt != NULL;
 				if (found) {
-					uint32_t tid = bc_btf_type(kb, kid)->type;
+					uint32_t tid = kt->type;
 
-					bc_skip_mods(kb, &tid, true);
+					kt = bc_ktypes_skip_mods(kb, &tid);
 					if (bc_core_types_compat(obj->btf, local_id,
 								 kb, tid) <= 0) {
-						const struct btf_type *kt =
-							bc_btf_type(kb, tid);
-
 						c->status = BC_DEP_INCOMPATIBLE;
 						if (set_detail(c, "the kernel's variable is %s %s, the object's %s %s: a type not compatible (libbpf's rule)",
 							       kt ? bc_kind_name(bc_type_kind(kt)) : "void",
-							       kt ? bc_btf_str(kb, kt->name_off) : "",
+							       kt ? bc_ktypes_str(kb, kt->name_off) : "",
 							       bc_kind_name(bc_type_kind(local_type)),
 							       bc_btf_str(obj->btf, local_type->name_off)))
 							return -ENOMEM;
@@ -2097,6 +2187,53 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 	return 0;
 }
 
+/* The checks, in the order of the report's rows; 0 or a negative errno. */
+static int run_checks(struct builder *b, const struct bc_bpf_object *obj,
+		      const struct bc_deps_kernel *kernels)
+{
+	int err = check_relos(b, obj, kernels);
+
+	if (!err)
+		err = check_hooks(b, obj, kernels);
+	if (!err)
+		err = check_struct_ops(b, obj, kernels);
+	if (!err)
+		err = check_externs(b, obj, kernels);
+	if (!err)
+		err = check_helpers(b, obj, kernels);
+	if (!err)
+		err = check_maps(b, obj, kernels);
+	if (!err)
+		err = check_prog_types(b, obj, kernels);
+	if (err && b->err)
+		err = b->err;	/* not memory: a row unlike the report's */
+	if (!err && b->into && b->report->nr_deps != b->into->nr_deps)
+		err = -EINVAL;
+	return err;
+}
+
+/*
+ * A record a view could not decode read as void: then no report. The
+ * first error of the kernels' (and the reference kernel's) views, said.
+ */
+static int views_error(const struct bc_deps_kernel *first,
+		       const struct bc_deps_kernel *kernels, uint32_t nr,
+		       const struct bc_log *log)
+{
+	uint32_t k;
+
+	for (k = 0; k <= nr; k++) {
+		const struct bc_deps_kernel *kk = k < nr ? &kernels[k] : first;
+		int err = kk ? bc_ktypes_error(&kk->types) : 0;
+
+		if (err)
+			return bc_log_error(log, err, "%s: %s", kk->arg,
+					    err == -ENOMEM ? "out of memory" :
+					    "a type record of the archive cannot be read");
+	}
+	return 0;
+}
+
 int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log)
@@ -2107,24 +2244,36 @@ int bc_deps_check(const struct bc_bpf_object *obj,
 	memset(report, 0, sizeof(*report));
 	report->object = obj->path;
 	report->nr_kernels = nr;
-	err = check_relos(&b, obj, kernels);
-	if (!err)
-		err = check_hooks(&b, obj, kernels);
-	if (!err)
-		err = check_struct_ops(&b, obj, kernels);
-	if (!err)
-		err = check_externs(&b, obj, kernels);
-	if (!err)
-		err = check_helpers(&b, obj, kernels);
-	if (!err)
-		err = check_maps(&b, obj, kernels);
-	if (!err)
-		err = check_prog_types(&b, obj, kernels);
+	err = run_checks(&b, obj, kernels);
 	if (err) {
 		bc_deps_report_deinit(report);
 		return bc_log_error(log, err, "%s: out of memory", obj->path);
 	}
-	return 0;
+	err = views_error(NULL, kernels, nr, log);
+	if (err)
+		bc_deps_report_deinit(report);
+	return err;
+}
+
+int bc_deps_check_column(const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *first,
+			 const struct bc_deps_kernel *kernel,
+			 struct bc_deps_report *report, uint32_t column,
+			 const struct bc_log *log)
+{
+	struct bc_deps_report rows = { .object = obj->path, .nr_kernels = 1 };
+	struct builder b = { .report = &rows, .nr_kernels = 1, .first = first,
+			     .into = report, .column = column };
+	int err = column < report->nr_kernels ? 0 : -EINVAL;
+
+	if (!err)
+		err = run_checks(&b, obj, kernel);
+	free(rows.deps);	/* shallow: the strings and cells are report's */
+	if (err)
+		return bc_log_error(log, err, "%s: %s", obj->path,
+				    err == -ENOMEM ? "out of memory" :
+				    "its dependencies differ from kernel to kernel");
+	return views_error(first, kernel, 1, log);
 }
 
 void bc_deps_report_deinit(struct bc_deps_report *report)
@@ -2171,30 +2320,4 @@ int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr)
 	return 0;
 }
 
-static bool same_text(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
 
-int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
-			struct bc_deps_report *src, uint32_t from)
-{
-	uint32_t i;
-
-	if (dst->nr_deps != src->nr_deps || to >= dst->nr_kernels ||
-	    from >= src->nr_kernels)
-		return -EINVAL;
-	for (i = 0; i < dst->nr_deps; i++) {
-		const struct bc_dep *a = &dst->deps[i], *b = &src->deps[i];
-
-		if (a->class != b->class || a->index != b->index ||
-		    !same_text(a->section, b->section) ||
-		    !same_text(a->kind, b->kind) || !same_text(a->name, b->name))
-			return -EINVAL;
-	}
-	for (i = 0; i < dst->nr_deps; i++) {
-		dst->deps[i].cells[to] = src->deps[i].cells[from];
-		memset(&src->deps[i].cells[from], 0, sizeof(struct bc_dep_cell));
-	}
-	return 0;
-}

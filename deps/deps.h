@@ -19,6 +19,7 @@
 #include "../diff/text.h"
 #include "bpf_object.h"
 #include "kconfig.h"
+#include "ktypes.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,
@@ -97,14 +98,16 @@ struct bc_dep {
 };
 
 /*
- * A kernel as deps reads it: its BTF and, for an ELF file, its symbols
+ * A kernel as deps reads it: its types and, for an ELF file, its symbols
  * and (when asked: it costs a walk of the DWARF) its inlined functions;
- * for a directory of BTF, its modules' BTF too.
+ * for a directory of BTF, its modules' BTF too. Its types are a whole
+ * BTF (input.btf, indexed), or, for a kernel of an archive read through
+ * a view, only the records the checks reach (input.btf NULL).
  */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
 	struct bc_input input;
-	struct bc_core_index *index;
+	struct bc_ktypes types;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
 	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
@@ -138,11 +141,15 @@ int bc_deps_kernel_set_kconfig(struct bc_deps_kernel *k, const char *path,
 /*
  * Kernel idx of the archive ar, with what its attachments tell (symbols,
  * inlined names, config, modules: see deps.c); label names it in
- * messages and is kept as k->arg. The attachments' names are used in
- * place: ar must outlive k and not change. Returns 0 or a negative errno
- * after a message naming label.
+ * messages and is kept as k->arg. With flavors (ar's,
+ * bc_ktypes_flavors_new()), its types are read through a view, a record
+ * when first reached; without, or for a kernel stored as bytes, whole
+ * (input.btf). The attachments' names are used in place: ar must outlive
+ * k and not change. Returns 0 or a negative errno after a message naming
+ * label.
  */
 int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
+				 const struct bc_ktypes_flavors *flavors,
 				 const char *label, struct bc_deps_kernel *k,
 				 const struct bc_log *log);
 
@@ -189,18 +196,29 @@ struct bc_deps_report {
 int bc_deps_check(const struct bc_bpf_object *obj,
 		  const struct bc_deps_kernel *kernels, uint32_t nr,
 		  struct bc_deps_report *report, const struct bc_log *log);
+
+/*
+ * Checks obj against kernel beside first into column of report, a report
+ * of obj from bc_deps_check() widened to hold the column
+ * (bc_deps_report_widen()): the cells bc_deps_check() of (first, kernel)
+ * gives kernel, prototypes compared with first's, helpers named as first
+ * names them, without first's own column nor the rows made again. deps
+ * checks kernel after kernel so against one reference kernel. Returns 0,
+ * or a negative errno after a message (-EINVAL: obj's rows are not the
+ * report's); the column may then be partly filled.
+ */
+int bc_deps_check_column(const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *first,
+			 const struct bc_deps_kernel *kernel,
+			 struct bc_deps_report *report, uint32_t column,
+			 const struct bc_log *log);
 void bc_deps_report_deinit(struct bc_deps_report *report);
 
 /*
- * Reports of one object against kernels one at a time (deps reads a
- * kernel, checks every object, lets it go): widen gives every dependency
- * nr cells (new ones zeroed); take moves src's cells of kernel from into
- * dst's column to, src and dst having the same dependencies (-EINVAL
- * otherwise). Return 0 or a negative errno.
+ * Gives every dependency of report nr cells (new ones zeroed), for
+ * columns bc_deps_check_column() fills. Returns 0 or -ENOMEM.
  */
 int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr);
-int bc_deps_report_take(struct bc_deps_report *dst, uint32_t to,
-			struct bc_deps_report *src, uint32_t from);
 
 /* The worst consequence of dep over all kernels. */
 enum bc_dep_consequence bc_dep_worst(const struct bc_dep *dep, uint32_t nr);

@@ -16,10 +16,13 @@ void bc_kernel_list_deinit(struct bc_kernel_list *l)
 
 	for (i = 0; i < l->nr; i++)
 		free(l->srcs[i].label);
-	for (i = 0; i < l->nr_archives; i++)
+	for (i = 0; i < l->nr_archives; i++) {
+		bc_ktypes_flavors_free(l->flavors[i]);
 		bc_archive_free(l->archives[i]);
+	}
 	free(l->srcs);
 	free(l->archives);
+	free(l->flavors);
 }
 
 static struct bc_kernel_src *kernel_list_add(struct bc_kernel_list *l)
@@ -42,6 +45,7 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		       const char *kconfig, const struct bc_log *log)
 {
 	struct bc_archive *ar = NULL, **ars;
+	struct bc_ktypes_flavors *fl = NULL, **fls;
 	const char *pattern = NULL;
 	char *archive_path = NULL;
 	uint32_t *idx = NULL, nr = 0, i;
@@ -65,13 +69,18 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 	if (err)
 		goto out;
 	ars = realloc(l->archives, (l->nr_archives + 1) * sizeof(*ars));
-	if (!ars) {
+	if (ars)
+		l->archives = ars;
+	fls = realloc(l->flavors, (l->nr_archives + 1) * sizeof(*fls));
+	if (fls)
+		l->flavors = fls;
+	if (!ars || !fls || bc_ktypes_flavors_new(ar, &fl)) {
 		bc_archive_free(ar);
 		err = bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
-	l->archives = ars;
-	l->archives[l->nr_archives++] = ar;
+	l->archives[l->nr_archives] = ar;
+	l->flavors[l->nr_archives++] = fl;
 	err = bc_archive_match(ar, spec ? pattern : "*", &idx, &nr);
 	if (err) {
 		err = bc_log_error(log, err, "out of memory");
@@ -96,6 +105,7 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		}
 		src->ar = ar;
 		src->idx = idx[i];
+		src->flavors = fl;
 		src->kconfig = kconfig;
 		/* a saved kernel file keeps its argument as its name */
 		if (!spec && bc_archive_nr_kernels(ar) == 1)
@@ -115,13 +125,15 @@ out:
 }
 
 int bc_kernel_src_load(const struct bc_kernel_src *src, bool want_inlines,
-		       struct bc_deps_kernel *k, const struct bc_log *log)
+		       bool whole, struct bc_deps_kernel *k,
+		       const struct bc_log *log)
 {
 	int err;
 
 	if (src->ar)
-		err = bc_deps_kernel_load_archived(src->ar, src->idx, src->label,
-						   k, log);
+		err = bc_deps_kernel_load_archived(src->ar, src->idx,
+						   whole ? NULL : src->flavors,
+						   src->label, k, log);
 	else
 		err = bc_deps_kernel_load(src->path, want_inlines, k, log);
 	if (err)

@@ -23,6 +23,7 @@ struct bc_kernel_src {
 	const char *path;		/* a file, or NULL */
 	struct bc_archive *ar;		/* or a kernel of an archive */
 	uint32_t idx;
+	const struct bc_ktypes_flavors *flavors;	/* ar's */
 	const char *kconfig;
 };
 
@@ -30,6 +31,7 @@ struct bc_kernel_list {
 	struct bc_kernel_src *srcs;
 	uint32_t nr, cap;
 	struct bc_archive **archives;	/* opened, owned */
+	struct bc_ktypes_flavors **flavors;	/* of each archive, owned */
 	uint32_t nr_archives;
 };
 
@@ -45,10 +47,13 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 void bc_kernel_list_deinit(struct bc_kernel_list *l);
 
 /*
- * Reads one kernel of the list (its config too). Returns 0 or a negative
- * errno after a message naming it.
+ * Reads one kernel of the list (its config too). A kernel of an archive
+ * is read through a view (a record when first reached) unless whole is
+ * set (min, which copies types out of it). Returns 0 or a negative errno
+ * after a message naming it.
  */
 int bc_kernel_src_load(const struct bc_kernel_src *src, bool want_inlines,
-		       struct bc_deps_kernel *k, const struct bc_log *log);
+		       bool whole, struct bc_deps_kernel *k,
+		       const struct bc_log *log);
 
 #endif

@@ -77,7 +77,7 @@ struct match_event {
 
 struct bc_min {
 	const struct bc_btf *btf;
-	const struct bc_core_index *index;
+	const struct bc_ktypes *types;	/* btf's, indexed */
 	uint32_t end;
 	uint8_t *marks;		/* [end] MARK_* */
 	uint8_t **entries;	/* [end] per member or enumerator, lazily */
@@ -90,17 +90,19 @@ struct bc_min {
 	uint32_t relo_events;	/* its first event */
 };
 
-int bc_min_new(const struct bc_btf *kernel, const struct bc_core_index *index,
-	       struct bc_min **out)
+int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out)
 {
-	struct bc_min *m = calloc(1, sizeof(*m));
+	struct bc_min *m;
 
 	*out = NULL;
+	if (!kernel->btf)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->btf = kernel;
-	m->index = index;
-	m->end = bc_btf_end_id(kernel);
+	m->btf = kernel->btf;
+	m->types = kernel;
+	m->end = bc_btf_end_id(m->btf);
 	m->marks = calloc(m->end, 1);
 	m->entries = calloc(m->end, sizeof(*m->entries));
 	m->kept_cand = calloc(m->end, 1);
@@ -363,13 +365,13 @@ static int mark_match_event(struct bc_min *m, uint32_t kind, uint32_t root_id,
  * candidates the output keeps is known only after every relocation).
  * The first event of a relocation is its first matching candidate.
  */
-static int on_match(void *arg, uint32_t kind, const struct bc_btf *btf,
+static int on_match(void *arg, uint32_t kind, const struct bc_ktypes *types,
 		    uint32_t root_id, const int *raw, uint32_t raw_len)
 {
 	struct bc_min *m = arg;
 	struct match_event *e;
 
-	if (btf != m->btf || root_id == 0 || root_id >= m->end)
+	if (types != m->types || root_id == 0 || root_id >= m->end)
 		return 0;	/* a module's type: not this kernel's */
 	if (m->nr_events == m->cap_events) {
 		uint32_t cap = m->cap_events ? m->cap_events * 2 : 256;
@@ -416,7 +418,7 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 	uint32_t s, i, j;
 	int err;
 
-	err = bc_core_ctx_init(&ctx, obj->btf, m->btf, m->index);
+	err = bc_core_ctx_init(&ctx, obj->btf, m->types);
 	if (err)
 		return err;
 	ctx.on_match = on_match;

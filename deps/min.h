@@ -22,11 +22,11 @@
 struct bc_min;
 
 /*
- * Starts the minimal BTF of kernel (base BTF; index: its core index),
- * both kept by the caller until bc_min_free(). Returns 0 or -ENOMEM.
+ * Starts the minimal BTF of kernel (a whole base BTF, indexed: see
+ * ktypes.h), kept by the caller until bc_min_free(). Returns 0, -EINVAL
+ * for types read through a view, or -ENOMEM.
  */
-int bc_min_new(const struct bc_btf *kernel, const struct bc_core_index *index,
-	       struct bc_min **out);
+int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out);
 
 /*
  * Records what the CO-RE relocations of obj take from the kernel, as

@@ -56,9 +56,27 @@ static void spaced(struct bc_text *out, const char *s)
 	bc_text_puts(out, s);
 }
 
-static bool needs_parens(const struct bc_btf *btf, uint32_t pointee)
+static const struct btf_type *type_of(const struct bc_cdecl *c, uint32_t id)
 {
-	const struct btf_type *t = bc_skip_mods(btf, &pointee, false);
+	return c->type_of ? c->type_of(c->src, id) : bc_btf_type(c->btf, id);
+}
+
+static const char *str_of(const struct bc_cdecl *c, uint32_t str)
+{
+	return c->str_of ? c->str_of(c->src, str) : bc_btf_str(c->btf, str);
+}
+
+/* The type behind qualifiers and type tags (typedefs kept), *id following. */
+static const struct btf_type *skip_qualifiers(const struct bc_cdecl *c,
+					      uint32_t *id)
+{
+	return c->type_of ? bc_skip_mods_read(c->type_of, c->src, id, false) :
+	       bc_skip_mods(c->btf, id, false);
+}
+
+static bool needs_parens(const struct bc_cdecl *c, uint32_t pointee)
+{
+	const struct btf_type *t = skip_qualifiers(c, &pointee);
 	uint32_t kind = t ? bc_type_kind(t) : 0;
 
 	return kind == BTF_KIND_ARRAY || kind == BTF_KIND_FUNC_PROTO;
@@ -68,7 +86,7 @@ static void base_name(struct bc_cdecl *c, const struct btf_type *t,
 		      struct bc_text *out)
 {
 	const char *keyword = bc_tag_keyword(t);
-	const char *name = bc_btf_str(c->btf, t->name_off);
+	const char *name = str_of(c, t->name_off);
 
 	if (!keyword) {
 		spaced(out, name);
@@ -100,14 +118,14 @@ static void qualifier_name(const struct bc_cdecl *c, const struct btf_type *t,
 		break;
 	default:
 		spaced(out, "__tag(");
-		bc_text_puts(out, bc_btf_str(c->btf, t->name_off));
+		bc_text_puts(out, str_of(c, t->name_off));
 		bc_text_puts(out, ")");
 	}
 }
 
 static void prefix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
 {
-	const struct btf_type *t = bc_btf_type(c->btf, id);
+	const struct btf_type *t = type_of(c, id);
 	uint32_t target;
 
 	if (!t) {
@@ -117,7 +135,7 @@ static void prefix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
 	switch (bc_type_kind(t)) {
 	case BTF_KIND_PTR:
 		prefix(c, t->type, out);
-		spaced(out, needs_parens(c->btf, t->type) ? "(*" : "*");
+		spaced(out, needs_parens(c, t->type) ? "(*" : "*");
 		break;
 	case BTF_KIND_ARRAY:
 		prefix(c, ((const struct btf_array *)(t + 1))->type, out);
@@ -130,9 +148,9 @@ static void prefix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:
 		target = t->type;
-		bc_skip_mods(c->btf, &target, false);
-		if (bc_btf_type(c->btf, target) &&
-		    bc_type_kind(bc_btf_type(c->btf, target)) == BTF_KIND_PTR) {
+		skip_qualifiers(c, &target);
+		if (type_of(c, target) &&
+		    bc_type_kind(type_of(c, target)) == BTF_KIND_PTR) {
 			/* a qualified pointer: "char *const" */
 			prefix(c, t->type, out);
 			qualifier_name(c, t, out);
@@ -162,7 +180,7 @@ static void params(struct bc_cdecl *c, const struct btf_type *proto,
 			bc_text_puts(out, "...");
 		else
 			bc_cdecl_type(c, p->type,
-				      with_names ? bc_btf_str(c->btf, p->name_off) : "",
+				      with_names ? str_of(c, p->name_off) : "",
 				      out);
 	}
 	bc_text_add(out, ")", 1);
@@ -170,14 +188,14 @@ static void params(struct bc_cdecl *c, const struct btf_type *proto,
 
 static void suffix(struct bc_cdecl *c, uint32_t id, struct bc_text *out)
 {
-	const struct btf_type *t = bc_btf_type(c->btf, id);
+	const struct btf_type *t = type_of(c, id);
 	const struct btf_array *a;
 
 	if (!t)
 		return;
 	switch (bc_type_kind(t)) {
 	case BTF_KIND_PTR:
-		if (needs_parens(c->btf, t->type))
+		if (needs_parens(c, t->type))
 			bc_text_add(out, ")", 1);
 		suffix(c, t->type, out);
 		break;
@@ -220,7 +238,7 @@ void bc_cdecl_type(struct bc_cdecl *c, uint32_t id, const char *name,
 void bc_cdecl_func(struct bc_cdecl *c, uint32_t proto_id, const char *name,
 		   struct bc_text *out)
 {
-	const struct btf_type *proto = bc_btf_type(c->btf, proto_id);
+	const struct btf_type *proto = type_of(c, proto_id);
 	size_t start = out->len;
 
 	if (!c->depth)
@@ -251,7 +269,7 @@ static void enum_body(struct bc_cdecl *c, const struct btf_type *t,
 	for (i = 0; i < vlen; i++, e += is64 ? 3 : 2) {
 		uint64_t v = is64 ? (uint64_t)e[2] << 32 | e[1] : e[1];
 
-		bc_text_printf(out, " %s = ", bc_btf_str(c->btf, e[0]));
+		bc_text_printf(out, " %s = ", str_of(c, e[0]));
 		if (!is_signed)
 			bc_text_printf(out, "%" PRIu64 ",", v);
 		else if (is64)
@@ -287,7 +305,7 @@ void bc_cdecl_body(struct bc_cdecl *c, const struct btf_type *t,
 		uint32_t bitfield = kflag ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
 
 		bc_text_add(out, " ", 1);
-		bc_cdecl_type(c, m->type, bc_btf_str(c->btf, m->name_off), out);
+		bc_cdecl_type(c, m->type, str_of(c, m->name_off), out);
 		if (bitfield)
 			bc_text_printf(out, ": %u", bitfield);
 		bc_text_printf(out, " @%u;", bits);

@@ -19,12 +19,21 @@
 
 #include "../canon/btf_data.h"
 #include "text.h"
+#include "types.h"
 
 #define BC_CDECL_MAX_DEPTH 32	/* nesting of expanded bodies */
 #define BC_CDECL_MAX_BODIES 256	/* expanded bodies in one declaration */
 
 struct bc_cdecl {
 	const struct bc_btf *btf;
+	/*
+	 * When set, types and strings are read through these instead of
+	 * from btf: a source that decodes records on demand (deps reading
+	 * an archive's kernel through a view). type_of gives NULL for void.
+	 */
+	bc_type_reader type_of;
+	const char *(*str_of)(const void *src, uint32_t str);
+	const void *src;
 	bool expand;		/* print anonymous bodies in full */
 	uint32_t depth;		/* nesting of expanded bodies (bounded) */
 	/* the bodies being expanded, outermost first: a cycle prints {...} */

@@ -88,15 +88,21 @@ void bc_text_json_str(struct bc_text *t, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	bc_text_add(t, "\"", 1);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			char esc[2] = { '\\', *p };
+	while (*p) {
+		size_t run = 0;
+
+		/* a run of characters that need no escape, copied at once */
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run) {
+			bc_text_add(t, (const char *)p, run);
+			p += run;
+		} else if (*p == '"' || *p == '\\') {
+			char esc[2] = { '\\', *p++ };
 
 			bc_text_add(t, esc, 2);
-		} else if (*p < 0x20) {
-			bc_text_printf(t, "\\u%04x", *p);
 		} else {
-			bc_text_add(t, (const char *)p, 1);
+			bc_text_printf(t, "\\u%04x", *p++);
 		}
 	}
 	bc_text_add(t, "\"", 1);

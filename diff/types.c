@@ -4,13 +4,13 @@
 #include "../canon/btf_kinds.h"
 #include "types.h"
 
-const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
-				    bool typedefs)
+const struct btf_type *bc_skip_mods_read(bc_type_reader read, const void *src,
+					 uint32_t *id, bool typedefs)
 {
 	const struct btf_type *t;
 
 	for (;;) {
-		t = bc_btf_type(btf, *id);
+		t = read(src, *id);
 		if (!t)
 			return NULL;
 		switch (bc_type_kind(t)) {
@@ -28,6 +28,17 @@ const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
 			return t;
 		}
 	}
+}
+
+static const struct btf_type *read_btf(const void *btf, uint32_t id)
+{
+	return bc_btf_type(btf, id);
+}
+
+const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
+				    bool typedefs)
+{
+	return bc_skip_mods_read(read_btf, btf, id, typedefs);
 }
 
 const char *bc_tag_keyword(const struct btf_type *t)

@@ -19,6 +19,16 @@
 const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
 				    bool typedefs);
 
+/*
+ * A reader of type records by id (NULL for void) other than a parsed BTF:
+ * a source that decodes records on demand (deps/ktypes.h).
+ */
+typedef const struct btf_type *(*bc_type_reader)(const void *src, uint32_t id);
+
+/* bc_skip_mods() over the records read from src. */
+const struct btf_type *bc_skip_mods_read(bc_type_reader read, const void *src,
+					 uint32_t *id, bool typedefs);
+
 /* "struct", "union", "enum" for those kinds and FWD; NULL for others. */
 const char *bc_tag_keyword(const struct btf_type *t);
 

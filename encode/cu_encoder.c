@@ -1686,6 +1686,53 @@ void cu_encoder_start(struct cu_encoder *e, struct btf *btf)
 	e->next_id = btf__type_cnt(btf);
 }
 
+int cu_encoder_seed_take(const struct cu_encoder *e, struct type_cache_seed *seed)
+{
+	const struct type_cache *c = e->cache;
+	uint32_t i;
+
+	memset(seed, 0, sizeof(*seed));
+	seed->slots = malloc((size_t)c->cap * sizeof(*seed->slots));
+	if (!seed->slots)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++) {
+		seed->slots[i].key = c->slots[i].key;
+		seed->slots[i].id = c->slots[i].key ? CU_SEED_ID + c->slots[i].id : 0;
+	}
+	seed->cap = c->cap;
+	seed->used = c->used;
+	return 0;
+}
+
+void cu_encoder_seed_free(struct type_cache_seed *seed)
+{
+	free(seed->slots);
+	memset(seed, 0, sizeof(*seed));
+}
+
+int cu_encoder_start_seeded(struct cu_encoder *e, struct btf *btf,
+			    const struct type_cache_seed *seed)
+{
+	struct type_cache *c = e->cache;
+
+	cu_encoder_start(e, btf);
+	if (!seed || !seed->cap)
+		return 0;
+	if (c->cap != seed->cap) {
+		struct type_cache_entry *slots = malloc((size_t)seed->cap *
+							sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(c->slots);
+		c->slots = slots;
+		c->cap = seed->cap;
+	}
+	memcpy(c->slots, seed->slots, (size_t)seed->cap * sizeof(*c->slots));
+	c->used = seed->used;
+	return 0;
+}
+
 int cu_encoder_init(struct cu_encoder *e, const char *path,
 		    const struct encode_features *features,
 		    const struct bc_log *log)

@@ -16,6 +16,7 @@
 
 struct btf;
 struct type_cache;
+struct type_cache_entry;
 struct name_hash;
 struct cu_queue_entry;
 struct pending_decl_tag;
@@ -81,5 +82,32 @@ int cu_encoder_true_proto_id(struct cu_encoder *e, Dwarf_Die *fn,
 			     uint64_t drop, uint32_t *id);
 
 void cu_encoder_start(struct cu_encoder *e, struct btf *btf);
+
+/*
+ * A chunk's later pieces start from the type cache its first piece ended
+ * with (encoder.c): a read-only copy, whose ids name the first piece's
+ * types as CU_SEED_ID + id. A piece started from it takes those types
+ * without encoding them again, and refers to them by these ids, which
+ * the chunk's join (merge.c) moves onto the first piece's.
+ */
+#define CU_SEED_ID	0x40000000u
+
+struct type_cache_seed {
+	struct type_cache_entry *slots;	/* [cap] */
+	uint32_t cap, used;
+};
+
+/* Copies e's type cache into seed. Returns 0 or -ENOMEM. */
+int cu_encoder_seed_take(const struct cu_encoder *e, struct type_cache_seed *seed);
+
+/* Frees seed's copy; accepts a zeroed seed. */
+void cu_encoder_seed_free(struct type_cache_seed *seed);
+
+/*
+ * cu_encoder_start(), with the type cache a copy of seed (NULL: empty).
+ * Returns 0 or -ENOMEM.
+ */
+int cu_encoder_start_seeded(struct cu_encoder *e, struct btf *btf,
+			    const struct type_cache_seed *seed);
 
 #endif

@@ -5,14 +5,33 @@
  *
  * The main thread lists the compile units (their DIE offsets) and cuts the
  * list into chunks of consecutive units of about equal bytes of DWARF,
- * their number a function of the file (cut_chunks; never of -j). N
- * workers then pull chunk numbers from one atomic cursor, in no
- * particular order. Each worker owns its Dwarf handle (libdw 0.188 is not
- * built thread-safe) and its DIE map; for a chunk it makes a fresh libbpf
- * BTF, encodes the chunk's units into it in file order (cu_encoder.c),
- * deduplicates it and leaves it in the chunk's slot (merge.h). The only shared
- * mutable state is the cursor, the first-error slot and the chunk's own
- * result slot.
+ * their number a function of the file (cut_chunks; never of -j), and each
+ * chunk into pieces of at most ENCODE_PIECE_BYTES (cut_pieces). N workers
+ * then pull piece numbers from one atomic cursor, in no particular order.
+ * Each worker owns its Dwarf handle (libdw 0.188 is not built
+ * thread-safe) and its DIE map; for a piece it makes a fresh libbpf BTF
+ * and encodes the piece's units into it in file order (cu_encoder.c).
+ *
+ * A chunk's first piece starts with an empty type cache and, when done,
+ * leaves a read-only copy of it (the seed); the chunk's later pieces
+ * start from the seed, so the header types the first piece met are taken
+ * by reference (ids CU_SEED_ID + id) instead of being encoded again.
+ * Workers take every first piece before any later one, so a later piece
+ * waits at most for a first piece already running. The worker that
+ * finishes a chunk's last piece joins the pieces in piece order
+ * (merge_pieces: the later pieces' types appended to the first's, their
+ * references moved), deduplicates the chunk and leaves it in the chunk's
+ * slot (merge.h). Shared mutable state: the cursor, the first-error slot,
+ * the seeds (written once, before their flag is set under the lock), each
+ * chunk's count of pieces left, and each piece's and chunk's own slot.
+ *
+ *	chunk 3: piece 12 (empty cache) ─ seed ─┬─ piece 13 ─┐
+ *	                                        ├─ piece 14 ─┼─ join 12..15, dedup
+ *	                                        └─ piece 15 ─┘
+ *
+ * A chunk's join is a function of the file (its pieces, in order, each
+ * from a fixed seed), whichever worker took which piece; pieces only
+ * change how many copies the chunk's dedup removes.
  *
  * The reduction, after the workers: a tree of fixed shape. Groups of
  * ENCODE_GROUP_CHUNKS consecutive chunks are merged and deduplicated, one
@@ -40,7 +59,8 @@
  * only declare what others define. That equivalence is not transitive, so
  * dedup's result depends on the order of its input. Here every dedup sees
  * an input that is a function of the file alone: a chunk's BTF is its
- * units in file order, a group's input its chunks in chunk order, the
+ * pieces in piece order (each its units in file order, from a fixed
+ * seed), a group's input its chunks in chunk order, the
  * final input the groups in group order. Which worker took which chunk
  * or group, and when, changes nothing; canon then fixes the ids. Memory
  * stays bounded by the deduplicated size of each chunk.
@@ -81,18 +101,35 @@ struct encoder {
 	uint32_t nr_cus;
 	uint32_t *chunk_first;		/* [nr_chunks + 1] chunk k: units [first, next first) */
 	uint32_t nr_chunks;
-	uint32_t *take_order;		/* [nr_chunks] chunk numbers */
+	uint32_t *chunk_pieces;		/* [nr_chunks + 1] chunk k: pieces [first, next first) */
+	uint32_t *piece_first;		/* [nr_pieces + 1] piece p: units [first, next first) */
+	uint32_t *piece_chunk;		/* [nr_pieces] the chunk of each piece */
+	uint32_t nr_pieces;
+	uint32_t *take_order;		/* [nr_pieces] piece numbers */
+	struct btf **pieces;		/* [nr_pieces] encoded, awaiting their chunk's join */
+	atomic_uint *pieces_left;	/* [nr_chunks] pieces not yet encoded */
+	double *piece_sec;		/* [nr_pieces] thread CPU time of each encode */
+	/*
+	 * A chunk's first piece leaves its type cache in seeds[k]; the
+	 * chunk's later pieces wait for it (seed_ready[k], under seed_lock),
+	 * then start from it. The workers take every first piece before
+	 * any later one, so a wait is for a piece already running.
+	 */
+	struct type_cache_seed *seeds;	/* [nr_chunks] */
+	bool *seed_ready;		/* [nr_chunks] */
+	pthread_mutex_t seed_lock;
+	pthread_cond_t seed_cond;
 	struct chunk_part *parts;	/* [nr_chunks] deduplicated chunk BTFs */
-	double *chunk_sec;		/* [nr_chunks] thread CPU time of each */
+	double *chunk_sec;		/* [nr_chunks] thread CPU time of each join + dedup */
 	struct chunk_part *groups;	/* [nr_groups] deduplicated groups of chunks */
 	uint32_t nr_groups;
 	uint32_t group_chunks;		/* chunks per group */
-	struct cand_list *cands;	/* [nr_chunks] function/variable candidates */
+	struct cand_list *cands;	/* [nr_pieces] function/variable candidates */
 	struct elf_syms syms;		/* the ELF's functions, objects, kfuncs */
 	struct cand_ctx cand_ctx;
 	bool want_cands;
 	const struct dwarf_handle *h;	/* the file, for drop_range() */
-	atomic_uint cursor;		/* next position in take_order */
+	atomic_uint cursor;		/* next position in take_order (pieces) */
 	atomic_int first_error;		/* 0, or the error that stops everyone */
 	atomic_int error_owner;		/* worker whose message is kept, or -1 */
 };
@@ -145,6 +182,10 @@ static void set_first_error(struct worker *w, int err)
 	if (atomic_compare_exchange_strong(&w->enc->first_error, &expected, err))
 		atomic_compare_exchange_strong(&w->enc->error_owner, &owner,
 					       w->index);
+	/* a worker waiting for a seed that will not come stops too */
+	pthread_mutex_lock(&w->enc->seed_lock);
+	pthread_cond_broadcast(&w->enc->seed_cond);
+	pthread_mutex_unlock(&w->enc->seed_lock);
 }
 
 /*
@@ -435,20 +476,24 @@ static void close_dwarf(struct dwarf_handle *h)
 /* .debug_info bytes a worker's finished units may hold before it drops them */
 #define DROP_BYTES	(2u << 20)
 
-/* Encodes chunk k's units, in file order, into a fresh BTF; dedups it. */
-static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
+/*
+ * Encodes piece p's units, in file order, into a fresh BTF (*out), the
+ * type cache started from seed (NULL: empty).
+ */
+static int encode_piece(struct worker *w, Dwarf *dwarf, uint32_t p,
+			const struct type_cache_seed *seed, struct btf **out)
 {
 	struct encoder *enc = w->enc;
-	uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1], i;
+	uint32_t first = enc->piece_first[p], end = enc->piece_first[p + 1], i;
 	uint64_t dropped_to = enc->cu_offs[first];
 	struct btf *btf = btf__new_empty();
-	int err = 0;
+	int err;
 
 	if (!btf)
 		return -ENOMEM;
-	cu_encoder_start(&w->cu, btf);
+	err = cu_encoder_start_seeded(&w->cu, btf, seed);
 	w->cu.cand_ctx = enc->want_cands ? &enc->cand_ctx : NULL;
-	w->cu.cands = &enc->cands[k];
+	w->cu.cands = &enc->cands[p];
 	for (i = first; i < end && !err; i++) {
 		Dwarf_Die cu_die;
 
@@ -469,11 +514,11 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 		err = cu_encoder_encode(&w->cu, &cu_die);
 		/* the unit's candidates were collected by its walk */
 		if (!err && enc->want_cands)
-			err = cand_add_markers(&enc->cands[k], btf);
+			err = cand_add_markers(&enc->cands[p], btf);
 		w->cus++;
 		/*
 		 * The finished units' pages go back every DROP_BYTES, not
-		 * at the chunk's end: chunks of equal size end together,
+		 * at the piece's end: pieces of equal size end together,
 		 * and at -j16 all sixteen would hold theirs to the end (a
 		 * later unit that reads one again gets it from the page
 		 * cache).
@@ -485,30 +530,121 @@ static int encode_chunk(struct worker *w, Dwarf *dwarf, uint32_t k)
 			dropped_to = enc->cu_offs[i + 1] - 64;
 		}
 	}
-	if (!err) {
-		err = btf__dedup(btf, NULL);
-		if (err)
-			bc_log_error(w->cu.log, err,
-				"%s: BTF dedup of units %u-%u failed: %s",
-				enc->path, first, end - 1, strerror(-err));
-	}
 	w->cu.btf = NULL;
 	if (err) {
 		btf__free(btf);
 		return err;
 	}
-	/* the chunk's units are done: let the kernel have their pages back */
+	/* the piece's units are done: let the kernel have their pages back */
 	if (!(enc->cu_offs[first] & UNIT_IN_TYPES))
 		drop_range(enc->h, dropped_to,
 			   end < enc->nr_cus && !(enc->cu_offs[end] & UNIT_IN_TYPES) ?
 			   enc->cu_offs[end] - 64 : enc->h->info_size);
 	if (enc->want_cands) {
-		drop_loc_span(enc->h, &enc->cand_ctx.locs, &enc->cands[k].loc_span);
-		cand_list_walked(&enc->cands[k]);
+		drop_loc_span(enc->h, &enc->cand_ctx.locs, &enc->cands[p].loc_span);
+		cand_list_walked(&enc->cands[p]);
+	}
+	*out = btf;
+	return 0;
+}
+
+/*
+ * Chunk k, once all its pieces are encoded: the later pieces appended to
+ * the first in piece order (merge_pieces), deduplicated, and left in the
+ * chunk's slot. The join's input is a function of the file, whichever
+ * worker encoded which piece and whichever finished last.
+ */
+static int join_chunk(struct worker *w, uint32_t k)
+{
+	struct encoder *enc = w->enc;
+	uint32_t first = enc->chunk_pieces[k];
+	uint32_t n = enc->chunk_pieces[k + 1] - first;
+	struct btf *btf = enc->pieces[first];
+	int err;
+
+	enc->pieces[first] = NULL;
+	cu_encoder_seed_free(&enc->seeds[k]);
+	err = merge_pieces(btf, enc->pieces + first + 1, n - 1, CU_SEED_ID);
+	if (err) {
+		btf__free(btf);
+		return bc_log_error(w->cu.log, err,
+			"%s: joining the pieces of units %u-%u failed: %s",
+			enc->path, enc->chunk_first[k],
+			enc->chunk_first[k + 1] - 1, strerror(-err));
+	}
+	err = btf__dedup(btf, NULL);
+	if (err) {
+		btf__free(btf);
+		return bc_log_error(w->cu.log, err,
+			"%s: BTF dedup of units %u-%u failed: %s",
+			enc->path, enc->chunk_first[k],
+			enc->chunk_first[k + 1] - 1, strerror(-err));
 	}
 	w->chunks++;
 	w->types_chunked += btf__type_cnt(btf) - 1;
 	return chunk_part_take(&enc->parts[k], btf);
+}
+
+/* Waits for chunk k's seed; false when the run stopped instead. */
+static bool wait_seed(struct encoder *enc, uint32_t k)
+{
+	bool ready;
+
+	pthread_mutex_lock(&enc->seed_lock);
+	while (!(ready = enc->seed_ready[k]) && !atomic_load(&enc->first_error))
+		pthread_cond_wait(&enc->seed_cond, &enc->seed_lock);
+	pthread_mutex_unlock(&enc->seed_lock);
+	return ready;
+}
+
+/* Chunk k's first piece is done: its type cache becomes the chunk's seed. */
+static int publish_seed(struct worker *w, uint32_t k)
+{
+	struct encoder *enc = w->enc;
+	int err = cu_encoder_seed_take(&w->cu, &enc->seeds[k]);
+
+	pthread_mutex_lock(&enc->seed_lock);
+	enc->seed_ready[k] = !err;
+	pthread_cond_broadcast(&enc->seed_cond);
+	pthread_mutex_unlock(&enc->seed_lock);
+	return err;
+}
+
+/*
+ * Piece p: encoded (a chunk's later piece from the seed its first piece
+ * left); then, when it is the last of its chunk's pieces to be done (the
+ * pieces_left count, which orders the other pieces' BTFs before this
+ * thread's reads), the chunk's join and dedup.
+ */
+static int do_piece(struct worker *w, uint32_t p)
+{
+	struct encoder *enc = w->enc;
+	uint32_t k = enc->piece_chunk[p];
+	bool lone = enc->chunk_pieces[k + 1] - enc->chunk_pieces[k] == 1;
+	bool first = p == enc->chunk_pieces[k];
+	double t0, t1;
+	struct btf *btf = NULL;
+	int err;
+
+	if (!first && !wait_seed(enc, k))
+		return 0;
+	t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	err = encode_piece(w, w->dwarf, p, first ? NULL : &enc->seeds[k], &btf);
+	if (!err && first && !lone)
+		err = publish_seed(w, k);
+	t1 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	enc->piece_sec[p] = t1 - t0;
+	if (err) {
+		btf__free(btf);
+		return err;
+	}
+	enc->pieces[p] = btf;
+	if (!lone && (atomic_fetch_sub(&enc->pieces_left[k], 1) != 1 ||
+		      atomic_load(&enc->first_error)))
+		return 0;
+	err = join_chunk(w, k);
+	enc->chunk_sec[k] = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t1;
+	return err;
 }
 
 static void *worker_main(void *arg)
@@ -523,13 +659,9 @@ static void *worker_main(void *arg)
 	while (!err && !atomic_load(&enc->first_error)) {
 		unsigned int pos = atomic_fetch_add(&enc->cursor, 1);
 
-		if (pos >= enc->nr_chunks)
+		if (pos >= enc->nr_pieces)
 			break;
-		double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
-		uint32_t k = enc->take_order[pos];
-
-		err = encode_chunk(w, w->dwarf, k);
-		enc->chunk_sec[k] = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+		err = do_piece(w, enc->take_order[pos]);
 	}
 	if (err)
 		set_first_error(w, err);
@@ -641,13 +773,12 @@ static uint64_t unit_bytes(const struct encoder *enc, uint32_t i,
  * per ENCODE_CHUNK_BYTES of DWARF, each of at least ENCODE_CHUNK_CUS_MIN
  * units; then the cuts fall where the bytes so far pass k / nr_chunks of
  * the total, so that chunks take about the same time. All of it a
- * function of the file alone.
+ * function of the file alone (bytes[i]: unit i's, total: their sum).
  */
-static int cut_chunks(struct encoder *enc, Dwarf *dwarf)
+static int cut_chunks(struct encoder *enc, const uint64_t *bytes,
+		      uint64_t total)
 {
-	uint64_t info_size = section_size(dwarf_getelf(dwarf), ".debug_info");
-	uint64_t types_size = section_size(dwarf_getelf(dwarf), ".debug_types");
-	uint64_t total = 0, sum = 0, *bytes, by_bytes;
+	uint64_t sum = 0, by_bytes;
 	uint32_t per_chunk, i, k;
 
 	if (enc->opts->chunk_cus) {
@@ -667,16 +798,9 @@ static int cut_chunks(struct encoder *enc, Dwarf *dwarf)
 	if (per_chunk < ENCODE_CHUNK_CUS_MIN)
 		per_chunk = ENCODE_CHUNK_CUS_MIN;
 	enc->nr_chunks = (enc->nr_cus + per_chunk - 1) / per_chunk;
-	bytes = malloc(enc->nr_cus * sizeof(*bytes));
 	enc->chunk_first = malloc((enc->nr_cus + 1) * sizeof(uint32_t));
-	if (!bytes || !enc->chunk_first) {
-		free(bytes);
+	if (!enc->chunk_first)
 		return -ENOMEM;
-	}
-	for (i = 0; i < enc->nr_cus; i++) {
-		bytes[i] = unit_bytes(enc, i, info_size, types_size);
-		total += bytes[i];
-	}
 	by_bytes = total / ENCODE_CHUNK_BYTES;
 	if (by_bytes > enc->nr_cus / ENCODE_CHUNK_CUS_MIN)
 		by_bytes = enc->nr_cus / ENCODE_CHUNK_CUS_MIN;
@@ -692,41 +816,126 @@ static int cut_chunks(struct encoder *enc, Dwarf *dwarf)
 	}
 	enc->nr_chunks = k;
 	enc->chunk_first[k] = enc->nr_cus;
-	free(bytes);
 	return 0;
 }
 
-/* The order workers take chunks in: file order, or a seeded shuffle for tests. */
+/*
+ * Cuts each chunk into pieces, the units the workers take. With
+ * --piece-cus N (tests): N units each. Otherwise as few as keep each
+ * within ENCODE_PIECE_BYTES, cut at equal shares of the chunk's bytes
+ * (6.12.117: 16 chunks of about 13 MiB, four pieces each). A function of
+ * the file alone, never of -j.
+ */
+static int cut_pieces(struct encoder *enc, const uint64_t *bytes)
+{
+	uint32_t k, i, p = 0;
+
+	enc->chunk_pieces = malloc((enc->nr_chunks + 1) * sizeof(uint32_t));
+	enc->piece_first = malloc((enc->nr_cus + 1) * sizeof(uint32_t));
+	enc->piece_chunk = malloc(enc->nr_cus * sizeof(uint32_t));
+	if (!enc->chunk_pieces || !enc->piece_first || !enc->piece_chunk)
+		return -ENOMEM;
+	for (k = 0; k < enc->nr_chunks; k++) {
+		uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1];
+		uint32_t units = end - first, per = enc->opts->piece_cus, n, j;
+		uint64_t total = 0, sum = 0;
+
+		for (i = first; i < end; i++)
+			total += bytes[i];
+		n = per ? (units + per - 1) / per :
+		    (uint32_t)((total + ENCODE_PIECE_BYTES - 1) / ENCODE_PIECE_BYTES);
+		if (n > units)
+			n = units;
+		if (n < 1)
+			n = 1;
+		enc->chunk_pieces[k] = p;
+		enc->piece_first[p] = first;
+		enc->piece_chunk[p++] = k;
+		/* piece j ends at the first unit whose end passes (j + 1) / n */
+		for (i = first, j = 1; i < end && j < n; i++) {
+			sum += bytes[i];
+			if (per ? (i + 1 - first) % per != 0 :
+			    sum * n < total * j || end - (i + 1) < n - j)
+				continue;
+			enc->piece_first[p] = i + 1;
+			enc->piece_chunk[p++] = k;
+			j++;
+		}
+	}
+	enc->chunk_pieces[k] = p;
+	enc->piece_first[p] = enc->nr_cus;
+	enc->nr_pieces = p;
+	return 0;
+}
+
+static void shuffle(uint32_t *a, uint32_t n, uint64_t *state)
+{
+	uint32_t i, j, t;
+
+	for (i = n; i > 1; i--) {
+		*state ^= *state << 13;
+		*state ^= *state >> 7;
+		*state ^= *state << 17;
+		j = *state % i;
+		t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+/*
+ * The chunks and their pieces; the order workers take pieces in: file
+ * order, or a seeded shuffle for tests (first pieces first, always).
+ */
 static int plan_chunks(struct encoder *enc, Dwarf *dwarf)
 {
 	uint64_t state = enc->opts->shuffle_seed * 0x9e3779b97f4a7c15ULL + 1;
-	uint32_t i;
-	int err = cut_chunks(enc, dwarf);
+	uint64_t info_size = section_size(dwarf_getelf(dwarf), ".debug_info");
+	uint64_t types_size = section_size(dwarf_getelf(dwarf), ".debug_types");
+	uint64_t *bytes = malloc(enc->nr_cus * sizeof(*bytes)), total = 0;
+	uint32_t i, k, n;
+	int err;
 
+	if (!bytes)
+		return -ENOMEM;
+	for (i = 0; i < enc->nr_cus; i++) {
+		bytes[i] = unit_bytes(enc, i, info_size, types_size);
+		total += bytes[i];
+	}
+	err = cut_chunks(enc, bytes, total);
+	if (!err)
+		err = cut_pieces(enc, bytes);
+	free(bytes);
 	if (err)
 		return err;
-	enc->take_order = malloc(enc->nr_chunks * sizeof(uint32_t));
+	enc->take_order = malloc(enc->nr_pieces * sizeof(uint32_t));
+	enc->pieces = calloc(enc->nr_pieces, sizeof(*enc->pieces));
+	enc->piece_sec = calloc(enc->nr_pieces, sizeof(*enc->piece_sec));
+	enc->cands = calloc(enc->nr_pieces, sizeof(*enc->cands));
+	enc->pieces_left = calloc(enc->nr_chunks, sizeof(*enc->pieces_left));
 	enc->parts = calloc(enc->nr_chunks, sizeof(*enc->parts));
 	enc->chunk_sec = calloc(enc->nr_chunks, sizeof(*enc->chunk_sec));
-	enc->cands = calloc(enc->nr_chunks, sizeof(*enc->cands));
-	if (!enc->take_order || !enc->parts || !enc->chunk_sec || !enc->cands)
+	enc->seeds = calloc(enc->nr_chunks, sizeof(*enc->seeds));
+	enc->seed_ready = calloc(enc->nr_chunks, sizeof(*enc->seed_ready));
+	if (!enc->take_order || !enc->pieces || !enc->piece_sec ||
+	    !enc->cands || !enc->pieces_left || !enc->parts ||
+	    !enc->chunk_sec || !enc->seeds || !enc->seed_ready)
 		return -ENOMEM;
-	for (i = 0; i < enc->nr_chunks; i++)
+	for (k = 0; k < enc->nr_chunks; k++)
+		atomic_init(&enc->pieces_left[k],
+			    enc->chunk_pieces[k + 1] - enc->chunk_pieces[k]);
+	for (i = 0; i < enc->nr_pieces; i++)
 		cand_list_init(&enc->cands[i], i);
-	for (i = 0; i < enc->nr_chunks; i++)
-		enc->take_order[i] = i;
-	if (!enc->opts->shuffle)
-		return 0;
-	for (i = enc->nr_chunks; i > 1; i--) {
-		uint32_t j, t;
-
-		state ^= state << 13;
-		state ^= state >> 7;
-		state ^= state << 17;
-		j = state % i;
-		t = enc->take_order[i - 1];
-		enc->take_order[i - 1] = enc->take_order[j];
-		enc->take_order[j] = t;
+	/* every chunk's first piece, then the later ones: see seeds */
+	for (k = 0; k < enc->nr_chunks; k++)
+		enc->take_order[k] = enc->chunk_pieces[k];
+	for (i = 0, n = k; i < enc->nr_pieces; i++)
+		if (i != enc->chunk_pieces[enc->piece_chunk[i]])
+			enc->take_order[n++] = i;
+	if (enc->opts->shuffle) {
+		shuffle(enc->take_order, enc->nr_chunks, &state);
+		shuffle(enc->take_order + enc->nr_chunks,
+			enc->nr_pieces - enc->nr_chunks, &state);
 	}
 	return 0;
 }
@@ -836,6 +1045,30 @@ static int dedup_groups(struct encoder *enc, unsigned int jobs,
 }
 
 /*
+ * The encode's share of the critical path: on unlimited cores chunk k is
+ * done after its first piece, then the longest of its later pieces (all
+ * at once), then its join and dedup; the longest such chunk.
+ */
+static void critical_chunk(const struct encoder *enc,
+			   struct encode_critical *c)
+{
+	uint32_t k;
+
+	c->chunk = 0;
+	c->piece = bc_par_longest(enc->piece_sec, enc->nr_pieces);
+	for (k = 0; k < enc->nr_chunks; k++) {
+		uint32_t first = enc->chunk_pieces[k];
+		double sec = enc->piece_sec[first] +
+			     bc_par_longest(enc->piece_sec + first + 1,
+					    enc->chunk_pieces[k + 1] - first - 1) +
+			     enc->chunk_sec[k];
+
+		if (sec > c->chunk)
+			c->chunk = sec;
+	}
+}
+
+/*
  * The selection's plan (select_plan_funcs), which reads no types, made on
  * a thread of its own while the main thread deduplicates. (The ELF stays
  * open until the selection is done: the symbol table's names point into
@@ -855,7 +1088,7 @@ static void *plan_main(void *arg)
 	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 
 	job->err = select_plan_funcs(&job->plan, job->enc->cands,
-				     job->enc->nr_chunks, &job->enc->syms);
+				     job->enc->nr_pieces, &job->enc->syms);
 	job->cpu_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return NULL;
 }
@@ -891,6 +1124,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	atomic_init(&enc.cursor, 0);
 	atomic_init(&enc.first_error, 0);
 	atomic_init(&enc.error_owner, -1);
+	pthread_mutex_init(&enc.seed_lock, NULL);
+	pthread_cond_init(&enc.seed_cond, NULL);
 	elf_version(EV_CURRENT);
 	enc.features = opts->features;
 	enc.features.flat_arrays = arrays_flat(opts);
@@ -916,8 +1151,8 @@ int encode_file(const char *path, const struct encode_opts *opts,
 	}
 	if (err)
 		goto out;
-	if (jobs > enc.nr_chunks)
-		jobs = enc.nr_chunks;
+	if (jobs > enc.nr_pieces)
+		jobs = enc.nr_pieces;
 	workers = calloc(jobs, sizeof(*workers));
 	if (!workers) {
 		err = -ENOMEM;
@@ -980,7 +1215,8 @@ join:
 	stats->workers_spread_sec = encode_end - first_end;
 	stats->encode_cpu_sec = bc_clock_sec(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	stats->chunks = enc.nr_chunks;
-	stats->critical.chunk = bc_par_longest(enc.chunk_sec, enc.nr_chunks);
+	stats->pieces = enc.nr_pieces;
+	critical_chunk(&enc, &stats->critical);
 	for (i = 0; i < jobs; i++) {
 		stats->cus += workers[i].cus;
 		stats->cus_skipped += workers[i].cus_skipped;
@@ -1074,7 +1310,7 @@ join:
 			bc_log_error(log, err, "%s: function selection failed: %s",
 				     path, strerror(-err));
 		else
-			err = select_emit(merged, enc.cands, enc.nr_chunks,
+			err = select_emit(merged, enc.cands, enc.nr_pieces,
 					  &plan.plan, &enc.syms, &enc.features,
 					  &out->omit, &stats->select,
 					  &out->decisions, log);
@@ -1118,6 +1354,14 @@ out:
 	btf__free(merged);
 	for (i = 0; enc.parts && i < enc.nr_chunks; i++)
 		chunk_part_free(&enc.parts[i]);
+	for (i = 0; enc.pieces && i < enc.nr_pieces; i++)
+		btf__free(enc.pieces[i]);
+	for (i = 0; enc.seeds && i < enc.nr_chunks; i++)
+		cu_encoder_seed_free(&enc.seeds[i]);
+	free(enc.seeds);
+	free(enc.seed_ready);
+	pthread_mutex_destroy(&enc.seed_lock);
+	pthread_cond_destroy(&enc.seed_cond);
 	for (i = 0; enc.groups && i < enc.nr_groups; i++)
 		chunk_part_free(&enc.groups[i]);
 	free(enc.groups);
@@ -1128,7 +1372,7 @@ out:
 	}
 	close_dwarf(&h);
 	elf_syms_free(&enc.syms);
-	for (i = 0; enc.cands && i < enc.nr_chunks; i++)
+	for (i = 0; enc.cands && i < enc.nr_pieces; i++)
 		cand_list_deinit(&enc.cands[i]);
 	free(enc.cands);
 	free(workers);
@@ -1136,6 +1380,12 @@ out:
 	free(enc.chunk_sec);
 	free(enc.cu_offs);
 	free(enc.chunk_first);
+	free(enc.chunk_pieces);
+	free(enc.piece_first);
+	free(enc.piece_chunk);
+	free(enc.pieces);
+	free(enc.pieces_left);
+	free(enc.piece_sec);
 	free(enc.take_order);
 	return err;
 }

@@ -57,6 +57,18 @@ enum encode_arrays {
  * deduplicated alone before the final merge and dedup (the reduction's
  * first level); with fewer chunks than that there is no such level.
  */
+/*
+ * A chunk of more than ENCODE_PIECE_BYTES of DWARF is encoded in pieces:
+ * consecutive units, cut at equal shares of the chunk's bytes, as many
+ * as it takes to keep each within ENCODE_PIECE_BYTES. Each piece is
+ * encoded alone (its own type cache, its own BTF), any worker taking any
+ * piece; the chunk's pieces are then joined in piece order and
+ * deduplicated as one chunk. Pieces are what keeps 16 or more threads
+ * busy; the chunks above them keep the dedup's input (and the type
+ * cache's sharing, which pieces lose in part) what it was. A function of
+ * the file alone, like the chunks.
+ */
+#define ENCODE_PIECE_BYTES	(4u << 20)
 #define ENCODE_CHUNKS		16
 #define ENCODE_CHUNK_CUS_MIN	8
 #define ENCODE_CHUNK_CUS_MAX	256
@@ -69,6 +81,7 @@ struct encode_opts {
 	bool shuffle;			/* take CUs in a seeded random order (tests) */
 	uint64_t shuffle_seed;
 	uint32_t chunk_cus;		/* units per chunk, 0: by ENCODE_CHUNKS */
+	uint32_t piece_cus;		/* units per piece (tests), 0: by ENCODE_PIECE_BYTES */
 	uint32_t group_chunks;		/* chunks per group (tests), 0: ENCODE_GROUP_CHUNKS */
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
@@ -82,6 +95,7 @@ struct encode_stats {
 	uint64_t dies;			/* DIEs visited */
 	uint64_t types_encoded;		/* types emitted before any dedup */
 	uint32_t chunks;		/* chunks of units, each deduplicated alone */
+	uint32_t pieces;		/* pieces of chunks, each encoded alone */
 	uint32_t groups;		/* groups of chunks, each deduplicated alone (0: none) */
 	uint64_t types_grouped;		/* sum of the groups' types after their dedup */
 	uint64_t types_chunked;		/* sum of the chunks' types after their dedup */
@@ -101,7 +115,9 @@ struct encode_stats {
 	 */
 	struct encode_critical {
 		double start;		/* open, list units, symbols, workers' set-up */
-		double chunk;		/* the longest chunk: encode and dedup */
+		double chunk;		/* the longest chunk: its longest piece, then
+					 * the join of its pieces and its dedup */
+		double piece;		/* of chunk: the longest piece's encode */
 		double groups;		/* the longest group: merge and dedup */
 		double merge;		/* groups + offsets + strings + copy + libbpf's reading */
 		double dedup;		/* final dedup, or the selection's sort beside it */

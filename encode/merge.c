@@ -483,3 +483,76 @@ out:
 	free(buf);
 	return err;
 }
+
+/*
+ * --- a chunk's pieces
+ *
+ * The first piece is libbpf's from scratch, its strings already unique:
+ * appending the later pieces' types with btf__add_type() (which moves
+ * their strings, not their ids) keeps it so, and the chunk's dedup skips
+ * rebuilding the string table, which a join through raw bytes would make
+ * it do (twice the chunk's dedup time). The ids of each appended type
+ * are then moved in place.
+ */
+static int move_piece_id(uint32_t *id, uint32_t shift, uint32_t ext_base,
+			 uint32_t first_types)
+{
+	if (*id >= ext_base) {
+		if (*id == ext_base || *id - ext_base > first_types)
+			return -EINVAL;
+		*id -= ext_base;
+	} else if (*id) {
+		*id += shift;
+	}
+	return 0;
+}
+
+static int move_piece_ids(struct btf_type *t, uint32_t shift,
+			  uint32_t ext_base, uint32_t first_types)
+{
+	uint32_t kind = bc_type_kind(t), *w = (uint32_t *)t, i, e, entries;
+	const struct bc_kind_layout *kl;
+	int err = 0;
+
+	if (!bc_kind_valid(kind))
+		return -EINVAL;
+	kl = &bc_kinds[kind];
+	entries = bc_type_entries(t);
+	if (kl->head_ref)
+		err = move_piece_id(&w[2], shift, ext_base, first_types);
+	for (i = 0; !err && i < kl->fixed_words; i++)
+		if ((kl->fixed_ref_mask >> i) & 1)
+			err = move_piece_id(&w[3 + i], shift, ext_base, first_types);
+	w += 3 + kl->fixed_words;
+	for (e = 0; !err && e < entries; e++, w += kl->entry_words)
+		for (i = 0; !err && i < kl->entry_words; i++)
+			if ((kl->entry_ref_mask >> i) & 1)
+				err = move_piece_id(&w[i], shift, ext_base,
+						    first_types);
+	return err;
+}
+
+int merge_pieces(struct btf *first, struct btf **later, uint32_t n,
+		 uint32_t ext_base)
+{
+	uint32_t first_types = btf__type_cnt(first) - 1, k, id, cnt;
+	int err = 0;
+
+	for (k = 0; k < n; k++) {
+		uint32_t shift = btf__type_cnt(first) - 1;
+
+		cnt = later[k] ? btf__type_cnt(later[k]) : 0;
+		for (id = 1; !err && id < cnt; id++) {
+			int added = btf__add_type(first, later[k],
+						  btf__type_by_id(later[k], id));
+
+			/* the type just added lives in first's own memory */
+			err = added < 0 ? added :
+			      move_piece_ids((struct btf_type *)btf__type_by_id(first, added),
+					     shift, ext_base, first_types);
+		}
+		btf__free(later[k]);
+		later[k] = NULL;
+	}
+	return err;
+}

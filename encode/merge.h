@@ -51,4 +51,15 @@ struct merge_stats {
 int merge_parts(struct chunk_part *parts, uint32_t n, unsigned int jobs,
 		struct btf **out, struct merge_stats *stats);
 
+/*
+ * A chunk's pieces joined (encoder.c): the types of later[0 .. n), in
+ * that order, appended to first, a BTF libbpf built from scratch (so its
+ * dedup need not rebuild the strings). A later piece's ids below ext_base
+ * are its own, moved past the types before it; from ext_base on they name
+ * first's types (ext_base + id). Frees the later pieces. Returns 0, or a
+ * negative errno (-EINVAL for a reference past first's types).
+ */
+int merge_pieces(struct btf *first, struct btf **later, uint32_t n,
+		 uint32_t ext_base);
+
 #endif

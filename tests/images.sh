@@ -296,6 +296,29 @@ check_deb_arm64() {
 }
 run_case ".deb of a plain arm64 Image" check_deb_arm64
 
+# A package's plain Image is read only until its BTF is decided (kimage.h:
+# no larger blob can start any more), in pieces of 256 KiB: the decoy is
+# whole in the first piece and the kernel's BTF comes 600 KB later, then
+# 1.5 MB with no BTF; with a larger blob after those, that one is the
+# largest and is found, as a whole read finds it
+check_deb_arm64_early() {
+	python3 "$fixture" arm64 "$work/in/raw.btf" "$work/in/decoy.btf" Image \
+		600000 1500000
+	deb xz Image boot/vmlinuz-9.9.9-test-arm64 linux-image-9.9.9-test-arm64.deb
+	sorts_same linux-image-9.9.9-test-arm64.deb
+	[ "$(wc -c < "$src/tests/data/dummy.btf")" -gt "$(wc -c < "$work/in/raw.btf")" ] ||
+		die "tests/data/dummy.btf is not larger than the fixture's BTF"
+	python3 "$fixture" arm64 "$work/in/raw.btf" "$work/in/decoy.btf" Image-late \
+		600000 1500000 "$src/tests/data/dummy.btf"
+	deb xz Image-late boot/vmlinuz-9.9.9-test-arm64 late.deb
+	run 0 "$BTFCANON" sort "$src/tests/data/dummy.btf" -o want-late.btf
+	run 0 "$BTFCANON" sort late.deb -o late.btf
+	cmp -s late.btf want-late.btf ||
+		die "the package's Image gave another blob than the largest, which comes last"
+}
+run_case ".deb of a plain arm64 Image read until its BTF is decided (decoy before, larger blob after)" \
+	check_deb_arm64_early
+
 # rpm KERNEL PATH OUT: an .rpm holding KERNEL at /PATH
 rpm_pkg() {
 	mkdir -p rpm/SOURCES rpm/SPECS

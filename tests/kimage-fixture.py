@@ -9,10 +9,12 @@
       a minimal x86 bzImage: boot sector and setup header (boot protocol
       2.15, one setup sector), 256 bytes standing in for the decompressor,
       PAYLOAD at payload_offset with payload_length, 512 bytes after it
-  kimage-fixture.py arm64 BTF DECOY OUT
+  kimage-fixture.py arm64 BTF DECOY OUT [GAP TAIL [LATE]]
       a raw arm64 Image: the 64-byte header ("ARM\\x64" at 56), code-like
       bytes, DECOY (a smaller BTF blob, as the BPF programs a kernel embeds),
-      more bytes, BTF 4-aligned, zeroes (the BSS)
+      GAP more bytes (default 1001), BTF 4-aligned, TAIL bytes with no BTF
+      magic in them (default 0), then LATE (another BTF blob) if given,
+      and zeroes (the BSS)
   kimage-fixture.py zboot COMP PAYLOAD OUT
       an EFI zboot image: "MZ", "zimg", payload offset and size (without the
       appended size, except for gzip, which has none), the compression's
@@ -55,14 +57,19 @@ def bzimage(args):
 
 
 def arm64(args):
-    btf_path, decoy_path, out = args
+    btf_path, decoy_path, out = args[:3]
+    gap, tail = (int(args[3]), int(args[4])) if len(args) > 3 else (1001, 0)
+    late = read(args[5]) if len(args) > 5 else b""
     btf, decoy = read(btf_path), read(decoy_path)
     head = bytearray(64)
     struct.pack_into("<IIQQQ", head, 0, 0x14000010, 0, 0, 0, 0xa)
     head[56:60] = b"ARM\x64"
-    body = bytes(head) + filler(4000, 3) + decoy + filler(1001, 4)
+    body = bytes(head) + filler(4000, 3) + decoy + filler(gap, 4)
     body += b"\0" * (-len(body) % 4)
-    write(out, body + btf + b"\0" * 3000)
+    body += btf + filler(tail, 6)
+    if late:
+        body += b"\0" * (-len(body) % 4) + late
+    write(out, body + b"\0" * 3000)
 
 
 def zboot(args):

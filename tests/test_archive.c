@@ -22,6 +22,10 @@
  *			what the kernel's whole BTF says
  *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
  *			trips byte-identical to sort, any order of adding
+ *	version1	a file of format version 1 (zstd payload) is read,
+ *			and written back as version 2
+ *	chain		extracting a kernel keeps its own list only, not its
+ *			parents' (decoded through two buffers)
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,9 +35,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "suites.h"
 #include "testutil.h"
+#include "../archive/add_input.h"
 #include "../archive/archive.h"
+#include "../archive/internal.h"
 #include "../canon/canon.h"
 #include "../sort/btf_file.h"
 
@@ -558,6 +567,73 @@ START_TEST(test_real)
 }
 END_TEST
 
+static void write_all(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_jobs)
+{
+	static const uint32_t jobs[] = { 0, 1, 2, 3, 8 };
+	struct blob want = archive_of((1u << NR_FIX) - 1, NULL);
+	char dir[] = "/tmp/btfcanon-jobs.XXXXXX", *paths[NR_FIX];
+	const char *order[NR_FIX];
+	size_t j, rev;
+	int i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (i = 0; i < NR_FIX; i++) {
+		struct blob k = fixture(i);
+
+		if (i == 1) {
+			/* an arm64 Image: its BTF found by the scan */
+			uint8_t *image = calloc(1, 64 + k.size + 4096);
+
+			ck_assert_ptr_nonnull(image);
+			memcpy(image + 56, "ARM\x64", 4);
+			memcpy(image + 64, k.data, k.size);
+			ck_assert_int_ge(asprintf(&paths[i], "%s/vmlinuz-%s", dir,
+						  fix_name(i)), 0);
+			write_all(paths[i], image, 64 + k.size + 4096);
+			free(image);
+		} else {
+			ck_assert_int_ge(asprintf(&paths[i], "%s/%s.btf", dir,
+						  fix_name(i)), 0);
+			write_all(paths[i], k.data, k.size);
+		}
+		blob_free(&k);
+	}
+	for (rev = 0; rev < 2; rev++) {
+		for (i = 0; i < NR_FIX; i++)
+			order[i] = paths[rev ? NR_FIX - 1 - i : i];
+		for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+			struct bc_archive *ar;
+			struct blob got;
+
+			ck_assert_int_eq(bc_archive_new(&ar), 0);
+			ck_assert_int_eq(bc_archive_add_files(ar, order, NULL, NR_FIX,
+							      jobs[j], NULL), 0);
+			got = serialize(ar);
+			ck_assert_msg(blob_eq(&want, &got),
+				      "-j%u, %s order: other bytes", jobs[j],
+				      rev ? "reversed" : "input");
+			blob_free(&got);
+			bc_archive_free(ar);
+		}
+	}
+	for (i = 0; i < NR_FIX; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	rmdir(dir);
+	blob_free(&want);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	static const char *const order[] = {
@@ -578,6 +654,99 @@ START_TEST(test_names)
 		ck_assert_msg(bc_archive_name_cmp(order[i], order[i + 1]) < 0,
 			      "%s < %s", order[i], order[i + 1]);
 	ck_assert_str_eq(bc_archive_name_flavor("6.12.117+deb12-rt-arm64"), "rt-arm64");
+}
+END_TEST
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The archive of fixtures 0-2 as format version 1 wrote it: zstd payload. */
+static struct blob version1_of(struct bc_archive *ar)
+{
+	struct ar_buf body = { 0 };
+	struct blob out;
+	size_t z;
+	uint8_t *f;
+
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	f = malloc(32 + ZSTD_compressBound(body.len) + 4);
+	ck_assert_ptr_nonnull(f);
+	z = ZSTD_compress(f + 32, ZSTD_compressBound(body.len), body.data,
+			  body.len, 5);
+	ck_assert(!ZSTD_isError(z));
+	memcpy(f, "BTFCARC1", 8);
+	put_le(f + 8, 1, 4);
+	put_le(f + 12, 0, 4);
+	put_le(f + 16, body.len, 8);
+	put_le(f + 24, z, 8);
+	put_le(f + 32 + z, crc32(crc32(0L, Z_NULL, 0), f, (uInt)(32 + z)), 4);
+	out.data = f;
+	out.size = 32 + z + 4;
+	free(body.data);
+	return out;
+}
+
+START_TEST(test_version1)
+{
+	struct blob v2 = archive_of(0x7, NULL), v1, again;
+	struct bc_archive *ar = parse_ok(&v2);
+	int i;
+
+	v1 = version1_of(ar);
+	bc_archive_free(ar);
+	ck_assert_uint_eq(((uint8_t *)v1.data)[8], 1);
+	ck_assert_uint_eq(((uint8_t *)v2.data)[8], 2);
+	ar = parse_ok(&v1);
+	for (i = 0; i < 3; i++) {
+		struct blob want = fixture(i), got;
+
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(i)),
+						       &got.data, &got.size, NULL), 0);
+		ck_assert(blob_eq(&want, &got));
+		blob_free(&want);
+		blob_free(&got);
+	}
+	again = serialize(ar);
+	ck_assert_msg(blob_eq(&again, &v2), "version 1 not written back as version 2");
+	/* damaged: a flipped byte of its payload */
+	((uint8_t *)v1.data)[40] ^= 1;
+	expect_damage(v1.data, v1.size, "version 1, flipped bit", 40);
+	bc_archive_free(ar);
+	blob_free(&again);
+	blob_free(&v1);
+	blob_free(&v2);
+}
+END_TEST
+
+/*
+ * Fixtures 0, 1, 2 (6.1.0-44, 6.1.0-56, 6.12.100, one flavor) chain: 2's
+ * parent is 1, 1's is 0. Extracting 2 decodes 0 and 1 on the way and
+ * keeps neither; extracting 1 then decodes from 0 again.
+ */
+START_TEST(test_chain)
+{
+	struct blob file = archive_of(0x7, NULL), got;
+	struct bc_archive *ar = parse_ok(&file);
+	uint32_t k, kept;
+
+	ck_assert_int_eq(ar->kernels[2].parent, 1);
+	ck_assert_int_eq(ar->kernels[1].parent, 0);
+	ck_assert_int_eq(bc_archive_kernel_raw(ar, 2, &got.data, &got.size, NULL), 0);
+	blob_free(&got);
+	for (k = kept = 0; k < ar->nr_kernels; k++)
+		kept += ar->kernels[k].recs != NULL;
+	ck_assert_msg(kept == 1 && ar->kernels[2].recs,
+		      "%u lists kept after extracting one kernel", kept);
+	ck_assert_int_eq(bc_archive_kernel_raw(ar, 1, &got.data, &got.size, NULL), 0);
+	blob_free(&got);
+	ck_assert(ar->kernels[1].recs && !ar->kernels[0].recs);
+	bc_archive_free(ar);
+	blob_free(&file);
 }
 END_TEST
 
@@ -607,8 +776,17 @@ Suite *archive_suite(void)
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("jobs");
+	tcase_add_test(tc, test_jobs);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("version1");
+	tcase_add_test(tc, test_version1);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("chain");
+	tcase_add_test(tc, test_chain);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 600);

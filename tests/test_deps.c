@@ -1794,6 +1794,137 @@ START_TEST(test_archive_kernels)
 }
 END_TEST
 
+/*
+ * deps through an archive's views: every kernel of an archive, read
+ * through a view (a record when first reached), gives the same cells as
+ * read whole; on a real kernel the view decodes a small part of its
+ * types (a view that decoded everything would fail here).
+ */
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static void assert_same_cells(const struct bc_deps_report *a,
+			      const struct bc_deps_report *b, const char *what)
+{
+	uint32_t i;
+
+	ck_assert_uint_eq(a->nr_deps, b->nr_deps);
+	for (i = 0; i < a->nr_deps; i++) {
+		const struct bc_dep_cell *x = &a->deps[i].cells[0];
+		const struct bc_dep_cell *y = &b->deps[i].cells[0];
+
+		ck_assert_msg(x->status == y->status && x->has_value == y->has_value &&
+			      x->value == y->value && same_text(x->detail, y->detail),
+			      "%s: dependency %u (%s %s): whole %s %llu '%s', view %s %llu '%s'",
+			      what, i, a->deps[i].kind, a->deps[i].name,
+			      bc_dep_status_name(x->status), (unsigned long long)x->value,
+			      x->detail ? x->detail : "", bc_dep_status_name(y->status),
+			      (unsigned long long)y->value, y->detail ? y->detail : "");
+	}
+}
+
+/* Returns the smallest share of a kernel's types a view decoded, in 1/1000. */
+static uint32_t views_agree(const char *arch, const char *const *objs,
+			    uint32_t nr_objs)
+{
+	struct captured cap = { "" };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_ktypes_flavors *fl = NULL;
+	struct bc_archive *ar = NULL;
+	uint32_t k, i, least = 1000;
+
+	ck_assert_msg(!bc_archive_open(arch, &ar, &log), "%s", cap.text);
+	ck_assert_int_eq(bc_ktypes_flavors_new(ar, &fl), 0);
+	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
+		const char *name = bc_archive_kernel_name(ar, k);
+		struct bc_deps_kernel whole, view;
+		uint32_t decoded, nr;
+
+		ck_assert_msg(!bc_deps_kernel_load_archived(ar, k, NULL, name,
+							    &whole, &log), "%s", cap.text);
+		ck_assert_msg(!bc_deps_kernel_load_archived(ar, k, fl, name,
+							    &view, &log), "%s", cap.text);
+		ck_assert_ptr_nonnull(whole.input.btf);
+		ck_assert_ptr_null(view.input.btf);
+		ck_assert_ptr_nonnull(view.types.view);
+		for (i = 0; i < nr_objs; i++) {
+			struct bc_deps_report rw, rv;
+			struct bc_bpf_object obj;
+
+			ck_assert_msg(!bc_bpf_object_load(objs[i], &obj, &log), "%s",
+				      cap.text);
+			ck_assert_int_eq(bc_deps_check(&obj, &whole, 1, &rw, &log), 0);
+			ck_assert_int_eq(bc_deps_check(&obj, &view, 1, &rv, &log), 0);
+			assert_same_cells(&rw, &rv, objs[i]);
+			bc_deps_report_deinit(&rw);
+			bc_deps_report_deinit(&rv);
+			bc_bpf_object_deinit(&obj);
+		}
+		decoded = bc_ktypes_nr_decoded(&view.types);
+		nr = whole.input.btf->nr_types;
+		ck_assert_uint_gt(decoded, 0);
+		ck_assert_uint_le(decoded, nr);
+		if (decoded * 1000ull / nr < least)
+			least = decoded * 1000ull / nr;
+		fprintf(stderr, "deps views: %s: %u of %u types decoded\n", name,
+			decoded, nr);
+		bc_deps_kernel_deinit(&view);
+		bc_deps_kernel_deinit(&whole);
+	}
+	bc_ktypes_flavors_free(fl);
+	bc_archive_free(ar);
+	return least;
+}
+
+START_TEST(test_archive_views)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *real_kernels[] = { debian_kernels[0], debian_kernels[2] };
+	const char *objs[] = { NULL, NULL, NULL, NULL };
+	char *a, *f;
+
+	build_fixtures();
+	objs[0] = in_scratch("fix.bpf.o");
+	objs[1] = in_scratch("real.bpf.o");
+	objs[2] = in_scratch("ext.bpf.o");
+	objs[3] = in_scratch("ops.bpf.o");
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+			    cli, in_scratch("views.bca"), in_scratch("a.btf"),
+			    in_scratch("b.btf")), 0);
+	views_agree(in_scratch("views.bca"), objs, 4);
+	if (access(real_kernels[0], R_OK) || access(real_kernels[1], R_OK)) {
+		fprintf(stderr, "deps views: %s or %s absent, real kernels skipped\n",
+			real_kernels[0], real_kernels[1]);
+		return;
+	}
+	/* Debian's 6.1.192 and 6.12.117: the same cells, a part decoded */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name k61 --name k612",
+			    cli, in_scratch("real.bca"), real_kernels[0],
+			    real_kernels[1]), 0);
+	ck_assert_uint_lt(views_agree(in_scratch("real.bca"), objs + 1, 1), 20);
+	/* and the command's JSON, kernel keys aside, as on the members' files */
+	ck_assert_int_eq(sh("%s archive extract %s k61 -o %s && "
+			    "%s archive extract %s k612 -o %s", cli,
+			    in_scratch("real.bca"), in_scratch("k61.btf"), cli,
+			    in_scratch("real.bca"), in_scratch("k612.btf")), 0);
+	ck_assert_int_lt(sh("%s deps --json %s %s %s --kernel %s | sed 's|%s:|K/|g' > %s",
+			    cli, objs[0], objs[1], objs[2], in_scratch("real.bca"),
+			    in_scratch("real.bca"), in_scratch("views-a.json")), 2);
+	ck_assert_int_lt(sh("%s deps --json %s %s %s --kernel %s --kernel %s | "
+			    "sed -e 's|%s/\\(k61[2]*\\)\\.btf|K/\\1|g' > %s",
+			    cli, objs[0], objs[1], objs[2], in_scratch("k61.btf"),
+			    in_scratch("k612.btf"), scratch, in_scratch("views-f.json")), 2);
+	a = text_of(in_scratch("views-a.json"));
+	f = text_of(in_scratch("views-f.json"));
+	ck_assert_msg(strstr(a, "\"K/k612\""), "keys: %.300s", a);
+	ck_assert_str_eq(a, f);
+	free(a);
+	free(f);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -1816,6 +1947,9 @@ Suite *deps_suite(void)
 	tcase_add_test(tc, test_saved_kernel);
 	tcase_add_test(tc, test_saved_kernel_damage);
 	tcase_add_test(tc, test_archive_kernels);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("archive_views");
+	tcase_add_test(tc, test_archive_views);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_objects");
 	tcase_add_test(tc, test_bad_objects);

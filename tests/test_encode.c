@@ -413,6 +413,7 @@ struct encode_run {
 	bool shuffle;
 	uint64_t seed;
 	uint32_t chunk_cus;	/* 0: the default */
+	uint32_t piece_cus;	/* 0: the default */
 	uint32_t group_chunks;	/* 0: the default */
 	enum encode_arrays arrays;
 };
@@ -439,6 +440,7 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 	opts.shuffle_seed = run->seed;
 	if (run->chunk_cus)
 		opts.chunk_cus = run->chunk_cus;
+	opts.piece_cus = run->piece_cus;
 	opts.group_chunks = run->group_chunks;
 	opts.arrays = run->arrays;
 	opts.base = base;
@@ -812,6 +814,29 @@ START_TEST(test_determinism)
 		ck_assert_msg(blob_eq(&out, &ref),
 			      "%s: one level of reduction differs from two", cc);
 		blob_free(&out);
+	}
+
+	/*
+	 * Chunks of four units encoded in pieces of one: each chunk's
+	 * later pieces start from the type cache of its first, any
+	 * worker taking any piece, and the chunk joins its pieces. The
+	 * same bytes at every -j and order.
+	 */
+	if (chunk_cus) {
+		struct encode_run pieces = { .chunk_cus = 4, .piece_cus = 1 };
+
+		for (i = 0; i < sizeof(shuffle_jobs) / sizeof(shuffle_jobs[0]); i++) {
+			struct blob out;
+
+			pieces.jobs = shuffle_jobs[i];
+			pieces.shuffle = i % 2;
+			pieces.seed = seeds[i];
+			out = encode_canon(bin, &pieces);
+			ck_assert_msg(blob_eq(&out, &ref),
+				      "%s: pieces of one unit in chunks of four, -j%u%s, differ",
+				      cc, pieces.jobs, pieces.shuffle ? " shuffled" : "");
+			blob_free(&out);
+		}
 	}
 
 	/* the CLI writes the same bytes as encode_file + canon_run here */

@@ -96,8 +96,9 @@ static void print_critical_path(const struct encode_stats *es,
 	const struct encode_critical *c = &es->critical;
 
 	fprintf(stderr,
-		"  critical path      %8.3f s: start %.3f, longest chunk %.3f, merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
-		c->total + canon_sec + write_sec, c->start, c->chunk, c->merge,
+		"  critical path      %8.3f s: start %.3f, longest chunk %.3f (its longest piece %.3f), merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
+		c->total + canon_sec + write_sec, c->start, c->chunk, c->piece,
+		c->merge,
 		c->groups,
 		es->merge.plan_sec, es->merge.strings_sec,
 		es->merge.copy_longest_sec,
@@ -199,7 +200,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 				 es.attach_sec, es.attach.mapped, es.attach.own);
 		fprintf(stderr,
 			"%s: %u CUs encoded (%u skipped), %llu DIEs visited, %u threads\n"
-			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks, %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
+			"  types: %llu encoded (%llu copies from the type cache), %llu in %u deduplicated chunks (encoded in %u pieces), %u after dedup, %u canonical (%u FWDs resolved in %u passes, %u merged)\n"
 			"  load+encode        %8.3f s wall, %.3f s CPU (workers from %.3f s, the last stopped %.3f s after the first)\n"
 			"  merge              %8.3f s\n"
 			"  dedup              %8.3f s\n"
@@ -211,7 +212,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 			(unsigned long long)es.dies, opts.jobs,
 			(unsigned long long)es.types_encoded,
 			(unsigned long long)es.cache_hits,
-			(unsigned long long)es.types_chunked, es.chunks,
+			(unsigned long long)es.types_chunked, es.chunks, es.pieces,
 			es.types_deduped, res.stats.types_out,
 			res.stats.fwds_resolved, res.stats.fwd_rounds,
 			res.stats.merged,

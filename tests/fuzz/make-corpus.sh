@@ -157,7 +157,7 @@ build/btfcanon deps --kernel "$tmp/kern_b.o" --kconfig $f/kconfig_b \
 build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved" &&
 for k in kern_b kdir; do
 	# the body alone, which the target wraps with a fresh checksum
-	tail -c +33 "$out/kernel_file/$k.saved" | head -c -4 | zstd -dq \
+	tail -c +33 "$out/kernel_file/$k.saved" | head -c -4 | lz4 -dcq \
 		> "$out/kernel_file/$k.body" || exit 1
 done
 # archive: archives of the sort seeds (a file each: header, checksum; and
@@ -172,7 +172,7 @@ build/btfcanon archive create "$tmp/b.bca" "$c/base_types-clang.btf" \
 	--name base &&
 for a in a b; do
 	cp "$tmp/$a.bca" "$out/archive/$a.bca"
-	tail -c +33 "$tmp/$a.bca" | head -c -4 | zstd -dq > "$out/archive/$a.body"
+	tail -c +33 "$tmp/$a.bca" | head -c -4 | lz4 -dcq > "$out/archive/$a.body"
 done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
