@@ -327,13 +327,14 @@ static int refine_task(void *arg, uint32_t k)
  * carried over unexamined. Classes are split independently (each reads
  * only the ranks of the last update), so the round runs in parallel
  * tasks, cut by the number of members alone. Returns the number of
- * splits.
+ * splits, or a negative errno.
  */
-static uint32_t refine_round(struct canon *c, bool all_dirty)
+static int64_t refine_round(struct canon *c, bool all_dirty)
 {
 	struct round_ctx r = { .c = c, .all_dirty = all_dirty };
 	uint64_t members = 0, sum = 0;
 	uint32_t w, k = 0, nr_tasks, splits = 0;
+	int err;
 
 	begin_update(c);
 	for (w = 0; w < c->nr_work; w++)
@@ -351,7 +352,9 @@ static uint32_t refine_round(struct canon *c, bool all_dirty)
 	}
 	nr_tasks = k + 1;
 	r.first[nr_tasks] = c->nr_work;
-	canon_par(c, nr_tasks, refine_task, &r);
+	err = canon_par(c, nr_tasks, refine_task, &r);
+	if (err)
+		return err;
 	for (k = 0; k < nr_tasks; k++) {
 		memcpy(c->next_work + c->nr_next_work, c->scratch + r.out_at[k],
 		       r.out_nr[k] * sizeof(*c->scratch));
@@ -362,16 +365,20 @@ static uint32_t refine_round(struct canon *c, bool all_dirty)
 	return splits;
 }
 
-static void refine_to_fixpoint(struct canon *c, bool all_dirty)
+/* Rounds until one splits nothing. Returns 0 or a negative errno. */
+static int refine_to_fixpoint(struct canon *c, bool all_dirty)
 {
 	while (c->nr_work) {
-		uint32_t splits = refine_round(c, all_dirty);
+		int64_t splits = refine_round(c, all_dirty);
 
+		if (splits < 0)
+			return (int)splits;
 		c->stats->refine_rounds++;
 		all_dirty = false;
 		if (!splits)
 			break;
 	}
+	return 0;
 }
 
 /*
@@ -814,7 +821,8 @@ static int split_by_local_key(struct canon *c)
 			live += !is_omitted(c, p);
 	}
 	r->at[r->nr_tasks] = live;
-	canon_par(c, r->nr_tasks, rank_keys_task, r);
+	if (canon_par(c, r->nr_tasks, rank_keys_task, r))
+		goto out;
 	if (r->nr_tasks == 1 || live < r->nr_tasks) {
 		split_keyed(c, tie_local, c->keyed, 0, live, &wo);
 		goto done;
@@ -834,7 +842,8 @@ static int split_by_local_key(struct canon *c)
 		   2 * (32 - __builtin_clz(nr_sample)));
 	for (b = 0; b + 1 < r->nr_tasks; b++)
 		r->split[b] = sample[(b + 1) * 32];
-	canon_par(c, r->nr_tasks, rank_bucket_task, r);
+	if (canon_par(c, r->nr_tasks, rank_bucket_task, r))
+		goto out;
 	/* bucket by bucket, and in a bucket task by task: each one's slot */
 	for (b = 0, p = 0; b < r->nr_tasks; b++) {
 		r->bucket_at[b] = p;
@@ -846,8 +855,9 @@ static int split_by_local_key(struct canon *c)
 		}
 	}
 	r->bucket_at[r->nr_tasks] = p;
-	canon_par(c, r->nr_tasks, rank_scatter_task, r);
-	canon_par(c, r->nr_tasks, rank_sort_task, r);
+	if (canon_par(c, r->nr_tasks, rank_scatter_task, r) ||
+	    canon_par(c, r->nr_tasks, rank_sort_task, r))
+		goto out;
 	for (p = 0; p < live; p++)
 		c->order[p] = r->sorted[p].idx;
 	if (live)
@@ -1366,7 +1376,8 @@ static int rebuild(struct canon *c, struct canon_result *res)
 static int partition(struct canon *c)
 {
 	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
-	int64_t splits;
+	int64_t splits = 0;
+	int err;
 
 	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
 	if (!c->keyed)
@@ -1375,13 +1386,13 @@ static int partition(struct canon *c)
 		return -ENOMEM;
 	t1 = bc_clock_sec(CLOCK_MONOTONIC);
 	c->stats->rank_sec += t1 - t0;
-	refine_to_fixpoint(c, true);
-	while ((splits = split_var_classes(c)) > 0)
-		refine_to_fixpoint(c, false);
+	err = refine_to_fixpoint(c, true);
+	while (!err && (splits = split_var_classes(c)) > 0)
+		err = refine_to_fixpoint(c, false);
 	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
 	free(c->keyed);
 	c->keyed = NULL;
-	return splits < 0 ? (int)splits : 0;
+	return err ? err : splits < 0 ? (int)splits : 0;
 }
 
 /*
