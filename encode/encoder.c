@@ -770,10 +770,12 @@ static uint64_t unit_bytes(const struct encoder *enc, uint32_t i,
 /*
  * Cuts the units into chunks. With --chunk-cus N (tests): N units each.
  * Otherwise: as many chunks as ENCODE_CHUNKS' rule gives, or more, one
- * per ENCODE_CHUNK_BYTES of DWARF, each of at least ENCODE_CHUNK_CUS_MIN
- * units; then the cuts fall where the bytes so far pass k / nr_chunks of
- * the total, so that chunks take about the same time. All of it a
- * function of the file alone (bytes[i]: unit i's, total: their sum).
+ * per ENCODE_CHUNK_BYTES of DWARF; for a big file (ENCODE_BIG_BYTES), one
+ * per ENCODE_BIG_CHUNK_BYTES, whatever the units; each of at least
+ * ENCODE_CHUNK_CUS_MIN units. Then the cuts fall where the bytes so far
+ * pass k / nr_chunks of the total, so that chunks take about the same
+ * time. All of it a function of the file alone (bytes[i]: unit i's,
+ * total: their sum).
  */
 static int cut_chunks(struct encoder *enc, const uint64_t *bytes,
 		      uint64_t total)
@@ -802,6 +804,12 @@ static int cut_chunks(struct encoder *enc, const uint64_t *bytes,
 	if (!enc->chunk_first)
 		return -ENOMEM;
 	by_bytes = total / ENCODE_CHUNK_BYTES;
+	if (total >= ENCODE_BIG_BYTES) {
+		/* a big file: chunks by bytes alone, pieces keep workers busy */
+		by_bytes = (total + ENCODE_BIG_CHUNK_BYTES - 1) /
+			   ENCODE_BIG_CHUNK_BYTES;
+		enc->nr_chunks = 1;
+	}
 	if (by_bytes > enc->nr_cus / ENCODE_CHUNK_CUS_MIN)
 		by_bytes = enc->nr_cus / ENCODE_CHUNK_CUS_MIN;
 	if (by_bytes > enc->nr_chunks)
