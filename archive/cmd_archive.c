@@ -7,8 +7,9 @@
  * flavor in version order, runs of kernels whose definition reads the
  * same folded into one line, the definition printed in full where it
  * first appears and as removed/added lines where it changes. Definitions
- * are C-like text made from the view (types by name), so a change of a
- * referenced struct does not count as a change of its referrers.
+ * are C read through a view (deps/ktypes.h) and spelled by diff/cdecl.c,
+ * types by name, so a change of a referenced struct does not count as a
+ * change of its referrers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../deps/ktypes.h"
+#include "../diff/cdecl.h"
+#include "../diff/text.h"
 #include "../diff/types.h"
 #include "../sort/btf_file.h"
 #include "add_input.h"
@@ -256,304 +260,168 @@ static int cmd_remove(int argc, char **argv, const struct bc_log *log)
 
 /* ---- log -------------------------------------------------------------------- */
 
-struct text {
-	char *s;
-	size_t len, cap;
+/*
+ * A kernel's types as the log reads them: through a view (deps/ktypes.h:
+ * records decoded when first reached, names as the archive's string
+ * numbers), spelled by diff/cdecl.c, the one C declarator the diff and
+ * deps use too.
+ */
+struct log_kernel {
+	struct bc_ktypes kt;
+	struct bc_cdecl c;
 };
 
-static void text_printf(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
+static const char *log_str(const void *kt, uint32_t str)
 {
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = t->cap - t->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (t->s && (size_t)n < room) {
-			t->len += (size_t)n;
-			return;
-		}
-		t->cap = (t->cap + (size_t)n + 1) * 2;
-		t->s = realloc(t->s, t->cap);
-		if (!t->s)
-			abort();
-	}
+	return bc_ktypes_str(kt, str);
 }
 
-/* One type of a view: its words, and what its info word says. */
-struct view_type {
-	uint32_t *w;		/* small, or malloc'd when larger */
-	uint32_t kind, vlen;
+static const char *log_name(const struct log_kernel *lk,
+			    const struct btf_type *t)
+{
+	return bc_ktypes_str(&lk->kt, t->name_off);
+}
+
+/*
+ * The line of member m (of a struct or union at bit base), indent spaces
+ * in: its declaration as cdecl spells it ("struct sock *sk"), ":BITS" for
+ * a bitfield, then its bit offset in a comment. An anonymous struct or
+ * union member opens a block of its own members (depth: blocks opened so
+ * far, at most 8).
+ */
+static void member_text(struct bc_text *t, struct log_kernel *lk,
+			const struct btf_member *m, bool kflag, uint32_t base,
+			int indent, int depth);
+
+static void members_text(struct bc_text *t, struct log_kernel *lk,
+			 const struct btf_type *type, uint32_t base, int indent,
+			 int depth)
+{
+	const struct btf_member *m = (const struct btf_member *)(type + 1);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(type); i++)
+		member_text(t, lk, &m[i], bc_info_kflag(type->info), base, indent,
+			    depth);
+}
+
+static void member_text(struct bc_text *t, struct log_kernel *lk,
+			const struct btf_member *m, bool kflag, uint32_t base,
+			int indent, int depth)
+{
+	const struct btf_type *mt = bc_ktypes_type(&lk->kt, m->type);
+	uint32_t off = kflag ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+	uint32_t bits = kflag ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
+	const char *name = bc_ktypes_str(&lk->kt, m->name_off);
+
+	bc_text_printf(t, "%*s", indent, "");
+	if (mt && !mt->name_off && depth < 8 &&
+	    (bc_type_kind(mt) == BTF_KIND_STRUCT || bc_type_kind(mt) == BTF_KIND_UNION)) {
+		bc_text_printf(t, "%s {\n", bc_tag_keyword(mt));
+		members_text(t, lk, mt, base + off, indent + 8, depth + 1);
+		bc_text_printf(t, "%*s} %s", indent, "", name);
+	} else {
+		bc_cdecl_type(&lk->c, m->type, name, t);
+	}
+	if (bits)
+		bc_text_printf(t, ":%u", bits);
+	bc_text_printf(t, "; /* bit %u */\n", base + off);
+}
+
+/*
+ * The line of the first member called member of struct or union type,
+ * looked for inside its anonymous struct and union members too; false
+ * when there is none.
+ */
+static bool find_member(struct bc_text *t, struct log_kernel *lk,
+			const struct btf_type *type, const char *member,
+			uint32_t base, int depth)
+{
+	const struct btf_member *m = (const struct btf_member *)(type + 1);
+	bool kflag = bc_info_kflag(type->info);
+	uint32_t i;
+
+	for (i = 0; i < bc_type_vlen(type); i++) {
+		const struct btf_type *mt = bc_ktypes_type(&lk->kt, m[i].type);
+		uint32_t off = kflag ? BTF_MEMBER_BIT_OFFSET(m[i].offset) : m[i].offset;
+
+		if (!strcmp(bc_ktypes_str(&lk->kt, m[i].name_off), member)) {
+			member_text(t, lk, &m[i], kflag, base, 0, 8);
+			return true;
+		}
+		if (mt && !mt->name_off && depth < 8 &&
+		    (bc_type_kind(mt) == BTF_KIND_STRUCT ||
+		     bc_type_kind(mt) == BTF_KIND_UNION) &&
+		    find_member(t, lk, mt, member, base + off, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* The definition of type id as lines of text (member: that member only). */
+static void definition(struct bc_text *t, struct log_kernel *lk, uint32_t id,
+		       const char *member)
+{
+	const struct btf_type *type = bc_ktypes_type(&lk->kt, id);
+	const uint32_t *w = (const uint32_t *)type;
 	const char *name;
-	const char *keyword;	/* "struct", "union", "enum" or NULL */
-	uint32_t small[64];
-};
+	uint32_t i, kind;
 
-static void view_type_free(struct view_type *vt)
-{
-	if (vt->w != vt->small)
-		free(vt->w);
-	vt->w = vt->small;
-}
-
-/* Reads type id of v into vt; false when it cannot be read. */
-static bool view_type_read(const struct bc_archive_view *v, uint32_t id,
-			   struct view_type *vt)
-{
-	int n = bc_archive_view_type(v, id, vt->small, 64);
-
-	vt->w = vt->small;
-	if (n > 64) {
-		vt->w = malloc((size_t)n * sizeof(uint32_t));
-		if (!vt->w || bc_archive_view_type(v, id, vt->w, (uint32_t)n) != n)
-			n = -1;
-	}
-	if (n <= 0) {
-		view_type_free(vt);
-		return false;
-	}
-	vt->kind = bc_info_kind(vt->w[1]);
-	vt->vlen = bc_info_vlen(vt->w[1]);
-	vt->name = bc_archive_view_str(v, vt->w[0]);
-	vt->keyword = bc_tag_keyword((const struct btf_type *)vt->w);
-	return true;
-}
-
-/* The kind of type id, 0 when it cannot be read. */
-static uint32_t view_type_kind(const struct bc_archive_view *v, uint32_t id)
-{
-	struct view_type vt;
-	uint32_t kind = view_type_read(v, id, &vt) ? vt.kind : 0;
-
-	view_type_free(&vt);
-	return kind;
-}
-
-/* A C-like name of type id: "struct sock *", "int[4]", "void (*)(int)". */
-static void type_name(struct text *t, const struct bc_archive_view *v,
-		      uint32_t id, int depth)
-{
-	struct view_type vt;
-	const uint32_t *w;
-	uint32_t i;
-
-	if (!id) {
-		text_printf(t, "void");
+	if (!type) {
+		bc_text_printf(t, "(unreadable)\n");
 		return;
 	}
-	if (depth > 12 || !view_type_read(v, id, &vt)) {
-		text_printf(t, "?");
+	kind = bc_type_kind(type);
+	name = log_name(lk, type);
+	if (member) {
+		if (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION)
+			find_member(t, lk, type, member, 0, 0);
 		return;
 	}
-	w = vt.w;
-	if (vt.keyword) {
-		text_printf(t, "%s %s", vt.keyword, *vt.name ? vt.name : "{...}");
-		view_type_free(&vt);
-		return;
-	}
-	switch (vt.kind) {
-	case BTF_KIND_PTR:
-		type_name(t, v, w[2], depth + 1);
-		/* a function pointer reads "ret (*)(args)" already */
-		if (view_type_kind(v, w[2]) != BTF_KIND_FUNC_PROTO)
-			text_printf(t, " *");
-		break;
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-		text_printf(t, "%s ", vt.kind == BTF_KIND_CONST ? "const" :
-			    vt.kind == BTF_KIND_VOLATILE ? "volatile" : "restrict");
-		type_name(t, v, w[2], depth + 1);
-		break;
-	case BTF_KIND_TYPE_TAG:
-		type_name(t, v, w[2], depth + 1);
-		text_printf(t, " __tag(%s)", vt.name);
-		break;
-	case BTF_KIND_ARRAY:
-		type_name(t, v, w[3], depth + 1);
-		text_printf(t, "[%u]", w[5]);
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		type_name(t, v, w[2], depth + 1);
-		text_printf(t, " (*)(");
-		for (i = 0; i < vt.vlen; i++) {
-			text_printf(t, "%s", i ? ", " : "");
-			if (!w[3 + 2 * i + 1] && i == vt.vlen - 1) {
-				text_printf(t, "...");
-				continue;
-			}
-			type_name(t, v, w[3 + 2 * i + 1], depth + 1);
-		}
-		text_printf(t, ")");
-		break;
-	default:
-		text_printf(t, "%s", *vt.name ? vt.name : "?");
-	}
-	view_type_free(&vt);
-}
-
-/* Members of struct/union w, indented, offsets from base bits. */
-static void members_text(struct text *t, const struct bc_archive_view *v,
-			 const uint32_t *w, uint32_t base, int indent, int depth)
-{
-	uint32_t vlen = bc_info_vlen(w[1]), i;
-	bool kflag = bc_info_kflag(w[1]);
-
-	for (i = 0; i < vlen; i++) {
-		const uint32_t *m = w + 3 + 3 * i;
-		uint32_t off = kflag ? m[2] & 0xffffff : m[2];
-		uint32_t bits = kflag ? m[2] >> 24 : 0;
-		struct view_type mt;
-
-		text_printf(t, "%*s", indent, "");
-		mt.w = mt.small;
-		if (depth < 8 && view_type_read(v, m[1], &mt) && !*mt.name &&
-		    (mt.kind == BTF_KIND_STRUCT || mt.kind == BTF_KIND_UNION)) {
-			text_printf(t, "%s {\n", mt.keyword);
-			members_text(t, v, mt.w, base + off, indent + 8, depth + 1);
-			text_printf(t, "%*s}", indent, "");
-		} else {
-			type_name(t, v, m[1], 0);
-		}
-		view_type_free(&mt);
-		text_printf(t, " %s", bc_archive_view_str(v, m[0]));
-		if (bits)
-			text_printf(t, ":%u", bits);
-		text_printf(t, "; /* bit %u */\n", base + off);
-	}
-}
-
-/* "ret name(type param, ...)" of FUNC w, or "type name" when not a prototype. */
-static void func_text(struct text *t, const struct bc_archive_view *v,
-		      const struct view_type *fn)
-{
-	struct view_type proto;
-	const uint32_t *pw;
-	uint32_t i;
-
-	if (!view_type_read(v, fn->w[2], &proto) ||
-	    proto.kind != BTF_KIND_FUNC_PROTO) {
-		type_name(t, v, fn->w[2], 0);
-		text_printf(t, " %s\n", fn->name);
-		view_type_free(&proto);
-		return;
-	}
-	pw = proto.w;
-	type_name(t, v, pw[2], 0);
-	text_printf(t, " %s(", fn->name);
-	for (i = 0; i < proto.vlen; i++) {
-		const char *pname = bc_archive_view_str(v, pw[3 + 2 * i]);
-
-		text_printf(t, "%s", i ? ", " : "");
-		if (!pw[4 + 2 * i] && i == proto.vlen - 1) {
-			text_printf(t, "...");
-			continue;
-		}
-		type_name(t, v, pw[4 + 2 * i], 0);
-		text_printf(t, "%s%s", *pname ? " " : "", pname);
-	}
-	text_printf(t, ")\n");
-	view_type_free(&proto);
-}
-
-/* The definition of type id as lines of text. */
-static void definition(struct text *t, const struct bc_archive_view *v,
-		       uint32_t id)
-{
-	struct view_type vt;
-	const uint32_t *w;
-	uint32_t i;
-
-	if (!view_type_read(v, id, &vt)) {
-		text_printf(t, "(unreadable)\n");
-		return;
-	}
-	w = vt.w;
-	switch (vt.kind) {
+	switch (kind) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		text_printf(t, "%s %s { /* %u bytes */\n", vt.keyword, vt.name, w[2]);
-		members_text(t, v, w, 0, 8, 0);
-		text_printf(t, "};\n");
+		bc_text_printf(t, "%s %s { /* %u bytes */\n", bc_tag_keyword(type),
+			       name, type->size);
+		members_text(t, lk, type, 0, 8, 0);
+		bc_text_printf(t, "};\n");
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		text_printf(t, "enum %s { /* %u bytes */\n", vt.name, w[2]);
-		for (i = 0; i < vt.vlen; i++) {
-			const uint32_t *e = w + 3 + (vt.kind == BTF_KIND_ENUM ? 2 : 3) * i;
+		bc_text_printf(t, "enum %s { /* %u bytes */\n", name, type->size);
+		for (i = 0; i < bc_type_vlen(type); i++) {
+			const uint32_t *e = w + 3 + (kind == BTF_KIND_ENUM ? 2 : 3) * i;
 
-			text_printf(t, "        %s = ", bc_archive_view_str(v, e[0]));
-			if (vt.kind == BTF_KIND_ENUM)
-				text_printf(t, "%d,\n", (int)e[1]);
+			bc_text_printf(t, "        %s = ", bc_ktypes_str(&lk->kt, e[0]));
+			if (kind == BTF_KIND_ENUM)
+				bc_text_printf(t, "%d,\n", (int)e[1]);
 			else
-				text_printf(t, "%llu,\n", (unsigned long long)e[1] |
-					    (unsigned long long)e[2] << 32);
+				bc_text_printf(t, "%llu,\n", (unsigned long long)e[1] |
+					       (unsigned long long)e[2] << 32);
 		}
-		text_printf(t, "};\n");
+		bc_text_printf(t, "};\n");
 		break;
 	case BTF_KIND_FUNC:
-		text_printf(t, "%s", vt.vlen == 0 ? "static " : vt.vlen == 2 ? "extern " : "");
-		func_text(t, v, &vt);
+		bc_text_printf(t, "%s", bc_type_vlen(type) == BTF_FUNC_STATIC ? "static " :
+			       bc_type_vlen(type) == BTF_FUNC_EXTERN ? "extern " : "");
+		bc_cdecl_func(&lk->c, type->type, name, t);
+		bc_text_printf(t, "\n");
 		break;
 	case BTF_KIND_TYPEDEF:
-		text_printf(t, "typedef ");
-		type_name(t, v, w[2], 0);
-		text_printf(t, " %s;\n", vt.name);
+		bc_text_printf(t, "typedef ");
+		bc_cdecl_type(&lk->c, type->type, name, t);
+		bc_text_printf(t, ";\n");
 		break;
 	case BTF_KIND_VAR:
-		type_name(t, v, w[2], 0);
-		text_printf(t, " %s;\n", vt.name);
+		bc_cdecl_type(&lk->c, type->type, name, t);
+		bc_text_printf(t, ";\n");
 		break;
 	case BTF_KIND_INT:
-		text_printf(t, "%s: %u bytes, encoding 0x%x\n", vt.name, w[2], w[3]);
+		bc_text_printf(t, "%s: %u bytes, encoding 0x%x\n", name, type->size, w[3]);
 		break;
 	default:
-		text_printf(t, "%s %s\n", bc_kind_name(vt.kind), vt.name);
+		bc_text_printf(t, "%s %s\n", bc_kind_name(kind), name);
 	}
-	view_type_free(&vt);
-}
-
-/* The member's line (searched inside anonymous members too), or nothing. */
-static bool member_line(struct text *t, const char *def, const char *member)
-{
-	const char *line = def;
-	size_t mlen = strlen(member);
-
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		const char *semi;
-
-		end = end ? end : line + strlen(line);
-		/* "TYPE NAME; ..." or "TYPE NAME:BITS; ..." */
-		for (semi = line; semi < end && *semi != ';'; semi++)
-			;
-		if (semi < end) {
-			const char *p = semi;
-
-			while (p > line && p[-1] != ' ' && p[-1] != ':')
-				p--;
-			if (p > line && p[-1] == ':')
-				for (p--; p > line && p[-1] != ' '; p--)
-					;
-			if (!strncmp(p, member, mlen) &&
-			    (p[mlen] == ';' || p[mlen] == ':')) {
-				while (*line == ' ')
-					line++;
-				text_printf(t, "%.*s\n", (int)(end - line), line);
-				return true;
-			}
-		}
-		line = *end ? end + 1 : end;
-	}
-	return false;
 }
 
 struct wanted {
@@ -604,29 +472,39 @@ static int parse_wanted(const char *spec, struct wanted *w)
 }
 
 /* What kernel k says of the wanted type or member (NULL: absent). */
-static char *kernel_says(struct bc_archive *ar, uint32_t k,
+static char *kernel_says(struct bc_archive *ar, const char *path, uint32_t k,
 			 const struct wanted *want, const struct bc_log *log)
 {
-	struct bc_archive_view *v;
-	struct text def = { 0 }, out = { 0 };
+	struct log_kernel lk = { .c = { .type_of = bc_ktypes_type_of,
+					.str_of = log_str } };
+	struct bc_text out;
 	uint32_t ids[16], i, j, nr;
 
-	if (bc_archive_view_open(ar, k, &v, log))
+	if (bc_archive_kernel_stored_as_bytes(ar, k)) {
+		bc_log_printf(log, BC_LOG_WARN,
+			      "%s: kernel '%s' is stored as bytes: log does not read it",
+			      path, bc_archive_kernel_name(ar, k));
 		return strdup("(unreadable)\n");
-	for (i = 0; i < want->nr_kinds; i++) {
-		nr = bc_archive_view_find(v, want->kinds[i], want->name, ids, 16);
-		for (j = 0; j < nr && j < 16; j++) {
-			def.len = 0;
-			definition(&def, v, ids[j]);
-			if (!want->member)
-				text_printf(&out, "%s", def.s);
-			else
-				member_line(&out, def.s, want->member);
-		}
 	}
-	bc_archive_view_free(v);
-	free(def.s);
-	return out.s;
+	if (bc_ktypes_init_view(&lk.kt, ar, k, NULL, log))
+		return strdup("(unreadable)\n");
+	lk.c.src = &lk.kt;
+	bc_text_init(&out);
+	for (i = 0; i < want->nr_kinds; i++) {
+		nr = bc_archive_view_find(lk.kt.view, want->kinds[i], want->name,
+					  ids, 16);
+		for (j = 0; j < nr && j < 16; j++)
+			definition(&out, &lk, ids[j], want->member);
+	}
+	if (bc_ktypes_error(&lk.kt))
+		bc_text_printf(&out, "(unreadable)\n");
+	bc_ktypes_deinit(&lk.kt);
+	if (!out.len && !out.err) {
+		bc_text_deinit(&out);
+		return NULL;
+	}
+	return out.err ? (bc_text_deinit(&out), strdup("(out of memory)\n")) :
+	       bc_text_take(&out);
 }
 
 static bool has_line(const char *text, const char *line, size_t len)
@@ -703,7 +581,7 @@ static int cmd_log(int argc, char **argv, const struct bc_log *log)
 		return 1;
 	}
 	for (k = 0; k < nr; k++)
-		says[k] = kernel_says(ar, k, &want, log);
+		says[k] = kernel_says(ar, argv[1], k, &want, log);
 	printf("%s\n", argv[2]);
 	for (start = 0; start < nr;) {
 		const char *flavor = bc_archive_name_flavor(bc_archive_kernel_name(ar, start));

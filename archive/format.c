@@ -198,10 +198,15 @@ static int choose_parents(struct bc_archive *ar)
 	return err;
 }
 
-/* Kernel k's script against its parent, lists in file numbers. */
+/*
+ * Kernel k's script against its parent: list and plist in pool numbers
+ * (copies compare records, whatever their numbering), literals written
+ * in file numbers (filenum: pool number -> file number + 1). pos has a
+ * zeroed entry per pool record and is zeroed again after.
+ */
 static int write_script(const uint32_t *list, uint32_t n,
 			const uint32_t *plist, uint32_t np, uint32_t *pos,
-			struct ar_buf *out)
+			const uint32_t *filenum, struct ar_buf *out)
 {
 	uint64_t expect = 0, last = 0;
 	uint32_t i = 0, j;
@@ -228,8 +233,10 @@ static int write_script(const uint32_t *list, uint32_t n,
 			len++;
 		err = ar_buf_varint(out, (uint64_t)len << 1);
 		for (j = i; j < i + len && !err; j++) {
-			err = ar_buf_varint(out, ar_zigzag((int64_t)list[j] - (int64_t)last));
-			last = list[j] + 1ull;
+			uint32_t rec = filenum[list[j]] - 1;
+
+			err = ar_buf_varint(out, ar_zigzag((int64_t)rec - (int64_t)last));
+			last = rec + 1ull;
 		}
 		i += len;
 	}
@@ -248,11 +255,9 @@ static int write_bytes(struct ar_buf *out, const void *data, size_t len)
 static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 			 struct ar_buf *out)
 {
-	uint32_t nr_file = (uint32_t)nb->rec_order.n, k, i;
-	uint32_t *pos = calloc(nr_file + 1, sizeof(uint32_t));
-	uint32_t **flist = calloc(ar->nr_kernels + 1, sizeof(*flist));
+	uint32_t *pos = calloc((size_t)ar->nr_recs + 1, sizeof(uint32_t)), k, i;
 	struct ar_buf script = { 0 };
-	int err = pos && flist ? ar_buf_varint(out, ar->nr_kernels) : -ENOMEM;
+	int err = pos ? ar_buf_varint(out, ar->nr_kernels) : -ENOMEM;
 
 	for (k = 0; k < ar->nr_kernels && !err; k++) {
 		struct ar_kernel *kern = &ar->kernels[k];
@@ -267,17 +272,10 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 			const struct ar_kernel *p = kern->parent >= 0 ?
 				&ar->kernels[kern->parent] : NULL;
 
-			flist[k] = malloc(((size_t)kern->nr_types + 1) * 4);
-			if (!flist[k]) {
-				err = -ENOMEM;
-				break;
-			}
-			for (i = 0; i < kern->nr_types; i++)
-				flist[k][i] = nb->rec[kern->recs[i]] - 1;
 			script.len = 0;
-			err = write_script(flist[k], kern->nr_types,
-					   p ? flist[kern->parent] : NULL,
-					   p ? p->nr_types : 0, pos, &script);
+			err = write_script(kern->recs, kern->nr_types,
+					   p ? p->recs : NULL, p ? p->nr_types : 0,
+					   pos, nb->rec, &script);
 			err = err ? err : ar_buf_varint(out, kern->parent + 1);
 			err = err ? err : ar_buf_varint(out, kern->nr_types);
 			err = err ? err : write_bytes(out, script.data, script.len);
@@ -292,9 +290,6 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 						      kern->att[i].size);
 		}
 	}
-	for (k = 0; flist && k < ar->nr_kernels; k++)
-		free(flist[k]);
-	free(flist);
 	free(pos);
 	free(script.data);
 	return err;
@@ -555,6 +550,10 @@ static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
 	uint32_t x = 0;
 	unsigned shift;
 
+	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
+		*v = data[(*pos)++];	/* most are one byte */
+		return true;
+	}
 	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
 		uint8_t byte = data[(*pos)++];
 
@@ -587,6 +586,8 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 	free(ar->cells);
 	free(ar->rec_off);
 	ar->cells = malloc(room * sizeof(uint32_t));
+	if (ar->cells)
+		ar_advise_huge(ar->cells, room * sizeof(uint32_t));
 	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
 	if (!ar->cells || !ar->rec_off)
 		return -ENOMEM;
@@ -897,6 +898,8 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	free(ar->path);
 	ar->path = strdup(path);
 	ar->body = malloc(body_len ? body_len : 1);
+	if (ar->body)
+		ar_advise_huge(ar->body, body_len);
 	if (!ar->path || !ar->body) {
 		bc_archive_free(ar);
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -60,6 +61,10 @@ int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
 {
 	unsigned shift = 0;
 
+	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
+		*v = data[(*pos)++];	/* most are one byte */
+		return 0;
+	}
 	*v = 0;
 	while (*pos < end && shift < 64) {
 		uint8_t byte = data[(*pos)++];
@@ -70,6 +75,16 @@ int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
 		shift += 7;
 	}
 	return -1;
+}
+
+void ar_advise_huge(void *p, size_t len)
+{
+	const uintptr_t huge = 2u << 20;	/* x86-64's and arm64's (4 KiB pages) */
+	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
+
+	if (end > start)
+		(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
 int ar_u32vec_push(struct u32vec *v, uint32_t x)

@@ -375,7 +375,8 @@ static void json_cell(const struct bc_dep *d, const struct bc_dep_cell *c,
 	}
 }
 
-static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
+/* keys: the kernels' names as JSON strings, quoted and escaped once */
+static void json_cells(const struct bc_dep *d, char **keys, uint32_t nr,
 		       struct bc_text *out)
 {
 	uint32_t k;
@@ -383,7 +384,7 @@ static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 	bc_text_puts(out, "\"kernels\":{");
 	for (k = 0; k < nr; k++) {
 		bc_text_puts(out, k ? "," : "");
-		bc_text_json_str(out, kernels[k]);
+		bc_text_puts(out, keys[k]);
 		bc_text_puts(out, ":{");
 		json_cell(d, &d->cells[k], out);
 		bc_text_puts(out, "}");
@@ -392,7 +393,7 @@ static void json_cells(const struct bc_dep *d, char **kernels, uint32_t nr,
 }
 
 static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
-		      const char *key, char **kernels, struct bc_text *out)
+		      const char *key, char **keys, struct bc_text *out)
 {
 	uint32_t i, n = 0;
 
@@ -446,7 +447,7 @@ static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
 			bc_text_printf(out, ",\"autoload\":%s",
 				       d->autoload_off ? "false" : "true");
 		bc_text_puts(out, ",");
-		json_cells(d, kernels, r->nr_kernels, out);
+		json_cells(d, keys, r->nr_kernels, out);
 		bc_text_puts(out, "}");
 	}
 	bc_text_puts(out, "]");
@@ -455,23 +456,42 @@ static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
 static void print_json(const struct bc_deps_report *r, char **kernels,
 		       struct bc_text *out)
 {
+	char **keys = calloc(r->nr_kernels ? r->nr_kernels : 1, sizeof(*keys));
 	uint32_t k;
 
+	/* every cell is keyed by its kernel's name: escaped once here */
+	for (k = 0; keys && k < r->nr_kernels; k++) {
+		struct bc_text key;
+
+		bc_text_init(&key);
+		bc_text_json_str(&key, kernels[k]);
+		keys[k] = key.err ? NULL : bc_text_take(&key);
+		if (!keys[k])
+			break;
+	}
+	if (!keys || k < r->nr_kernels) {
+		out->err = -ENOMEM;
+		goto out;
+	}
 	bc_text_puts(out, "{\"object\":");
 	bc_text_json_str(out, r->object);
 	bc_text_puts(out, ",\"kernels\":[");
 	for (k = 0; k < r->nr_kernels; k++) {
 		bc_text_puts(out, k ? "," : "");
-		bc_text_json_str(out, kernels[k]);
+		bc_text_puts(out, keys[k]);
 	}
 	bc_text_puts(out, "]");
-	json_list(r, BC_DEP_RELO, "relocations", kernels, out);
-	json_list(r, BC_DEP_HOOK, "hooks", kernels, out);
-	json_list(r, BC_DEP_EXTERN, "externs", kernels, out);
-	json_list(r, BC_DEP_HELPER, "helpers", kernels, out);
-	json_list(r, BC_DEP_MAP, "maps", kernels, out);
-	json_list(r, BC_DEP_PROG_TYPE, "program_types", kernels, out);
+	json_list(r, BC_DEP_RELO, "relocations", keys, out);
+	json_list(r, BC_DEP_HOOK, "hooks", keys, out);
+	json_list(r, BC_DEP_EXTERN, "externs", keys, out);
+	json_list(r, BC_DEP_HELPER, "helpers", keys, out);
+	json_list(r, BC_DEP_MAP, "maps", keys, out);
+	json_list(r, BC_DEP_PROG_TYPE, "program_types", keys, out);
 	bc_text_puts(out, "}\n");
+out:
+	for (k = 0; keys && k < r->nr_kernels; k++)
+		free(keys[k]);
+	free(keys);
 }
 
 /*

@@ -592,16 +592,23 @@ struct proto_params {
 					 * dies[] holds only the first */
 };
 
+/*
+ * decl_unexpected: where the verdict on a concrete instance's abstract
+ * instance (its declared list, with the locations the instance gave it)
+ * goes; NULL: into *flags, with the instance's own.
+ */
 static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 		    const struct call_abi *abi, const struct loc_sections *secs,
 		    bool clang, uint32_t *flags, uint64_t *addr,
-		    struct proto_params *pp, struct loc_span *span)
+		    struct proto_params *pp, struct loc_span *span,
+		    bool *decl_unexpected)
 {
 	struct param_fact decl[MAX_INSPECT_PARAMS], own[MAX_INSPECT_PARAMS];
 	Dwarf_Off params[MAX_INSPECT_PARAMS];
 	Dwarf_Die *decl_die = pp->dies;
 	unsigned int nr = 0, nr_own = 0;
 	bool uncertain = false, optimized = false, unexpected = false, ignored;
+	bool abstract_unexpected = false;
 	bool sig_changed, concrete = dwarf_dieoffset(proto) != dwarf_dieoffset(fn);
 	Dwarf_Addr pc;
 	Dwarf_Die child;
@@ -690,7 +697,12 @@ static void inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
 	analyze_params(own, nr_own, abi, clang, sig_changed, &optimized,
 		       &unexpected, NULL);
 	ignored = false;
-	analyze_params(decl, nr, abi, clang, false, &ignored, &unexpected, NULL);
+	analyze_params(decl, nr, abi, clang, false, &ignored,
+		       &abstract_unexpected, NULL);
+	if (decl_unexpected)
+		*decl_unexpected = abstract_unexpected;
+	else
+		unexpected |= abstract_unexpected;
 out:
 	if (optimized)
 		*flags |= CAND_OPTIMIZED_PARAM;
@@ -704,7 +716,7 @@ void func_inspect(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto, const s
 {
 	struct proto_params pp;
 
-	inspect(r, fn, proto, abi, secs, clang, flags, addr, &pp, NULL);
+	inspect(r, fn, proto, abi, secs, clang, flags, addr, &pp, NULL, NULL);
 }
 
 uint64_t func_true_drop(struct die_reader *r, Dwarf_Die *fn, Dwarf_Die *proto,
@@ -950,6 +962,17 @@ static const struct elf_func *find_func(const struct cand_ctx *ctx,
 	return m->sym;
 }
 
+/* The candidate of the unit being walked whose DIE is at off, or NULL. */
+static struct cand *unit_cand_at(struct cand_list *l, Dwarf_Off off)
+{
+	uint32_t i;
+
+	for (i = l->nr_funcs; i > l->funcs_marked; i--)
+		if (l->funcs[i - 1].die == off)
+			return &l->funcs[i - 1];
+	return NULL;
+}
+
 static int collect_function(const struct cand_ctx *ctx,
 			    struct die_reader *r, Dwarf_Die *fn,
 			    struct cand_list *l, struct cand_need *need)
@@ -959,9 +982,9 @@ static int collect_function(const struct cand_ctx *ctx,
 	Dwarf_Attribute mem;
 	const char *name;
 	struct cand *c;
+	bool clang, abstract_unexpected = false;
 	uint32_t flags;
 	uint64_t addr;
-	bool clang;
 	int err;
 
 	if (own_flag(fn, DW_AT_declaration))
@@ -979,7 +1002,24 @@ static int collect_function(const struct cand_ctx *ctx,
 	need->proto = true;
 	clang = unit_is_clang(fn);
 	inspect(r, fn, &need->die, &ctx->abi, &ctx->locs, clang, &flags, &addr,
-		&pp, &l->loc_span);
+		&pp, &l->loc_span, &abstract_unexpected);
+	/*
+	 * pahole gives the abstract instance the locations of its concrete
+	 * instances in the unit (dwarf_loader.c, ftype__recode_dwarf_types)
+	 * and judges it with them: a parameter that lands outside its
+	 * register flags the abstract instance, not the instance. So when
+	 * the abstract instance is this unit's candidate already, the flag
+	 * is its own (which decides, as in pahole, whether later
+	 * definitions are compared at all); else the instance carries it.
+	 */
+	if (abstract_unexpected) {
+		struct cand *abstract = unit_cand_at(l, dwarf_dieoffset(&need->die));
+
+		if (abstract)
+			abstract->flags |= CAND_UNEXPECTED_REG;
+		else
+			flags |= CAND_UNEXPECTED_REG;
+	}
 	/* true_signature: the code at a clone's address, as it really is */
 	need->true_proto = ctx->features->true_signature &&
 			   (flags & CAND_HAS_CODE) &&
@@ -994,6 +1034,7 @@ static int collect_function(const struct cand_ctx *ctx,
 		return -ENOMEM;
 	c->flags = flags;
 	c->addr = addr;
+	c->die = dwarf_dieoffset(fn);
 	err = ctx->features->decl_tags ?
 	      collect_func_tags(r, l, c, fn, &need->die, &pp) : 0;
 	return err ? err : 1;

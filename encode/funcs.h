@@ -46,6 +46,7 @@ struct cand {
 					 * a chunk id until the final dedup */
 	uint32_t true_type;		/* true_signature: the FUNC_PROTO of the
 					 * code at a clone's address, or 0 */
+	uint64_t die;			/* its subprogram DIE's offset */
 };
 
 /*

@@ -251,11 +251,12 @@ cmp -s "$tmp/detached.btf" "$tmp/base.btf" || fail "detached output differs"
 
 # -V: pahole's lines on stdout, as pahole v1.31-38 prints them for the
 # same command line (tests/golden/pahole-1.31-38/6.12.117.skipped.tsv.gz:
-# 985 reasons, 80 first mismatches). One known difference: a mismatch line
-# for cookie_hash (left out for an ambiguous address either way): net/ipv6's
-# copy is an IPA-SRA clone with its parameters reordered, and pahole does
-# not compare it with net/ipv4's; btfcanon compares that unit's abstract
-# instance, whose flags are not the clone's.
+# 985 reasons, 80 first mismatches), and no other line. cookie_hash
+# (left out for an ambiguous address) is the case of an abstract instance
+# flagged by its clone: net/ipv6's copy is an IPA-SRA clone whose
+# parameters land outside their registers once pahole gives the unit's
+# abstract instance the clone's locations, so pahole does not compare
+# net/ipv6's prototype with net/ipv4's and prints no mismatch line.
 golden=$(dirname "$0")/golden/pahole-1.31-38/6.12.117.skipped.tsv.gz
 "$dropin" -J -j2 --btf_features=$features612 -V \
 	--btf_encode_detached="$tmp/verbose.btf" "$v612" > "$tmp/verbose.out" 2>"$tmp/verbose.err" ||
@@ -265,8 +266,7 @@ sed 's/ : skipping BTF encoding of function due to /\t/' "$tmp/verbose.out" |
 	LC_ALL=C sort > "$tmp/verbose.tsv"
 gzip -dc "$golden" | LC_ALL=C sort > "$tmp/pahole.tsv"
 missing=$(LC_ALL=C comm -23 "$tmp/pahole.tsv" "$tmp/verbose.tsv" | wc -l)
-extra=$(LC_ALL=C comm -13 "$tmp/pahole.tsv" "$tmp/verbose.tsv" |
-	grep -vc "^cookie_hash	param type mismatch for param#1 saddr != saddr$" || true)
+extra=$(LC_ALL=C comm -13 "$tmp/pahole.tsv" "$tmp/verbose.tsv" | wc -l)
 if [ "$missing" = 0 ] && [ "$extra" = 0 ]; then
 	echo "-V: $(wc -l < "$tmp/verbose.tsv") lines, pahole's $(wc -l < "$tmp/pahole.tsv") ok"
 else

@@ -424,13 +424,13 @@ START_TEST(test_log)
 		/* two struct dup from 6.1.0-56 on: absent, then both */
 		{ "struct dup", { "6.1.0-44-amd64: absent",
 				  "6.1.0-56-amd64 .. 6.12.100+deb12-amd64 (2 kernels): appears",
-				  "struct dup * m; /* bit 0 */", NULL } },
+				  "struct dup *m; /* bit 0 */", NULL } },
 		/* a member of an anonymous struct behind a typedef is not one of
 		 * the typedef's: the typedef's line stays */
 		{ "typedef anon_t", { "6.1.0-44-amd64 .. 6.12.100+deb12-amd64 (3 kernels):",
 				      "typedef struct {...} anon_t;", NULL } },
-		{ "struct s.next", { "(3 kernels):\n        struct s * next; /* bit 64 */", NULL } },
-		{ "f", { "(3 kernels):\n        int f(anon_t * p)", NULL } },
+		{ "struct s.next", { "(3 kernels):\n        struct s *next; /* bit 64 */", NULL } },
+		{ "f", { "(3 kernels):\n        int f(anon_t *p)", NULL } },
 	};
 	size_t i, j;
 

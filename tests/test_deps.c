@@ -1878,22 +1878,95 @@ static uint32_t views_agree(const char *arch, const char *const *objs,
 	return least;
 }
 
+/*
+ * Kernel A with a loop through anonymous types only (struct { ... *self; }),
+ * which the archive keeps as bytes: a kernel no view can read, so deps
+ * reads it whole.
+ */
+static void write_kernel_with_loop(const char *from, const char *to)
+{
+	struct btf *btf = btf__parse(from, NULL);
+	struct blob raw;
+	FILE *f;
+	int a;
+
+	ck_assert_ptr_nonnull(btf);
+	a = btf__add_struct(btf, NULL, 8);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_ge(btf__add_field(btf, "self", a + 1, 0, 0), 0);
+	ck_assert_int_eq(btf__add_ptr(btf, a), a + 1);
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	f = fopen(to, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
+	fclose(f);
+	blob_free(&raw);
+}
+
+/* The JSON of the archive run (with key in it) equals the files run's. */
+static void assert_same_json(const char *archive_json, const char *files_json,
+			     const char *key)
+{
+	char *a = text_of(archive_json), *f = text_of(files_json);
+
+	ck_assert_msg(strstr(a, key), "keys: %.300s", a);
+	ck_assert_str_eq(a, f);
+	free(a);
+	free(f);
+}
+
 START_TEST(test_archive_views)
 {
 	const char *cli = getenv("BTFCANON");
 	const char *real_kernels[] = { debian_kernels[0], debian_kernels[2] };
-	const char *objs[] = { NULL, NULL, NULL, NULL };
-	char *a, *f;
+	const char *objs[6];
 
 	build_fixtures();
 	objs[0] = in_scratch("fix.bpf.o");
 	objs[1] = in_scratch("real.bpf.o");
 	objs[2] = in_scratch("ext.bpf.o");
 	objs[3] = in_scratch("ops.bpf.o");
+	/* candidates by flavor: kernel B's dep_amb and dep_amb___v2 */
+	objs[4] = in_scratch("amb.bpf.o");
+	objs[5] = in_scratch("narrow.bpf.o");
 	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
 			    cli, in_scratch("views.bca"), in_scratch("a.btf"),
 			    in_scratch("b.btf")), 0);
-	views_agree(in_scratch("views.bca"), objs, 4);
+	views_agree(in_scratch("views.bca"), objs, 6);
+	/* a kernel stored as bytes is read whole: the report of its file */
+	write_kernel_with_loop(in_scratch("a.btf"), in_scratch("loop.btf"));
+	ck_assert_int_eq(sh("%s archive create %s %s --name kloop && "
+			    "%s archive extract %s kloop -o %s", cli,
+			    in_scratch("loop.bca"), in_scratch("loop.btf"), cli,
+			    in_scratch("loop.bca"), in_scratch("loop-sorted.btf")), 0);
+	{
+		struct captured cap = { "" };
+		struct bc_log log = { .fn = capture, .ctx = &cap };
+		struct bc_ktypes_flavors *fl = NULL;
+		struct bc_archive *ar = NULL;
+		struct bc_deps_kernel k;
+
+		ck_assert_int_eq(bc_archive_open(in_scratch("loop.bca"), &ar, &log), 0);
+		ck_assert(bc_archive_kernel_stored_as_bytes(ar, 0));
+		ck_assert_int_eq(bc_ktypes_flavors_new(ar, &fl), 0);
+		ck_assert_msg(!bc_deps_kernel_load_archived(ar, 0, fl, "kloop", &k,
+							    &log), "%s", cap.text);
+		ck_assert_ptr_null(k.types.view);
+		ck_assert_ptr_nonnull(k.input.btf);
+		bc_deps_kernel_deinit(&k);
+		bc_ktypes_flavors_free(fl);
+		bc_archive_free(ar);
+	}
+	/* an archive of one kernel given as a file: keyed by its path */
+	ck_assert_int_lt(sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
+			    cli, objs[0], in_scratch("loop.bca"),
+			    in_scratch("loop.bca"), in_scratch("loop-a.json")), 2);
+	ck_assert_int_lt(sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
+			    cli, objs[0], in_scratch("loop-sorted.btf"),
+			    in_scratch("loop-sorted.btf"), in_scratch("loop-f.json")), 2);
+	assert_same_json(in_scratch("loop-a.json"), in_scratch("loop-f.json"),
+			 "\"K\"");
 	if (access(real_kernels[0], R_OK) || access(real_kernels[1], R_OK)) {
 		fprintf(stderr, "deps views: %s or %s absent, real kernels skipped\n",
 			real_kernels[0], real_kernels[1]);
@@ -1916,12 +1989,8 @@ START_TEST(test_archive_views)
 			    "sed -e 's|%s/\\(k61[2]*\\)\\.btf|K/\\1|g' > %s",
 			    cli, objs[0], objs[1], objs[2], in_scratch("k61.btf"),
 			    in_scratch("k612.btf"), scratch, in_scratch("views-f.json")), 2);
-	a = text_of(in_scratch("views-a.json"));
-	f = text_of(in_scratch("views-f.json"));
-	ck_assert_msg(strstr(a, "\"K/k612\""), "keys: %.300s", a);
-	ck_assert_str_eq(a, f);
-	free(a);
-	free(f);
+	assert_same_json(in_scratch("views-a.json"), in_scratch("views-f.json"),
+			 "\"K/k612\"");
 }
 END_TEST
 
