@@ -7,7 +7,7 @@
  * flavor in version order, runs of kernels whose definition reads the
  * same folded into one line, the definition printed in full where it
  * first appears and as removed/added lines where it changes. Definitions
- * are C read through a view (deps/ktypes.h) and spelled by diff/cdecl.c,
+ * are C read through a view (archive/ktypes.h) and spelled by diff/cdecl.c,
  * types by name, so a change of a referenced struct does not count as a
  * change of its referrers.
  */
@@ -261,7 +261,7 @@ static int cmd_remove(int argc, char **argv, const struct bc_log *log)
 /* ---- log -------------------------------------------------------------------- */
 
 /*
- * A kernel's types as the log reads them: through a view (deps/ktypes.h:
+ * A kernel's types as the log reads them: through a view (ktypes.h:
  * records decoded when first reached, names as the archive's string
  * numbers), spelled by diff/cdecl.c, the one C declarator the diff and
  * deps use too.
