@@ -105,10 +105,11 @@ tsan:
 
 # The parallel encoder under ThreadSanitizer (CI): the encode suite (the
 # fixtures at -j1..64, shuffled unit orders, the reduction's parallel loops
-# and merge), the faults suite's worker errors at -j8, and the 6.12 vmlinux
-# at -j4 and -j16 (chunks, groups of chunks, the parallel merge), which
-# must give the same bytes. Any report fails the run (exitcode 66). No
-# suppressions.
+# and merge), canon's parallel sort and refinement rounds on random graphs
+# cut into many tasks (props, parallel), the faults suite's worker errors
+# at -j8, and the 6.12 vmlinux at -j4 and -j16 (chunks, groups of chunks,
+# the parallel merge, canon's parallel steps), which must give the same
+# bytes. Any report fails the run (exitcode 66). No suppressions.
 TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
 tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
@@ -117,6 +118,9 @@ tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
 	BTFCANON_SANITIZED=1 BTFCANON=build-tsan/btfcanon CK_RUN_SUITE=faults \
 	CK_RUN_CASE=worker_error build-tsan/btfcanon-tests
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
+	BTFCANON_SANITIZED=1 CK_RUN_SUITE=props CK_RUN_CASE=parallel \
+		build-tsan/btfcanon-tests
 	if [ -r $(TSAN_VMLINUX) ]; then \
 		for j in 4 16; do \
 			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \

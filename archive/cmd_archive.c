@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../deps/ktypes.h"
+#include "ktypes.h"
 #include "../diff/cdecl.h"
 #include "../diff/text.h"
 #include "../diff/types.h"

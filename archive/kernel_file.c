@@ -22,28 +22,17 @@ bool bc_kernel_file_detect(const uint8_t *head, size_t len)
 	return bc_package_detect(head, len) || bc_kimage_detect(head, len);
 }
 
-static bool image_enough(void *prefix, const uint8_t *data, size_t avail,
-			 size_t size)
-{
-	return bc_kimage_prefix_enough(prefix, data, avail, size);
-}
-
-/*
- * The kernel in a package: its image read out (as far as its BTF needs:
- * a raw Image's scan may be done before its end), then its BTF.
- */
+/* The kernel in a package: its image read out, then its BTF. */
 static int package_btf(const char *path, struct bc_blob *blob,
 		       const struct bc_log *log)
 {
-	struct bc_kimage_prefix prefix = { 0 };
-	struct bc_package_until until = { image_enough, &prefix };
 	uint8_t *image;
 	size_t size;
 	char *member, *label;
 	int err;
 
-	err = bc_package_read_kernel(path, BC_KIMAGE_MAX_OUTPUT, &until,
-				     &member, &image, &size, log);
+	err = bc_package_read_kernel(path, BC_KIMAGE_MAX_OUTPUT, &member,
+				     &image, &size, log);
 	if (err)
 		return err;
 	/* messages name both: "pkg.deb: ./boot/vmlinuz-V: ..." */

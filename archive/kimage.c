@@ -67,36 +67,27 @@ bool bc_kimage_detect(const uint8_t *data, size_t size)
 	       bc_comp_detect(data, size) != BC_COMP_NONE;
 }
 
-/* btf_extent()'s answer when the blob's bytes have not all arrived yet */
-#define BTF_EXTENT_MORE SIZE_MAX
-
 /*
  * The size of the BTF blob at p when its header holds up: magic, version
  * 1, no flags, a header of 24 to 256 bytes, aligned types, every section
- * inside the image (left: the bytes from p to the image's end), and a
- * string section that starts and ends with a NUL. 0 when it does not.
- * Only avail <= left bytes are there yet: BTF_EXTENT_MORE when the answer
- * needs more of them. With avail == left it is always decided.
+ * inside avail, and a string section that starts and ends with a NUL.
+ * 0 when it does not.
  */
-static size_t btf_extent(const uint8_t *p, size_t avail, size_t left)
+static size_t btf_extent(const uint8_t *p, size_t avail)
 {
 	struct bc_btf_header_layout h;
 	uint64_t end, sec_end;
 	const uint8_t *strs;
 
 	memset(&h, 0, sizeof(h));
-	if (left < sizeof(h.base))
-		return 0;
 	if (avail < sizeof(h.base))
-		return BTF_EXTENT_MORE;
+		return 0;
 	memcpy(&h.base, p, sizeof(h.base));
 	if (h.base.magic != BTF_MAGIC || h.base.version != BTF_VERSION ||
 	    h.base.flags || h.base.hdr_len < sizeof(h.base) ||
 	    h.base.hdr_len > 256 || h.base.hdr_len % 4 ||
-	    h.base.hdr_len > left)
+	    h.base.hdr_len > avail)
 		return 0;
-	if (h.base.hdr_len > avail)
-		return BTF_EXTENT_MORE;
 	if (h.base.hdr_len >= sizeof(h))
 		memcpy(&h, p, sizeof(h));
 	if (h.base.type_off % 4 || h.base.type_len % 4 || !h.base.str_len)
@@ -106,10 +97,8 @@ static size_t btf_extent(const uint8_t *p, size_t avail, size_t left)
 	end = sec_end > end ? sec_end : end;
 	sec_end = (uint64_t)h.layout_off + h.layout_len;
 	end = sec_end > end ? sec_end : end;
-	if (end > left - h.base.hdr_len)
-		return 0;
 	if (end > avail - h.base.hdr_len)
-		return BTF_EXTENT_MORE;
+		return 0;
 	strs = p + h.base.hdr_len + h.base.str_off;
 	if (strs[0] || strs[h.base.str_len - 1])
 		return 0;
@@ -117,87 +106,25 @@ static size_t btf_extent(const uint8_t *p, size_t avail, size_t left)
 }
 
 /*
- * The largest well-formed BTF blob in a raw memory image of size bytes.
- * The kernel's is the .BTF section; smaller ones (the BTF of BPF programs
- * the kernel embeds, such as its preloaded iterators) may come before or
- * after it. The scan goes front to back, from a magic to the next one
- * (past a well-formed blob: blobs do not overlap), and the first of the
- * largest wins.
- *
- * It runs on the bytes that have arrived so far (avail of size; all of
- * them when the image is in memory) and resumes where it stopped. It is
- * done once no blob larger than the best so far can start any more: a
- * blob at p ends by the image's end, so it is at most size - p bytes, and
- * from p = size - best_len on none can win. Example: Debian's 6.1.0-44
- * arm64 Image, 32.9 MB, whose 4.8 MB BTF ends at 23.3 MB, is decided at
- * 28.1 MB (the scan finds no magic from 23.3 MB on); its last 4.8 MB are
- * never needed. avail never shrinks from one call to the next.
- * Only a magic whose header has not arrived whole, or whose blob claims
- * bytes that have not arrived yet, makes the scan wait there; whatever the
- * pieces, the result is that of one scan of the whole image.
+ * The largest well-formed BTF blob in a raw memory image. The kernel's is
+ * the .BTF section; smaller ones (the BTF of BPF programs the kernel
+ * embeds, such as its preloaded iterators) may come before or after it.
  */
-static void btf_scan_init(struct bc_btf_scan *scan, size_t size)
-{
-	memset(scan, 0, sizeof(*scan));
-	scan->size = size;
-}
-
-static bool btf_scan_feed(struct bc_btf_scan *scan, const uint8_t *d,
-			  size_t avail)
-{
-	while (scan->pos < scan->size - scan->best_len) {
-		const uint8_t *p = memmem(d + scan->pos, avail - scan->pos,
-					  btf_magic, sizeof(btf_magic));
-		size_t at, n;
-
-		if (!p) {
-			/* a magic may yet start in the last 3 bytes */
-			if (avail == scan->size)
-				scan->pos = avail;
-			else if (avail - scan->pos > 3)
-				scan->pos = avail - 3;
-			break;
-		}
-		at = p - d;
-		n = btf_extent(p, avail - at, scan->size - at);
-		if (n == BTF_EXTENT_MORE) {
-			scan->pos = at;
-			return false;
-		}
-		if (n > scan->best_len) {
-			scan->best_off = at;
-			scan->best_len = n;
-		}
-		scan->pos = at + (n ? n : 1);
-	}
-	return scan->pos >= scan->size - scan->best_len;
-}
-
 static bool scan_btf(const uint8_t *d, size_t size, size_t *off, size_t *len)
 {
-	struct bc_btf_scan scan;
+	const uint8_t *p = d, *end = d + size;
 
-	btf_scan_init(&scan, size);
-	btf_scan_feed(&scan, d, size);
-	*off = scan.best_off;
-	*len = scan.best_len;
-	return *len != 0;
-}
+	*len = 0;
+	while ((p = memmem(p, end - p, btf_magic, sizeof(btf_magic)))) {
+		size_t n = btf_extent(p, end - p);
 
-bool bc_kimage_prefix_enough(struct bc_kimage_prefix *prefix,
-			     const uint8_t *data, size_t avail, size_t size)
-{
-	if (prefix->form == BC_KIMAGE_PREFIX_UNKNOWN) {
-		if (avail < 64 && avail < size)
-			return false;
-		prefix->form = is_raw_image(data, avail) && avail <= size ?
-			       BC_KIMAGE_PREFIX_RAW : BC_KIMAGE_PREFIX_WHOLE;
-		btf_scan_init(&prefix->scan, size);
+		if (n > *len) {
+			*off = p - d;
+			*len = n;
+		}
+		p += n ? n : 1;
 	}
-	if (prefix->form != BC_KIMAGE_PREFIX_RAW || size != prefix->scan.size ||
-	    avail > size)
-		return false;	/* a size that changed: read it all */
-	return btf_scan_feed(&prefix->scan, data, avail);
+	return *len != 0;
 }
 
 /* The .BTF section of the ELF file in memory d[0..size). */
@@ -446,8 +373,7 @@ int bc_kernel_default_name(const char *path, char **name,
 		fclose(f);
 	}
 	if (bc_package_detect(head, got)) {
-		err = bc_package_read_kernel(path, 0, NULL, &member, NULL, NULL,
-					     log);
+		err = bc_package_read_kernel(path, 0, &member, NULL, NULL, log);
 		if (err)
 			return err;
 		*name = bc_package_kernel_version(member);

@@ -83,40 +83,6 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 		       const struct bc_log *log);
 
 /*
- * A kernel image read as its bytes arrive (a package's kernel, streamed
- * out of its data.tar): after each piece, bc_kimage_prefix_enough() says
- * whether the bytes so far, data[0..avail) of the image's size, decide
- * its BTF. Once they do, bc_kimage_read_btf() of data[0..avail) gives what
- * it gives for the whole image, and the rest need not be read (nor is it
- * checked). Only a raw memory image (arm64, RISC-V) is decided before its
- * end: its BTF is the largest well-formed blob, and a blob starting at p
- * is at most size - p bytes, so the scan is done from size - best on (a
- * Debian arm64 Image: after 85-88% of its bytes). A compressed payload
- * and an ELF file (section headers at the end) need every byte.
- */
-struct bc_btf_scan {
-	size_t size;		/* of the whole image */
-	size_t pos;		/* where the scan goes on */
-	size_t best_off;	/* the largest blob so far */
-	size_t best_len;
-};
-
-enum bc_kimage_prefix_form {
-	BC_KIMAGE_PREFIX_UNKNOWN,	/* fewer than 64 bytes seen */
-	BC_KIMAGE_PREFIX_RAW,		/* a raw memory image: scanned */
-	BC_KIMAGE_PREFIX_WHOLE,		/* anything else: read whole */
-};
-
-struct bc_kimage_prefix {
-	enum bc_kimage_prefix_form form;
-	struct bc_btf_scan scan;
-};
-
-/* prefix starts zeroed; size is the same at every call */
-bool bc_kimage_prefix_enough(struct bc_kimage_prefix *prefix,
-			     const uint8_t *data, size_t avail, size_t size);
-
-/*
  * A kernel's default name, from the path of any input that holds it
  * (`btfcanon archive` names kernels with it; it reads a package's kernel
  * member, so a renamed .deb keeps its kernel's name):

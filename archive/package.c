@@ -73,7 +73,6 @@ struct kernel_find {
 	const char *path;
 	size_t max_size;
 	bool want_data;
-	const struct bc_package_until *until;
 	char *member;
 	uint8_t *data;
 	size_t size;
@@ -89,12 +88,7 @@ static int archive_fail(struct kernel_find *f, struct archive *a,
 			    f->path, what, msg ? msg : "unknown error");
 }
 
-#define PIECE ((size_t)256 << 10)
-
-/*
- * Reads the current member of a (the kernel) into f->data: all of it, or
- * until f->until says enough.
- */
+/* Reads the current member of a (the kernel) into f->data. */
 static int read_member(struct kernel_find *f, struct archive *a,
 		       struct archive_entry *e, const char *what)
 {
@@ -133,10 +127,7 @@ static int read_member(struct kernel_find *f, struct archive *a,
 			}
 			buf = grown;
 		}
-		/* in pieces when someone looks at them: it may stop early */
-		got = archive_read_data(a, buf + f->size,
-					f->until && cap - f->size > PIECE ?
-					PIECE : cap - f->size);
+		got = archive_read_data(a, buf + f->size, cap - f->size);
 		if (got < 0) {
 			free(buf);
 			return archive_fail(f, a, what);
@@ -144,9 +135,6 @@ static int read_member(struct kernel_find *f, struct archive *a,
 		if (!got)
 			break;
 		f->size += got;
-		if (f->until && size &&
-		    f->until->enough(f->until->ctx, buf, f->size, size))
-			break;
 	}
 	f->data = buf;
 	return 0;
@@ -259,14 +247,13 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 			    "%s: the .deb package has no data.tar member", f->path);
 }
 
-int bc_package_read_kernel(const char *path, size_t max_size,
-			   const struct bc_package_until *until, char **member,
+int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 			   uint8_t **image, size_t *image_size,
 			   const struct bc_log *log)
 {
 	struct kernel_find f = {
 		.path = path, .max_size = max_size, .want_data = image != NULL,
-		.until = until, .log = log,
+		.log = log,
 	};
 	struct archive *a = archive_read_new();
 	uint8_t head[4];

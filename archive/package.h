@@ -19,26 +19,12 @@
 bool bc_package_detect(const uint8_t *data, size_t size);
 
 /*
- * Stops the reading of a package's kernel before its end: called as its
- * bytes come out, with the first avail of its size bytes in data; reading
- * stops at the first true (kimage.h's bc_kimage_prefix_enough() says when
- * an image's BTF is decided). Not called for a member of unknown size.
- */
-struct bc_package_until {
-	bool (*enough)(void *ctx, const uint8_t *data, size_t avail,
-		       size_t size);
-	void *ctx;
-};
-
-/*
  * Finds the kernel in package path. *member gets its path in the package
  * (malloc'd, "./boot/vmlinuz-6.1.0-56-cloud-amd64"); with image non-NULL
- * its bytes too (*image malloc'd, *image_size; at most max_size bytes),
- * all of them, or with until non-NULL the first ones until it says
- * enough. Returns 0 or a negative errno after one message naming path.
+ * its bytes too (*image malloc'd, *image_size; at most max_size bytes).
+ * Returns 0 or a negative errno after one message naming path.
  */
-int bc_package_read_kernel(const char *path, size_t max_size,
-			   const struct bc_package_until *until, char **member,
+int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 			   uint8_t **image, size_t *image_size,
 			   const struct bc_log *log);
 

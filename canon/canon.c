@@ -60,6 +60,15 @@
  * classes of two or more, and only those with a member whose references
  * changed rank in the previous round; on vmlinux almost every type is a
  * singleton after two or three rounds. The rebuild is linear.
+ *
+ * Parallel: the first sort is a sample sort (split_by_local_key) and a
+ * round's classes are split in tasks of about equal numbers of members
+ * (refine_round), on opts->jobs threads. A task writes only the slots of
+ * its own types and positions, and reads only the last update's ranks,
+ * so which thread ran what, and how the work was cut, change nothing.
+ * The encoder hands canon the merged chunks without deduplicating them
+ * across chunks (encoder.c): twice the types of a deduplicated vmlinux,
+ * half of them copies the partition merges.
  */
 #include <endian.h>
 #include <errno.h>
@@ -74,6 +83,16 @@
 #include "strmap.h"
 #include "strset.h"
 
+/*
+ * Parallel steps (the first sort, refinement rounds) cut their work into
+ * tasks of at least CANON_GRAIN types (canon_opts.grain), at most
+ * CANON_MAX_TASKS of them: a function of the input's size, never of the
+ * number of threads, so the critical path --stats reports is the same at
+ * every -j. Which thread runs which task changes no output byte.
+ */
+#define CANON_GRAIN 4096
+#define CANON_MAX_TASKS 64
+
 struct canon {
 	const struct bc_btf *btf;
 	const struct canon_opts *opts;
@@ -84,6 +103,7 @@ struct canon {
 	uint32_t start_id;	/* first local id */
 	const uint32_t *refs;	/* btf->refs, or a copy with FWDs resolved */
 	uint32_t *alias;	/* [n] resolved FWD -> its type's id; 0: none */
+	uint32_t nr_aliased;	/* nonzero entries of alias */
 	uint32_t *order;	/* [n_live] local indices, by rank */
 	uint32_t *local_order;	/* [n_kept] the kept local indices by local key
 				 * (FWD resolution only; else NULL) */
@@ -97,6 +117,9 @@ struct canon {
 	struct keyed_type *keyed; /* [n] sort keys, during a partition */
 	uint32_t *work, nr_work; /* class starts of classes with >1 member */
 	uint32_t *next_work, nr_next_work;
+	uint32_t *scratch;	/* [n] parallel rounds' sub-classes, per task */
+	double task_sec[CANON_MAX_TASKS]; /* a parallel step's tasks' CPU */
+	double par_caller_sec;	/* the caller's CPU inside parallel steps */
 	struct canon_stats *stats;
 };
 
@@ -162,13 +185,23 @@ static void end_update(struct canon *c)
 }
 
 /*
+ * Where a split puts the sub-classes to look at in the next round: the
+ * next worklist, or a parallel round's task's own part of c->scratch.
+ */
+struct work_out {
+	uint32_t *list;
+	uint32_t nr;
+};
+
+/*
  * Splits the class order[from, to), sorted by cmp, wherever cmp sees a
  * difference. Members that change rank are marked moved; sub-classes of
- * two or more go on the next worklist. Returns the number of new classes
- * beyond the first.
+ * two or more go on the next worklist (wo). Returns the number of new
+ * classes beyond the first. Writes only the slots of order[from, to) and
+ * of its members: classes can be split in parallel.
  */
 static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
-			     span_cmp_fn cmp, void *arg)
+			     span_cmp_fn cmp, void *arg, struct work_out *wo)
 {
 	uint32_t p, start = from, splits = 0;
 
@@ -188,7 +221,7 @@ static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
 			}
 		}
 		if (p - start > 1)
-			c->next_work[c->nr_next_work++] = start;
+			wo->list[wo->nr++] = start;
 		if (start != from)
 			splits++;
 		start = p;
@@ -198,14 +231,14 @@ static uint32_t split_sorted(struct canon *c, uint32_t from, uint32_t to,
 
 /* split_sorted() after sorting order[from, to) with cmp. */
 static uint32_t split_class(struct canon *c, uint32_t from, uint32_t to,
-			    span_cmp_fn cmp, void *arg)
+			    span_cmp_fn cmp, void *arg, struct work_out *wo)
 {
 	qsort_r(c->order + from, to - from, sizeof(*c->order), cmp, arg);
-	return split_sorted(c, from, to, cmp, arg);
+	return split_sorted(c, from, to, cmp, arg, wo);
 }
 
 static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
-				    uint32_t to);
+				    uint32_t to, struct work_out *wo);
 
 /* Does any member of the class at start refer to a type that just moved? */
 static bool class_is_dirty(const struct canon *c, uint32_t start)
@@ -227,38 +260,125 @@ static bool class_is_dirty(const struct canon *c, uint32_t start)
 }
 
 /*
- * One refinement round over the worklist. A class none of whose members
- * refers to a type that moved in the last update cannot split now: it is
- * carried over unexamined. Returns the number of splits.
+ * Runs tasks 0 .. n-1 of fn (bc_par_for) on opts->jobs threads and
+ * counts the step into the critical path: its longest task, in place of
+ * what the calling thread spent in it.
  */
-static uint32_t refine_round(struct canon *c, bool all_dirty)
+static int canon_par(struct canon *c, uint32_t n, bc_par_fn fn, void *ctx)
 {
+	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	int err = bc_par_for(c->opts->jobs ? c->opts->jobs : 1, n, fn, ctx,
+			     c->task_sec);
+
+	c->par_caller_sec += bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+	c->stats->critical_sec += bc_par_longest(c->task_sec, n);
+	return err;
+}
+
+/* How many tasks a step over n types takes: a function of n alone. */
+static uint32_t nr_tasks_for(const struct canon *c, uint64_t n)
+{
+	uint64_t grain = c->opts->grain ? c->opts->grain : CANON_GRAIN;
+	uint64_t tasks = n / grain;
+
+	return tasks < 1 ? 1 : tasks > CANON_MAX_TASKS ? CANON_MAX_TASKS : tasks;
+}
+
+/*
+ * A refinement round in parallel: the worklist cut into runs of classes
+ * of about equal numbers of members, one task per run. A task writes the
+ * slots of its classes' members and its own part of c->scratch (room for
+ * as many sub-classes as its classes have members); the parts are then
+ * joined in task order.
+ */
+struct round_ctx {
+	struct canon *c;
+	bool all_dirty;
+	uint32_t first[CANON_MAX_TASKS + 1];	/* task k: work[first[k], first[k+1]) */
+	uint32_t out_at[CANON_MAX_TASKS];	/* task k's part of c->scratch */
+	uint32_t out_nr[CANON_MAX_TASKS];
+	uint32_t splits[CANON_MAX_TASKS];
+};
+
+static int refine_task(void *arg, uint32_t k)
+{
+	struct round_ctx *r = arg;
+	struct canon *c = r->c;
+	struct work_out wo = { c->scratch + r->out_at[k], 0 };
 	uint32_t w, splits = 0;
 
-	begin_update(c);
-	for (w = 0; w < c->nr_work; w++) {
+	for (w = r->first[k]; w < r->first[k + 1]; w++) {
 		uint32_t from = c->work[w], to = c->class_end[from];
 
-		if (!all_dirty && !class_is_dirty(c, from)) {
-			c->next_work[c->nr_next_work++] = from;
+		if (!r->all_dirty && !class_is_dirty(c, from)) {
+			wo.list[wo.nr++] = from;
 			continue;
 		}
-		splits += split_class_by_refs(c, from, to);
+		splits += split_class_by_refs(c, from, to, &wo);
+	}
+	r->out_nr[k] = wo.nr;
+	r->splits[k] = splits;
+	return 0;
+}
+
+/*
+ * One refinement round over the worklist. A class none of whose members
+ * refers to a type that moved in the last update cannot split now: it is
+ * carried over unexamined. Classes are split independently (each reads
+ * only the ranks of the last update), so the round runs in parallel
+ * tasks, cut by the number of members alone. Returns the number of
+ * splits, or a negative errno.
+ */
+static int64_t refine_round(struct canon *c, bool all_dirty)
+{
+	struct round_ctx r = { .c = c, .all_dirty = all_dirty };
+	uint64_t members = 0, sum = 0;
+	uint32_t w, k = 0, nr_tasks, splits = 0;
+	int err;
+
+	begin_update(c);
+	for (w = 0; w < c->nr_work; w++)
+		members += c->class_end[c->work[w]] - c->work[w];
+	nr_tasks = nr_tasks_for(c, members);
+	r.first[0] = 0;
+	r.out_at[0] = 0;
+	for (w = 0; w < c->nr_work; w++) {
+		sum += c->class_end[c->work[w]] - c->work[w];
+		/* task k ends once it holds its share of the members */
+		if (k + 1 < nr_tasks && sum * nr_tasks >= (k + 1) * members) {
+			r.first[++k] = w + 1;
+			r.out_at[k] = sum;
+		}
+	}
+	nr_tasks = k + 1;
+	r.first[nr_tasks] = c->nr_work;
+	err = canon_par(c, nr_tasks, refine_task, &r);
+	if (err)
+		return err;
+	for (k = 0; k < nr_tasks; k++) {
+		memcpy(c->next_work + c->nr_next_work, c->scratch + r.out_at[k],
+		       r.out_nr[k] * sizeof(*c->scratch));
+		c->nr_next_work += r.out_nr[k];
+		splits += r.splits[k];
 	}
 	end_update(c);
 	return splits;
 }
 
-static void refine_to_fixpoint(struct canon *c, bool all_dirty)
+/* Rounds until one splits nothing. Returns 0 or a negative errno. */
+static int refine_to_fixpoint(struct canon *c, bool all_dirty)
 {
 	while (c->nr_work) {
-		uint32_t splits = refine_round(c, all_dirty);
+		int64_t splits = refine_round(c, all_dirty);
 
+		if (splits < 0)
+			return (int)splits;
 		c->stats->refine_rounds++;
 		all_dirty = false;
 		if (!splits)
 			break;
 	}
+	return 0;
 }
 
 /*
@@ -572,7 +692,8 @@ static int cmp_keyed_slots(const void *pa, const void *pb, void *arg)
 
 /* Sorts keyed[0, n) and splits order[from, from + n) by it. */
 static uint32_t split_keyed(struct canon *c, tie_fn tie,
-			    struct keyed_type *keyed, uint32_t from, uint32_t n)
+			    struct keyed_type *keyed, uint32_t from, uint32_t n,
+			    struct work_out *wo)
 {
 	struct keyed_order ko = { c, tie, keyed, from };
 	uint32_t p;
@@ -580,23 +701,178 @@ static uint32_t split_keyed(struct canon *c, tie_fn tie,
 	sort_keyed(c, tie, keyed, n, 2 * (32 - __builtin_clz(n | 1)));
 	for (p = 0; p < n; p++)
 		c->order[from + p] = keyed[p].idx;
-	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko) : 0;
+	return n ? split_sorted(c, from, from + n, cmp_keyed_slots, &ko, wo) : 0;
+}
+
+/*
+ * The first sort in parallel, a sample sort. Tasks over ranges of type
+ * indices compute the kept types' keys; a sorted sample of them gives
+ * nr_tasks - 1 splitters; every key goes to the bucket between the
+ * splitters it lies between (equal keys always to the same one), the
+ * buckets are sorted in parallel and laid end to end, and each position
+ * is marked where its key differs from the one before. Equal keys are one
+ * class wherever they land, so neither the sample nor the number of
+ * tasks changes a class or its rank.
+ */
+struct rank_ctx {
+	struct canon *c;
+	uint32_t nr_tasks;
+	uint32_t idx_first[CANON_MAX_TASKS + 1]; /* task k: type indices */
+	uint32_t at[CANON_MAX_TASKS + 1];	/* task k: keyed[at[k], at[k+1]) */
+	struct keyed_type split[CANON_MAX_TASKS]; /* [nr_tasks - 1] splitters */
+	uint32_t *place;	/* [task * nr_tasks + bucket]: count, then slot */
+	uint8_t *bucket;	/* [live] each key's bucket */
+	struct keyed_type *sorted;		/* [live] the keys, bucket by bucket */
+	uint32_t bucket_at[CANON_MAX_TASKS + 1];
+	uint8_t *differs;	/* [live] the key differs from the one before */
+};
+
+static int rank_keys_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t idx, p = r->at[k];
+
+	for (idx = r->idx_first[k]; idx < r->idx_first[k + 1]; idx++)
+		if (!is_omitted(r->c, idx))
+			prefix_keys(r->c, idx, &r->c->keyed[p++]);
+	return 0;
+}
+
+static int rank_bucket_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t p;
+
+	for (p = r->at[k]; p < r->at[k + 1]; p++) {
+		uint32_t lo = 0, hi = r->nr_tasks - 1;
+
+		/* the first splitter not below the key */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_keyed(r->c, tie_local, &r->split[mid],
+				      &r->c->keyed[p]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		r->bucket[p] = lo;
+		r->place[k * r->nr_tasks + lo]++;
+	}
+	return 0;
+}
+
+static int rank_scatter_task(void *arg, uint32_t k)
+{
+	struct rank_ctx *r = arg;
+	uint32_t p, *slot = r->place + k * r->nr_tasks;
+
+	for (p = r->at[k]; p < r->at[k + 1]; p++)
+		r->sorted[slot[r->bucket[p]]++] = r->c->keyed[p];
+	return 0;
+}
+
+static int rank_sort_task(void *arg, uint32_t b)
+{
+	struct rank_ctx *r = arg;
+	uint32_t from = r->bucket_at[b], n = r->bucket_at[b + 1] - from, p;
+
+	sort_keyed(r->c, tie_local, r->sorted + from, n,
+		   2 * (32 - __builtin_clz(n | 1)));
+	/* a bucket's first key differs from the bucket before's keys */
+	for (p = from; p < from + n; p++)
+		r->differs[p] = p == from ||
+				cmp_keyed(r->c, tie_local, &r->sorted[p - 1],
+					  &r->sorted[p]) != 0;
+	return 0;
+}
+
+/* split_sorted()'s comparison for the marks rank_sort_task() left. */
+static int cmp_marked(const void *pa, const void *pb, void *arg)
+{
+	const struct rank_ctx *r = arg;
+
+	(void)pa;
+	return r->differs[(const uint32_t *)pb - r->c->order];
 }
 
 /*
  * Sorts the kept types (all but opts->omit's) by local key into c->order
- * and splits them into classes there (split_sorted). Returns how many
- * were kept.
+ * and splits them into classes there (split_sorted), in parallel tasks
+ * when there are enough. Returns how many were kept, or -ENOMEM.
  */
 static int split_by_local_key(struct canon *c)
 {
-	uint32_t p, live = 0;
+	struct rank_ctx *r = calloc(1, sizeof(*r));
+	struct work_out wo = { c->next_work, 0 };
+	uint32_t k, b, p, live = 0, nr_sample;
+	struct keyed_type *sample = NULL;
+	int err = -ENOMEM;
 
-	for (p = 0; p < c->n; p++)
-		if (!is_omitted(c, p))
-			prefix_keys(c, p, &c->keyed[live++]);
-	split_keyed(c, tie_local, c->keyed, 0, live);
-	return (int)live;
+	if (!r)
+		return -ENOMEM;
+	r->c = c;
+	r->nr_tasks = nr_tasks_for(c, c->n);
+	for (k = 0; k <= r->nr_tasks; k++)
+		r->idx_first[k] = (uint64_t)c->n * k / r->nr_tasks;
+	for (k = 0; k < r->nr_tasks; k++) {
+		r->at[k] = live;
+		for (p = r->idx_first[k]; p < r->idx_first[k + 1]; p++)
+			live += !is_omitted(c, p);
+	}
+	r->at[r->nr_tasks] = live;
+	if (canon_par(c, r->nr_tasks, rank_keys_task, r))
+		goto out;
+	if (r->nr_tasks == 1 || live < r->nr_tasks) {
+		split_keyed(c, tie_local, c->keyed, 0, live, &wo);
+		goto done;
+	}
+
+	nr_sample = r->nr_tasks * 32;
+	sample = malloc(nr_sample * sizeof(*sample));
+	r->place = calloc((size_t)r->nr_tasks * r->nr_tasks, sizeof(*r->place));
+	r->bucket = malloc(live ? live : 1);
+	r->sorted = malloc((live ? live : 1) * sizeof(*r->sorted));
+	r->differs = malloc(live ? live : 1);
+	if (!sample || !r->place || !r->bucket || !r->sorted || !r->differs)
+		goto out;
+	for (p = 0; p < nr_sample; p++)
+		sample[p] = c->keyed[(uint64_t)live * p / nr_sample];
+	sort_keyed(c, tie_local, sample, nr_sample,
+		   2 * (32 - __builtin_clz(nr_sample)));
+	for (b = 0; b + 1 < r->nr_tasks; b++)
+		r->split[b] = sample[(b + 1) * 32];
+	if (canon_par(c, r->nr_tasks, rank_bucket_task, r))
+		goto out;
+	/* bucket by bucket, and in a bucket task by task: each one's slot */
+	for (b = 0, p = 0; b < r->nr_tasks; b++) {
+		r->bucket_at[b] = p;
+		for (k = 0; k < r->nr_tasks; k++) {
+			uint32_t count = r->place[k * r->nr_tasks + b];
+
+			r->place[k * r->nr_tasks + b] = p;
+			p += count;
+		}
+	}
+	r->bucket_at[r->nr_tasks] = p;
+	if (canon_par(c, r->nr_tasks, rank_scatter_task, r) ||
+	    canon_par(c, r->nr_tasks, rank_sort_task, r))
+		goto out;
+	for (p = 0; p < live; p++)
+		c->order[p] = r->sorted[p].idx;
+	if (live)
+		split_sorted(c, 0, live, cmp_marked, r, &wo);
+done:
+	c->nr_next_work = wo.nr;
+	err = (int)live;
+out:
+	free(sample);
+	free(r->place);
+	free(r->bucket);
+	free(r->sorted);
+	free(r->differs);
+	free(r);
+	return err;
 }
 
 static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
@@ -611,7 +887,7 @@ static int tie_refs(const struct canon *c, uint32_t a, uint32_t b)
  * so most classes sort without walking reference lists.
  */
 static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
-				    uint32_t to)
+				    uint32_t to, struct work_out *wo)
 {
 	const struct bc_btf *btf = c->btf;
 	uint32_t p, i;
@@ -620,7 +896,7 @@ static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
 		uint32_t idx = c->order[p];
 		const uint32_t *refs = c->refs + btf->ref_start[idx];
 		uint32_t len = btf->ref_start[idx + 1] - btf->ref_start[idx];
-		struct keyed_type *k = &c->keyed[p - from];
+		struct keyed_type *k = &c->keyed[p];	/* the class's own slots */
 
 		k->k[0] = k->k[1] = k->k[2] = 0;
 		for (i = 0; i < len && i < 6; i++)
@@ -629,7 +905,7 @@ static uint32_t split_class_by_refs(struct canon *c, uint32_t from,
 		k->idx = idx;
 		k->full = len <= 6;
 	}
-	return split_keyed(c, tie_refs, c->keyed, from, to - from);
+	return split_keyed(c, tie_refs, c->keyed + from, from, to - from, wo);
 }
 
 /* Closes the class order[start, end) built by rank_by_local_key(). */
@@ -643,8 +919,8 @@ static void close_class(struct canon *c, uint32_t start, uint32_t end)
 /*
  * Step 1: one class spanning everything, split by local key. Local keys
  * never change, so the sort runs once and its order is kept: a partition
- * after FWDs were resolved drops them from the kept order in linear time
- * instead of sorting again.
+ * with FWDs resolved (standing for other types) drops them from the kept
+ * order in linear time instead of sorting again.
  */
 static int rank_by_local_key(struct canon *c)
 {
@@ -669,7 +945,9 @@ static int rank_by_local_key(struct canon *c)
 				c->local_class[p] = c->rank[c->order[p]];
 		}
 		c->local_sorted = true;
-		return 0;
+		if (!c->nr_aliased)
+			return 0;
+		live = 0;	/* FWDs stand for other types: drop them */
 	}
 
 	c->nr_work = 0;
@@ -742,6 +1020,7 @@ static int cmp_identity(const void *pa, const void *pb, void *arg)
 static int64_t split_var_classes(struct canon *c)
 {
 	uint64_t *key = var_identity_keys(c);
+	struct work_out wo = { c->next_work, 0 };
 	uint32_t w, splits = 0;
 
 	if (!key)
@@ -752,10 +1031,11 @@ static int64_t split_var_classes(struct canon *c)
 		const struct btf_type *t = bc_btf_local(c->btf, c->order[from]);
 
 		if (bc_type_kind(t) != BTF_KIND_VAR)
-			c->next_work[c->nr_next_work++] = from;
+			wo.list[wo.nr++] = from;
 		else
-			splits += split_class(c, from, to, cmp_identity, key);
+			splits += split_class(c, from, to, cmp_identity, key, &wo);
 	}
+	c->nr_next_work = wo.nr;
 	end_update(c);
 	free(key);
 	c->stats->identity_splits += splits;
@@ -1092,38 +1372,76 @@ static int rebuild(struct canon *c, struct canon_result *res)
 	return err;
 }
 
+/* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
+static int partition(struct canon *c)
+{
+	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
+	int64_t splits = 0;
+	int err;
+
+	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
+	if (!c->keyed)
+		return -ENOMEM;
+	if (rank_by_local_key(c))
+		return -ENOMEM;
+	t1 = bc_clock_sec(CLOCK_MONOTONIC);
+	c->stats->rank_sec += t1 - t0;
+	err = refine_to_fixpoint(c, true);
+	while (!err && (splits = split_var_classes(c)) > 0)
+		err = refine_to_fixpoint(c, false);
+	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
+	free(c->keyed);
+	c->keyed = NULL;
+	return err ? err : splits < 0 ? (int)splits : 0;
+}
+
 /*
- * Forward declarations, resolved from the whole graph to a fixpoint.
+ * Forward declarations, resolved as the largest consistent set.
  *
- * A FWD 'struct b' (or an enum with no enumerators) stands for the complete
- * type of that name when there is exactly one: one class of STRUCT named b
- * after refinement, counting the base's types too for split BTF. The FWD
- * is then dropped and every reference to it goes to that type; with two or
- * more different b's it stays a FWD. This is the rule libbpf applies in
- * btf__dedup since 1.2, made here from canonical classes so the outcome
- * cannot depend on the order types arrived in.
+ * A FWD 'struct b' (or an enum with no enumerators) stands for the
+ * complete type of that name and family when there is exactly one: one
+ * class of STRUCT named b at the fixpoint, counting the base's types too
+ * for split BTF. The FWD is then dropped and every reference to it goes
+ * to that type; with two or more different b's it stays a FWD.
  *
- * One pass is not enough: resolving a FWD can merge classes, and a merge
- * can make another name unique. Example:
+ * Which names are resolved is decided optimistically, as partition
+ * refinement decides which types are equal: every name that has both
+ * FWDs and complete types is first taken as resolved, its FWDs standing
+ * for one of its complete types; the partition is computed; a name whose
+ * complete types fell into two or more classes is given up (its FWDs
+ * stay FWDs), and the partition is computed again, until every name
+ * still taken has one class. Example, three units' types:
  *
- *	[1] struct a { [3] *p; }  [3] PTR -> [5] FWD struct b
- *	[2] struct a { [4] *p; }  [4] PTR -> [6] struct b { int x; }
- *	[7] FWD struct a
+ *	[1] struct a { [3] *p; }  [3] PTR -> [2]  [2] struct b { [4] *q; }  [4] PTR -> [1]
+ *	[5] struct a { [6] *p; }  [6] PTR -> [7] FWD struct b
+ *	[8] struct b { [9] *q; }  [9] PTR -> [10] FWD struct a
  *
- * Pass 1: b is unique, so [5] -> [6]; 'struct a' has two classes, {1}
- * and {2}, so [7] stays. The partition is redone: [3] and [4] now agree,
- * then [1] and [2]. Pass 2: 'struct a' is unique, so [7] -> [1]. Pass 3
- * resolves nothing and the loop ends. Resolution only ever makes classes
- * coarser (FWDs of one class resolve to one target), so a resolved FWD
- * stays resolved and each pass that continues resolves at least one more:
- * the loop ends, and sort(sort(x)) == sort(x) holds.
+ * Taking a and b as resolved, [7] stands for [2] and [10] for [1]; then
+ * [1] = [5], [2] = [8] and both names have one class: two structs in
+ * all. A rule that resolves a name only once its complete types are
+ * already equal never starts here ([1] and [5] differ until b is
+ * resolved, [2] and [8] until a is), yet libbpf's btf__dedup, which
+ * compares a FWD with a struct of its name as equal while walking two
+ * graphs side by side, merges them: this is what lets `encode` leave the
+ * deduplication across chunks to canon.
  *
- * Cost: a pass is a sort of the named complete types whose name some open
- * FWD has (O(m log m) for m of them; none at all when no FWD is open) plus
- * a lookup per FWD; a pass that resolves something is followed
- * by a partition, which reuses the local-key order of the first and only
- * redoes the refinement. On vmlinux-sized graphs a second resolving pass
- * is rare and a third rarer still (canon_stats.fwd_rounds).
+ * Why the result does not depend on which complete type a FWD stands
+ * for while its name is still taken, nor on the order names are given
+ * up: resolving more names only merges more (a partition stable with a
+ * set of names resolved is stable with fewer, since the FWDs of a name
+ * given up are types of their own), so the sets of names that are
+ * consistent (each one class) are closed under union and there is a
+ * largest, R. Refinement never separates types that are equal under R,
+ * whatever the FWDs stand for, so a name found in several classes is not
+ * in R; and the loop ends with a consistent set that holds R: R itself.
+ * Each pass gives up at least one name, so there are at most as many
+ * passes as names; on real kernels there is one (BENCH.md). The last
+ * partition is a plain one with R's FWDs standing for their types, so
+ * the order is the one a graph without those FWDs gets: canon(canon(x))
+ * == canon(x).
+ *
+ * Cost: a sort of the named FWDs and complete types (O(m log m)), then
+ * one partition per pass.
  */
 enum fwd_family { FWD_STRUCT, FWD_UNION, FWD_ENUM, NOT_FWD };
 
@@ -1159,16 +1477,18 @@ static enum fwd_family full_family(const struct btf_type *t)
 	}
 }
 
-struct fwd_candidate {
+/* A named FWD or complete type, for grouping by family and name. */
+struct named_type {
 	enum fwd_family family;
+	bool is_fwd;
 	const char *name;
-	uint32_t rank;		/* class rank; base ids rank as themselves */
-	uint32_t id;		/* a member of the class */
+	uint32_t id;
 };
 
-static int cmp_candidate(const void *pa, const void *pb)
+/* Family, name, complete types before FWDs; ids only make the order total. */
+static int cmp_named_type(const void *pa, const void *pb)
 {
-	const struct fwd_candidate *a = pa, *b = pb;
+	const struct named_type *a = pa, *b = pb;
 	int c;
 
 	if (a->family != b->family)
@@ -1176,185 +1496,199 @@ static int cmp_candidate(const void *pa, const void *pb)
 	c = strcmp(a->name, b->name);
 	if (c)
 		return c;
-	return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->is_fwd != b->is_fwd)
+		return a->is_fwd ? 1 : -1;
+	return (a->id > b->id) - (a->id < b->id);
 }
 
-static int add_candidate(struct fwd_candidate **cand, uint32_t *nr,
-			 uint32_t *cap, struct fwd_candidate item)
+/* The names a FWD could resolve to: runs of one family and name. */
+struct fwd_names {
+	struct named_type *types;	/* sorted by cmp_named_type */
+	uint32_t nr_types, cap;
+	uint32_t *first;		/* [nr_names + 1] each name's first entry */
+	uint8_t *taken;			/* [nr_names] still taken as resolved */
+	uint32_t nr_names;
+};
+
+static void fwd_names_deinit(struct fwd_names *fn)
 {
-	if (*nr == *cap) {
-		uint32_t grown_cap = *cap ? *cap * 2 : 256;
-		struct fwd_candidate *grown =
-			realloc(*cand, grown_cap * sizeof(*grown));
+	free(fn->types);
+	free(fn->first);
+	free(fn->taken);
+}
+
+static int fwd_names_add(struct fwd_names *fn, enum fwd_family family,
+			 bool is_fwd, const char *name, uint32_t id)
+{
+	if (fn->nr_types == fn->cap) {
+		uint32_t cap = fn->cap ? fn->cap * 2 : 256;
+		struct named_type *grown = realloc(fn->types, cap * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
-		*cand = grown;
-		*cap = grown_cap;
+		fn->types = grown;
+		fn->cap = cap;
 	}
-	(*cand)[(*nr)++] = item;
+	fn->types[fn->nr_types++] = (struct named_type){ family, is_fwd, name, id };
 	return 0;
 }
 
 /*
- * One resolution pass under the current (final) ranks: finds the FWDs not
- * yet resolved that now can be, records them in c->alias and, when there
- * are any, makes *refs_out a copy of the references with every resolved
- * FWD replaced. Returns the number of FWDs newly resolved, or a negative
- * errno.
+ * Collects the named FWDs, and the complete types (the base's too) named
+ * like one of them, sorts them and takes every name that has both as
+ * resolved.
  */
-static int64_t resolve_fwds(struct canon *c, uint32_t **refs_out)
+static int fwd_names_collect(const struct canon *c, struct fwd_names *fn)
 {
 	const struct bc_btf *btf = c->btf, *base = btf->base;
-	struct fwd_candidate *cand = NULL, key;
-	uint32_t nr = 0, cap = 0, idx, i, resolved = 0;
-	struct bc_strset fwd_names;	/* names of the FWDs still open */
-	uint32_t *refs;
+	struct bc_strset fwd_names;	/* the FWDs' names, any family */
+	uint32_t idx, i, j;
 	int err = bc_strset_init_over(&fwd_names, 0);
 
-	if (err)
-		return err;
 	for (idx = 0; idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (!c->alias[idx] && !is_omitted(c, idx) && t->name_off &&
-		    fwd_family(t) != NOT_FWD &&
-		    bc_strset_add(&fwd_names, bc_btf_str(btf, t->name_off)) < 0)
+		if (is_omitted(c, idx) || !t->name_off || fwd_family(t) == NOT_FWD)
+			continue;
+		err = fwd_names_add(fn, fwd_family(t), true,
+				    bc_btf_str(btf, t->name_off), c->start_id + idx);
+		if (!err && bc_strset_add(&fwd_names, fn->types[fn->nr_types - 1].name) < 0)
 			err = -ENOMEM;
 	}
-	/*
-	 * Only complete types named like an open FWD can be its target:
-	 * none are collected when there is no FWD, and the base's types are
-	 * only looked at by name.
-	 */
 	for (idx = 0; base && fwd_names.nr_used && idx < base->nr_types && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(base, idx);
-		uint32_t id = base->start_id + idx;
 
 		if (full_family(t) != NOT_FWD &&
 		    bc_strset_find(&fwd_names, bc_btf_str(base, t->name_off)) >= 0)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(base, t->name_off), id, id });
+			err = fwd_names_add(fn, full_family(t), false,
+					    bc_btf_str(base, t->name_off),
+					    base->start_id + idx);
 	}
 	for (idx = 0; fwd_names.nr_used && idx < c->n && !err; idx++) {
 		const struct btf_type *t = bc_btf_local(btf, idx);
 
-		if (full_family(t) != NOT_FWD && !is_omitted(c, idx) &&
+		if (!is_omitted(c, idx) && full_family(t) != NOT_FWD &&
 		    bc_strset_find(&fwd_names, bc_btf_str(btf, t->name_off)) >= 0)
-			err = add_candidate(&cand, &nr, &cap, (struct fwd_candidate){
-				full_family(t), bc_btf_str(btf, t->name_off),
-				c->start_id + c->rank[idx], c->start_id + idx });
+			err = fwd_names_add(fn, full_family(t), false,
+					    bc_btf_str(btf, t->name_off),
+					    c->start_id + idx);
 	}
-	if (err || !nr)		/* no candidates: nothing to resolve, cand is NULL */
-		goto out;
-	qsort(cand, nr, sizeof(*cand), cmp_candidate);
+	bc_strset_deinit(&fwd_names);
+	if (err || !fn->nr_types)
+		return err;
+	qsort(fn->types, fn->nr_types, sizeof(*fn->types), cmp_named_type);
+	fn->first = malloc((fn->nr_types + 1) * sizeof(*fn->first));
+	fn->taken = malloc(fn->nr_types);
+	if (!fn->first || !fn->taken)
+		return -ENOMEM;
+	for (i = 0; i < fn->nr_types; i = j) {
+		const struct named_type *t = &fn->types[i];
 
-	for (idx = 0; idx < c->n; idx++) {
-		const struct btf_type *t = bc_btf_local(btf, idx);
-		struct fwd_candidate *hit;
-
-		if (c->alias[idx] || is_omitted(c, idx))
-			continue;	/* resolved by an earlier pass, or left out */
-		key.family = fwd_family(t);
-		if (key.family == NOT_FWD || !t->name_off)
-			continue;
-		key.name = bc_btf_str(btf, t->name_off);
-		key.rank = 0;
-		/* the first candidate of this family and name */
-		hit = cand;
-		for (uint32_t lo = 0, hi = nr; lo < hi;) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (cmp_candidate(&cand[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-			hit = cand + lo;
-		}
-		if (hit >= cand + nr || hit->family != key.family ||
-		    strcmp(hit->name, key.name))
-			continue;
-		/* unique when every candidate of that name is one class */
-		for (i = hit - cand + 1; i < nr; i++) {
-			if (cand[i].family != key.family ||
-			    strcmp(cand[i].name, key.name) ||
-			    cand[i].rank != hit->rank)
-				break;
-		}
-		if (i < nr && cand[i].family == key.family &&
-		    !strcmp(cand[i].name, key.name))
-			continue;
-		c->alias[idx] = hit->id;
-		resolved++;
+		for (j = i + 1; j < fn->nr_types && fn->types[j].family == t->family &&
+		     !strcmp(fn->types[j].name, t->name); j++)
+			;
+		fn->first[fn->nr_names] = i;
+		/* complete types sort first: both kinds when the run starts
+		 * with a complete type and ends with a FWD */
+		fn->taken[fn->nr_names++] = !t->is_fwd && fn->types[j - 1].is_fwd;
 	}
-	if (!resolved)
-		goto out;
+	fn->first[fn->nr_names] = fn->nr_types;
+	return 0;
+}
+
+/*
+ * Points the FWDs of every taken name at the name's first complete type
+ * (c->alias) and makes c->refs the references with those replaced.
+ * Returns how many FWDs stand for a type, or a negative errno.
+ */
+static int64_t alias_taken_fwds(struct canon *c, const struct fwd_names *fn)
+{
+	const struct bc_btf *btf = c->btf;
+	uint32_t i, j, aliased = 0, *refs;
+
+	memset(c->alias, 0, c->n * sizeof(*c->alias));
+	for (i = 0; i < fn->nr_names; i++) {
+		if (!fn->taken[i])
+			continue;
+		for (j = fn->first[i]; j < fn->first[i + 1]; j++)
+			if (fn->types[j].is_fwd) {
+				c->alias[fn->types[j].id - c->start_id] =
+					fn->types[fn->first[i]].id;
+				aliased++;
+			}
+	}
+	if (c->refs != btf->refs)
+		free((void *)c->refs);
+	c->refs = btf->refs;
+	c->nr_aliased = aliased;
+	if (!aliased)
+		return 0;
 	refs = malloc((btf->ref_start[c->n] ? btf->ref_start[c->n] : 1) *
 		      sizeof(*refs));
-	if (!refs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!refs)
+		return -ENOMEM;
 	for (i = 0; i < btf->ref_start[c->n]; i++) {
 		uint32_t id = btf->refs[i];
 
 		refs[i] = id >= c->start_id && c->alias[id - c->start_id] ?
 			  c->alias[id - c->start_id] : id;
 	}
-	*refs_out = refs;
-out:
-	bc_strset_deinit(&fwd_names);
-	free(cand);
-	return err ? (int64_t)err : (int64_t)resolved;
+	c->refs = refs;
+	return aliased;
 }
 
-/* Steps 1-3: rank, refine, split VAR classes by identity, to the fixpoint. */
-static int partition(struct canon *c)
+/* Gives up the taken names whose complete types are not one class. */
+static uint32_t give_up_split_names(const struct canon *c, struct fwd_names *fn)
 {
-	double t0 = bc_clock_sec(CLOCK_MONOTONIC), t1;
-	int64_t splits;
+	uint32_t i, j, given_up = 0;
 
-	c->keyed = malloc((c->n ? c->n : 1) * sizeof(*c->keyed));
-	if (!c->keyed)
-		return -ENOMEM;
-	if (rank_by_local_key(c))
-		return -ENOMEM;
-	t1 = bc_clock_sec(CLOCK_MONOTONIC);
-	c->stats->rank_sec += t1 - t0;
-	refine_to_fixpoint(c, true);
-	while ((splits = split_var_classes(c)) > 0)
-		refine_to_fixpoint(c, false);
-	c->stats->refine_sec += bc_clock_sec(CLOCK_MONOTONIC) - t1;
-	free(c->keyed);
-	c->keyed = NULL;
-	return splits < 0 ? (int)splits : 0;
+	for (i = 0; i < fn->nr_names; i++) {
+		uint32_t first = fn->first[i], rank;
+
+		if (!fn->taken[i])
+			continue;
+		rank = id_rank(c, c->rank, fn->types[first].id);
+		for (j = first + 1; !fn->types[j].is_fwd; j++)
+			if (id_rank(c, c->rank, fn->types[j].id) != rank)
+				break;
+		if (!fn->types[j].is_fwd) {
+			fn->taken[i] = 0;
+			given_up++;
+		}
+	}
+	return given_up;
 }
 
 /*
- * Resolves FWDs (see above) and re-partitions, pass after pass, until a
- * pass resolves nothing. Returns 0 or a negative errno.
+ * Steps 1-3 with FWDs resolved (see above): partitions until no taken
+ * name is given up. Returns 0 or a negative errno.
  */
-static int resolve_fwds_to_fixpoint(struct canon *c)
+static int partition_resolving_fwds(struct canon *c)
 {
-	for (;;) {
-		double t0 = bc_clock_sec(CLOCK_MONOTONIC);
-		uint32_t *refs = NULL;
-		int64_t resolved = resolve_fwds(c, &refs);
-		int err;
+	struct fwd_names fn = { 0 };
+	double t0 = bc_clock_sec(CLOCK_MONOTONIC);
+	int64_t aliased = 0;
+	int err = fwd_names_collect(c, &fn);
 
+	for (;;) {
+		if (!err)
+			aliased = alias_taken_fwds(c, &fn);
 		c->stats->fwd_sec += bc_clock_sec(CLOCK_MONOTONIC) - t0;
-		if (resolved <= 0)
-			return resolved;
-		c->stats->fwds_resolved += resolved;
-		c->stats->fwd_rounds++;
-		if (c->refs != c->btf->refs)
-			free((void *)c->refs);
-		c->refs = refs;
-		/* references changed: classes may now merge, so start over */
+		if (err || aliased < 0)
+			break;
 		err = partition(c);
-		if (err)
-			return err;
+		if (err || !aliased)
+			break;
+		c->stats->fwd_rounds++;
+		t0 = bc_clock_sec(CLOCK_MONOTONIC);
+		if (!give_up_split_names(c, &fn)) {
+			c->stats->fwds_resolved = aliased;
+			c->stats->fwd_sec += bc_clock_sec(CLOCK_MONOTONIC) - t0;
+			break;
+		}
 	}
+	fwd_names_deinit(&fn);
+	return err ? err : aliased < 0 ? (int)aliased : 0;
 }
 
 /*
@@ -1399,6 +1733,7 @@ static void canon_deinit(struct canon *c)
 	free(c->next_moved);
 	free(c->work);
 	free(c->next_work);
+	free(c->scratch);
 }
 
 void canon_result_deinit(struct canon_result *res)
@@ -1422,7 +1757,7 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 		.stats = &res->stats,
 	};
 	size_t n1 = in->nr_types ? in->nr_types : 1;
-	double t0;
+	double t0, cpu0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -1446,20 +1781,22 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	c.next_moved = malloc(n1);
 	c.work = malloc(n1 * sizeof(uint32_t));
 	c.next_work = malloc(n1 * sizeof(uint32_t));
+	c.scratch = malloc(n1 * sizeof(uint32_t));
 	if (!c.order || !c.rank || !c.next_rank || !c.class_end || !c.moved ||
-	    !c.next_moved || !c.work || !c.next_work) {
+	    !c.next_moved || !c.work || !c.next_work || !c.scratch) {
 		err = -ENOMEM;
 		goto out;
 	}
 	err = check_omitted(&c, log);
 	if (err)
 		goto out;
-	err = partition(&c);
-	res->stats.types_in = c.n_kept;
-	if (!err && opts->resolve_fwds) {
+	if (opts->resolve_fwds) {
 		c.alias = calloc(n1, sizeof(*c.alias));
-		err = c.alias ? resolve_fwds_to_fixpoint(&c) : -ENOMEM;
+		err = c.alias ? partition_resolving_fwds(&c) : -ENOMEM;
+	} else {
+		err = partition(&c);
 	}
+	res->stats.types_in = c.n_kept;
 	if (err)
 		goto out;
 	t0 = bc_clock_sec(CLOCK_MONOTONIC);
@@ -1470,6 +1807,8 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 					     opts->layout, opts->nr_layout);
 	res->stats.rebuild_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
 	res->stats.merged = res->stats.types_in - res->stats.types_out;
+	res->stats.cpu_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	res->stats.critical_sec += res->stats.cpu_sec - c.par_caller_sec;
 out:
 	canon_deinit(&c);
 	if (err) {

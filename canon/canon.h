@@ -20,7 +20,8 @@ struct canon_opts {
 	/*
 	 * Replace each forward declaration by the complete type of the same
 	 * name and family when there is exactly one (see canon.c); the FWD is
-	 * dropped. Off for sort (content is kept as given); on for encode.
+	 * dropped (FWDs in cycles too: the largest consistent set of names,
+	 * see canon.c). Off for sort (content is kept as given); on for encode.
 	 */
 	bool resolve_fwds;
 	/*
@@ -39,6 +40,14 @@ struct canon_opts {
 	 * one BTF writer, the rebuild, instead of writing BTF themselves.
 	 */
 	const uint8_t *omit;
+	/*
+	 * Threads for the parallel steps (0 or 1: the caller's only), and
+	 * the fewest types a parallel task gets (0: canon.c's default; tests
+	 * set it small to cut small graphs into many tasks). Neither changes
+	 * a byte of the output.
+	 */
+	unsigned int jobs;
+	uint32_t grain;
 };
 
 struct canon_stats {
@@ -48,11 +57,15 @@ struct canon_stats {
 	uint32_t refine_rounds;		/* rounds of reference refinement */
 	uint32_t identity_splits;	/* VAR classes split by their DATASEC */
 	uint32_t fwds_resolved;		/* FWDs replaced by their complete type */
-	uint32_t fwd_rounds;		/* resolution passes that resolved some */
+	uint32_t fwd_rounds;		/* partitions with FWDs resolved (passes) */
 	double rank_sec;		/* initial sort by local key */
 	double refine_sec;		/* refinement to the fixpoint */
-	double fwd_sec;			/* FWD resolution passes (not refine) */
+	double fwd_sec;			/* FWD names and checks (not the partitions) */
 	double rebuild_sec;		/* id remap, strings, layout */
+	double cpu_sec;			/* the calling thread's CPU in canon_run */
+	double critical_sec;		/* CPU on unlimited cores: the serial
+					 * steps plus each parallel step's
+					 * longest task */
 };
 
 struct canon_result {

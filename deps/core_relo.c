@@ -51,7 +51,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "core_relo.h"
-#include "ktypes.h"
+#include "../archive/ktypes.h"
 
 #define SPEC_MAX_LEN 64		/* libbpf's BPF_CORE_SPEC_MAX_LEN */
 #define RESOLVE_DEPTH 32	/* libbpf's MAX_RESOLVE_DEPTH */

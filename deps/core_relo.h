@@ -20,7 +20,7 @@
 
 #include "../canon/btf_data.h"
 #include "bpf_object.h"
-#include "ktypes.h"
+#include "../archive/ktypes.h"
 
 #define BC_CORE_NR_KINDS 13
 

@@ -19,7 +19,7 @@
 #include "../diff/text.h"
 #include "bpf_object.h"
 #include "kconfig.h"
-#include "ktypes.h"
+#include "../archive/ktypes.h"
 
 enum bc_dep_status {
 	BC_DEP_OK,

@@ -23,7 +23,7 @@ struct bc_min;
 
 /*
  * Starts the minimal BTF of kernel (a whole base BTF, indexed: see
- * ktypes.h), kept by the caller until bc_min_free(). Returns 0, -EINVAL
+ * archive/ktypes.h), kept by the caller until bc_min_free(). Returns 0, -EINVAL
  * for types read through a view, or -ENOMEM.
  */
 int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out);

@@ -21,7 +21,7 @@ const struct btf_type *bc_skip_mods(const struct bc_btf *btf, uint32_t *id,
 
 /*
  * A reader of type records by id (NULL for void) other than a parsed BTF:
- * a source that decodes records on demand (deps/ktypes.h).
+ * a source that decodes records on demand (archive/ktypes.h).
  */
 typedef const struct btf_type *(*bc_type_reader)(const void *src, uint32_t id);
 

@@ -36,8 +36,12 @@
  * The reduction, after the workers: a tree of fixed shape. Groups of
  * ENCODE_GROUP_CHUNKS consecutive chunks are merged and deduplicated, one
  * group per task, the groups in parallel (dedup_groups); then the groups
- * are merged in parallel (merge.c: a string union and a copy per part)
- * and deduplicated once more, on one thread (libbpf's dedup is serial).
+ * are merged in parallel (merge.c: a string union and a copy per part).
+ * Base BTF is deduplicated no further here: canon's partition merges the
+ * copies the chunks share, resolving FWDs as libbpf's dedup does
+ * (canon.c). Split BTF is deduplicated once more, on one thread
+ * (libbpf's dedup is serial), so that a module's FWDs meet its complete
+ * types before its types meet the base's.
  * A file of at most ENCODE_GROUP_CHUNKS chunks has one level. Beside all
  * of it, another thread sorts the function candidates (select_plan_funcs),
  * which reads no types. Each task's CPU time is kept, so the stats can
@@ -1310,9 +1314,22 @@ join:
 				stats->merge.copy_longest_sec +
 				stats->merge.parse_sec;
 
+	/*
+	 * Base BTF is not deduplicated across the chunks here: canon's
+	 * partition merges the chunks' copies, its FWDs resolved as libbpf's
+	 * dedup resolves them (canon.c): the same bytes on every kernel
+	 * tried (DESIGN.md). Split BTF is: a module's FWDs must meet its
+	 * complete types before split_attach_base maps them onto the base's.
+	 * In the dedup's place, while the candidates' sort may still run,
+	 * libbpf indexes merged's strings (btf__find_str builds the index),
+	 * which the selection needs to add its FUNCs and VARs.
+	 */
 	t0 = bc_clock_sec(CLOCK_MONOTONIC);
 	tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
-	err = btf__dedup(merged, NULL);
+	if (opts->base)
+		err = btf__dedup(merged, NULL);
+	else if (enc.want_cands)
+		err = btf__find_str(merged, "") < 0 ? -ENOMEM : 0;
 	if (plan_started)
 		pthread_join(plan.thread, NULL);
 	if (err) {

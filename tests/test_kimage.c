@@ -7,13 +7,6 @@
  *	detect		each compression's magic, the zboot names
  *	limits		a stream that decompresses past the limit is refused,
  *			truncated ones fail at the place they end
- *	prefix		a raw Image read as its bytes arrive
- *			(bc_kimage_prefix_enough): decided exactly where no
- *			larger blob can start any more, never on a smaller
- *			blob before the kernel's, not before a larger one
- *			after it, not while a header waits for its bytes; on
- *			random images in random pieces the prefix gives the
- *			blob the whole image gives
  *	real		Debian's packages (tools/setup-debian.sh fetches them
  *			into BTFCANON_IMAGE_CACHE, default
  *			/var/cache/btfcanon-tests): the BTF read from each is
@@ -29,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <linux/btf.h>
 
 #include "suites.h"
 #include "../archive/decompress.h"
@@ -179,155 +171,6 @@ START_TEST(limits)
 }
 END_TEST
 
-/* A raw arm64 Image of size bytes: the header, then filler with no magic. */
-static uint8_t *raw_image(size_t size)
-{
-	uint8_t *d = malloc(size);
-	size_t i;
-
-	ck_assert(d && size >= 64);
-	for (i = 0; i < size; i++)
-		d[i] = (i * 131 + 7) % 0x9e;	/* 0x9f never appears */
-	memset(d, 0, 64);
-	memcpy(d + 56, "ARM\x64", 4);
-	return d;
-}
-
-/*
- * A well-formed BTF blob of len bytes at d + at: a 24-byte header, no
- * types, a string section of NULs. Returns at.
- */
-static size_t put_blob(uint8_t *d, size_t at, size_t len)
-{
-	struct btf_header h = {
-		.magic = BTF_MAGIC, .version = BTF_VERSION,
-		.hdr_len = sizeof(h), .str_len = len - sizeof(h),
-	};
-
-	memcpy(d + at, &h, sizeof(h));
-	memset(d + at + sizeof(h), 0, len - sizeof(h));
-	return at;
-}
-
-/* The prefix that pieces of piece bytes are decided at (size: never). */
-static size_t decided_at(const uint8_t *d, size_t size, size_t piece)
-{
-	struct bc_kimage_prefix prefix = { 0 };
-	size_t avail = 0;
-
-	while (avail < size) {
-		avail = size - avail < piece ? size : avail + piece;
-		if (bc_kimage_prefix_enough(&prefix, d, avail, size))
-			return avail;
-	}
-	return size;
-}
-
-/* The blob found in d[0..len) by the reader: its offset in d. */
-static size_t found_at(const uint8_t *d, size_t len, size_t *blob_len)
-{
-	struct bc_log log = { .fn = quiet };
-	struct bc_blob blob;
-	size_t off;
-
-	ck_assert_int_eq(bc_kimage_read_btf("img", d, len, 1 << 20, &blob, &log),
-			 0);
-	*blob_len = blob.size;
-	off = (size_t)(memmem(d, len, blob.data, blob.size) - (void *)d);
-	bc_blob_release(&blob);
-	return off;
-}
-
-START_TEST(prefix)
-{
-	enum { SIZE = 100000 };
-	uint8_t *d = raw_image(SIZE);
-	size_t at, len;
-
-	/* decoy (100 bytes) then the kernel's (20000) at 30000: decided when
-	 * the scan reaches 100000 - 20000 (and the 3 bytes a magic needs) */
-	put_blob(d, 1000, 100);
-	put_blob(d, 30000, 20000);
-	ck_assert_uint_eq(decided_at(d, SIZE, 1), SIZE - 20000 + 3);
-	ck_assert_uint_eq(decided_at(d, SIZE, 4096), 81920);
-	ck_assert_uint_eq(found_at(d, SIZE - 20000 + 3, &len), 30000);
-	ck_assert_uint_eq(len, 20000);
-
-	/* a larger blob late: decided on it, and it is the one found */
-	at = put_blob(d, SIZE - 30000, 25000);
-	ck_assert_uint_eq(decided_at(d, SIZE, 1), SIZE - 5000);
-	ck_assert_uint_eq(found_at(d, SIZE, &len), at);
-	ck_assert_uint_eq(found_at(d, decided_at(d, SIZE, 777), &len), at);
-	ck_assert_uint_eq(len, 25000);
-
-	/* a magic after the kernel's whose header claims bytes up to the
-	 * end: the scan waits for them (then finds it ill-formed) */
-	memset(d + 64, 0x11, SIZE - 64);
-	put_blob(d, 30000, 20000);
-	put_blob(d, 60000, SIZE - 60000);
-	d[SIZE - 1] = 1;	/* its string section does not end in a NUL */
-	ck_assert_uint_eq(decided_at(d, SIZE, 1), SIZE);
-	ck_assert_uint_eq(found_at(d, SIZE, &len), 30000);
-	free(d);
-
-	/* not a raw Image (an ELF file, a bzImage): only ever whole */
-	d = raw_image(SIZE);
-	memset(d + 56, 0, 4);
-	memcpy(d, "\x7f" "ELF", 4);
-	put_blob(d, 1000, SIZE - 2000);
-	ck_assert_uint_eq(decided_at(d, SIZE, 1), SIZE);
-	free(d);
-}
-END_TEST
-
-/*
- * Random Images: blobs of random sizes at random places (some
- * overlapping, some cut by the end, some ill-formed), fed in random
- * pieces; where the prefix is decided, the reader finds in it the blob it
- * finds in the whole image.
- */
-START_TEST(prefix_random)
-{
-	unsigned int seed = 21;
-	int round;
-
-	for (round = 0; round < 400; round++) {
-		size_t size = 64 + rand_r(&seed) % 20000, avail, whole_len, len;
-		uint8_t *d = raw_image(size);
-		int blobs = rand_r(&seed) % 5, i;
-		struct bc_log log = { .fn = quiet };
-		struct bc_blob b;
-
-		for (i = 0; i < blobs; i++) {
-			size_t at = 64 + rand_r(&seed) % (size - 64);
-			size_t blen = 25 + rand_r(&seed) % 8000;
-
-			if (at + blen > size)
-				blen = size - at;
-			if (blen < 25) {
-				if (at + 4 <= size)
-					memcpy(d + at, "\x9f\xeb\x01\x00", 4);
-				continue;
-			}
-			put_blob(d, at, blen);
-			if (rand_r(&seed) % 4 == 0)	/* ill-formed */
-				d[at + blen - 1] = 1;
-		}
-		avail = decided_at(d, size, 1 + rand_r(&seed) % 3000);
-		if (bc_kimage_read_btf("img", d, size, 1 << 20, &b, &log)) {
-			ck_assert_uint_eq(avail, size);
-			free(d);
-			continue;
-		}
-		bc_blob_release(&b);
-		ck_assert_uint_eq(found_at(d, avail, &len),
-				  found_at(d, size, &whole_len));
-		ck_assert_uint_eq(len, whole_len);
-		free(d);
-	}
-}
-END_TEST
-
 static double now(void)
 {
 	struct timespec ts;
@@ -399,10 +242,6 @@ Suite *kimage_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_test(tc, limits);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("prefix");
-	tcase_add_test(tc, prefix);
-	tcase_add_test(tc, prefix_random);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 120);

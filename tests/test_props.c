@@ -38,7 +38,11 @@
  *   var_identity	planted equal VARs stay distinct
  *   split	the same over a random base, base ids untouched
  *   resolve_fwds	with FWD resolution on (encode's mode): permute
- *		invariance, idempotence, and a chain needing three passes
+ *		invariance, idempotence, a chain the old rule needed three
+ *		passes for, and a cycle of FWDs
+ *   parallel	canon's parallel steps (the first sort, refinement
+ *		rounds) cut into many tasks on several threads give the
+ *		bytes of one task on one thread, FWDs resolved or not
  *   libbpf	btf__new()/btf__parse_raw_split() accept every output
  *   kernel	BPF_BTF_LOAD accepts inputs and outputs, FWDs resolved or
  *		not (skips with a message where the syscall is not allowed)
@@ -1466,23 +1470,31 @@ static void log_to_stderr(void *ctx, enum bc_log_level level, const char *msg)
 	fprintf(stderr, "props: %s\n", msg);
 }
 
-static struct blob canon_blob_resolving(const struct blob *raw,
-					enum bc_order order)
+static struct blob canon_blob_opts(const struct blob *raw,
+				   const struct canon_opts *opts)
 {
 	static const struct bc_log log = { .fn = log_to_stderr };
-	struct canon_opts opts = { .order = order, .resolve_fwds = true };
 	struct bc_btf *btf = parse_or_fail(raw, NULL);
 	struct canon_result res;
 	struct blob out;
-	int err = canon_run(btf, &opts, &res, &log);
+	int err = canon_run(btf, opts, &res, &log);
 
-	ck_assert_msg(!err, "canon_run (resolve_fwds) failed: %d", err);
+	ck_assert_msg(!err, "canon_run (resolve_fwds %d, jobs %u, grain %u) failed: %d",
+		      opts->resolve_fwds, opts->jobs, opts->grain, err);
 	out.data = res.raw;
 	out.size = res.raw_size;
 	res.raw = NULL;
 	canon_result_deinit(&res);
 	bc_btf_free(btf);
 	return out;
+}
+
+static struct blob canon_blob_resolving(const struct blob *raw,
+					enum bc_order order)
+{
+	struct canon_opts opts = { .order = order, .resolve_fwds = true };
+
+	return canon_blob_opts(raw, &opts);
 }
 
 /*
@@ -1522,8 +1534,11 @@ END_TEST
 /*
  * FWD resolution reaches its fixpoint: resolving one FWD merges structs,
  * which makes the next name unique, three times in a row. A single pass
- * (the old code) resolves only 'struct b' and leaves two 'struct c's and
- * FWDs of a and c behind, so canonicalizing its output again changes it.
+ * of the rule that resolves a name only once its complete types are one
+ * class resolves only 'struct b' and leaves two 'struct c's and FWDs of a
+ * and c behind, so canonicalizing its output again changes it; taking
+ * every name as resolved first and giving up the split ones (canon.c)
+ * resolves all three in one pass.
  */
 static struct blob fwd_chain_blob(void)
 {
@@ -1567,9 +1582,9 @@ START_TEST(test_resolve_fwds_rounds)
 	char *text;
 
 	ck_assert_int_eq(canon_run(btf, &opts, &res, &log), 0);
-	/* b, then a, then c: one resolving pass each */
+	/* b, a and c taken at once, none given up: one pass */
 	ck_assert_uint_eq(res.stats.fwds_resolved, 3);
-	ck_assert_uint_eq(res.stats.fwd_rounds, 3);
+	ck_assert_uint_eq(res.stats.fwd_rounds, 1);
 	ck_assert_uint_eq(res.stats.types_out, 8);
 	out.data = res.raw;
 	out.size = res.raw_size;
@@ -1612,6 +1627,116 @@ START_TEST(test_resolve_fwds_rounds)
 END_TEST
 
 /*
+ * FWDs in a cycle (canon.c's example): three units' types, where struct a
+ * and struct b are complete in one unit and each declared only in one
+ * other. Neither name has one class until the other is resolved, so a
+ * rule that waits for that resolves nothing; libbpf's btf__dedup merges
+ * them, and so does canon: two structs and two pointers, whatever the
+ * ids. A third, different struct b makes b's name ambiguous: its FWD
+ * stays, and then nothing resolves.
+ */
+static struct blob fwd_cycle_blob(bool third_b)
+{
+	struct btf *b = btf__new_empty();
+	struct blob raw;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 1);	/* [1] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 3, 0, 0), 0);	/*	[3] p; } */
+	ck_assert_int_eq(btf__add_struct(b, "b", 8), 2);	/* [2] struct b { */
+	ck_assert_int_eq(btf__add_field(b, "q", 4, 0, 0), 0);	/*	[4] q; } */
+	ck_assert_int_eq(btf__add_ptr(b, 2), 3);		/* [3] struct b * */
+	ck_assert_int_eq(btf__add_ptr(b, 1), 4);		/* [4] struct a * */
+	ck_assert_int_eq(btf__add_struct(b, "a", 8), 5);	/* [5] struct a { */
+	ck_assert_int_eq(btf__add_field(b, "p", 6, 0, 0), 0);	/*	[6] p; } */
+	ck_assert_int_eq(btf__add_ptr(b, 7), 6);		/* [6] declared b * */
+	ck_assert_int_eq(btf__add_fwd(b, "b", BTF_FWD_STRUCT), 7); /* [7] struct b; */
+	ck_assert_int_eq(btf__add_struct(b, "b", 8), 8);	/* [8] struct b { */
+	ck_assert_int_eq(btf__add_field(b, "q", 9, 0, 0), 0);	/*	[9] q; } */
+	ck_assert_int_eq(btf__add_ptr(b, 10), 9);		/* [9] declared a * */
+	ck_assert_int_eq(btf__add_fwd(b, "a", BTF_FWD_STRUCT), 10); /* [10] struct a; */
+	if (third_b) {
+		ck_assert_int_eq(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 11);
+		ck_assert_int_eq(btf__add_struct(b, "b", 4), 12);	/* [12] struct b { */
+		ck_assert_int_eq(btf__add_field(b, "x", 11, 0, 0), 0);	/*	int x; } */
+	}
+	raw = blob_from_libbpf(b);
+	btf__free(b);
+	return raw;
+}
+
+START_TEST(test_resolve_fwds_cycle)
+{
+	static const struct bc_log log = { .fn = log_to_stderr };
+	struct canon_opts opts = { .order = BC_ORDER_KIND, .resolve_fwds = true };
+	static const char *const want[2] = {
+		"[1] PTR '' vlen=0 kflag=0 ->3\n"
+		"[2] PTR '' vlen=0 kflag=0 ->4\n"
+		"[3] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->2 0\n"
+		"[4] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->1 0\n",
+		/*
+		 * b ambiguous: its FWD stays, so the two struct a's differ
+		 * (one points to a struct b, one to the FWD) and a's FWD
+		 * stays too. libbpf's dedup would take FWD b for the first
+		 * struct b it compares it with (an order-dependent choice).
+		 */
+		"[1] INT 'int' vlen=0 kflag=0 4 16777248\n"
+		"[2] PTR '' vlen=0 kflag=0 ->6\n"
+		"[3] PTR '' vlen=0 kflag=0 ->9\n"
+		"[4] PTR '' vlen=0 kflag=0 ->11\n"
+		"[5] PTR '' vlen=0 kflag=0 ->12\n"
+		"[6] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->3 0\n"
+		"[7] STRUCT 'a' vlen=1 kflag=0 8\n"
+		"\t'p' ->5 0\n"
+		"[8] STRUCT 'b' vlen=1 kflag=0 4\n"
+		"\t'x' ->1 0\n"
+		"[9] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->2 0\n"
+		"[10] STRUCT 'b' vlen=1 kflag=0 8\n"
+		"\t'q' ->4 0\n"
+		"[11] FWD 'a' vlen=0 kflag=0 0\n"
+		"[12] FWD 'b' vlen=0 kflag=0 0\n",
+	};
+
+	for (int third = 0; third < 2; third++) {
+		struct blob raw = fwd_cycle_blob(third), out, again;
+		struct bc_btf *btf = parse_or_fail(&raw, NULL);
+		struct canon_result res;
+		char *text;
+
+		ck_assert_int_eq(canon_run(btf, &opts, &res, &log), 0);
+		out.data = res.raw;
+		out.size = res.raw_size;
+		res.raw = NULL;
+		canon_result_deinit(&res);
+		bc_btf_free(btf);
+		text = listing_blob(&out, NULL);
+		ck_assert_str_eq(text, want[third]);
+		free(text);
+		again = canon_blob_resolving(&out, BC_ORDER_KIND);
+		ck_assert_msg(blob_eq(&again, &out),
+			      "canon(canon(x)) != canon(x), FWD cycle %d", third);
+		blob_free(&again);
+		for (unsigned int p = 0; p < NR_PERMS; p++) {
+			struct blob perm = permute_blob(&raw, NULL, 200 + p);
+			struct blob got = canon_blob_resolving(&perm, BC_ORDER_KIND);
+
+			ck_assert_msg(blob_eq(&got, &out),
+				      "permutation %u changes the output, FWD cycle %d",
+				      p, third);
+			blob_free(&perm);
+			blob_free(&got);
+		}
+		blob_free(&out);
+		blob_free(&raw);
+	}
+}
+END_TEST
+
+/*
  * Idempotence with FWD resolution on, on random graphs: one more run on
  * the output resolves nothing new and changes nothing.
  */
@@ -1628,6 +1753,48 @@ START_TEST(test_resolve_fwds_idempotent)
 				gr.seed, orders[o]);
 		blob_free(&once);
 		blob_free(&twice);
+	}
+	graph_free(&gr);
+}
+END_TEST
+
+/*
+ * Parallel canon: a grain of 1 to 3 types cuts these graphs into dozens
+ * of tasks (the default, 4096, leaves them whole), run on 1 to 4
+ * threads; the bytes must be those of one task, for the graph and for a
+ * permutation of it. Under ThreadSanitizer (make tsan-check) this is the
+ * race check of the first sort and of the refinement rounds.
+ */
+START_TEST(test_parallel)
+{
+	static const struct { unsigned int jobs; uint32_t grain; } runs[] = {
+		{ 1, 1 }, { 4, 1 }, { 2, 2 }, { 3, 3 },
+	};
+	struct graph gr;
+
+	graph_make(&gr, case_seed(12, _i), 40, 320);
+	for (size_t o = 0; o < ARRAY_LEN(orders); o++) {
+		for (int resolve = 0; resolve < 2; resolve++) {
+			struct canon_opts one = { .order = orders[o],
+						  .resolve_fwds = resolve };
+			struct blob want = canon_blob_opts(&gr.raw, &one);
+			struct blob perm = permute_blob(&gr.raw, NULL, _i * 13 + 7);
+
+			for (size_t r = 0; r < ARRAY_LEN(runs); r++) {
+				struct canon_opts par = one;
+				struct blob got;
+
+				par.jobs = runs[r].jobs;
+				par.grain = runs[r].grain;
+				got = canon_blob_opts(r % 2 ? &perm : &gr.raw, &par);
+				assert_same_btf(&got, &want, NULL,
+						resolve ? "parallel, FWDs resolved" :
+						"parallel", gr.seed, orders[o]);
+				blob_free(&got);
+			}
+			blob_free(&perm);
+			blob_free(&want);
+		}
 	}
 	graph_free(&gr);
 }
@@ -1892,7 +2059,12 @@ Suite *props_suite(void)
 	tc = props_tcase("resolve_fwds");
 	tcase_add_loop_test(tc, test_resolve_fwds, 0, NR_GRAPHS);
 	tcase_add_test(tc, test_resolve_fwds_rounds);
+	tcase_add_test(tc, test_resolve_fwds_cycle);
 	tcase_add_loop_test(tc, test_resolve_fwds_idempotent, 0, NR_GRAPHS);
+	suite_add_tcase(s, tc);
+
+	tc = props_tcase("parallel");
+	tcase_add_loop_test(tc, test_parallel, 0, NR_GRAPHS);
 	suite_add_tcase(s, tc);
 
 	tc = props_tcase("local_order");

@@ -166,11 +166,18 @@ echo "  (the sorts took $t_sort s)"
 # sorted files (the archive's own cost); add the last kernel to an archive
 # of the others; extract every kernel and compare; time one extract.
 if "$BTFCANON" archive --help > /dev/null 2>&1; then
-	rm -f "$dir/out/debs.bca" "$dir/out/all.bca" "$dir/out/but-last.bca"
+	rm -f "$dir/out/debs.bca" "$dir/out/debs-j1.bca" "$dir/out/all.bca" \
+		"$dir/out/but-last.bca"
 	t0=$(now)
 	"$BTFCANON" archive create "$dir/out/debs.bca" "$debs"/linux-image-*.deb
 	figure "archive create, from the packages" "$(size "$dir/out/debs.bca")" \
 		"$(elapsed "$t0")"
+	t0=$(now)
+	"$BTFCANON" archive create "$dir/out/debs-j1.bca" "$debs"/linux-image-*.deb -j1
+	figure "archive create -j1, from the packages" "$(size "$dir/out/debs-j1.bca")" \
+		"$(elapsed "$t0")"
+	cmp -s "$dir/out/debs.bca" "$dir/out/debs-j1.bca" ||
+		echo "  MISMATCH: -j1 gives other bytes than the default -j"
 	t0=$(now)
 	"$BTFCANON" archive create "$dir/out/all.bca" "$dir"/sorted/*.btf
 	figure "archive create, from sorted BTF" "$(size "$dir/out/all.bca")" \

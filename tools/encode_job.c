@@ -172,6 +172,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 		releasing = true;
 	}
 	canon.omit = enc.omit;	/* the encoder's helper types */
+	canon.jobs = opts.jobs;
 	if (!err)
 		err = canon_run(parsed, &canon, &res, log);
 	if (err)
@@ -226,7 +227,9 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 		if (es.groups)
 			fprintf(stderr, "  groups: %llu types in %u groups of chunks, each deduplicated\n",
 				(unsigned long long)es.types_grouped, es.groups);
-		print_critical_path(&es, c_canon - c_canon0, c_write - c_canon);
+		/* canon's parallel steps count by their longest task */
+		print_critical_path(&es, c_canon - c_canon0 - res.stats.cpu_sec +
+				    res.stats.critical_sec, c_write - c_canon);
 		print_select_stats(&es);
 	}
 out:

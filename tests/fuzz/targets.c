@@ -510,51 +510,18 @@ int fuzz_archive_one(const uint8_t *data, size_t size)
  * Kernel images (archive/kimage.c): a bzImage, an arm64 Image, an EFI
  * zboot image or a compressed file, decompressed with at most 16 MiB of
  * output (a small stream may expand a thousandfold), its BTF found and
- * parsed. Properties: what the reader returns lies inside the output it
- * made (ASan checks the copy) and is no larger than the limit; and the
- * image fed in pieces (sizes taken from its own bytes) to
- * bc_kimage_prefix_enough() is decided no later than its end, and the
- * prefix it was decided at gives the same answer and the same BTF as the
- * whole image.
+ * parsed. Property: what the reader returns lies inside the output it
+ * made (ASan checks the copy) and is no larger than the limit.
  */
 #define FUZZ_IMAGE_MAX ((size_t)16 << 20)
 
-/* The prefix of data that bc_kimage_prefix_enough() is decided at. */
-static size_t kimage_prefix(const uint8_t *data, size_t size)
-{
-	struct bc_kimage_prefix prefix = { 0 };
-	size_t avail = 0;
-
-	while (avail < size) {
-		size_t piece = 1 + (data[avail] * 131u + avail) % 4096;
-
-		avail = piece > size - avail ? size : avail + piece;
-		if (bc_kimage_prefix_enough(&prefix, data, avail, size))
-			break;
-	}
-	return avail;
-}
-
 int fuzz_kimage_one(const uint8_t *data, size_t size)
 {
-	struct bc_blob blob, part;
+	struct bc_blob blob;
 	struct bc_btf *btf = NULL;
-	size_t avail = kimage_prefix(data, size);
-	int err, err_part;
 
-	err = bc_kimage_read_btf("fuzz", data, size, FUZZ_IMAGE_MAX, &blob,
-				 &fuzz_log);
-	if (avail < size) {
-		err_part = bc_kimage_read_btf("fuzz", data, avail,
-					      FUZZ_IMAGE_MAX, &part, &fuzz_log);
-		FUZZ_ASSERT(err_part == err);
-		if (!err) {
-			FUZZ_ASSERT(part.size == blob.size &&
-				    !memcmp(part.data, blob.data, blob.size));
-			bc_blob_release(&part);
-		}
-	}
-	if (err)
+	if (bc_kimage_read_btf("fuzz", data, size, FUZZ_IMAGE_MAX, &blob,
+			       &fuzz_log))
 		return 0;
 	FUZZ_ASSERT(blob.size <= FUZZ_IMAGE_MAX);
 	if (!bc_btf_parse_blob(&blob, NULL, NULL, "fuzz", &fuzz_log, &btf))
@@ -564,29 +531,20 @@ int fuzz_kimage_one(const uint8_t *data, size_t size)
 
 /*
  * Kernel packages (archive/package.c): a .deb or an .rpm through
- * libarchive to its kernel member (at most 16 MiB, read until its BTF is
- * decided, as kernel_file.c reads it), then that through the image
- * reader. Property: the member's name is one the reader looks for, and
- * the version taken from it is not empty.
+ * libarchive to its kernel member (at most 16 MiB), then that through the
+ * image reader. Property: the member's name is one the reader looks for,
+ * and the version taken from it is not empty.
  */
-static bool package_image_enough(void *prefix, const uint8_t *data,
-				 size_t avail, size_t size)
-{
-	return bc_kimage_prefix_enough(prefix, data, avail, size);
-}
-
 int fuzz_package_one(const uint8_t *data, size_t size)
 {
-	struct bc_kimage_prefix prefix = { 0 };
-	struct bc_package_until until = { package_image_enough, &prefix };
 	char path[64], *member, *version;
 	uint8_t *image;
 	size_t image_size;
 	struct bc_blob blob;
 	int fd = memory_file(data, size, path, sizeof(path));
 
-	if (!bc_package_read_kernel(path, FUZZ_IMAGE_MAX, &until, &member,
-				    &image, &image_size, &fuzz_log)) {
+	if (!bc_package_read_kernel(path, FUZZ_IMAGE_MAX, &member, &image,
+				    &image_size, &fuzz_log)) {
 		version = bc_package_kernel_version(member);
 		FUZZ_ASSERT(version && *version);
 		FUZZ_ASSERT(strstr(member, "vmlinu") != NULL);

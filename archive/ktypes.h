@@ -24,14 +24,14 @@
  * Cost (view): a record, one hash probe once decoded; a name, two hash
  * probes per kind asked for.
  */
-#ifndef BTFCANON_DEPS_KTYPES_H
-#define BTFCANON_DEPS_KTYPES_H
+#ifndef BTFCANON_ARCHIVE_KTYPES_H
+#define BTFCANON_ARCHIVE_KTYPES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../archive/archive.h"
+#include "archive.h"
 #include "../canon/btf_data.h"
 
 struct ktypes_index;
