@@ -828,14 +828,53 @@ static int cut_chunks(struct encoder *enc, const uint64_t *bytes,
 }
 
 /*
+ * Appends pieces starting at units [from, end): n of them (at most one per
+ * unit), cut where the bytes so far pass j / n of the range's; or, with
+ * per, one every per units. Returns the next piece number.
+ */
+static uint32_t cut_range(struct encoder *enc, const uint64_t *bytes,
+			  uint32_t from, uint32_t end, uint32_t n, uint32_t per,
+			  uint32_t k, uint32_t p)
+{
+	uint64_t total = 0, sum = 0;
+	uint32_t i, j;
+
+	for (i = from; i < end; i++)
+		total += bytes[i];
+	if (per)
+		n = (end - from + per - 1) / per;
+	if (n > end - from)
+		n = end - from;
+	if (n < 1)
+		n = 1;
+	enc->piece_first[p] = from;
+	enc->piece_chunk[p++] = k;
+	/* piece j ends at the first unit whose end passes (j + 1) / n */
+	for (i = from, j = 1; i < end && j < n; i++) {
+		sum += bytes[i];
+		if (per ? (i + 1 - from) % per != 0 :
+		    sum * n < total * j || end - (i + 1) < n - j)
+			continue;
+		enc->piece_first[p] = i + 1;
+		enc->piece_chunk[p++] = k;
+		j++;
+	}
+	return p;
+}
+
+/*
  * Cuts each chunk into pieces, the units the workers take. With
- * --piece-cus N (tests): N units each. Otherwise as few as keep each
- * within ENCODE_PIECE_BYTES, cut at equal shares of the chunk's bytes
- * (6.12.117: 16 chunks of about 13 MiB, four pieces each). A function of
- * the file alone, never of -j.
+ * --piece-cus N (tests): N units each. Otherwise a chunk of more than
+ * ENCODE_PIECE_BYTES has a short first piece (its units up to
+ * ENCODE_FIRST_PIECE_BYTES: it runs before the others, with a cold type
+ * cache), then as few pieces as keep each within ENCODE_PIECE_BYTES, cut
+ * at equal shares of the rest (6.12.117: 9 chunks of about 22 MiB, eight
+ * pieces each). A function of the file alone, never of -j.
  */
 static int cut_pieces(struct encoder *enc, const uint64_t *bytes)
 {
+	const uint64_t first_bytes = ENCODE_FIRST_PIECE_BYTES;
+	const uint64_t piece_bytes = ENCODE_PIECE_BYTES;
 	uint32_t k, i, p = 0;
 
 	enc->chunk_pieces = malloc((enc->nr_chunks + 1) * sizeof(uint32_t));
@@ -845,30 +884,22 @@ static int cut_pieces(struct encoder *enc, const uint64_t *bytes)
 		return -ENOMEM;
 	for (k = 0; k < enc->nr_chunks; k++) {
 		uint32_t first = enc->chunk_first[k], end = enc->chunk_first[k + 1];
-		uint32_t units = end - first, per = enc->opts->piece_cus, n, j;
-		uint64_t total = 0, sum = 0;
+		uint32_t per = enc->opts->piece_cus, head = first;
+		uint64_t total = 0, head_bytes = 0;
 
+		enc->chunk_pieces[k] = p;
 		for (i = first; i < end; i++)
 			total += bytes[i];
-		n = per ? (units + per - 1) / per :
-		    (uint32_t)((total + ENCODE_PIECE_BYTES - 1) / ENCODE_PIECE_BYTES);
-		if (n > units)
-			n = units;
-		if (n < 1)
-			n = 1;
-		enc->chunk_pieces[k] = p;
-		enc->piece_first[p] = first;
-		enc->piece_chunk[p++] = k;
-		/* piece j ends at the first unit whose end passes (j + 1) / n */
-		for (i = first, j = 1; i < end && j < n; i++) {
-			sum += bytes[i];
-			if (per ? (i + 1 - first) % per != 0 :
-			    sum * n < total * j || end - (i + 1) < n - j)
-				continue;
-			enc->piece_first[p] = i + 1;
-			enc->piece_chunk[p++] = k;
-			j++;
+		if (per || total <= piece_bytes) {
+			p = cut_range(enc, bytes, first, end, 1, per, k, p);
+			continue;
 		}
+		while (head < end - 1 && head_bytes < first_bytes)
+			head_bytes += bytes[head++];
+		p = cut_range(enc, bytes, first, head, 1, 0, k, p);
+		p = cut_range(enc, bytes, head, end,
+			      (uint32_t)((total - head_bytes + piece_bytes - 1) /
+					 piece_bytes), 0, k, p);
 	}
 	enc->chunk_pieces[k] = p;
 	enc->piece_first[p] = enc->nr_cus;
@@ -1063,16 +1094,18 @@ static void critical_chunk(const struct encoder *enc,
 	uint32_t k;
 
 	c->chunk = 0;
-	c->piece = bc_par_longest(enc->piece_sec, enc->nr_pieces);
 	for (k = 0; k < enc->nr_chunks; k++) {
 		uint32_t first = enc->chunk_pieces[k];
-		double sec = enc->piece_sec[first] +
-			     bc_par_longest(enc->piece_sec + first + 1,
-					    enc->chunk_pieces[k + 1] - first - 1) +
-			     enc->chunk_sec[k];
+		double later = bc_par_longest(enc->piece_sec + first + 1,
+					      enc->chunk_pieces[k + 1] - first - 1);
+		double sec = enc->piece_sec[first] + later + enc->chunk_sec[k];
 
-		if (sec > c->chunk)
-			c->chunk = sec;
+		if (sec <= c->chunk)
+			continue;
+		c->chunk = sec;
+		c->first_piece = enc->piece_sec[first];
+		c->later_piece = later;
+		c->join = enc->chunk_sec[k];
 	}
 }
 
@@ -1312,7 +1345,6 @@ join:
 				plan.cpu_sec - stats->critical.merge : tc0;
 	if (enc.want_cands) {
 		t0 = bc_clock_sec(CLOCK_MONOTONIC);
-		tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 		err = plan.err;
 		if (err)
 			bc_log_error(log, err, "%s: function selection failed: %s",
@@ -1321,11 +1353,13 @@ join:
 			err = select_emit(merged, enc.cands, enc.nr_pieces,
 					  &plan.plan, &enc.syms, &enc.features,
 					  &out->omit, &stats->select,
-					  &out->decisions, log);
+					  &out->decisions,
+					  opts->jobs ? opts->jobs : 1, log);
 		if (err)
 			goto out;
 		stats->select_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
-		stats->critical.select = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
+		/* its serial steps and its parallel steps' longest tasks */
+		stats->critical.select = stats->select.critical_sec;
 	}
 	/*
 	 * Split BTF: the module's types, selected as standalone BTF (adding

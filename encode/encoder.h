@@ -71,11 +71,14 @@ enum encode_arrays {
  * encoded into a BTF of its own, any worker taking any
  * piece; a chunk's later pieces start from the type cache its first piece
  * ended with (encoder.c), and the chunk's pieces are then joined in piece
- * order and deduplicated as one chunk. Pieces are what keeps 16 or more
- * threads busy; the chunks above them keep the dedup's input small. A
- * function of the file alone, like the chunks.
+ * order and deduplicated as one chunk. The first piece is shorter, its
+ * units up to ENCODE_FIRST_PIECE_BYTES: the later pieces wait for it, and
+ * it runs with a cold cache. Pieces are what keeps 16 or more threads
+ * busy; the chunks above them keep the dedup's input small. A function of
+ * the file alone, like the chunks.
  */
 #define ENCODE_PIECE_BYTES	(4u << 20)
+#define ENCODE_FIRST_PIECE_BYTES	(2u << 20)
 #define ENCODE_CHUNKS		16
 #define ENCODE_CHUNK_CUS_MIN	8
 #define ENCODE_CHUNK_CUS_MAX	256
@@ -126,7 +129,9 @@ struct encode_stats {
 		double start;		/* open, list units, symbols, workers' set-up */
 		double chunk;		/* the longest chunk: its longest piece, then
 					 * the join of its pieces and its dedup */
-		double piece;		/* of chunk: the longest piece's encode */
+		/* of the longest chunk: its first piece, its longest later
+		 * piece, its join and dedup */
+		double first_piece, later_piece, join;
 		double groups;		/* the longest group: merge and dedup */
 		double merge;		/* groups + offsets + strings + copy + libbpf's reading */
 		double dedup;		/* final dedup, or the selection's sort beside it */

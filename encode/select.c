@@ -68,6 +68,7 @@
 #include <linux/btf.h>
 
 #include "../canon/btf_kinds.h"
+#include "../canon/par.h"
 #include "elf_syms.h"
 #include "features.h"
 #include "funcs.h"
@@ -316,6 +317,35 @@ struct selection {
 	struct cand_ref *vars;		/* chosen: by section and offset */
 	uint32_t nr_vars;
 	struct func_decisions *decisions;	/* or NULL */
+	unsigned int jobs;		/* threads for the parallel steps */
+	double par_main_sec;		/* this thread's CPU inside them */
+	double par_longest_sec;		/* their longest tasks, summed */
+};
+
+/*
+ * The decisions on functions are made in parallel: the plan's groups
+ * (one name each, in name order) are cut into SELECT_TASKS ranges by
+ * their place in the plan, a function of the candidates alone; a task
+ * decides its groups into lists of its own, and the lists are joined in
+ * range order, so the FUNCs, the decision lines and the log come out in
+ * name order, the same as on one thread. Markers are found in parallel
+ * too, over ranges of type ids (each marker writes its own candidate).
+ */
+#define SELECT_TASKS	64
+
+struct skip_note {
+	const char *name;
+	enum select_skip why;
+};
+
+struct decide_task {
+	uint32_t range;			/* of SELECT_TASKS, where its groups start */
+	uint32_t first, end;		/* refs [first, end): whole groups */
+	struct cand_ref *funcs;		/* chosen, in order */
+	uint32_t nr_funcs;
+	struct func_decisions decisions;
+	struct skip_note *skips;	/* functions left out, in order */
+	uint32_t nr_skips, skips_cap;
 };
 
 static bool usable(const struct cand *c)
@@ -328,6 +358,24 @@ static void log_skip(struct selection *s, const char *name, enum select_skip why
 	s->stats->skipped[why]++;
 	bc_log_printf(s->log, BC_LOG_INFO, "function %s skipped: %s", name,
 		      select_skip_reason(why));
+}
+
+/* A function left out, noted by its task to be logged in order. */
+static int note_skip(struct decide_task *t, const char *name,
+		     enum select_skip why)
+{
+	if (t->nr_skips == t->skips_cap) {
+		uint32_t cap = t->skips_cap ? 2 * t->skips_cap : 64;
+		struct skip_note *n = realloc(t->skips, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->skips = n;
+		t->skips_cap = cap;
+	}
+	t->skips[t->nr_skips].name = name;
+	t->skips[t->nr_skips++].why = why;
+	return 0;
 }
 
 /*
@@ -398,7 +446,8 @@ static struct cand_ref *true_signature(struct cand_ref *refs, uint32_t n)
 	return NULL;
 }
 
-static int decide_function(struct selection *s, const struct elf_func *sym,
+static int decide_function(const struct selection *s, struct decide_task *t,
+			   const struct elf_func *sym,
 			   struct cand_ref *refs, uint32_t n,
 			   struct cand_ref **chosen)
 {
@@ -455,12 +504,14 @@ static int decide_function(struct selection *s, const struct elf_func *sym,
 		if (sym->ambiguous)
 			d.why = SKIP_AMBIGUOUS_ADDR;
 	}
-	if (d.why != SKIP_NR)
-		log_skip(s, name, d.why);
-	else
+	if (d.why != SKIP_NR) {
+		if (!err)
+			err = note_skip(t, name, d.why);
+	} else {
 		*chosen = win;
+	}
 	if (!err && s->decisions && (d.why != SKIP_NR || d.mismatch != MISMATCH_NONE))
-		err = decisions_add(s->decisions, name, &d);
+		err = decisions_add(&t->decisions, name, &d);
 	free(d.param_a);
 	free(d.param_b);
 	return err;
@@ -518,30 +569,116 @@ void select_plan_deinit(struct select_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+struct decide_job {
+	const struct selection *s;
+	struct select_plan *plan;
+	struct decide_task *tasks;
+};
+
+/* Task i: the groups that start in its range of the plan. */
+static int decide_range(void *ctx, uint32_t i)
+{
+	struct decide_job *job = ctx;
+	struct decide_task *t = &job->tasks[i];
+	struct select_plan *plan = job->plan;
+	uint32_t g, j;
+	int err = 0;
+
+	t->funcs = calloc(t->end - t->first + 1, sizeof(*t->funcs));
+	if (!t->funcs)
+		return -ENOMEM;
+	for (g = t->first; g < t->end && !err; g = j) {
+		struct cand_ref *win;
+
+		j = plan->groups[g].end;
+		err = decide_function(job->s, t, plan->groups[g].sym,
+				      plan->refs + g, j - g, &win);
+		if (err || !win)
+			continue;
+		t->funcs[t->nr_funcs] = *win;
+		t->funcs[t->nr_funcs++].sym = plan->groups[g].sym;
+	}
+	return err;
+}
+
+/* One parallel step of the selection, its cost noted for the critical path. */
+static int select_par(struct selection *s, uint32_t n, bc_par_fn fn, void *ctx)
+{
+	double *task_sec = calloc(n ? n : 1, sizeof(*task_sec));
+	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
+	int err;
+
+	if (!task_sec)
+		return -ENOMEM;
+	err = bc_par_for(s->jobs, n, fn, ctx, task_sec);
+	s->par_main_sec += bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0;
+	s->par_longest_sec += bc_par_longest(task_sec, n);
+	free(task_sec);
+	return err;
+}
+
 static int decide_functions(struct selection *s, struct select_plan *plan)
 {
-	struct cand_ref *refs = plan->refs;
-	uint32_t n = plan->nr_refs, i, j;
+	uint32_t n = plan->nr_refs, nr_tasks = 0, i, k;
+	struct decide_job job = { .s = s, .plan = plan };
+	int err = 0;
 
 	s->stats->func_cands = n;
 	s->funcs = calloc(n ? n : 1, sizeof(*s->funcs));
-	if (!s->funcs)
+	job.tasks = calloc(SELECT_TASKS, sizeof(*job.tasks));
+	if (!s->funcs || !job.tasks) {
+		free(job.tasks);
 		return -ENOMEM;
-	for (i = 0; i < n; i = j) {
-		struct cand_ref *win;
-		int err;
-
-		j = plan->groups[i].end;
-		err = decide_function(s, plan->groups[i].sym, refs + i, j - i,
-				      &win);
-		if (err)
-			return err;
-		if (!win)
-			continue;
-		s->funcs[s->nr_funcs] = *win;
-		s->funcs[s->nr_funcs++].sym = plan->groups[i].sym;
 	}
-	return 0;
+	/* task k: the groups starting in [k n / T, (k + 1) n / T) */
+	for (i = 0; i < n; i = plan->groups[i].end) {
+		k = (uint32_t)((uint64_t)i * SELECT_TASKS / n);
+		if (!nr_tasks || job.tasks[nr_tasks - 1].range != k) {
+			job.tasks[nr_tasks].range = k;
+			job.tasks[nr_tasks++].first = i;
+		}
+		job.tasks[nr_tasks - 1].end = plan->groups[i].end;
+	}
+	err = select_par(s, nr_tasks, decide_range, &job);
+	/* joined in range order: as one thread would have made them */
+	for (k = 0; k < nr_tasks; k++) {
+		struct decide_task *t = &job.tasks[k];
+
+		for (i = 0; !err && i < t->nr_skips; i++)
+			log_skip(s, t->skips[i].name, t->skips[i].why);
+		if (!err) {
+			memcpy(s->funcs + s->nr_funcs, t->funcs,
+			       t->nr_funcs * sizeof(*t->funcs));
+			s->nr_funcs += t->nr_funcs;
+		}
+		if (!err && s->decisions && t->decisions.nr) {
+			struct func_decisions *d = s->decisions;
+
+			if (d->nr + t->decisions.nr > d->cap) {
+				uint32_t cap = d->nr + t->decisions.nr;
+				struct func_decision *e = realloc(d->entries,
+								  cap * sizeof(*e));
+
+				if (!e)
+					err = -ENOMEM;
+				else {
+					d->entries = e;
+					d->cap = cap;
+				}
+			}
+			if (!err) {
+				memcpy(d->entries + d->nr, t->decisions.entries,
+				       t->decisions.nr * sizeof(*d->entries));
+				d->nr += t->decisions.nr;
+				t->decisions.nr = 0;	/* the strings are d's now */
+			}
+		}
+		func_decisions_deinit(&t->decisions);
+		free(t->funcs);
+		free(t->skips);
+	}
+	free(job.tasks);
+	return err;
 }
 
 /* Places a variable; false (with a reason) when it gets no VAR. */
@@ -622,12 +759,23 @@ static int decide_variables(struct selection *s, struct cand_list *lists,
  * Finds the markers among merged's types and gives each candidate its
  * type's id. The markers are left out of the output (s->omit).
  */
-static int resolve_markers(struct selection *s, struct cand_list *lists,
-			   uint32_t nr_lists)
-{
-	uint32_t id;
+struct marker_job {
+	struct selection *s;
+	struct cand_list *lists;
+	uint32_t nr_lists;
+};
 
-	for (id = s->start_id; id < s->end_id; id++) {
+/* Task i: the markers among types [start + i n / T, start + (i + 1) n / T). */
+static int resolve_range(void *ctx, uint32_t i)
+{
+	struct marker_job *job = ctx;
+	struct selection *s = job->s;
+	struct cand_list *lists = job->lists;
+	uint64_t n = s->end_id - s->start_id;
+	uint32_t id = s->start_id + (uint32_t)(n * i / SELECT_TASKS);
+	uint32_t end = s->start_id + (uint32_t)(n * (i + 1) / SELECT_TASKS);
+
+	for (; id < end; id++) {
 		const struct btf_type *t = btf__type_by_id(s->merged, id);
 		enum cand_marker_kind kind;
 		uint32_t chunk, index;
@@ -636,7 +784,7 @@ static int resolve_markers(struct selection *s, struct cand_list *lists,
 		if (btf_kind(t) != BTF_KIND_TYPEDEF ||
 		    !cand_marker_parse(btf__name_by_offset(s->merged, t->name_off),
 				       &chunk, &kind, &index) ||
-		    chunk >= nr_lists)
+		    chunk >= job->nr_lists)
 			continue;
 		is_var = kind == CAND_MARK_VAR;
 		if (index >= (is_var ? lists[chunk].nr_vars : lists[chunk].nr_funcs))
@@ -648,6 +796,14 @@ static int resolve_markers(struct selection *s, struct cand_list *lists,
 		s->omit[id - s->start_id] = 1;
 	}
 	return 0;
+}
+
+static int resolve_markers(struct selection *s, struct cand_list *lists,
+			   uint32_t nr_lists)
+{
+	struct marker_job job = { .s = s, .lists = lists, .nr_lists = nr_lists };
+
+	return select_par(s, SELECT_TASKS, resolve_range, &job);
 }
 
 /*
@@ -896,12 +1052,14 @@ int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
 		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, struct func_decisions *decisions,
-		const struct bc_log *log)
+		unsigned int jobs, const struct bc_log *log)
 {
 	struct selection s = {
 		.merged = merged, .syms = syms, .features = features,
 		.log = log, .stats = stats, .decisions = decisions,
+		.jobs = jobs ? jobs : 1,
 	};
+	double t0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
 	uint8_t *all;
 	int err;
 
@@ -938,6 +1096,8 @@ int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
 	       btf__type_cnt(merged) - s.end_id + 1);
 	*omit = all;
 	s.omit = NULL;
+	stats->critical_sec = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - t0 -
+			      s.par_main_sec + s.par_longest_sec;
 out:
 	free(s.omit);
 	free(s.funcs);

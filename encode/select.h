@@ -79,6 +79,8 @@ struct select_stats {
 	uint32_t decl_tags;		/* from DWARF annotations */
 	uint32_t kfunc_tags;		/* bpf_kfunc and bpf_fastcall */
 	uint32_t skipped[SKIP_NR];	/* by reason: functions, then variables */
+	double critical_sec;		/* thread CPU: its serial steps and the
+					 * longest task of each parallel one */
 };
 
 /* select_plan_funcs()'s output: the function candidates by name. */
@@ -123,6 +125,6 @@ int select_emit(struct btf *merged, struct cand_list *lists, uint32_t nr_lists,
 		struct select_plan *plan, const struct elf_syms *syms,
 		const struct encode_features *features, uint8_t **omit,
 		struct select_stats *stats, struct func_decisions *decisions,
-		const struct bc_log *log);
+		unsigned int jobs, const struct bc_log *log);
 
 #endif

@@ -96,8 +96,9 @@ static void print_critical_path(const struct encode_stats *es,
 	const struct encode_critical *c = &es->critical;
 
 	fprintf(stderr,
-		"  critical path      %8.3f s: start %.3f, longest chunk %.3f (its longest piece %.3f), merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
-		c->total + canon_sec + write_sec, c->start, c->chunk, c->piece,
+		"  critical path      %8.3f s: start %.3f, longest chunk %.3f (first piece %.3f, later piece %.3f, join %.3f), merge %.3f (groups %.3f, offsets %.3f, strings %.3f, types %.3f, read %.3f), dedup %.3f, functions %.3f, onto the base %.3f, canon %.3f, write %.3f\n",
+		c->total + canon_sec + write_sec, c->start, c->chunk,
+		c->first_piece, c->later_piece, c->join,
 		c->merge,
 		c->groups,
 		es->merge.plan_sec, es->merge.strings_sec,
