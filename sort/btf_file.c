@@ -340,6 +340,14 @@ static int write_all(int fd, const void *data, size_t size)
 /*
  * Makes tmp_path (open as fd) the file path when err is 0, else removes it.
  * err is a failure the caller already reported.
+ *
+ * No fsync: the rename already means a killed or failed run leaves the old
+ * file or none, never a partial one. What is written here (sorted or
+ * encoded BTF, an extracted kernel, min's files, a header) is made from
+ * inputs that are still there, so a power loss costs a rerun; the fsync
+ * cost 20-90 ms a file on these disks, more than an extract's whole work.
+ * The archive, the one file whose contents exist nowhere else, is written
+ * by archive/format.c with an fsync before its rename.
  */
 static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
 		       int err, const struct bc_log *log)
@@ -347,8 +355,6 @@ static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
 	int reported = err;
 
 	if (!err && fchmod(fd, mode))
-		err = -errno;
-	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
