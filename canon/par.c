@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -53,6 +54,17 @@ static void *par_thread(void *arg)
 	return NULL;
 }
 
+unsigned int bc_par_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
 int bc_par_for(unsigned int jobs, uint32_t n, bc_par_fn fn, void *ctx,
 	       double *task_sec)
 {
@@ -72,6 +84,8 @@ int bc_par_for(unsigned int jobs, uint32_t n, bc_par_fn fn, void *ctx,
 	atomic_init(&loop.failed_at, n);
 	if (jobs > n)
 		jobs = n;
+	if (jobs > bc_par_cpus())
+		jobs = bc_par_cpus();
 	if (jobs > 1)
 		threads = calloc(jobs - 1, sizeof(*threads));
 	for (t = 0; threads && t + 1 < jobs; t++)

@@ -25,7 +25,14 @@
 typedef int (*bc_par_fn)(void *ctx, uint32_t i);
 
 /*
- * Runs tasks 0 .. n-1 on up to jobs threads (1: all on the caller's).
+ * The CPUs this process may run on (its affinity mask), at least 1: more
+ * threads than that only share them, each with its own caches.
+ */
+unsigned int bc_par_cpus(void);
+
+/*
+ * Runs tasks 0 .. n-1 on up to jobs threads (1: all on the caller's),
+ * and never more threads than bc_par_cpus().
  * After a failure no new task starts. Returns 0, or the error of the
  * lowest-numbered task that failed (so the message a caller keeps per
  * task does not depend on the schedule); a thread that cannot be
