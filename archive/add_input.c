@@ -26,7 +26,6 @@ static int sorted_bytes(const char *path, void **raw, size_t *size,
 			const struct bc_log *log)
 {
 	struct canon_opts copts = { .order = BC_ORDER_KIND };
-	struct canon_result res = { 0 };
 	struct bc_btf *btf = NULL;
 	enum bc_file_format format = BC_FILE_RAW;
 	struct bc_input in = { 0 };
@@ -53,15 +52,9 @@ static int sorted_bytes(const char *path, void **raw, size_t *size,
 	}
 	copts.layout = btf->layout;
 	copts.nr_layout = btf->nr_layout;
-	err = canon_run(btf, &copts, &res, log);
+	err = canon_run_raw(btf, &copts, raw, size, log);
 	bc_btf_free(btf);
-	if (err)
-		return err;
-	*raw = res.raw;
-	*size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	return 0;
+	return err;
 }
 
 int bc_archive_add_file(struct bc_archive *ar, const char *path,

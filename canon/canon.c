@@ -1736,6 +1736,21 @@ static void canon_deinit(struct canon *c)
 	free(c->scratch);
 }
 
+int canon_run_raw(const struct bc_btf *in, const struct canon_opts *opts,
+		  void **raw, size_t *size, const struct bc_log *log)
+{
+	struct canon_result res = { 0 };
+	int err = canon_run(in, opts, &res, log);
+
+	if (err)
+		return err;
+	*raw = res.raw;
+	*size = res.raw_size;
+	res.raw = NULL;
+	canon_result_deinit(&res);
+	return 0;
+}
+
 void canon_result_deinit(struct canon_result *res)
 {
 	if (!res)

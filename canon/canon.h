@@ -83,6 +83,13 @@ struct canon_result {
 int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	      struct canon_result *res, const struct bc_log *log);
 
+/*
+ * canon_run() for a caller that wants only the output bytes: *raw (the
+ * caller's to free) and *size.
+ */
+int canon_run_raw(const struct bc_btf *in, const struct canon_opts *opts,
+		  void **raw, size_t *size, const struct bc_log *log);
+
 /* Frees what canon_run() put in res; accepts a zeroed res. */
 void canon_result_deinit(struct canon_result *res);
 

@@ -650,7 +650,6 @@ int bc_min_write(struct bc_min *m, void **raw, size_t *size,
 		 const struct bc_log *log)
 {
 	struct canon_opts opts = { .order = BC_ORDER_KIND };
-	struct canon_result res = { 0 };
 	struct bc_btf *btf = NULL;
 	uint32_t *new_id, id, next = 1;
 	void *blob = NULL;
@@ -675,13 +674,7 @@ int bc_min_write(struct bc_min *m, void **raw, size_t *size,
 	free(blob);
 	if (err)
 		return err;
-	err = canon_run(btf, &opts, &res, log);
+	err = canon_run_raw(btf, &opts, raw, size, log);
 	bc_btf_free(btf);
-	if (err)
-		return err;
-	*raw = res.raw;
-	*size = res.raw_size;
-	res.raw = NULL;
-	canon_result_deinit(&res);
-	return 0;
+	return err;
 }
