@@ -72,6 +72,7 @@ void bc_archive_free(struct bc_archive *ar)
 	ar_idtab_free(&ar->kn_tab);
 	ar_idtab_free(&ar->rec_tab);
 	ar_scratch_free(&ar->scratch);
+	ar_views_free(&ar->views);
 	free(ar->strs);
 	free(ar->kns);
 	free(ar->cells);

@@ -187,6 +187,9 @@ struct ar_kernel {
 	struct ar_attachment *att;	/* sorted by name */
 	uint32_t nr_att;
 	const char **att_names;
+	uint32_t nr_views;		/* views open on it (view.c) */
+	bool list_for_views;		/* recs decoded for a view: freed after */
+	bool viewed;			/* a view was opened on it */
 };
 
 /*
@@ -204,6 +207,22 @@ struct ar_scratch {
 };
 
 void ar_scratch_free(struct ar_scratch *sc);
+
+/*
+ * What the views of an archive share (view.c): the records of each
+ * (kind, name) pair, which records are named, and record -> id arrays
+ * that views borrow and give back zeroed.
+ */
+struct ar_views {
+	uint32_t *kn_start;		/* [nr_kns + 1]: kn's records at */
+	uint32_t *kn_recs;		/* kn_recs[kn_start[kn] ..], ascending */
+	uint64_t *named;		/* bit per record: it has a name */
+	uint32_t nr_kns, nr_recs;	/* the pools' sizes they cover */
+	uint32_t *spare[2];		/* [nr_recs + 1], zero */
+	uint32_t nr_spare;
+};
+
+void ar_views_free(struct ar_views *v);
 
 struct ar_chunk {
 	struct ar_chunk *next;
@@ -238,6 +257,7 @@ struct bc_archive {
 	struct ar_chunk *arena;		/* strings added since reading */
 	size_t arena_used, arena_cap;
 	struct ar_scratch scratch;	/* records.c, ar_build_raw() */
+	struct ar_views views;		/* view.c */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
 };
@@ -289,19 +309,46 @@ int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
  */
 int ar_load_records(struct bc_archive *ar);
 
-/* Where one kernel's types are by name (records.c). */
+/*
+ * Where one kernel's types are by name (records.c), in one of two forms:
+ * - by (kn, k) and by anonymous record, arrays over the pools
+ *   (ar_ids_build(), and ar_build_raw() on the archive's scratch);
+ * - by record (ar_ids_by_rec(), for views): of_rec[rec] is the id of the
+ *   kernel's type whose record is rec, and a (kn, k) is found among the
+ *   records of kn (struct ar_views). Filling it reads the list only, not
+ *   the records; it needs every record of the kernel to be distinct.
+ */
 struct kn_rank;
 struct ar_ids {
 	uint32_t *first;		/* [kn] id of its k = 0 type, 0: none */
 	uint32_t *anon;			/* [rec] id of the anonymous type */
 	struct kn_rank *more;		/* k > 0, sorted by (kn, k) */
 	uint32_t nr_more, cap_more;
+	uint32_t *of_rec;		/* or [rec]: id of the type, 0: none */
+	const struct ar_views *by_kn;	/* with of_rec: records of a kn */
 };
 
 int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 		 uint32_t n, struct ar_ids *ids);
 void ar_ids_free(struct ar_ids *ids);
 uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k);
+
+/*
+ * list[0..n) by record into ids, in of_rec (zero, [ar->nr_recs + 1],
+ * the caller's) with by_kn (built over ar's pools). -EEXIST when a record
+ * is in the list twice (of_rec is zero again then): use ar_ids_build().
+ * ar_ids_by_rec_clear() zeroes of_rec after use (the list is the same).
+ */
+int ar_ids_by_rec(const uint32_t *list, uint32_t n, uint32_t *of_rec,
+		  const struct ar_views *by_kn, struct ar_ids *ids);
+void ar_ids_by_rec_clear(const uint32_t *list, uint32_t n, uint32_t *of_rec);
+
+/*
+ * The ids of kn's types in the kernel, ascending, up to max of them into
+ * out; returns how many there are (may exceed max).
+ */
+uint32_t ar_ids_named(const struct ar_ids *ids, uint32_t kn, uint32_t *out,
+		      uint32_t max);
 
 /* Words of record rec (name words: string numbers; ids as in ids). */
 uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec);

@@ -380,6 +380,115 @@ void ar_ids_free(struct ar_ids *ids)
 	memset(ids, 0, sizeof(*ids));
 }
 
+/*
+ * A view's ids by record. A view is opened per kernel (118 of them for
+ * deps over Debian's archive) and asked for a few hundred types, so
+ * opening it must not cost a pass over the records (their cells are
+ * spread over megabytes) nor fresh arrays over every (kind, name) pair:
+ * of_rec[list[i]] = i + 1 reads the list alone, into an array the views
+ * reuse. A (kn, k) is then found among the records of kn (two on average
+ * in Debian's archive, up to one per kernel and version of the type):
+ * those in the kernel, in id order, k-th. Example: struct dup has records
+ * 7 and 9 archive-wide; a kernel listing 9 at id 3 and 7 at id 5 has
+ * (dup, 0) = 3, (dup, 1) = 5.
+ */
+int ar_ids_by_rec(const uint32_t *list, uint32_t n, uint32_t *of_rec,
+		  const struct ar_views *by_kn, struct ar_ids *ids)
+{
+	uint32_t i;
+
+	memset(ids, 0, sizeof(*ids));
+	for (i = 0; i < n; i++) {
+		if (of_rec[list[i]]) {
+			ar_ids_by_rec_clear(list, i, of_rec);
+			return -EEXIST;
+		}
+		of_rec[list[i]] = i + 1;
+	}
+	ids->of_rec = of_rec;
+	ids->by_kn = by_kn;
+	return 0;
+}
+
+void ar_ids_by_rec_clear(const uint32_t *list, uint32_t n, uint32_t *of_rec)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		of_rec[list[i]] = 0;
+}
+
+uint32_t ar_ids_named(const struct ar_ids *ids, uint32_t kn, uint32_t *out,
+		      uint32_t max)
+{
+	const struct ar_views *v = ids->by_kn;
+	uint32_t nr = 0, i, id;
+
+	if (!ids->of_rec) {
+		/* by (kn, k): k = 0, 1, ... are in id order already */
+		while ((id = ar_ids_ref(ids, 2 + 2 * kn, nr))) {
+			if (nr < max)
+				out[nr] = id;
+			nr++;
+		}
+		return nr;
+	}
+	if (kn >= v->nr_kns)
+		return 0;
+	for (i = v->kn_start[kn]; i < v->kn_start[kn + 1]; i++) {
+		uint32_t at;
+
+		id = ids->of_rec[v->kn_recs[i]];
+		if (!id)
+			continue;
+		/* insert, keeping the max smallest in order */
+		at = nr < max ? nr : max;
+		for (; at > 0 && out[at - 1] > id; at--)
+			if (at < max)
+				out[at] = out[at - 1];
+		if (at < max)
+			out[at] = id;
+		nr++;
+	}
+	return nr;
+}
+
+static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
+{
+	const struct ar_views *v = ids->by_kn;
+	uint32_t small[16], *buf, nr, id = 0;
+
+	if (code & 1) {
+		uint32_t rec = (code - 1) / 2;
+
+		if (rec >= v->nr_recs || ((v->named[rec / 64] >> (rec % 64)) & 1))
+			return 0;
+		return ids->of_rec[rec];
+	}
+	if (!k) {
+		uint32_t kn = code / 2 - 1, i;
+
+		if (kn >= v->nr_kns)
+			return 0;
+		for (i = v->kn_start[kn]; i < v->kn_start[kn + 1]; i++) {
+			uint32_t x = ids->of_rec[v->kn_recs[i]];
+
+			if (x && (!id || x < id))
+				id = x;
+		}
+		return id;
+	}
+	/* a name the kernel has more than once: rare */
+	buf = k < 16 ? small : malloc(((size_t)k + 1) * sizeof(*buf));
+	if (!buf)
+		return 0;
+	nr = ar_ids_named(ids, code / 2 - 1, buf, k + 1);
+	id = nr > k ? buf[k] : 0;
+	if (buf != small)
+		free(buf);
+	return id;
+}
+
 /* The kernel's id of the type a reference code names (0: none). */
 uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 {
@@ -387,6 +496,8 @@ uint32_t ar_ids_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 
 	if (!code)
 		return 0;
+	if (ids->of_rec)
+		return by_rec_ref(ids, code, k);
 	if (code & 1)
 		return ids->anon[(code - 1) / 2];
 	if (!k)

@@ -2,10 +2,24 @@
 /*
  * Reading part of one kernel of an archive (archive.h, "Reading part of a
  * kernel"): deps needs a few hundred of a kernel's 110k types, so a view
- * decodes only the kernel's list of records and where each name sits,
- * and turns a record into BTF words when asked. Cost of opening: one pass
- * over the kernel's list (and its parents' the first time); of a lookup,
- * two hash probes; of a type, its words.
+ * decodes only the kernel's list of records and where each record sits,
+ * and turns a record into BTF words when asked.
+ *
+ * deps opens one view per kernel, 118 for Debian's archive, so what a
+ * view costs to open is paid 118 times. It reads the kernel's list once
+ * (ar_ids_by_rec(): record -> id, into an array over the records that
+ * the archive keeps for the next view, zeroed again on close), and the
+ * records of each (kind, name) are listed once per archive
+ * (views_index()). Lists are freed as views are done with them: a
+ * kernel's list decoded for a view goes when no view is open on it and
+ * every kernel whose parent it is has been viewed (or has its own list),
+ * so a reader going through the kernels in version order keeps a few
+ * lists, not all of them (52 MB for Debian's 118), and still decodes
+ * each from its parent's.
+ *
+ * Cost of opening: one pass over the kernel's list (and its parents' the
+ * first time); of a lookup, two hash probes and the ids of the records of
+ * that name; of a type, its words.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,51 +32,192 @@ struct bc_archive_view {
 	uint32_t k;
 	const uint32_t *list;
 	uint32_t n;
+	uint32_t *of_rec;	/* ids.of_rec, borrowed from ar->views */
+	uint32_t nr_of_rec;	/* its size */
 	struct ar_ids ids;
 };
+
+void ar_views_free(struct ar_views *v)
+{
+	while (v->nr_spare)
+		free(v->spare[--v->nr_spare]);
+	free(v->kn_start);
+	free(v->kn_recs);
+	free(v->named);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * The records of each (kind, name), ascending, and which records have a
+ * name: one pass over the records, once per archive (again only if its
+ * pools changed).
+ */
+static int views_index(struct bc_archive *ar)
+{
+	struct ar_views *v = &ar->views;
+	uint32_t rec, kn, nr_named = 0;
+
+	if (v->kn_start && v->nr_kns == ar->nr_kns && v->nr_recs == ar->nr_recs)
+		return 0;
+	ar_views_free(v);
+	v->kn_start = calloc((size_t)ar->nr_kns + 2, sizeof(uint32_t));
+	v->named = calloc((size_t)ar->nr_recs / 64 + 1, sizeof(uint64_t));
+	if (!v->kn_start || !v->named)
+		goto nomem;
+	for (rec = 0; rec < ar->nr_recs; rec++) {
+		uint32_t kn1 = ar->cells[ar->rec_off[rec] + 1];
+
+		if (!kn1)
+			continue;
+		v->kn_start[kn1]++;	/* kn's count, at kn + 1 */
+		v->named[rec / 64] |= 1ull << (rec % 64);
+		nr_named++;
+	}
+	v->kn_recs = malloc(((size_t)nr_named + 1) * sizeof(uint32_t));
+	if (!v->kn_recs)
+		goto nomem;
+	for (kn = 0; kn < ar->nr_kns; kn++)
+		v->kn_start[kn + 1] += v->kn_start[kn];
+	/* fill through kn_start[kn] as a cursor, then shift it back */
+	for (rec = 0; rec < ar->nr_recs; rec++) {
+		uint32_t kn1 = ar->cells[ar->rec_off[rec] + 1];
+
+		if (kn1)
+			v->kn_recs[v->kn_start[kn1 - 1]++] = rec;
+	}
+	for (kn = ar->nr_kns; kn > 0; kn--)
+		v->kn_start[kn] = v->kn_start[kn - 1];
+	v->kn_start[0] = 0;
+	v->nr_kns = ar->nr_kns;
+	v->nr_recs = ar->nr_recs;
+	return 0;
+nomem:
+	ar_views_free(v);
+	return -ENOMEM;
+}
+
+/*
+ * The view's ids: by record, in an array the archive keeps between views;
+ * by (kn, k) when the kernel lists a record twice (two identical named
+ * types: canonical BTF has none, a forged archive may).
+ */
+static int view_ids(struct bc_archive_view *v)
+{
+	struct ar_views *views = &v->ar->views;
+	int err = views_index(v->ar);
+
+	if (err)
+		return err;
+	v->nr_of_rec = views->nr_recs + 1;
+	v->of_rec = views->nr_spare ? views->spare[--views->nr_spare] :
+		    calloc(v->nr_of_rec, sizeof(uint32_t));
+	if (!v->of_rec)
+		return -ENOMEM;
+	err = ar_ids_by_rec(v->list, v->n, v->of_rec, views, &v->ids);
+	if (err != -EEXIST)
+		return err;
+	if (views->nr_spare < 2)
+		views->spare[views->nr_spare++] = v->of_rec;
+	else
+		free(v->of_rec);
+	v->of_rec = NULL;
+	return ar_ids_build(v->ar, v->list, v->n, &v->ids);
+}
+
+/*
+ * Frees kernel k's list if a view decoded it, none is open on it, and no
+ * kernel still to be viewed would decode from it.
+ */
+static void list_release(struct bc_archive *ar, int64_t k)
+{
+	struct ar_kernel *kern;
+	uint32_t j;
+
+	if (k < 0 || k >= ar->nr_kernels)
+		return;
+	kern = &ar->kernels[k];
+	if (kern->nr_views || !kern->list_for_views || !kern->recs)
+		return;
+	for (j = 0; j < ar->nr_kernels; j++) {
+		const struct ar_kernel *child = &ar->kernels[j];
+
+		if (child->parent == k && !child->raw && !child->recs &&
+		    !child->viewed)
+			return;
+	}
+	free(kern->recs);
+	kern->recs = NULL;
+	kern->list_for_views = false;
+}
 
 int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
 			 struct bc_archive_view **out,
 			 const struct bc_log *log)
 {
 	struct bc_archive_view *v;
+	struct ar_kernel *kern;
+	bool had_list;
 	int err;
 
 	*out = NULL;
 	if (k >= ar->nr_kernels)
 		return -ENOENT;
-	if (ar->kernels[k].raw)
+	kern = &ar->kernels[k];
+	if (kern->raw)
 		return bc_log_error(log, -EOPNOTSUPP,
 			"%s: kernel '%s' is stored as bytes: read it whole (bc_archive_kernel_btf)",
-			ar->path, ar->kernels[k].name);
+			ar->path, kern->name);
+	had_list = kern->recs != NULL;
 	err = ar_load_records(ar);
 	err = err ? err : ar_index_names(ar);
 	err = err ? err : ar_decode_list(ar, k);
 	if (err)
 		return bc_log_error(log, err, "%s: kernel '%s': damaged list of types",
-				    ar->path, ar->kernels[k].name);
+				    ar->path, kern->name);
+	kern->list_for_views |= !had_list;
+	kern->viewed = true;
+	kern->nr_views++;
 	v = calloc(1, sizeof(*v));
-	if (!v)
+	if (!v) {
+		kern->nr_views--;
+		list_release(ar, k);
 		return -ENOMEM;
+	}
 	v->ar = ar;
 	v->k = k;
-	v->list = ar->kernels[k].recs;
-	v->n = ar->kernels[k].nr_types;
-	err = ar_ids_build(ar, v->list, v->n, &v->ids);
+	v->list = kern->recs;
+	v->n = kern->nr_types;
+	err = view_ids(v);
 	if (err) {
-		free(v);
+		bc_archive_view_free(v);
+		if (err == -ENOMEM)
+			return bc_log_error(log, err, "%s: out of memory", ar->path);
 		return bc_log_error(log, err, "%s: kernel '%s': damaged records",
-				    ar->path, ar->kernels[k].name);
+				    ar->path, kern->name);
 	}
+	list_release(ar, kern->parent);
 	*out = v;
 	return 0;
 }
 
 void bc_archive_view_free(struct bc_archive_view *view)
 {
+	struct ar_views *views;
+
 	if (!view)
 		return;
+	views = &view->ar->views;
+	if (view->of_rec) {
+		ar_ids_by_rec_clear(view->list, view->n, view->of_rec);
+		if (views->nr_spare < 2 && view->nr_of_rec == views->nr_recs + 1)
+			views->spare[views->nr_spare++] = view->of_rec;
+		else
+			free(view->of_rec);
+		view->ids.of_rec = NULL;
+	}
 	ar_ids_free(&view->ids);
+	view->ar->kernels[view->k].nr_views--;
+	list_release(view->ar, view->k);
 	free(view);
 }
 
@@ -76,19 +231,8 @@ uint32_t bc_archive_view_find(const struct bc_archive_view *view,
 			      uint32_t max)
 {
 	int64_t kn = ar_find_kn(view->ar, kind, name);
-	uint32_t nr = 0, k, id;
 
-	if (kn < 0)
-		return 0;
-	for (k = 0;; k++) {
-		id = ar_ids_ref(&view->ids, 2 + 2 * (uint32_t)kn, k);
-		if (!id)
-			break;
-		if (nr < max)
-			ids[nr] = id;
-		nr++;
-	}
-	return nr;
+	return kn < 0 ? 0 : ar_ids_named(&view->ids, (uint32_t)kn, ids, max);
 }
 
 int bc_archive_view_type(const struct bc_archive_view *view, uint32_t id,

@@ -19,7 +19,10 @@
  *	log		`archive log` of a type and of a member across three
  *			kernels: where it appears, where it changes and how
  *	view		lookups by kind and name and single records give
- *			what the kernel's whole BTF says
+ *			what the kernel's whole BTF says, kernel after kernel
+ *			in any order; lists decoded for views are freed when
+ *			no view or kernel still to be viewed needs them; a
+ *			kernel listing a record twice is read all the same
  *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
  *			trips byte-identical to sort, any order of adding
  *	version1	files of format versions 1 (zstd payload) and 2
@@ -464,14 +467,49 @@ START_TEST(test_log)
 }
 END_TEST
 
+/*
+ * Every type of view v reads as in btf, the kernel's whole BTF: its words
+ * (names as strings), and by kind and name, the first of its kind and
+ * name for a named type.
+ */
+static void view_matches(struct bc_archive_view *v, const struct bc_btf *btf)
+{
+	uint32_t id, words[64], j, ids[8];
+	int n;
+
+	ck_assert_uint_eq(bc_archive_view_nr_types(v), btf->nr_types);
+	for (id = 1; id <= btf->nr_types; id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+		const uint32_t *w = (const uint32_t *)t;
+		const char *name = bc_btf_str(btf, t->name_off);
+		uint32_t kind = bc_type_kind(t), nr;
+
+		n = bc_archive_view_type(v, id, words, 64);
+		ck_assert_int_eq(n, (int)bc_type_words(t));
+		for (j = 0; j < (uint32_t)n; j++) {
+			if (j == 0 || (j > 1 && bc_word_class(kind, j) == BC_WORD_NAME))
+				ck_assert_str_eq(bc_archive_view_str(v, words[j]),
+						 bc_btf_str(btf, w[j]));
+			else
+				ck_assert_uint_eq(words[j], w[j]);
+		}
+		if (!*name)
+			continue;
+		nr = bc_archive_view_find(v, kind, name, ids, 8);
+		ck_assert_uint_ge(nr, 1);
+		for (j = 0; j < nr && j < 8 && ids[j] != id; j++)
+			ck_assert_uint_lt(ids[j], id);
+		ck_assert_msg(j < nr, "[%u] %s not found by name", id, name);
+	}
+}
+
 START_TEST(test_view)
 {
 	struct blob file = archive_of(0x7, NULL), k = fixture(1);
 	struct bc_archive *ar = parse_ok(&file);
 	struct bc_btf *btf = parse_or_fail(&k, NULL);
 	struct bc_archive_view *v;
-	uint32_t ids[4], id, words[64], j;
-	int n;
+	uint32_t ids[4];
 
 	ck_assert_int_eq(bc_archive_view_open(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(1)),
 					      &v, NULL), 0);
@@ -479,27 +517,118 @@ START_TEST(test_view)
 	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_STRUCT, "dup", ids, 4), 2);
 	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_STRUCT, "none", ids, 4), 0);
 	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_UNION, "dup", ids, 4), 0);
-	/* every type's words equal the whole BTF's, names as strings */
-	for (id = 1; id <= btf->nr_types; id++) {
-		const struct btf_type *t = bc_btf_type(btf, id);
-		const uint32_t *w = (const uint32_t *)t;
-
-		n = bc_archive_view_type(v, id, words, 64);
-		ck_assert_int_eq(n, (int)bc_type_words(t));
-		for (j = 0; j < (uint32_t)n; j++) {
-			uint32_t kind = bc_type_kind(t);
-
-			if (j == 0 || (j > 1 && bc_word_class(kind, j) == BC_WORD_NAME))
-				ck_assert_str_eq(bc_archive_view_str(v, words[j]),
-						 bc_btf_str(btf, w[j]));
-			else
-				ck_assert_uint_eq(words[j], w[j]);
-		}
-	}
+	view_matches(v, btf);
 	bc_archive_view_free(v);
 	bc_btf_free(btf);
 	bc_archive_free(ar);
 	blob_free(&k);
+	blob_free(&file);
+}
+END_TEST
+
+/* How many kernels of ar have their list decoded. */
+static uint32_t lists_kept(const struct bc_archive *ar)
+{
+	uint32_t k, kept = 0;
+
+	for (k = 0; k < ar->nr_kernels; k++)
+		kept += ar->kernels[k].recs != NULL;
+	return kept;
+}
+
+/*
+ * Views over the chain 0 <- 1 <- 2 (test_chain): each reads what the
+ * kernel's whole BTF says, and a list decoded for views is freed once no
+ * view is open on it and its children have been viewed: 1's when 2 is
+ * opened, 2's when closed, 0's when its view, kept open as deps keeps its
+ * first kernel, closes last. A list decoded whole (extract) stays.
+ */
+START_TEST(test_view_lists)
+{
+	struct blob file = archive_of(0x7, NULL), raw, want[3];
+	struct bc_archive *ar = parse_ok(&file);
+	struct bc_archive_view *first, *v;
+	struct bc_btf *btf[3];
+	uint32_t k;
+
+	ck_assert_int_eq(ar->kernels[2].parent, 1);
+	ck_assert_int_eq(ar->kernels[1].parent, 0);
+	for (k = 0; k < 3; k++) {
+		ck_assert_str_eq(ar->kernels[k].name, fix_name((int)k));
+		want[k] = fixture((int)k);
+		btf[k] = parse_or_fail(&want[k], NULL);
+	}
+	ck_assert_int_eq(bc_archive_view_open(ar, 0, &first, NULL), 0);
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(bc_archive_view_open(ar, k, &v, NULL), 0);
+		view_matches(v, btf[k]);
+		if (k == 2)
+			ck_assert_msg(!ar->kernels[1].recs,
+				      "1's list kept after its only child was viewed");
+		bc_archive_view_free(v);
+	}
+	ck_assert_msg(lists_kept(ar) == 1 && ar->kernels[0].recs,
+		      "%u lists kept, 0's view open", lists_kept(ar));
+	view_matches(first, btf[0]);
+	bc_archive_view_free(first);
+	ck_assert_uint_eq(lists_kept(ar), 0);
+	/* again, from nothing decoded, in reverse order */
+	for (k = 3; k-- > 0;) {
+		ck_assert_int_eq(bc_archive_view_open(ar, k, &v, NULL), 0);
+		view_matches(v, btf[k]);
+		bc_archive_view_free(v);
+	}
+	/* a list decoded for a whole kernel is the archive's: it stays */
+	ck_assert_int_eq(bc_archive_kernel_raw(ar, 2, &raw.data, &raw.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_view_open(ar, 2, &v, NULL), 0);
+	bc_archive_view_free(v);
+	ck_assert(ar->kernels[2].recs);
+	blob_free(&raw);
+	for (k = 0; k < 3; k++) {
+		bc_btf_free(btf[k]);
+		blob_free(&want[k]);
+	}
+	bc_archive_free(ar);
+	blob_free(&file);
+}
+END_TEST
+
+/*
+ * A kernel listing one record twice (a forged archive: canonical BTF has
+ * no two identical types) is read by (kn, k) instead of by record: two
+ * named types of the same record are k 0 and 1; an anonymous record twice
+ * is damage.
+ */
+START_TEST(test_view_repeated)
+{
+	struct blob file = archive_of(0x7, NULL), raw;
+	struct bc_archive *ar = parse_ok(&file);
+	struct bc_archive_view *v;
+	uint32_t *list, n, i, s_at = 0, anon_at = 0, ids[4];
+
+	ck_assert_int_eq(bc_archive_kernel_raw(ar, 1, &raw.data, &raw.size, NULL), 0);
+	blob_free(&raw);
+	list = ar->kernels[1].recs;
+	n = ar->kernels[1].nr_types;
+	for (i = 0; i < n; i++) {
+		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
+
+		if (c[1] && bc_info_kind(c[0]) == BTF_KIND_STRUCT &&
+		    !strcmp(ar->strs[ar->kns[c[1] - 1].sid].s, "s"))
+			s_at = i + 1;
+		if (!c[1] && !anon_at)
+			anon_at = i + 1;
+	}
+	ck_assert(s_at && anon_at && s_at != n);
+	list[n - 1] = list[s_at - 1];
+	ck_assert_int_eq(bc_archive_view_open(ar, 1, &v, NULL), 0);
+	ck_assert_uint_eq(bc_archive_view_find(v, BTF_KIND_STRUCT, "s", ids, 4), 2);
+	ck_assert_uint_eq(ids[0], s_at);
+	ck_assert_uint_eq(ids[1], n);
+	bc_archive_view_free(v);
+	list[n - 1] = list[anon_at - 1];
+	ck_assert_int_eq(bc_archive_view_open(ar, 1, &v, NULL), -EINVAL);
+	bc_archive_free(ar);
 	blob_free(&file);
 }
 END_TEST
@@ -858,6 +987,8 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("view");
 	tcase_add_test(tc, test_view);
+	tcase_add_test(tc, test_view_lists);
+	tcase_add_test(tc, test_view_repeated);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jobs");
 	tcase_add_test(tc, test_jobs);
