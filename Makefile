@@ -19,7 +19,11 @@ CC       ?= cc
 PKGS     := libbpf libelf libdw
 # the kernel image and package readers (archive/kimage.c ...): Debian's libraries;
 # the archive's body (zstd) and checksum (zlib) too
-PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
+PKGS     += zlib liblzma libzstd liblz4 lzo2
+# libarchive: compiled against, not linked. archive/libarchive.c dlopen()s
+# it at the first package read (its chain of libraries costs ~3 ms at every
+# start); dlopen is in libc (glibc 2.34 and later: no -ldl).
+LA_CFLAGS := $(shell pkg-config --cflags libarchive)
 # CFLAGS is the user's (optimization, sanitizers; may be set on the command
 # line); BC_CFLAGS holds what the code needs to build at all and is always
 # applied on top of it. CPPFLAGS and LDFLAGS are the user's too (the Debian
@@ -27,7 +31,7 @@ PKGS     += zlib liblzma libzstd liblz4 lzo2 libarchive
 CFLAGS   ?= -O2 -g
 BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DBTFCANON_VERSION=\"$(VERSION)\" \
-            $(shell pkg-config --cflags $(PKGS))
+            $(shell pkg-config --cflags $(PKGS)) $(LA_CFLAGS)
 ALL_CFLAGS = $(BC_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel packages through libarchive, streamed: a .deb's data.tar.* is
+ * Kernel packages through libarchive (loaded at the first package read,
+ * libarchive.h), streamed: a .deb's data.tar.* is
  * read as it comes out of the ar archive (a second libarchive reader over
  * the first one's data), an .rpm's payload through libarchive's rpm
  * filter and cpio reader. Reading stops at the kernel's member, which
  * comes early in either (Debian's data.tar.xz lists ./boot first).
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "libarchive.h"
 #include "package.h"
 
 bool bc_package_detect(const uint8_t *d, size_t size)
@@ -70,6 +70,7 @@ char *bc_package_kernel_version(const char *member)
 }
 
 struct kernel_find {
+	const struct bc_libarchive *la;
 	const char *path;
 	size_t max_size;
 	bool want_data;
@@ -82,7 +83,7 @@ struct kernel_find {
 static int archive_fail(struct kernel_find *f, struct archive *a,
 			const char *what)
 {
-	const char *msg = archive_error_string(a);
+	const char *msg = f->la->archive_error_string(a);
 
 	return bc_log_error(f->log, -EINVAL, "%s: cannot read the package%s: %s",
 			    f->path, what, msg ? msg : "unknown error");
@@ -92,7 +93,7 @@ static int archive_fail(struct kernel_find *f, struct archive *a,
 static int read_member(struct kernel_find *f, struct archive *a,
 		       struct archive_entry *e, const char *what)
 {
-	size_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	size_t size = f->la->archive_entry_size_is_set(e) ? f->la->archive_entry_size(e) : 0;
 	size_t cap = size;
 	uint8_t *buf;
 
@@ -127,7 +128,7 @@ static int read_member(struct kernel_find *f, struct archive *a,
 			}
 			buf = grown;
 		}
-		got = archive_read_data(a, buf + f->size, cap - f->size);
+		got = f->la->archive_read_data(a, buf + f->size, cap - f->size);
 		if (got < 0) {
 			free(buf);
 			return archive_fail(f, a, what);
@@ -151,11 +152,11 @@ static int find_kernel(struct kernel_find *f, struct archive *a,
 	struct archive_entry *e;
 	int r, err;
 
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	while ((r = f->la->archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	       r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
+		const char *name = f->la->archive_entry_pathname(e);
 
-		if (!name || archive_entry_filetype(e) != AE_IFREG ||
+		if (!name || f->la->archive_entry_filetype(e) != AE_IFREG ||
 		    !is_kernel_member(name))
 			continue;
 		f->member = strdup(name);
@@ -177,17 +178,19 @@ static int find_kernel(struct kernel_find *f, struct archive *a,
  * archive_read_support_filter_all(): for lzop, lrzip, grzip and others it
  * would run an external program on the package's bytes.
  */
-static void support_compressions(struct archive *a)
+static void support_compressions(const struct bc_libarchive *la,
+				 struct archive *a)
 {
-	archive_read_support_filter_gzip(a);
-	archive_read_support_filter_bzip2(a);
-	archive_read_support_filter_xz(a);
-	archive_read_support_filter_lzma(a);
-	archive_read_support_filter_zstd(a);
+	la->archive_read_support_filter_gzip(a);
+	la->archive_read_support_filter_bzip2(a);
+	la->archive_read_support_filter_xz(a);
+	la->archive_read_support_filter_lzma(a);
+	la->archive_read_support_filter_zstd(a);
 }
 
 /* The data of the outer archive's current member, for the inner reader. */
 struct member_stream {
+	const struct bc_libarchive *la;
 	struct archive *outer;
 	uint8_t buf[1 << 16];
 };
@@ -196,12 +199,14 @@ static la_ssize_t member_read(struct archive *inner, void *ctx,
 			      const void **buf)
 {
 	struct member_stream *s = ctx;
-	la_ssize_t got = archive_read_data(s->outer, s->buf, sizeof(s->buf));
+	la_ssize_t got = s->la->archive_read_data(s->outer, s->buf,
+						  sizeof(s->buf));
 
 	if (got < 0) {
-		const char *msg = archive_error_string(s->outer);
+		const char *msg = s->la->archive_error_string(s->outer);
 
-		archive_set_error(inner, EINVAL, "%s", msg ? msg : "read error");
+		s->la->archive_set_error(inner, EINVAL, "%s",
+					 msg ? msg : "read error");
 		return -1;
 	}
 	*buf = s->buf;
@@ -214,9 +219,9 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 	struct archive_entry *e;
 	int r;
 
-	while ((r = archive_read_next_header(outer, &e)) == ARCHIVE_OK ||
+	while ((r = f->la->archive_read_next_header(outer, &e)) == ARCHIVE_OK ||
 	       r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
+		const char *name = f->la->archive_entry_pathname(e);
 		struct member_stream *s;
 		struct archive *inner;
 		int err;
@@ -224,20 +229,21 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 		if (!name || strncmp(name, "data.tar", 8))
 			continue;
 		s = malloc(sizeof(*s));
-		inner = archive_read_new();
+		inner = f->la->archive_read_new();
 		if (!s || !inner) {
 			free(s);
-			archive_read_free(inner);
+			f->la->archive_read_free(inner);
 			return -ENOMEM;
 		}
+		s->la = f->la;
 		s->outer = outer;
-		support_compressions(inner);
-		archive_read_support_format_tar(inner);
-		if (archive_read_open(inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
+		support_compressions(f->la, inner);
+		f->la->archive_read_support_format_tar(inner);
+		if (f->la->archive_read_open(inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
 			err = archive_fail(f, inner, "'s data.tar");
 		else
 			err = find_kernel(f, inner, "'s data.tar");
-		archive_read_free(inner);
+		f->la->archive_read_free(inner);
 		free(s);
 		return err;
 	}
@@ -247,15 +253,16 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 			    "%s: the .deb package has no data.tar member", f->path);
 }
 
-int bc_package_read_kernel(const char *path, size_t max_size, char **member,
-			   uint8_t **image, size_t *image_size,
-			   const struct bc_log *log)
+int bc_package_read_kernel_la(const struct bc_libarchive *la,
+			      const char *path, size_t max_size, char **member,
+			      uint8_t **image, size_t *image_size,
+			      const struct bc_log *log)
 {
 	struct kernel_find f = {
-		.path = path, .max_size = max_size, .want_data = image != NULL,
-		.log = log,
+		.la = la, .path = path, .max_size = max_size,
+		.want_data = image != NULL, .log = log,
 	};
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	uint8_t head[4];
 	FILE *file;
 	bool rpm;
@@ -266,20 +273,26 @@ int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 		*image = NULL;
 		*image_size = 0;
 	}
-	if (!a)
-		return -ENOMEM;
 	file = fopen(path, "rb");
 	rpm = file && fread(head, 1, 4, file) == 4 && bc_package_detect(head, 4);
 	if (file)
 		fclose(file);
+	if (!la->handle)
+		return bc_log_error(log, -ELIBACC,
+				    "%s: reading %s needs %s (Debian: libarchive13): %s",
+				    path, rpm ? "an .rpm" : "a .deb",
+				    BC_LIBARCHIVE_SONAME, la->error);
+	a = la->archive_read_new();
+	if (!a)
+		return -ENOMEM;
 	if (rpm) {
-		archive_read_support_filter_rpm(a);
-		support_compressions(a);	/* the payload's */
-		archive_read_support_format_cpio(a);
+		la->archive_read_support_filter_rpm(a);
+		support_compressions(la, a);	/* the payload's */
+		la->archive_read_support_format_cpio(a);
 	} else {
-		archive_read_support_format_ar(a);
+		la->archive_read_support_format_ar(a);
 	}
-	if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
+	if (la->archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
 		err = archive_fail(&f, a, "");
 		goto out;
 	}
@@ -289,7 +302,7 @@ int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 				   "%s: the package holds no kernel (no boot/vmlinuz-* nor lib/modules/*/vmlinuz)",
 				   path);
 out:
-	archive_read_free(a);
+	la->archive_read_free(a);
 	if (err < 0) {
 		free(f.member);
 		free(f.data);
@@ -301,4 +314,12 @@ out:
 		*image_size = f.size;
 	}
 	return 0;
+}
+
+int bc_package_read_kernel(const char *path, size_t max_size, char **member,
+			   uint8_t **image, size_t *image_size,
+			   const struct bc_log *log)
+{
+	return bc_package_read_kernel_la(bc_libarchive(), path, max_size,
+					 member, image, image_size, log);
 }

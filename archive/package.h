@@ -15,6 +15,8 @@
 
 #include "../canon/log.h"
 
+struct bc_libarchive;
+
 /* Does data (a file's first bytes) start a .deb or an .rpm? */
 bool bc_package_detect(const uint8_t *data, size_t size);
 
@@ -22,11 +24,22 @@ bool bc_package_detect(const uint8_t *data, size_t size);
  * Finds the kernel in package path. *member gets its path in the package
  * (malloc'd, "./boot/vmlinuz-6.1.0-56-cloud-amd64"); with image non-NULL
  * its bytes too (*image malloc'd, *image_size; at most max_size bytes).
- * Returns 0 or a negative errno after one message naming path.
+ * Returns 0 or a negative errno after one message naming path (-ELIBACC:
+ * libarchive, loaded at the first call, could not be).
  */
 int bc_package_read_kernel(const char *path, size_t max_size, char **member,
 			   uint8_t **image, size_t *image_size,
 			   const struct bc_log *log);
+
+/*
+ * As bc_package_read_kernel() through la (libarchive.h), which that
+ * passes the process's libarchive; a test passes one that failed to load
+ * for the message: "PATH: reading a .deb needs libarchive.so.13 ...".
+ */
+int bc_package_read_kernel_la(const struct bc_libarchive *la,
+			      const char *path, size_t max_size, char **member,
+			      uint8_t **image, size_t *image_size,
+			      const struct bc_log *log);
 
 /*
  * The kernel's version from its member's path: "vmlinuz-VERSION" of

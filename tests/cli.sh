@@ -1124,5 +1124,29 @@ check_saved_kernel_input() {
 }
 run_case "a saved kernel file as an input of sort and dump" check_saved_kernel_input
 
+# libarchive is dlopen()ed at the first package read (archive/libarchive.c),
+# not linked: neither binary loads it, nor its chain (libxml2, ICU), at
+# start; a .deb still reads, its kernel's name taken from its member.
+check_package_dlopen() {
+	command -v dpkg-deb > /dev/null || die "dpkg-deb not found (dpkg)"
+	for bin in "$BTFCANON" "$(dirname "$BTFCANON")/btfcanon-pahole"; do
+		run 0 ldd "$bin"
+		! grep -E 'libarchive|libxml2|libicu' stdout ||
+			die "$bin loads libarchive's libraries at start"
+	done
+	mkdir -p pkg/DEBIAN pkg/boot
+	printf 'Package: linux-image-9.9.9-test\nVersion: 1\nArchitecture: all\nMaintainer: t <t@invalid>\nDescription: t\n' \
+		> pkg/DEBIAN/control
+	gzip -n -c "$IN/good.btf" > pkg/boot/vmlinuz-9.9.9-test
+	run 0 dpkg-deb -Zxz --root-owner-group -b pkg k.deb
+	run 0 "$BTFCANON" sort k.deb -o got.btf
+	same got.btf "$IN/good.btf" "sort of the .deb's kernel"
+	run 0 "$BTFCANON" archive create k.bca k.deb
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 9.9.9-test
+}
+run_case "packages: libarchive loaded when a .deb is read, not at start" \
+	check_package_dlopen
+
 echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
 [ "$nr_failed" -eq 0 ]

@@ -13,6 +13,13 @@
  *			byte for byte the .BTF section of the same kernel's debug
  *			vmlinux where that is installed; the time to read shown.
  *			An absent package skips with a message.
+ *	libarchive	the dlopen()'d libarchive (archive/libarchive.c): the
+ *			process's table loads and works; a soname that is
+ *			absent, or a library without libarchive's functions,
+ *			fails with the loader's reason; a package read
+ *			without libarchive names the package and the reason.
+ *			(tests/cli.sh: the binaries do not link it and read a
+ *			.deb all the same.)
  */
 #include <errno.h>
 #include <glob.h>
@@ -26,6 +33,8 @@
 #include "suites.h"
 #include "../archive/decompress.h"
 #include "../archive/kimage.h"
+#include "../archive/libarchive.h"
+#include "../archive/package.h"
 #include "../sort/btf_file.h"
 
 static void quiet(void *ctx, enum bc_log_level level, const char *msg)
@@ -230,6 +239,84 @@ START_TEST(real)
 }
 END_TEST
 
+/* path gets size bytes of head, then zeros */
+static void write_head(const char *path, const void *head, size_t len)
+{
+	uint8_t buf[512] = { 0 };
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	memcpy(buf, head, len);
+	ck_assert_uint_eq(fwrite(buf, 1, sizeof(buf), f), sizeof(buf));
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(libarchive_load)
+{
+	static const uint8_t rpm_lead[4] = { 0xed, 0xab, 0xee, 0xdb };
+	static const char deb_head[] = "!<arch>\ndebian-binary   ";
+	char msg[512] = "", want[1024], dir[] = "/tmp/btfcanon-kimage.XXXXXX";
+	char deb[64], rpm[64];
+	struct bc_log log = { .fn = quiet, .ctx = msg };
+	const struct bc_libarchive *la = bc_libarchive();
+	struct bc_libarchive absent, not_libarchive;
+	struct archive *a;
+	uint8_t *image = (uint8_t *)"";
+	size_t image_size = 1;
+	char *member = "";
+
+	/* the process's: loaded, and the same table every time */
+	ck_assert_msg(la->handle, "%s", la->error);
+	ck_assert_ptr_eq(bc_libarchive(), la);
+	a = la->archive_read_new();
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(la->archive_read_support_format_ar(a), ARCHIVE_OK);
+	ck_assert_int_eq(la->archive_read_free(a), ARCHIVE_OK);
+
+	/* dlopen() fails: the loader's reason names the soname */
+	ck_assert_int_eq(bc_libarchive_open(&absent, "libbtfcanon-absent.so.13"),
+			 -ELIBACC);
+	ck_assert_ptr_null(absent.handle);
+	ck_assert_msg(strstr(absent.error, "libbtfcanon-absent.so.13"), "%s",
+		      absent.error);
+	bc_libarchive_close(&absent);
+
+	/* dlsym() fails: zlib has none of libarchive's functions */
+	ck_assert_int_eq(bc_libarchive_open(&not_libarchive, "libz.so.1"),
+			 -ELIBACC);
+	ck_assert_ptr_null(not_libarchive.handle);
+	ck_assert_msg(strstr(not_libarchive.error, "archive_read_new"), "%s",
+		      not_libarchive.error);
+
+	/* a package read without it: one message, the package named */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(deb, sizeof(deb), "%s/k.deb", dir);
+	snprintf(rpm, sizeof(rpm), "%s/k.rpm", dir);
+	write_head(deb, deb_head, sizeof(deb_head) - 1);
+	write_head(rpm, rpm_lead, sizeof(rpm_lead));
+	ck_assert_int_eq(bc_package_read_kernel_la(&absent, deb, 1 << 20, &member,
+						   &image, &image_size, &log),
+			 -ELIBACC);
+	ck_assert_ptr_null(member);
+	ck_assert_ptr_null(image);
+	ck_assert_uint_eq(image_size, 0);
+	snprintf(want, sizeof(want),
+		 "%s: reading a .deb needs libarchive.so.13 (Debian: libarchive13): %s",
+		 deb, absent.error);
+	ck_assert_str_eq(msg, want);
+	ck_assert_int_eq(bc_package_read_kernel_la(&not_libarchive, rpm, 0,
+						   &member, NULL, NULL, &log),
+			 -ELIBACC);
+	snprintf(want, sizeof(want),
+		 "%s: reading an .rpm needs libarchive.so.13 (Debian: libarchive13): %s",
+		 rpm, not_libarchive.error);
+	ck_assert_str_eq(msg, want);
+	unlink(deb);
+	unlink(rpm);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *kimage_suite(void)
 {
 	Suite *s = suite_create("kimage");
@@ -247,6 +334,9 @@ Suite *kimage_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, real, 0,
 			    sizeof(real_images) / sizeof(real_images[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("libarchive");
+	tcase_add_test(tc, libarchive_load);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,7 +7,8 @@
 # installed /usr/bin/btfcanon and /usr/bin/btfcanon-pahole, checks that it
 # ships both man pages, leaves pahole alone (no diversion, Replaces,
 # Conflicts or Provides, no /usr/bin/pahole) and that Build-Depends names
-# the -dev package of every library the binaries link, then removes it
+# the -dev package of every library the binaries link and Depends the
+# package of every library they dlopen, then removes it
 # again unless it was installed before. Run from anywhere, as root or with sudo; the
 # build leaves nothing in the tree (--post-clean). .ci/run runs it.
 set -eu
@@ -63,6 +64,21 @@ for bin in "$tmp"/root/usr/bin/*; do
 		[ "$dev" = libc6-dev ] && continue
 		echo " $build_depends " | tr -s ' \n' '  ' | grep -q " $dev " ||
 			fail "${bin##*/} links $so: add $dev to debian/control's Build-Depends"
+	done
+done
+
+# A library the binaries dlopen() (archive/libarchive.c: libarchive.so.13)
+# is no DT_NEEDED, so dpkg-shlibdeps cannot add it: its package must be in
+# debian/control's Depends by hand.
+depends=$(dpkg-deb -f "$DEB" Depends | sed 's/([^)]*)//g; s/,/ /g')
+for bin in "$tmp"/root/usr/bin/*; do
+	needed=$(readelf -d "$bin")
+	for so in $(strings "$bin" | grep -E '^lib[A-Za-z0-9_+-]+[.]so[.][0-9]+$' | sort -u); do
+		echo "$needed" | grep -qF "[$so]" && continue
+		pkg=$(dpkg -S "*/$so" 2> /dev/null | head -n 1 | cut -d: -f1)
+		[ -n "$pkg" ] || fail "${bin##*/} dlopens $so; no package owns it"
+		echo " $depends " | tr -s ' \n' '  ' | grep -q " $pkg " ||
+			fail "${bin##*/} dlopens $so: add $pkg to debian/control's Depends"
 	done
 done
 
