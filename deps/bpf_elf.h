@@ -65,4 +65,11 @@ int bc_bpf_object_read(const void *data, size_t size, const char *path,
 int bc_bpf_object_read_file(const char *path, struct bc_bpf_object *obj,
 			    struct elf_view *view, const struct bc_log *log);
 
+/*
+ * After the checks: obj's image becomes its program sections'
+ * instructions alone (views over the file are then invalid). 0 or
+ * -ENOMEM (obj unchanged).
+ */
+int bc_bpf_object_keep_insns(struct bc_bpf_object *obj);
+
 #endif

@@ -55,7 +55,7 @@ struct bc_bpf_extern {
 
 struct bc_bpf_object {
 	char *path;
-	uint8_t *image;			/* the whole file, owned */
+	uint8_t *image;			/* owned: the file, then its insns */
 	size_t size;
 	struct bc_btf *btf;		/* the object's .BTF */
 	struct bc_bpf_section *sections;	/* executable sections, file order */

@@ -598,6 +598,12 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 	}
 	if (check_all(objs, nr_objs, &kl, want_inlines, reports, log))
 		goto out;
+	/*
+	 * Every input was read and checked above, so what is left can only
+	 * fail for want of memory or of a working stdout: each object's
+	 * report is written as it is made rather than all of them held (22
+	 * MB of JSON for 55 objects x 118 kernels).
+	 */
 	for (i = 0; i < nr_objs; i++) {
 		struct bc_deps_report *r = &reports[i];
 		uint32_t d;
@@ -614,13 +620,14 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 			print_json(r, labels, &out);
 		else
 			print_text(r, labels, kconfigs, a.all, a.color, &out);
+		if (out.err) {
+			bc_log_error(log, out.err, "out of memory");
+			goto out;
+		}
+		if (bc_file_write_atomic("-", bc_text_str(&out), out.len, log))
+			goto out;
+		bc_text_truncate(&out, 0);
 	}
-	if (out.err) {
-		bc_log_error(log, out.err, "out of memory");
-		goto out;
-	}
-	if (bc_file_write_atomic("-", bc_text_str(&out), out.len, log))
-		goto out;
 	status = breaks ? 1 : 0;
 out:
 	if (reports)

@@ -832,13 +832,15 @@ static int check_open(const char *path, const struct elf_view *v,
 /*
  * Opening an object as libbpf does (bpf_object.h): the reader, then what
  * libbpf refuses at open; an object libbpf will not open never loads
- * anywhere.
+ * anywhere. Then the file's bytes go but for the instructions.
  */
 static int open_checked(const char *path, struct bc_bpf_object *obj,
 			const struct elf_view *v, const struct bc_log *log)
 {
 	int err = check_open(path, v, obj, log);
 
+	if (!err && bc_bpf_object_keep_insns(obj))
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	if (err)
 		bc_bpf_object_deinit(obj);
 	return err;
