@@ -495,23 +495,23 @@ static int bad_string_off(const struct bc_btf *btf, uint32_t id,
 		entry, w[j], str_end, base_hint(btf));
 }
 
-/* Range-checks every string offset and type id; lays out the refs. */
+/*
+ * Range-checks every string offset and type id; lays out the refs. The
+ * refs array is sized by the type section's words, which it cannot
+ * outgrow, and trimmed after: one pass, and only the pages the refs
+ * fill are ever touched.
+ */
 static int check_types(struct bc_btf *btf, const struct bc_log *log)
 {
 	uint32_t i, j, nr_refs = 0, end_id = bc_btf_end_id(btf);
 	uint32_t str_end = bc_btf_str_end(btf);
+	size_t max_refs = btf->hdr->type_len / 4 + 1;
 	const char *path = btf->path;
+	uint32_t *trimmed;
 
 	btf->ref_start = malloc((btf->nr_types + 1) * sizeof(uint32_t));
-	if (!btf->ref_start)
-		return -ENOMEM;
-	for (i = 0; i < btf->nr_types; i++) {
-		btf->ref_start[i] = nr_refs;
-		nr_refs += bc_type_nr_refs(bc_btf_local(btf, i));
-	}
-	btf->ref_start[i] = nr_refs;
-	btf->refs = malloc((nr_refs ? nr_refs : 1) * sizeof(uint32_t));
-	if (!btf->refs)
+	btf->refs = malloc(max_refs * sizeof(uint32_t));
+	if (!btf->ref_start || !btf->refs)
 		return -ENOMEM;
 
 	for (i = 0; i < btf->nr_types; i++) {
@@ -533,9 +533,11 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 				    w[j + e] >= str_end)
 					return bad_string_off(btf, id, t, j + e, log);
 		}
-		refs = btf->refs + btf->ref_start[i];
-		bc_type_refs(t, refs);
-		for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++) {
+		btf->ref_start[i] = nr_refs;
+		refs = btf->refs + nr_refs;
+		nr_refs += bc_type_refs(t, refs);
+		btf->ref_start[i + 1] = nr_refs;
+		for (j = btf->ref_start[i]; j < nr_refs; j++) {
 			if (btf->refs[j] >= end_id)
 				return bc_log_error(log, -EINVAL,
 					"%s: type [%u] %s '%s' refers to type id %u, which does not exist (last id is %u)%s",
@@ -567,6 +569,10 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 			}
 		}
 	}
+	btf->ref_start[i] = nr_refs;
+	trimmed = realloc(btf->refs, (nr_refs ? nr_refs : 1) * sizeof(uint32_t));
+	if (trimmed)
+		btf->refs = trimmed;
 	return 0;
 }
 
@@ -581,18 +587,23 @@ static bool breaks_loops(const struct btf_type *t)
  * Finds a reference cycle made only of kinds other than STRUCT and UNION
  * (a pointer to itself, a typedef of itself, ...). Such a cycle has no C
  * meaning. Iterative DFS with three colours over local types; references
- * into the base cannot come back (the base was checked on its own).
+ * into the base cannot come back (the base was checked on its own). The
+ * stack holds each open type with its next reference: no per-type array
+ * but the colours.
  */
+struct loop_frame {
+	uint32_t v, next;	/* local index; index of its next ref in refs */
+};
+
 static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 {
 	enum { WHITE, GREY, BLACK };
-	uint32_t n = btf->nr_types, root, sp;
+	uint32_t n = btf->nr_types, root, sp, cap = 64;
 	uint8_t *colour = calloc(n ? n : 1, 1);
-	uint32_t *stack = malloc((n ? n : 1) * sizeof(uint32_t));
-	uint32_t *next = malloc((n ? n : 1) * sizeof(uint32_t));
+	struct loop_frame *stack = malloc(cap * sizeof(*stack));
 	int err = 0;
 
-	if (!colour || !stack || !next) {
+	if (!colour || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -607,18 +618,18 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 		if (colour[root] != WHITE)
 			continue;
 		sp = 0;
-		stack[sp++] = root;
+		stack[sp++] = (struct loop_frame){ root, btf->ref_start[root] };
 		colour[root] = GREY;
-		next[root] = btf->ref_start[root];
 		while (sp) {
-			uint32_t v = stack[sp - 1], to;
+			struct loop_frame *f = &stack[sp - 1];
+			uint32_t to;
 
-			if (next[v] == btf->ref_start[v + 1]) {
-				colour[v] = BLACK;
+			if (f->next == btf->ref_start[f->v + 1]) {
+				colour[f->v] = BLACK;
 				sp--;
 				continue;
 			}
-			to = btf->refs[next[v]++];
+			to = btf->refs[f->next++];
 			if (to < btf->start_id)
 				continue;
 			to -= btf->start_id;
@@ -634,15 +645,24 @@ static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 					bc_btf_str(btf, t->name_off));
 				break;
 			}
+			if (sp == cap) {
+				struct loop_frame *grown =
+					realloc(stack, 2 * cap * sizeof(*stack));
+
+				if (!grown) {
+					err = -ENOMEM;
+					break;
+				}
+				stack = grown;
+				cap *= 2;
+			}
 			colour[to] = GREY;
-			next[to] = btf->ref_start[to];
-			stack[sp++] = to;
+			stack[sp++] = (struct loop_frame){ to, btf->ref_start[to] };
 		}
 	}
 out:
 	free(colour);
 	free(stack);
-	free(next);
 	return err;
 }
 
