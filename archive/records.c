@@ -572,13 +572,16 @@ decode_words(const struct bc_archive *ar, uint32_t nr_recs, uint32_t info,
 		if (cls == BC_WORD_REF && (v & 1)) {
 			if (v / 2 >= nr_recs)
 				return -EINVAL;
-			if (ids && !(v = ar_ids_ref(ids, v, 0)))
+			/* the rebuild's ids are by (kn, k): the common cases inline */
+			if (ids && !(v = ids->of_rec ? ar_ids_ref(ids, v, 0) :
+					 ids->anon[v / 2]))
 				return -EINVAL;
 		} else if (cls == BC_WORD_REF && v) {
 			if (v / 2 - 1 >= ar->nr_kns || !ar_get_u32(d, end, &p, &k))
 				return -EINVAL;
 			if (ids) {
-				if (!(v = ar_ids_ref(ids, v, k)))
+				if (!(v = ids->of_rec || k ? ar_ids_ref(ids, v, k) :
+					  ids->first[v / 2 - 1]))
 					return -EINVAL;
 			} else {
 				out[at++] = v;
