@@ -77,6 +77,7 @@ void bc_archive_free(struct bc_archive *ar)
 	free(ar->kns);
 	free(ar->cells);
 	free(ar->rec_off);
+	free(ar->heads);
 	free(ar->body);
 	free(ar->path);
 	free(ar);
@@ -243,7 +244,13 @@ int ar_decode_list(struct bc_archive *ar, uint32_t k)
 int ar_decode_all(struct bc_archive *ar, const struct bc_log *log)
 {
 	uint32_t i;
+	int err = ar_load_records(ar);
 
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	if (err)
+		return bc_log_error(log, err, "%s: damaged archive: bad records",
+				    ar->path);
 	for (i = 0; i < ar->nr_kernels; i++) {
 		int err = decode_list(ar, i);
 

@@ -38,7 +38,8 @@
  * (archive/add_input.h) runs its own reader threads.
  *
  * Cost of reading: opening decompresses the body and reads every record
- * of the pool (tens of ms for 118 kernels); a kernel rebuilt whole costs
+ * of the pool (tens of ms for 118 kernels; bc_archive_open_lazy() reads
+ * a record when a kernel rebuilt uses it); a kernel rebuilt whole costs
  * about 10 ms per 100k types, a view a few ms; lists decoded for one
  * kernel serve its descendants too.
  *
@@ -70,6 +71,17 @@ int bc_archive_new(struct bc_archive **ar);
  */
 int bc_archive_open(const char *path, struct bc_archive **ar,
 		    const struct bc_log *log);
+
+/*
+ * As bc_archive_open(), for taking a kernel or a few out of the file
+ * (extract, ARCHIVE:NAME inputs): a record is decoded and checked when a
+ * kernel rebuilt uses it, not all of them at open, so a damaged record
+ * shows when a kernel that uses it is read. Whatever needs every record
+ * (views, add, remove, writing) reads the rest on first use. Files of
+ * format 1 and 2 are read whole.
+ */
+int bc_archive_open_lazy(const char *path, struct bc_archive **ar,
+			 const struct bc_log *log);
 
 /* As bc_archive_open() from size bytes at data (copied); path names it. */
 int bc_archive_parse(const void *data, size_t size, const char *path,

@@ -221,7 +221,7 @@ static int cmd_extract(int argc, char **argv, const struct bc_log *log)
 			bc_archive_usage);
 		return 2;
 	}
-	if (bc_archive_open(argv[optind], &ar, log))
+	if (bc_archive_open_lazy(argv[optind], &ar, log))
 		return 1;
 	k = one_kernel(ar, argv[optind], argv[optind + 1], log);
 	err = k < 0 ? k : bc_archive_kernel_raw(ar, (uint32_t)k, &raw, &size, log);

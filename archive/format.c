@@ -4,27 +4,38 @@
  * coding the lists) and reading it back with every number checked.
  *
  * The file (all integers little-endian):
- *	"BTFCARC1", u32 version 2, u32 flags 0, u64 body bytes, u64 payload
+ *	"BTFCARC1", u32 version 3, u32 flags 0, u64 body bytes, u64 payload
  *	bytes, payload (one LZ4 frame of the body: independent blocks, the
  *	content size in the frame header, no checksums of its own), u32
  *	CRC-32 of all that precedes it. Nothing may follow.
- * Version 1, still read (never written), was the same with one zstd
- * frame (level 5) for the payload: 2.92 MB for Debian's 118 kernels
- * instead of 4.65 MB, but its 7.1 MB body took 14-16 ms to decompress on
- * the 2-vCPU machine of BENCH.md, a quarter of an extract, against 3 ms
- * for LZ4, and 0.16-0.29 s to compress on every add and remove against
- * 0.03 s. Every reader needs the whole body (a kernel uses two thirds of
- * the shared records, spread over all of them), so the codec's speed is
- * what counts.
  * The body, in LEB128 varints:
- *	strings:  count, then each: length, bytes, NUL    (string 0 is "")
+ *	strings:  count; every length; then every string's bytes and a NUL
+ *	          (string 0 is "")
  *	kinds+names: count, then each: kind, string
- *	records:  count, then each: kind|kflag<<7, vlen, kn+1 or 0, words
+ *	records:  count; every head: kind|kflag<<7, vlen, kn+1 or 0, byte
+ *	          length of its words; then every record's words
  *	kernels:  count, then each in version order: name (length, bytes),
  *	          flags (bit 0: stored as bytes), then bytes (length, bytes)
  *	          or parent + 1 (0: none), type count, script (length, bytes);
  *	          layout entries (count, 4 bytes each), attachments (count,
  *	          then name, length, bytes, names ascending)
+ * Lengths apart from the bytes are what lets a reader that wants one
+ * kernel skip what it does not use: it reads the strings' lengths, the
+ * pairs and the records' heads (0.16 and 1.19 MB of the 7.3 MB body of
+ * Debian's 118 kernels), and decodes a record's words (2.5 MB in all)
+ * only when the kernel it rebuilds uses them (bc_archive_open_lazy:
+ * 6.12.117 cloud-amd64 uses 107k of the 170k records). The record
+ * lengths cost 30 kB of the 4.68 MB file.
+ * Versions 1 and 2 are still read, never written. Both had each string's
+ * length before its bytes and each record's head before its words, with
+ * no length: a reader had to decode every record to find the next one.
+ * Version 1 compressed the body with zstd (level 5): 2.92 MB for Debian's
+ * 118 kernels instead of 4.65 MB, but its 7.1 MB body took 14-16 ms to
+ * decompress on the 2-vCPU machine of BENCH.md, a quarter of an extract,
+ * against 3 ms for LZ4, and 0.16-0.29 s to compress on every add and
+ * remove against 0.03 s. Every reader needs most of the body (a kernel
+ * uses two thirds of the shared records, spread over all of them), so
+ * the codec's speed is what counts.
  * A script lists a kernel's records as copies of a run of its parent's
  * list (length << 1 | 1, then the start's distance from where the last
  * copy ended, zigzag) and literals (count << 1, then each record number
@@ -55,8 +66,9 @@
 
 #define HEADER_LEN 32
 #define TRAILER_LEN 4
-#define FORMAT_VERSION 2
-#define FORMAT_VERSION_ZSTD 1	/* still read: the body is the same */
+#define FORMAT_VERSION 3
+#define FORMAT_VERSION_LZ4 2	/* still read: the body laid out as in 1 */
+#define FORMAT_VERSION_ZSTD 1	/* still read: 2 with a zstd payload */
 /* LZ4's fast mode (LZ4HC's levels 3-9 save 0.7-0.8 MB of 4.8 for 0.3-0.6 s a write) */
 #define LZ4_LEVEL 0
 /* choose_parents() compares kernels on every PARENT_SAMPLE-th record */
@@ -95,9 +107,13 @@ static int number_kn(struct bc_archive *ar, struct numbering *nb, uint32_t kn,
 	return err ? err : number(nb->kn, &nb->kn_order, kn, out);
 }
 
-/* The records in numbering order, as the body writes them. */
+/*
+ * The records in numbering order, as the body writes them: each one's
+ * head into heads (with the byte length of its words), its words into
+ * words.
+ */
 static int write_records(struct bc_archive *ar, struct numbering *nb,
-			 struct ar_buf *out)
+			 struct ar_buf *heads, struct ar_buf *words_out)
 {
 	size_t i;
 	int err = 0;
@@ -105,13 +121,12 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 	for (i = 0; i < nb->rec_order.n && !err; i++) {
 		const uint32_t *c = ar->cells + ar->rec_off[nb->rec_order.v[i]];
 		uint32_t info = c[0], kind = bc_info_kind(info);
-		uint32_t words = ar_info_words(info), j, ci = 2, num = 0;
+		uint32_t words = ar_info_words(info), j, ci = 2, num = 0, kn = 0;
+		struct ar_buf *out = words_out;
+		size_t start = out->len;
 
-		err = ar_buf_varint(out, (info >> 24 & 0x7f) | (info >> 31) << 7);
-		err = err ? err : ar_buf_varint(out, bc_info_vlen(info));
-		if (!err && c[1])
-			err = number_kn(ar, nb, c[1] - 1, &num);
-		err = err ? err : ar_buf_varint(out, c[1] ? num + 1 : 0);
+		if (c[1])
+			err = number_kn(ar, nb, c[1] - 1, &kn);
 		for (j = 2; j < words && !err; j++) {
 			switch (bc_word_class(kind, j)) {
 			case BC_WORD_REF: {
@@ -138,6 +153,10 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 				err = ar_buf_varint(out, c[ci++]);
 			}
 		}
+		err = err ? err : ar_buf_varint(heads, (info >> 24 & 0x7f) | (info >> 31) << 7);
+		err = err ? err : ar_buf_varint(heads, bc_info_vlen(info));
+		err = err ? err : ar_buf_varint(heads, c[1] ? kn + 1 : 0);
+		err = err ? err : ar_buf_varint(heads, out->len - start);
 	}
 	return err;
 }
@@ -298,7 +317,7 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 {
 	struct numbering nb = { 0 };
-	struct ar_buf recs = { 0 };
+	struct ar_buf heads = { 0 }, words = { 0 };
 	uint32_t k, i, dummy;
 	size_t s;
 	int err;
@@ -315,14 +334,15 @@ int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 		for (i = 0; i < ar->kernels[k].nr_types && !err && !ar->kernels[k].raw; i++)
 			err = number(nb.rec, &nb.rec_order, ar->kernels[k].recs[i],
 				     &dummy);
-	err = err ? err : write_records(ar, &nb, &recs);
+	err = err ? err : write_records(ar, &nb, &heads, &words);
 	err = err ? err : choose_parents(ar);
 	err = err ? err : ar_buf_varint(body, nb.str_order.n);
+	for (s = 0; s < nb.str_order.n && !err; s++)
+		err = ar_buf_varint(body, ar->strs[nb.str_order.v[s]].len);
 	for (s = 0; s < nb.str_order.n && !err; s++) {
 		const struct ar_str *str = &ar->strs[nb.str_order.v[s]];
 
-		err = write_bytes(body, str->s, str->len);
-		err = err ? err : ar_buf_put(body, "", 1);
+		err = ar_buf_put(body, str->s, str->len + 1);
 	}
 	err = err ? err : ar_buf_varint(body, nb.kn_order.n);
 	for (s = 0; s < nb.kn_order.n && !err; s++) {
@@ -332,9 +352,11 @@ int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 		err = err ? err : ar_buf_varint(body, nb.str[kn->sid] - 1);
 	}
 	err = err ? err : ar_buf_varint(body, nb.rec_order.n);
-	err = err ? err : ar_buf_put(body, recs.data, recs.len);
+	err = err ? err : ar_buf_put(body, heads.data, heads.len);
+	err = err ? err : ar_buf_put(body, words.data, words.len);
 	err = err ? err : write_kernels(ar, &nb, body);
-	free(recs.data);
+	free(heads.data);
+	free(words.data);
 	free(nb.rec);
 	free(nb.kn);
 	free(nb.str);
@@ -543,38 +565,33 @@ static const uint8_t *rd_bytes(struct reader *r, size_t *len)
 	return p;
 }
 
-/* A varint of at most 32 bits at *pos below end; false past end or wider. */
-static inline bool get_u32(const uint8_t *data, size_t end, size_t *pos,
-			   uint32_t *v)
+/*
+ * A record's head (kind | kflag << 7, vlen, kn + 1) into its info word
+ * and kn + 1, checked: a valid kind, the pair's kind the record's.
+ */
+static bool read_head(const struct bc_archive *ar, const uint8_t *d,
+		      size_t end, size_t *pos, uint32_t *info, uint32_t *kn1)
 {
-	uint32_t x = 0;
-	unsigned shift;
+	uint32_t kind, vlen;
 
-	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
-		*v = data[(*pos)++];	/* most are one byte */
-		return true;
-	}
-	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
-		uint8_t byte = data[(*pos)++];
-
-		if (shift == 28 && byte > 0x0f)
-			return false;
-		x |= (uint32_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80)) {
-			*v = x;
-			return true;
-		}
-	}
-	return false;
+	if (!ar_get_u32(d, end, pos, &kind) || kind > 0xff ||
+	    !ar_get_u32(d, end, pos, &vlen) || vlen > 0xffffff ||
+	    !ar_get_u32(d, end, pos, kn1) || *kn1 > ar->nr_kns ||
+	    !bc_kind_valid(kind & 0x7f) ||
+	    (*kn1 && ar->kns[*kn1 - 1].kind != (kind & 0x7f)))
+		return false;
+	*info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
+	return true;
 }
 
 /*
- * The records, straight into the cells: every number checked against what
- * it indexes (an anonymous record's against the record count; whether it
- * is the kernel's is checked when a kernel is rebuilt). Every cell takes a
- * byte of the body at least, so the cells are sized once.
+ * The records of format 1 and 2 (head and words together), straight into
+ * the cells: every number checked against what it indexes (an anonymous
+ * record's against the record count; whether it is the kernel's is
+ * checked when a kernel is rebuilt). Every cell takes a byte of the body
+ * at least, so the cells are sized once.
  */
-static int read_records(struct bc_archive *ar, struct reader *r)
+static int read_records_v2(struct bc_archive *ar, struct reader *r)
 {
 	uint64_t nr = rd_varint(r, (r->len - r->pos) / 3), i;
 	const uint8_t *d = r->data;
@@ -585,9 +602,7 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 		return 0;
 	free(ar->cells);
 	free(ar->rec_off);
-	ar->cells = malloc(room * sizeof(uint32_t));
-	if (ar->cells)
-		ar_advise_huge(ar->cells, room * sizeof(uint32_t));
+	ar->cells = ar_alloc_big(room * sizeof(uint32_t));
 	ar->rec_off = malloc((nr + 2) * sizeof(uint32_t));
 	if (!ar->cells || !ar->rec_off)
 		return -ENOMEM;
@@ -596,44 +611,20 @@ static int read_records(struct bc_archive *ar, struct reader *r)
 	ar->nr_cells = 0;
 	c = ar->cells;
 	for (i = 0; i < nr; i++) {
-		uint32_t kind, vlen, info, kn1, words, j, v, k;
-		struct ar_word_cursor wc;
+		uint32_t info, kn1;
 		size_t at = ar->nr_cells;
+		int n;
 
-		if (!get_u32(d, end, &pos, &kind) || kind > 0xff ||
-		    !get_u32(d, end, &pos, &vlen) || vlen > 0xffffff ||
-		    !get_u32(d, end, &pos, &kn1) || kn1 > ar->nr_kns ||
-		    !bc_kind_valid(kind & 0x7f) ||
-		    (kn1 && ar->kns[kn1 - 1].kind != (kind & 0x7f)))
-			goto bad;
-		info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
-		words = ar_info_words(info);
-		if (words - 2 > end - pos)	/* a byte a word at least */
+		if (!read_head(ar, d, end, &pos, &info, &kn1) ||
+		    ar_info_words(info) - 2 > end - pos)	/* a byte a word at least */
 			goto bad;
 		ar->rec_off[i] = (uint32_t)at;
-		c[at++] = info;
-		c[at++] = kn1;
-		ar_word_cursor_init(&wc, kind & 0x7f);
-		for (j = 2; j < words; j++) {
-			enum bc_word_class cls = ar_word_next(&wc);
-
-			if (!get_u32(d, end, &pos, &v))
-				goto bad;
-			if (cls == BC_WORD_REF && (v & 1)) {
-				if (v / 2 >= nr)
-					goto bad;
-			} else if (cls == BC_WORD_REF && v) {
-				if (v / 2 - 1 >= ar->nr_kns ||
-				    !get_u32(d, end, &pos, &k))
-					goto bad;
-				c[at++] = v;
-				v = k;
-			} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
-				goto bad;
-			}
-			c[at++] = v;
-		}
-		ar->nr_cells = at;
+		c[at] = info;
+		c[at + 1] = kn1;
+		n = ar_decode_words(ar, (uint32_t)nr, info, d, end, &pos, c + at + 2);
+		if (n < 0)
+			goto bad;
+		ar->nr_cells = at + 2 + (uint32_t)n;
 	}
 	ar->nr_recs = (uint32_t)nr;
 	ar->rec_off[nr] = (uint32_t)ar->nr_cells;
@@ -643,6 +634,53 @@ bad:
 	ar->nr_recs = 0;
 	ar->nr_cells = 0;
 	ar->rec_off[0] = 0;
+	r->bad = true;
+	return 0;
+}
+
+/*
+ * The records of format 3: the heads, each with the byte length of the
+ * record's words, then the words section. Only the heads are read (and
+ * checked); the words stay in the body until ar_load_records() or a
+ * rebuild decodes them. A record's words take a byte a word at least and
+ * ten at most (two varints of five bytes).
+ */
+static int read_records_v3(struct bc_archive *ar, struct reader *r)
+{
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 4), i;
+	const uint8_t *d = r->data;
+	size_t end = r->len, pos = r->pos, words = 0;
+	struct ar_rec_head *h;
+
+	if (r->bad)
+		return 0;
+	h = ar_alloc_big((nr + 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	free(ar->heads);
+	ar->heads = h;
+	for (i = 0; i < nr; i++) {
+		uint32_t len, nr_words;
+
+		if (!read_head(ar, d, end, &pos, &h[i].info, &h[i].kn1) ||
+		    !ar_get_u32(d, end, &pos, &len))
+			goto bad;
+		nr_words = ar_info_words(h[i].info) - 2;
+		if (len < nr_words || len > 10ull * nr_words ||
+		    words + len > UINT32_MAX)
+			goto bad;
+		h[i].pos = (uint32_t)words;
+		words += len;
+	}
+	if (words > end - pos)
+		goto bad;
+	h[nr].pos = (uint32_t)words;
+	ar->nr_recs = (uint32_t)nr;
+	ar->words = d + pos;
+	ar->words_len = words;
+	r->pos = pos + words;
+	return 0;
+bad:
 	r->bad = true;
 	return 0;
 }
@@ -743,50 +781,154 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 	return err;
 }
 
-static int parse_body(struct bc_archive *ar)
+/* The (kind, name) pairs (one layout in every version). */
+static int read_pairs(struct bc_archive *ar, struct reader *r)
 {
-	struct reader r = { ar->body, ar->body_size, 0, false };
-	uint64_t nr, i;
-	int err;
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 2), i;
+	struct ar_kn *kns;
 
-	nr = rd_varint(&r, r.len);
-	for (i = 0; i < nr && !r.bad; i++) {
-		size_t len;
-		const uint8_t *p = rd_bytes(&r, &len);
+	if (r->bad)
+		return 0;
+	kns = realloc(ar->kns, (nr + 1) * sizeof(*kns));
+	if (!kns)
+		return -ENOMEM;
+	ar->kns = kns;
+	ar->cap_kns = (uint32_t)nr + 1;
+	for (i = 0; i < nr && !r->bad; i++) {
+		uint32_t kind = (uint32_t)rd_varint(r, 0x7f);
+		uint32_t sid = (uint32_t)rd_varint(r, ar->nr_strs - 1);
 
-		if (r.bad || r.pos >= r.len || r.data[r.pos] ||
-		    memchr(p, 0, len) || (i == 0) != (len == 0)) {
-			r.bad = true;
+		if (r->bad || !bc_kind_valid(kind) || !sid) {
+			r->bad = true;
 			break;
 		}
-		r.pos++;
+		kns[i].kind = kind;
+		kns[i].sid = sid;
+		ar->nr_kns++;
+	}
+	return 0;
+}
+
+/* The strings of format 1 and 2: each its length, bytes and NUL. */
+static int read_strings_v2(struct bc_archive *ar, struct reader *r)
+{
+	uint64_t nr = rd_varint(r, r->len), i;
+
+	for (i = 0; i < nr && !r->bad; i++) {
+		size_t len;
+		const uint8_t *p = rd_bytes(r, &len);
+
+		if (r->bad || r->pos >= r->len || r->data[r->pos] ||
+		    memchr(p, 0, len) || (i == 0) != (len == 0)) {
+			r->bad = true;
+			break;
+		}
+		r->pos++;
 		if (i == 0)
 			continue;	/* "" is there from bc_archive_new() */
 		if (ar_push_str(ar, (const char *)p, (uint32_t)len))
 			return -ENOMEM;
 	}
 	if (!nr)
-		r.bad = true;
-	nr = rd_varint(&r, r.len);
-	for (i = 0; i < nr && !r.bad; i++) {
-		uint32_t kind = (uint32_t)rd_varint(&r, 0x7f);
-		uint32_t sid = (uint32_t)rd_varint(&r, ar->nr_strs - 1);
+		r->bad = true;
+	return 0;
+}
 
-		if (r.bad || !bc_kind_valid(kind) || !sid) {
-			r.bad = true;
-			break;
-		}
-		if (ar_push_kn(ar, kind, sid))
-			return -ENOMEM;
+/* Zero bytes among n at p, eight at a time. */
+static size_t count_nuls(const uint8_t *p, size_t n)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+	size_t count = 0, i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, t;
+
+		memcpy(&v, p + i, 8);
+		t = ~(((v & low7) + low7) | v | low7);	/* 0x80 where a byte is 0 */
+		/* the eight 0/1 bytes of t >> 7 summed into the top byte */
+		count += (size_t)(((t >> 7) * 0x0101010101010101ull) >> 56);
 	}
-	err = r.bad ? 0 : read_records(ar, &r);
+	for (; i < n; i++)
+		count += !p[i];
+	return count;
+}
+
+/*
+ * The strings of format 3: the count, every length, then the bytes, each
+ * string followed by a NUL. Checked whole: string 0 is "", the others are
+ * not empty, each is followed by a NUL and the bytes hold no other (the
+ * NULs are counted eight bytes at a time), so every string is a C string
+ * of its length.
+ */
+static int read_strings_v3(struct bc_archive *ar, struct reader *r)
+{
+	uint64_t nr = rd_varint(r, (r->len - r->pos) / 2), i;
+	const uint8_t *d = r->data, *bytes;
+	size_t pos = r->pos, total = 0;
+	struct ar_str *strs;
+	uint32_t len;
+
+	if (r->bad || !nr)
+		goto bad;
+	for (i = 0; i < nr; i++) {	/* where the bytes start, their size */
+		if (!ar_get_u32(d, r->len, &pos, &len) || (i == 0) != (len == 0))
+			goto bad;
+		total += len + 1ull;
+	}
+	if (total > r->len - pos)
+		goto bad;
+	bytes = d + pos;
+	strs = ar_alloc_big(nr * sizeof(*strs));
+	if (!strs)
+		return -ENOMEM;
+	free(ar->strs);
+	ar->strs = strs;
+	ar->cap_strs = (uint32_t)nr;
+	pos = r->pos;
+	total = 0;
+	for (i = 0; i < nr; i++) {
+		ar_get_u32(d, r->len, &pos, &len);
+		strs[i].s = (const char *)bytes + total;
+		strs[i].len = len;
+		total += len + 1ull;
+		if (bytes[total - 1])
+			goto bad;
+	}
+	ar->nr_strs = (uint32_t)nr;
+	if (count_nuls(bytes, total) != nr)
+		goto bad;
+	r->pos = (size_t)(bytes - d) + total;
+	return 0;
+bad:
+	r->bad = true;
+	return 0;
+}
+
+/*
+ * The body of a file of the given version into ar. Format 3's records
+ * are loaded into cells unless lazy.
+ */
+static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
+{
+	struct reader r = { ar->body, ar->body_size, 0, false };
+	int err;
+
+	if (version == FORMAT_VERSION) {
+		err = read_strings_v3(ar, &r);
+		err = err || r.bad ? err : read_pairs(ar, &r);
+		err = err || r.bad ? err : read_records_v3(ar, &r);
+	} else {
+		err = read_strings_v2(ar, &r);
+		err = err || r.bad ? err : read_pairs(ar, &r);
+		err = err || r.bad ? err : read_records_v2(ar, &r);
+	}
 	if (!err && !r.bad)
 		err = read_kernels(ar, &r);
 	if (err)
 		return err;
 	if (r.bad || r.pos != r.len)
 		return -EINVAL;
-	return 0;
+	return lazy ? 0 : ar_load_records(ar);
 }
 
 /*
@@ -850,8 +992,8 @@ static int unpack_body(uint32_t version, const uint8_t *payload, size_t len,
 	return err;
 }
 
-int bc_archive_parse(const void *data, size_t size, const char *path,
-		     struct bc_archive **out, const struct bc_log *log)
+int ar_parse(const void *data, size_t size, const char *path, bool lazy,
+	     struct bc_archive **out, const struct bc_log *log)
 {
 	const uint8_t *file = data;
 	struct bc_archive *ar = NULL;
@@ -881,10 +1023,10 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 				    "%s: damaged archive: checksum mismatch",
 				    path);
 	version = get_le32(file + 8);
-	if ((version != FORMAT_VERSION && version != FORMAT_VERSION_ZSTD) ||
+	if (version < FORMAT_VERSION_ZSTD || version > FORMAT_VERSION ||
 	    get_le32(file + 12))
 		return bc_log_error(log, -EINVAL,
-				    "%s: archive format version %u.%u, this btfcanon reads %u.0 and %u.0",
+				    "%s: archive format version %u.%u, this btfcanon reads %u.0 to %u.0",
 				    path, version, get_le32(file + 12),
 				    FORMAT_VERSION_ZSTD, FORMAT_VERSION);
 	if (body_len > (1ull << 34) || body_len > payload_len * 2048 + 4096 ||
@@ -897,9 +1039,7 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 		return bc_log_error(log, err, "%s: out of memory", path);
 	free(ar->path);
 	ar->path = strdup(path);
-	ar->body = malloc(body_len ? body_len : 1);
-	if (ar->body)
-		ar_advise_huge(ar->body, body_len);
+	ar->body = ar_alloc_big(body_len ? body_len : 1);
 	if (!ar->path || !ar->body) {
 		bc_archive_free(ar);
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
@@ -908,7 +1048,7 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	err = unpack_body(version, file + HEADER_LEN, payload_len, ar->body,
 			  body_len);
 	if (!err)
-		err = parse_body(ar);
+		err = parse_body(ar, version, lazy);
 	if (err) {
 		bc_archive_free(ar);
 		if (err == -ENOMEM)
@@ -920,8 +1060,14 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	return 0;
 }
 
-int bc_archive_open(const char *path, struct bc_archive **ar,
-		    const struct bc_log *log)
+int bc_archive_parse(const void *data, size_t size, const char *path,
+		     struct bc_archive **out, const struct bc_log *log)
+{
+	return ar_parse(data, size, path, false, out, log);
+}
+
+static int open_file(const char *path, bool lazy, struct bc_archive **ar,
+		     const struct bc_log *log)
 {
 	struct bc_blob blob = { 0 };
 	struct stat st;
@@ -942,7 +1088,7 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 	if (S_ISREG(st.st_mode) && st.st_size &&
 	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
 		close(fd);
-		err = bc_archive_parse(blob.data, blob.size, path, ar, log);
+		err = ar_parse(blob.data, blob.size, path, lazy, ar, log);
 		bc_blob_release(&blob);
 		return err;
 	}
@@ -966,8 +1112,20 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 		done += (size_t)n;
 	}
 	close(fd);
-	err = bc_archive_parse(data, done, path, ar, log);
+	err = ar_parse(data, done, path, lazy, ar, log);
 	free(data);
 	return err;
+}
+
+int bc_archive_open(const char *path, struct bc_archive **ar,
+		    const struct bc_log *log)
+{
+	return open_file(path, false, ar, log);
+}
+
+int bc_archive_open_lazy(const char *path, struct bc_archive **ar,
+			 const struct bc_log *log)
+{
+	return open_file(path, true, ar, log);
 }
 

@@ -30,6 +30,31 @@ int ar_buf_put(struct ar_buf *b, const void *data, size_t len);
 int ar_buf_varint(struct ar_buf *b, uint64_t v);
 int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v);
 
+/* A varint of at most 32 bits at *pos below end; false past end or wider. */
+static inline bool ar_get_u32(const uint8_t *data, size_t end, size_t *pos,
+			      uint32_t *v)
+{
+	uint32_t x = 0;
+	unsigned shift;
+
+	if (__builtin_expect(*pos < end && data[*pos] < 0x80, 1)) {
+		*v = data[(*pos)++];	/* most are one byte */
+		return true;
+	}
+	for (shift = 0; shift < 35 && *pos < end; shift += 7) {
+		uint8_t byte = data[(*pos)++];
+
+		if (shift == 28 && byte > 0x0f)
+			return false;
+		x |= (uint32_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
 struct u32vec {
 	uint32_t *v;
 	size_t n, cap;
@@ -44,6 +69,16 @@ int ar_u32vec_push(struct u32vec *v, uint32_t x);
  * in about 30 MB, 6,800 faults in 4 KiB pages, 3,300 with this.
  */
 void ar_advise_huge(void *p, size_t len);
+
+/*
+ * size bytes (not zeroed) for a buffer of a megabyte or more that is
+ * filled right after: 2 MiB-aligned and rounded up to 2 MiB, so all of it
+ * can be huge pages (ar_advise_huge), where malloc's own mapping starts
+ * anywhere and leaves up to 2 MiB at either end in 4 KiB pages. On this
+ * machine a 4 KiB page costs 0.75 ms a MB to fault in, a huge page 0.1.
+ * Smaller sizes are plain malloc. Free with free().
+ */
+void *ar_alloc_big(size_t size);
 
 static inline uint64_t ar_zigzag(int64_t v)
 {
@@ -120,6 +155,17 @@ struct ar_kn {			/* a (kind, name) pair */
 	uint32_t sid;
 };
 
+/*
+ * A record of a format 3 body not yet turned into cells: its first two
+ * cells, and where its words start in the words section (they end where
+ * the next record's start: one entry more than records).
+ */
+struct ar_rec_head {
+	uint32_t info;
+	uint32_t kn1;
+	uint32_t pos;
+};
+
 struct ar_attachment {
 	char *name;
 	uint8_t *data;
@@ -146,12 +192,18 @@ struct ar_kernel {
 	bool viewed;			/* a view was opened on it */
 };
 
-/* Arrays over the pools for rebuilding kernels, zero between uses. */
+/*
+ * Arrays over the pools for rebuilding kernels, zero between uses (one
+ * allocation, mem); cells: room for one record's cells decoded from the
+ * body (not zeroed).
+ */
 struct ar_scratch {
+	uint32_t *mem;
 	uint32_t *first, *count;	/* [kn] */
 	uint32_t *anon;			/* [record] */
 	uint32_t *placed;		/* [string] */
 	uint32_t nr_kns, nr_recs, nr_strs;	/* their sizes */
+	struct u32vec cells;
 };
 
 void ar_scratch_free(struct ar_scratch *sc);
@@ -189,6 +241,16 @@ struct bc_archive {
 	size_t nr_cells, cap_cells;
 	uint32_t *rec_off;		/* [nr_recs + 1] record -> first cell */
 	uint32_t nr_recs, cap_recs;
+	/*
+	 * Opened lazily (bc_archive_open_lazy): the records still in the
+	 * body, cells NULL, a record decoded when a rebuilt kernel uses it;
+	 * ar_load_records() turns them all into cells, and heads is then
+	 * NULL. Every reader of cells goes through ar_load_records() first,
+	 * except the rebuild (ar_build_raw), which reads either.
+	 */
+	struct ar_rec_head *heads;	/* [nr_recs + 1] */
+	const uint8_t *words;		/* the words section, in body */
+	size_t words_len;
 	bool names_indexed;		/* str_tab and kn_tab are built */
 	bool indexed;			/* and rec_tab */
 	struct idtab str_tab, kn_tab, rec_tab;
@@ -213,7 +275,7 @@ int64_t ar_intern_str(struct bc_archive *ar, const char *s);
 int64_t ar_intern_kn(struct bc_archive *ar, uint32_t kind, uint32_t sid);
 int64_t ar_intern_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
 
-/* The archive object (archive.c). */
+/* The archive object (archive.c). ar_decode_all loads the records too. */
 int ar_decode_all(struct bc_archive *ar, const struct bc_log *log);
 bool ar_name_ok(const char *name);
 int ar_refresh_att_names(struct ar_kernel *k);
@@ -228,6 +290,24 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 		 uint32_t n, const struct bc_btf_layout *layout,
 		 uint32_t nr_layout, void **raw, size_t *size);
+
+/*
+ * The words of a record whose info word is info, read as varints from
+ * d[*pos .. end) into cells (from cells[0]: the cells after info and
+ * kn + 1), every number checked against what it indexes: an anonymous
+ * record's against nr_recs, a pair's and a string's against the pools.
+ * One cell per varint read, so end - *pos cells are room enough.
+ * Returns the number of cells, or -EINVAL (*pos then undefined).
+ */
+int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
+		    uint32_t info, const uint8_t *d, size_t end, size_t *pos,
+		    uint32_t *cells);
+
+/*
+ * The records of a lazily opened archive into cells, all checked (a
+ * no-op when they are). 0, -EINVAL (a damaged record) or -ENOMEM.
+ */
+int ar_load_records(struct bc_archive *ar);
 
 /*
  * Where one kernel's types are by name (records.c), in one of two forms:
@@ -288,6 +368,10 @@ int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name)
  * feeds bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
+
+/* bc_archive_parse(), or (lazy) as bc_archive_open_lazy() reads. */
+int ar_parse(const void *data, size_t size, const char *path, bool lazy,
+	     struct bc_archive **ar, const struct bc_log *log);
 int ar_wrap_body(const void *body, size_t len, int level, void **out,
 		 size_t *size);
 

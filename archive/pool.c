@@ -87,6 +87,20 @@ void ar_advise_huge(void *p, size_t len)
 		(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
+void *ar_alloc_big(size_t size)
+{
+	const size_t huge = 2u << 20, big = 1u << 20;
+	size_t rounded = (size + huge - 1) & ~(huge - 1);
+	void *p;
+
+	if (size < big || rounded < size)
+		return malloc(size ? size : 1);
+	if (posix_memalign(&p, huge, rounded))
+		return NULL;
+	ar_advise_huge(p, rounded);
+	return p;
+}
+
 int ar_u32vec_push(struct u32vec *v, uint32_t x)
 {
 	if (v->n == v->cap) {
@@ -365,7 +379,9 @@ int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name)
 int ar_index_pools(struct bc_archive *ar)
 {
 	uint32_t i;
-	int err = ar_index_names(ar);
+	int err = ar_load_records(ar);
+
+	err = err ? err : ar_index_names(ar);
 
 	if (err || ar->indexed)
 		return err;

@@ -255,11 +255,20 @@ static int kn_rank_cmp(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
+/* A record's info word and kn + 1, from its cells or its head (lazy). */
+static inline uint32_t rec_info(const struct bc_archive *ar, uint32_t rec)
+{
+	return ar->heads ? ar->heads[rec].info : ar->cells[ar->rec_off[rec]];
+}
+
+static inline uint32_t rec_kn1(const struct bc_archive *ar, uint32_t rec)
+{
+	return ar->heads ? ar->heads[rec].kn1 : ar->cells[ar->rec_off[rec] + 1];
+}
+
 /*
  * Where a kernel's types are by name: id of (kn, 0) in first[kn], of
  * (kn, k > 0) in the sorted more[], of an anonymous record in anon[rec].
- */
-/*
  * Fills ids (first and anon zeroed, as count) from the list; on error the
  * caller cleans up.
  */
@@ -269,10 +278,10 @@ static int ids_fill(const struct bc_archive *ar, const uint32_t *list,
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		const uint32_t *c = ar->cells + ar->rec_off[list[i]];
+		uint32_t kn1 = rec_kn1(ar, list[i]);
 
-		if (c[1]) {
-			uint32_t kn = c[1] - 1, k = count[kn]++;
+		if (kn1) {
+			uint32_t kn = kn1 - 1, k = count[kn]++;
 
 			if (!k) {
 				ids->first[kn] = i + 1;
@@ -328,39 +337,38 @@ int ar_ids_build(const struct bc_archive *ar, const uint32_t *list,
 static int scratch_ready(struct bc_archive *ar)
 {
 	struct ar_scratch *sc = &ar->scratch;
+	size_t nr;
 
 	if (sc->nr_kns > ar->nr_kns && sc->nr_recs > ar->nr_recs &&
 	    sc->nr_strs > ar->nr_strs)
 		return 0;
 	ar_scratch_free(sc);
-	sc->first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	sc->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	sc->anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
-	sc->placed = calloc(ar->nr_strs + 1, sizeof(uint32_t));
-	if (!sc->first || !sc->count || !sc->anon || !sc->placed) {
-		ar_scratch_free(sc);
+	nr = 2 * ((size_t)ar->nr_kns + 1) + ar->nr_recs + 1 + ar->nr_strs + 1;
+	sc->mem = ar_alloc_big(nr * sizeof(uint32_t));
+	if (!sc->mem)
 		return -ENOMEM;
-	}
+	memset(sc->mem, 0, nr * sizeof(uint32_t));
 	sc->nr_kns = ar->nr_kns + 1;
 	sc->nr_recs = ar->nr_recs + 1;
 	sc->nr_strs = ar->nr_strs + 1;
+	sc->first = sc->mem;
+	sc->count = sc->first + sc->nr_kns;
+	sc->anon = sc->count + sc->nr_kns;
+	sc->placed = sc->anon + sc->nr_recs;
 	return 0;
 }
 
 static void scratch_clear(struct ar_scratch *sc)
 {
-	memset(sc->first, 0, sc->nr_kns * sizeof(uint32_t));
-	memset(sc->count, 0, sc->nr_kns * sizeof(uint32_t));
-	memset(sc->anon, 0, sc->nr_recs * sizeof(uint32_t));
-	memset(sc->placed, 0, sc->nr_strs * sizeof(uint32_t));
+	if (sc->mem)
+		memset(sc->mem, 0, (2 * (size_t)sc->nr_kns + sc->nr_recs +
+				    sc->nr_strs) * sizeof(uint32_t));
 }
 
 void ar_scratch_free(struct ar_scratch *sc)
 {
-	free(sc->first);
-	free(sc->count);
-	free(sc->anon);
-	free(sc->placed);
+	free(sc->mem);
+	free(sc->cells.v);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -507,10 +515,10 @@ uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec)
 	return ar_info_words(ar->cells[ar->rec_off[rec]]);
 }
 
-int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
-		    uint32_t rec, uint32_t *w)
+/* The words of the record whose cells are c (see ar_record_words). */
+static int cells_words(const struct bc_archive *ar, const struct ar_ids *ids,
+		       const uint32_t *c, uint32_t *w)
 {
-	const uint32_t *c = ar->cells + ar->rec_off[rec];
 	uint32_t info = c[0], kind = bc_info_kind(info);
 	uint32_t words = ar_info_words(info), j, ci = 2;
 	struct ar_word_cursor wc;
@@ -536,6 +544,128 @@ int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 		}
 	}
 	return err;
+}
+
+int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
+		    uint32_t rec, uint32_t *w)
+{
+	return cells_words(ar, ids, ar->cells + ar->rec_off[rec], w);
+}
+
+int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
+		    uint32_t info, const uint8_t *d, size_t end, size_t *pos,
+		    uint32_t *cells)
+{
+	uint32_t words = ar_info_words(info), j, v, k, at = 0;
+	struct ar_word_cursor wc;
+	size_t p = *pos;
+
+	ar_word_cursor_init(&wc, bc_info_kind(info));
+	for (j = 2; j < words; j++) {
+		enum bc_word_class cls = ar_word_next(&wc);
+
+		if (!ar_get_u32(d, end, &p, &v))
+			return -EINVAL;
+		if (cls == BC_WORD_REF && (v & 1)) {
+			if (v / 2 >= nr_recs)
+				return -EINVAL;
+		} else if (cls == BC_WORD_REF && v) {
+			if (v / 2 - 1 >= ar->nr_kns || !ar_get_u32(d, end, &p, &k))
+				return -EINVAL;
+			cells[at++] = v;
+			v = k;
+		} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
+			return -EINVAL;
+		}
+		cells[at++] = v;
+	}
+	*pos = p;
+	return (int)at;
+}
+
+int ar_load_records(struct bc_archive *ar)
+{
+	size_t room, at = 0;
+	uint32_t *cells, *off, i;
+
+	if (!ar->heads)
+		return 0;
+	room = ar->words_len + 2 * (size_t)ar->nr_recs + 1;
+	if (room > UINT32_MAX)
+		return -EINVAL;
+	cells = ar_alloc_big(room * sizeof(*cells));
+	off = malloc(((size_t)ar->nr_recs + 2) * sizeof(*off));
+	if (!cells || !off) {
+		free(cells);
+		free(off);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ar->nr_recs; i++) {
+		const struct ar_rec_head *h = &ar->heads[i];
+		size_t pos = h->pos;
+		int n;
+
+		off[i] = (uint32_t)at;
+		cells[at] = h->info;
+		cells[at + 1] = h->kn1;
+		n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words,
+				    h[1].pos, &pos, cells + at + 2);
+		if (n < 0 || pos != h[1].pos) {
+			free(cells);
+			free(off);
+			return -EINVAL;
+		}
+		at += 2 + (uint32_t)n;
+	}
+	off[ar->nr_recs] = (uint32_t)at;
+	free(ar->cells);
+	free(ar->rec_off);
+	ar->cells = cells;
+	ar->cap_cells = room;
+	ar->nr_cells = at;
+	ar->rec_off = off;
+	ar->cap_recs = ar->nr_recs + 2;
+	free(ar->heads);
+	ar->heads = NULL;
+	return 0;
+}
+
+/*
+ * Record rec's cells: the pool's, or (lazy) decoded from the body into
+ * the scratch, whose words must fill the record's bytes exactly. NULL: a
+ * damaged record (or out of memory, *err says).
+ */
+static const uint32_t *rec_cells(struct bc_archive *ar, uint32_t rec, int *err)
+{
+	const struct ar_rec_head *h;
+	struct u32vec *sc = &ar->scratch.cells;
+	size_t pos, need;
+	int n;
+
+	if (!ar->heads)
+		return ar->cells + ar->rec_off[rec];
+	h = &ar->heads[rec];
+	pos = h->pos;
+	need = 2 + (size_t)(h[1].pos - h->pos);
+	if (need > sc->cap) {
+		uint32_t *p = realloc(sc->v, need * 2 * sizeof(*p));
+
+		if (!p) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		sc->v = p;
+		sc->cap = need * 2;
+	}
+	sc->v[0] = h->info;
+	sc->v[1] = h->kn1;
+	n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos,
+			    &pos, sc->v + 2);
+	if (n < 0 || pos != h[1].pos) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return sc->v;
 }
 
 /*
@@ -568,25 +698,30 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++)
-		total += ar_info_words(ar->cells[ar->rec_off[list[i]]]) * 4ull;
+		total += ar_info_words(rec_info(ar, list[i])) * 4ull;
 	if (total > UINT32_MAX / 2) {	/* BTF's sections have 32-bit lengths */
 		err = -EINVAL;
 		goto out;
 	}
 	/* strings take about 3/4 of the types' bytes in a kernel */
-	err = ar_buf_reserve(&out, hdr_len + 2 * total + 64);
-	if (!err)
-		ar_advise_huge(out.data, out.cap);
-	if (err)
+	out.cap = hdr_len + 2 * total + 64;
+	out.data = ar_alloc_big(out.cap);
+	if (!out.data) {
+		err = -ENOMEM;
 		goto out;
+	}
 	str_start = out.len = hdr_len + total;
 	out.data[out.len++] = 0;
 	for (i = 0; i < n && !err; i++) {
-		uint32_t info = ar->cells[ar->rec_off[list[i]]];
-		uint32_t kind = bc_info_kind(info), words = ar_info_words(info), j;
+		const uint32_t *c = rec_cells(ar, list[i], &err);
+		uint32_t kind, words, j;
 		struct ar_word_cursor wc;
 
-		err = ar_record_words(ar, &ids, list[i], (uint32_t *)(out.data + at));
+		if (!c)
+			break;
+		kind = bc_info_kind(c[0]);
+		words = ar_info_words(c[0]);
+		err = cells_words(ar, &ids, c, (uint32_t *)(out.data + at));
 		ar_word_cursor_init(&wc, kind);
 		for (j = 0; j < words && !err; j++) {
 			uint32_t *w = (uint32_t *)(out.data + at), sid = w[j];

@@ -89,7 +89,7 @@ int bc_archive_read_spec(const char *spec, void **raw, size_t *size,
 	if (err <= 0)
 		return err ? err : bc_log_error(log, -EINVAL,
 						"%s: not ARCHIVE:NAME", spec);
-	err = bc_archive_open(path, &ar, log);
+	err = bc_archive_open_lazy(path, &ar, log);
 	if (!err)
 		err = bc_archive_match(ar, pattern, &idx, &nr);
 	if (!err && nr != 1) {

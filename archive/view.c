@@ -168,7 +168,8 @@ int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
 			"%s: kernel '%s' is stored as bytes: read it whole (bc_archive_kernel_btf)",
 			ar->path, kern->name);
 	had_list = kern->recs != NULL;
-	err = ar_index_names(ar);
+	err = ar_load_records(ar);
+	err = err ? err : ar_index_names(ar);
 	err = err ? err : ar_decode_list(ar, k);
 	if (err)
 		return bc_log_error(log, err, "%s: kernel '%s': damaged list of types",

@@ -25,8 +25,12 @@
  *			kernel listing a record twice is read all the same
  *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
  *			trips byte-identical to sort, any order of adding
- *	version1	a file of format version 1 (zstd payload) is read,
- *			and written back as version 2
+ *	version1	files of format versions 1 (zstd payload) and 2
+ *	version2	(LZ4; strings and records interleaved) are read,
+ *			whole and lazily, and written back as version 3
+ *	lazy		opened lazily (records decoded as a kernel uses
+ *			them), every kernel comes back as the whole read
+ *			gives it; a forged record refuses its kernel
  *	chain		extracting a kernel keeps its own list only, not its
  *			parents' (decoded through two buffers)
  */
@@ -38,8 +42,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <zlib.h>
-#include <zstd.h>
 
 #include "suites.h"
 #include "testutil.h"
@@ -671,12 +673,23 @@ START_TEST(test_real)
 	bc_archive_free(ar);
 	ar = parse_ok(&full);
 	for (i = 0; i < 3; i++) {
+		struct bc_archive *lazy;
+
 		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)i, &b.data,
 						       &b.size, NULL), 0);
 		ck_assert_msg(blob_eq(&b, &sorted[i]), "%s: other bytes back",
 			      real_kernels[i]);
 		ck_assert(!bc_archive_kernel_stored_as_bytes(ar, (uint32_t)i));
 		blob_free(&b);
+		/* lazily, this kernel alone */
+		ck_assert_int_eq(ar_parse(full.data, full.size, "t.bca", true,
+					  &lazy, NULL), 0);
+		ck_assert_int_eq(bc_archive_kernel_raw(lazy, (uint32_t)i, &b.data,
+						       &b.size, NULL), 0);
+		ck_assert_msg(blob_eq(&b, &sorted[i]), "%s: other bytes back lazily",
+			      real_kernels[i]);
+		blob_free(&b);
+		bc_archive_free(lazy);
 	}
 	/* remove 6.12.115, add it back: the same file as created */
 	ck_assert_int_eq(bc_archive_remove(ar, 1), 0);
@@ -786,69 +799,139 @@ START_TEST(test_names)
 }
 END_TEST
 
-static void put_le(uint8_t *p, uint64_t v, int bytes)
+/*
+ * tests/data/archive-v1.bca and archive-v2.bca: fixtures 0-3 as formats 1
+ * (zstd payload) and 2 (LZ4 payload; strings and records interleaved)
+ * wrote them, at bb0c15a. Each is read (whole and lazily), gives every
+ * fixture back, and is written back as format 3: the bytes a create of
+ * the four gives. A flipped byte of its payload is refused.
+ */
+static void check_old_version(const char *path, int version)
 {
+	struct blob old = read_file(path), now = archive_of(0xf, NULL), again;
+	struct bc_archive *ar, *lazy;
 	int i;
 
-	for (i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
+	ck_assert_msg(old.size, "%s missing", path);
+	ck_assert_uint_eq(((uint8_t *)old.data)[8], version);
+	ck_assert_uint_eq(((uint8_t *)now.data)[8], 3);
+	ar = parse_ok(&old);
+	ck_assert_int_eq(ar_parse(old.data, old.size, path, true, &lazy, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		struct blob want = fixture(i), got, got_lazy;
 
-/* The archive of fixtures 0-2 as format version 1 wrote it: zstd payload. */
-static struct blob version1_of(struct bc_archive *ar)
-{
-	struct ar_buf body = { 0 };
-	struct blob out;
-	size_t z;
-	uint8_t *f;
-
-	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
-	f = malloc(32 + ZSTD_compressBound(body.len) + 4);
-	ck_assert_ptr_nonnull(f);
-	z = ZSTD_compress(f + 32, ZSTD_compressBound(body.len), body.data,
-			  body.len, 5);
-	ck_assert(!ZSTD_isError(z));
-	memcpy(f, "BTFCARC1", 8);
-	put_le(f + 8, 1, 4);
-	put_le(f + 12, 0, 4);
-	put_le(f + 16, body.len, 8);
-	put_le(f + 24, z, 8);
-	put_le(f + 32 + z, crc32(crc32(0L, Z_NULL, 0), f, (uInt)(32 + z)), 4);
-	out.data = f;
-	out.size = 32 + z + 4;
-	free(body.data);
-	return out;
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(i)),
+						       &got.data, &got.size, NULL), 0);
+		ck_assert_int_eq(bc_archive_kernel_raw(lazy, (uint32_t)bc_archive_find_kernel(lazy, fix_name(i)),
+						       &got_lazy.data, &got_lazy.size, NULL), 0);
+		ck_assert_msg(blob_eq(&want, &got), "%s: fixture %d", path, i);
+		ck_assert_msg(blob_eq(&want, &got_lazy), "%s: fixture %d (lazy)", path, i);
+		blob_free(&want);
+		blob_free(&got);
+		blob_free(&got_lazy);
+	}
+	again = serialize(ar);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3", path);
+	blob_free(&again);
+	again = serialize(lazy);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3 (lazy)", path);
+	/* damaged: a flipped byte of its payload */
+	((uint8_t *)old.data)[40] ^= 1;
+	expect_damage(old.data, old.size, "old version, flipped bit", 40);
+	bc_archive_free(ar);
+	bc_archive_free(lazy);
+	blob_free(&again);
+	blob_free(&old);
+	blob_free(&now);
 }
 
 START_TEST(test_version1)
 {
-	struct blob v2 = archive_of(0x7, NULL), v1, again;
-	struct bc_archive *ar = parse_ok(&v2);
-	int i;
+	check_old_version("tests/data/archive-v1.bca", 1);
+}
+END_TEST
 
-	v1 = version1_of(ar);
-	bc_archive_free(ar);
-	ck_assert_uint_eq(((uint8_t *)v1.data)[8], 1);
-	ck_assert_uint_eq(((uint8_t *)v2.data)[8], 2);
-	ar = parse_ok(&v1);
-	for (i = 0; i < 3; i++) {
-		struct blob want = fixture(i), got;
+START_TEST(test_version2)
+{
+	check_old_version("tests/data/archive-v2.bca", 2);
+}
+END_TEST
 
-		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)bc_archive_find_kernel(ar, fix_name(i)),
-						       &got.data, &got.size, NULL), 0);
-		ck_assert(blob_eq(&want, &got));
+/*
+ * An archive opened lazily (records decoded as a rebuilt kernel uses
+ * them) gives every kernel the bytes the whole read gives, in any order
+ * of extracting, and writes back the same file; so do Debian's three
+ * kernels in test_real.
+ */
+START_TEST(test_lazy)
+{
+	struct blob file = archive_of((1u << NR_FIX) - 1, NULL), again;
+	struct bc_archive *ar = parse_ok(&file), *lazy;
+	int i, k;
+
+	for (i = 0; i < 2 * NR_FIX; i++) {
+		struct blob want, got;
+
+		/* forwards, then backwards: lists kept or decoded afresh */
+		k = i < NR_FIX ? i : 2 * NR_FIX - 1 - i;
+		if (i == 0 || i == NR_FIX)
+			ck_assert_int_eq(ar_parse(file.data, file.size, "t.bca", true,
+						  &lazy, NULL), 0);
+		ck_assert_ptr_nonnull(lazy->heads);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, (uint32_t)k, &want.data,
+						       &want.size, NULL), 0);
+		ck_assert_int_eq(bc_archive_kernel_raw(lazy, (uint32_t)k, &got.data,
+						       &got.size, NULL), 0);
+		ck_assert_msg(blob_eq(&want, &got), "kernel %d: lazy read differs", k);
 		blob_free(&want);
 		blob_free(&got);
+		if (i == NR_FIX - 1 || i == 2 * NR_FIX - 1) {
+			again = serialize(lazy);
+			ck_assert(blob_eq(&again, &file));
+			ck_assert_ptr_null(lazy->heads);	/* loaded to write */
+			blob_free(&again);
+			bc_archive_free(lazy);
+		}
 	}
-	again = serialize(ar);
-	ck_assert_msg(blob_eq(&again, &v2), "version 1 not written back as version 2");
-	/* damaged: a flipped byte of its payload */
-	((uint8_t *)v1.data)[40] ^= 1;
-	expect_damage(v1.data, v1.size, "version 1, flipped bit", 40);
 	bc_archive_free(ar);
-	blob_free(&again);
-	blob_free(&v1);
-	blob_free(&v2);
+	blob_free(&file);
+}
+END_TEST
+
+/*
+ * A lazily opened archive whose record is forged (with a fresh checksum):
+ * opening succeeds, the kernel that uses the record is refused with a
+ * message naming the file, and so is loading every record.
+ */
+START_TEST(test_lazy_damage)
+{
+	struct blob file = archive_of(0x1, NULL);
+	struct bc_archive *ar = parse_ok(&file), *lazy;
+	struct ar_buf body = { 0 };
+	struct captured cap = { .count = 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	uint8_t *words;
+	void *forged, *raw;
+	size_t size, forged_size;
+
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	bc_archive_free(ar);
+	ck_assert_int_eq(ar_parse(file.data, file.size, "t.bca", true, &lazy, NULL), 0);
+	/* the last record's last varint runs on past the record's bytes */
+	words = body.data + (lazy->words - lazy->body) + lazy->words_len - 1;
+	ck_assert_uint_lt(*words, 0x80);
+	*words |= 0x80;
+	bc_archive_free(lazy);
+	ck_assert_int_eq(ar_wrap_body(body.data, body.len, 0, &forged, &forged_size), 0);
+	ck_assert_int_eq(ar_parse(forged, forged_size, "forged.bca", true, &lazy, &log), 0);
+	ck_assert_int_lt(bc_archive_kernel_raw(lazy, 0, &raw, &size, &log), 0);
+	ck_assert_msg(cap.count == 1 && strstr(cap.text, "forged.bca"), "%s", cap.text);
+	ck_assert_int_lt(ar_decode_all(lazy, NULL), 0);
+	bc_archive_free(lazy);
+	expect_damage(forged, forged_size, "forged record", 0);
+	free(forged);
+	free(body.data);
+	blob_free(&file);
 }
 END_TEST
 
@@ -915,6 +998,13 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("version1");
 	tcase_add_test(tc, test_version1);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("version2");
+	tcase_add_test(tc, test_version2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("lazy");
+	tcase_add_test(tc, test_lazy);
+	tcase_add_test(tc, test_lazy_damage);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("chain");
 	tcase_add_test(tc, test_chain);
