@@ -34,7 +34,7 @@ int bc_libarchive_open(struct bc_libarchive *la, const char *soname)
 		set_error(la, soname, "cannot be loaded");
 		return -ELIBACC;
 	}
-	/* dlsym()'s void * to a function pointer: what POSIX requires to work */
+	/* dlsym()'s void * to a function pointer: POSIX says that works */
 #define BC_LIBARCHIVE_LOOKUP(name)					\
 	la->name = dlsym(la->handle, #name);				\
 	if (!la->name) {						\

@@ -93,7 +93,8 @@ static int archive_fail(struct kernel_find *f, struct archive *a,
 static int read_member(struct kernel_find *f, struct archive *a,
 		       struct archive_entry *e, const char *what)
 {
-	size_t size = f->la->archive_entry_size_is_set(e) ? f->la->archive_entry_size(e) : 0;
+	size_t size = f->la->archive_entry_size_is_set(e) ?
+		      f->la->archive_entry_size(e) : 0;
 	size_t cap = size;
 	uint8_t *buf;
 
@@ -239,7 +240,8 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 		s->outer = outer;
 		support_compressions(f->la, inner);
 		f->la->archive_read_support_format_tar(inner);
-		if (f->la->archive_read_open(inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
+		if (f->la->archive_read_open(inner, s, NULL, member_read,
+					     NULL) != ARCHIVE_OK)
 			err = archive_fail(f, inner, "'s data.tar");
 		else
 			err = find_kernel(f, inner, "'s data.tar");
