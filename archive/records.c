@@ -455,7 +455,7 @@ uint32_t ar_ids_named(const struct ar_ids *ids, uint32_t kn, uint32_t *out,
 static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 {
 	const struct ar_views *v = ids->by_kn;
-	uint32_t small[16], *buf, nr, id = 0;
+	uint32_t small[16], *buf, nr, kn, id = 0;
 
 	if (code & 1) {
 		uint32_t rec = (code - 1) / 2;
@@ -465,8 +465,9 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		return ids->of_rec[rec];
 	}
 	if (!k) {
-		uint32_t kn = code / 2 - 1, i;
+		uint32_t i;
 
+		kn = code / 2 - 1;
 		if (kn >= v->nr_kns)
 			return 0;
 		for (i = v->kn_start[kn]; i < v->kn_start[kn + 1]; i++) {
@@ -477,11 +478,17 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		}
 		return id;
 	}
-	/* a name the kernel has more than once: rare */
+	/*
+	 * a name the kernel has more than once: rare. k is the record's
+	 * (forged ones up to 2^32 - 1): beyond the records of kn, no type
+	 */
+	kn = code / 2 - 1;
+	if (kn >= v->nr_kns || k >= v->kn_start[kn + 1] - v->kn_start[kn])
+		return 0;
 	buf = k < 16 ? small : malloc(((size_t)k + 1) * sizeof(*buf));
 	if (!buf)
 		return 0;
-	nr = ar_ids_named(ids, code / 2 - 1, buf, k + 1);
+	nr = ar_ids_named(ids, kn, buf, k + 1);
 	id = nr > k ? buf[k] : 0;
 	if (buf != small)
 		free(buf);
