@@ -194,8 +194,7 @@ struct ar_kernel {
 
 /*
  * Arrays over the pools for rebuilding kernels, zero between uses (one
- * allocation, mem); cells: room for one record's cells decoded from the
- * body (not zeroed).
+ * allocation, mem).
  */
 struct ar_scratch {
 	uint32_t *mem;
@@ -203,7 +202,6 @@ struct ar_scratch {
 	uint32_t *anon;			/* [record] */
 	uint32_t *placed;		/* [string] */
 	uint32_t nr_kns, nr_recs, nr_strs;	/* their sizes */
-	struct u32vec cells;
 };
 
 void ar_scratch_free(struct ar_scratch *sc);

@@ -709,6 +709,15 @@ START_TEST(test_real)
 		blob_free(&b);
 		bc_archive_free(lazy);
 	}
+	/* a megabyte or more: its checksum on a second thread, refused as well */
+	ck_assert_uint_gt(full.size, 1u << 20);
+	for (i = 0; i < 3; i++) {
+		size_t at = i == 0 ? 8 : i == 1 ? full.size / 2 : full.size - 1;
+
+		((uint8_t *)full.data)[at] ^= 0x10;
+		expect_damage(full.data, full.size, "real, flipped bit", at);
+		((uint8_t *)full.data)[at] ^= 0x10;
+	}
 	/* remove 6.12.115, add it back: the same file as created */
 	ck_assert_int_eq(bc_archive_remove(ar, 1), 0);
 	part = serialize(ar);
