@@ -1322,6 +1322,8 @@ struct proto {
 	char **params;		/* "int flags" */
 	char **names;		/* "flags" */
 	char *ret;
+	const struct bc_ktypes *kt;	/* read from: kt's FUNC func_id */
+	uint32_t func_id;
 };
 
 /*
@@ -1400,6 +1402,8 @@ static int proto_of(const struct bc_ktypes *kt, uint32_t func_id,
 	memset(p, 0, sizeof(*p));
 	if (!fp || bc_type_kind(fp) != BTF_KIND_FUNC_PROTO)
 		return 0;
+	p->kt = kt;
+	p->func_id = func_id;
 	prm = (const void *)(fp + 1);
 	p->nr = bc_type_vlen(fp);
 	p->params = calloc(p->nr + 1, sizeof(*p->params));
@@ -1690,7 +1694,13 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		if (err || !id || !ref->ret ||
 		    (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
 			continue;
-		/* the prototype, against the reference kernel's */
+		/*
+		 * The prototype, against the reference kernel's. The same
+		 * record of one archive is the same prototype, spelled by
+		 * names: most kernels of a series, for most hooks.
+		 */
+		if (bc_ktypes_same_record(ref->kt, ref->func_id, types, id))
+			continue;
 		err = proto_of(types, id, &p);
 		if (!err)
 			err = proto_change(ref, &p, &change);
