@@ -113,7 +113,8 @@ tsan:
 # cut into many tasks (props, parallel), the faults suite's worker errors
 # at -j8, and the 6.12 vmlinux at -j4 and -j16 (chunks, groups of chunks,
 # the parallel merge, canon's parallel steps), which must give the same
-# bytes. Any report fails the run (exitcode 66). No suppressions.
+# bytes; an archive of it read back (its checksum on a second thread).
+# Any report fails the run (exitcode 66). No suppressions.
 TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
 tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
@@ -130,7 +131,15 @@ tsan-check: tsan
 			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
 				encode -j$$j $(TSAN_VMLINUX) -o build-tsan/vmlinux-j$$j.btf || exit 1; \
 		done; \
-		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j16.btf; \
+		cmp build-tsan/vmlinux-j4.btf build-tsan/vmlinux-j16.btf || exit 1; \
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
+			archive create build-tsan/k.bca build-tsan/vmlinux-j4.btf \
+			--name k && \
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \
+			archive extract build-tsan/k.bca k -o build-tsan/k.btf && \
+		build-tsan/btfcanon sort build-tsan/vmlinux-j4.btf \
+			-o build-tsan/k.sorted && \
+		cmp build-tsan/k.btf build-tsan/k.sorted; \
 	else \
 		echo "tsan-check: $(TSAN_VMLINUX) absent: kernel run skipped"; \
 	fi

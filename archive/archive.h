@@ -200,6 +200,17 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 				uint32_t str);
 
 /*
+ * Whether type a_id of view a and type b_id of view b are one record of
+ * one archive: the same words, with references to the same names, so
+ * that everything reached from them through anonymous types is the same
+ * too (what the named types hold may differ).
+ */
+bool bc_archive_view_same_record(const struct bc_archive_view *a,
+				 uint32_t a_id,
+				 const struct bc_archive_view *b,
+				 uint32_t b_id);
+
+/*
  * The archive's (kind, name) pairs: every kind and name that a type of
  * some kernel has, nr of them; pair i's name, its kind in *kind. For
  * indexes over names that a reader builds once per archive rather than

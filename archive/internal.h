@@ -194,8 +194,7 @@ struct ar_kernel {
 
 /*
  * Arrays over the pools for rebuilding kernels, zero between uses (one
- * allocation, mem); cells: room for one record's cells decoded from the
- * body (not zeroed).
+ * allocation, mem).
  */
 struct ar_scratch {
 	uint32_t *mem;
@@ -203,17 +202,18 @@ struct ar_scratch {
 	uint32_t *anon;			/* [record] */
 	uint32_t *placed;		/* [string] */
 	uint32_t nr_kns, nr_recs, nr_strs;	/* their sizes */
-	struct u32vec cells;
 };
 
 void ar_scratch_free(struct ar_scratch *sc);
 
 /*
- * What the views of an archive share (view.c): the records of each
- * (kind, name) pair, which records are named, and record -> id arrays
- * that views borrow and give back zeroed.
+ * What the views of an archive share (view.c): the (kind, name) pairs by
+ * name, the records of each pair, which records are named, and record ->
+ * id arrays that views borrow and give back zeroed.
  */
 struct ar_views {
+	uint64_t *by_name;		/* hash << 32 | (kn + 1); 0: empty */
+	uint32_t by_name_mask;		/* slots - 1 */
 	uint32_t *kn_start;		/* [nr_kns + 1]: kn's records at */
 	uint32_t *kn_recs;		/* kn_recs[kn_start[kn] ..], ascending */
 	uint64_t *named;		/* bit per record: it has a name */
@@ -360,7 +360,6 @@ int ar_decode_list(struct bc_archive *ar, uint32_t k);
 
 /* The string and (kind, name) tables for lookups by name. */
 int ar_index_names(struct bc_archive *ar);
-int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name);
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped

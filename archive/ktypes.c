@@ -531,6 +531,13 @@ uint32_t bc_ktypes_cands(const struct bc_ktypes *kt, uint32_t kinds,
 	return nr;
 }
 
+bool bc_ktypes_same_record(const struct bc_ktypes *a, uint32_t a_id,
+			   const struct bc_ktypes *b, uint32_t b_id)
+{
+	return a->view && b->view &&
+	       bc_archive_view_same_record(a->view, a_id, b->view, b_id);
+}
+
 int bc_ktypes_error(const struct bc_ktypes *kt)
 {
 	return kt->cache ? kt->cache->err : 0;

@@ -106,6 +106,14 @@ uint32_t bc_ktypes_cands(const struct bc_ktypes *kt, uint32_t kinds,
 			 const char *name, size_t len, uint32_t *ids,
 			 uint32_t max);
 
+/*
+ * Whether type a_id of a and type b_id of b are known to read the same
+ * wherever names are what counts (C spellings: diff/cdecl.c): both views
+ * of one archive, and the two types one record of it. false: not known.
+ */
+bool bc_ktypes_same_record(const struct bc_ktypes *a, uint32_t a_id,
+			   const struct bc_ktypes *b, uint32_t b_id);
+
 /* The first error a view's decoding met (0: none). */
 int bc_ktypes_error(const struct bc_ktypes *kt);
 

@@ -356,25 +356,6 @@ int ar_index_names(struct bc_archive *ar)
 	return err;
 }
 
-int64_t ar_find_kn(const struct bc_archive *ar, uint32_t kind, const char *name)
-{
-	struct str_key skey = { name, (uint32_t)strlen(name) };
-	struct ar_kn key = { kind, 0 };
-	uint64_t *slot;
-	uint32_t h;
-
-	if (!ar->str_tab.nr_slots || !ar->kn_tab.nr_slots)
-		return -ENOENT;
-	slot = idtab_probe((struct idtab *)&ar->str_tab, hash_bytes(name, skey.len),
-			   str_eq, ar, &skey);
-	if (!*slot)
-		return -ENOENT;
-	key.sid = (uint32_t)*slot - 1;
-	h = hash_words(&key.kind, 2, 1);
-	slot = idtab_probe((struct idtab *)&ar->kn_tab, h, kn_eq, ar, &key);
-	return *slot ? (int64_t)((uint32_t)*slot - 1) : -ENOENT;
-}
-
 /* Adds the table that finds a record by content. */
 int ar_index_pools(struct bc_archive *ar)
 {

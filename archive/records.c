@@ -368,7 +368,6 @@ static void scratch_clear(struct ar_scratch *sc)
 void ar_scratch_free(struct ar_scratch *sc)
 {
 	free(sc->mem);
-	free(sc->cells.v);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -456,7 +455,7 @@ uint32_t ar_ids_named(const struct ar_ids *ids, uint32_t kn, uint32_t *out,
 static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 {
 	const struct ar_views *v = ids->by_kn;
-	uint32_t small[16], *buf, nr, id = 0;
+	uint32_t small[16], *buf, nr, kn, id = 0;
 
 	if (code & 1) {
 		uint32_t rec = (code - 1) / 2;
@@ -466,8 +465,9 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		return ids->of_rec[rec];
 	}
 	if (!k) {
-		uint32_t kn = code / 2 - 1, i;
+		uint32_t i;
 
+		kn = code / 2 - 1;
 		if (kn >= v->nr_kns)
 			return 0;
 		for (i = v->kn_start[kn]; i < v->kn_start[kn + 1]; i++) {
@@ -478,11 +478,17 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		}
 		return id;
 	}
-	/* a name the kernel has more than once: rare */
+	/*
+	 * a name the kernel has more than once: rare. k is the record's
+	 * (forged ones up to 2^32 - 1): beyond the records of kn, no type
+	 */
+	kn = code / 2 - 1;
+	if (kn >= v->nr_kns || k >= v->kn_start[kn + 1] - v->kn_start[kn])
+		return 0;
 	buf = k < 16 ? small : malloc(((size_t)k + 1) * sizeof(*buf));
 	if (!buf)
 		return 0;
-	nr = ar_ids_named(ids, code / 2 - 1, buf, k + 1);
+	nr = ar_ids_named(ids, kn, buf, k + 1);
 	id = nr > k ? buf[k] : 0;
 	if (buf != small)
 		free(buf);
@@ -515,10 +521,10 @@ uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec)
 	return ar_info_words(ar->cells[ar->rec_off[rec]]);
 }
 
-/* The words of the record whose cells are c (see ar_record_words). */
-static int cells_words(const struct bc_archive *ar, const struct ar_ids *ids,
-		       const uint32_t *c, uint32_t *w)
+int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
+		    uint32_t rec, uint32_t *w)
 {
+	const uint32_t *c = ar->cells + ar->rec_off[rec];
 	uint32_t info = c[0], kind = bc_info_kind(info);
 	uint32_t words = ar_info_words(info), j, ci = 2;
 	struct ar_word_cursor wc;
@@ -546,15 +552,19 @@ static int cells_words(const struct bc_archive *ar, const struct ar_ids *ids,
 	return err;
 }
 
-int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
-		    uint32_t rec, uint32_t *w)
-{
-	return cells_words(ar, ids, ar->cells + ar->rec_off[rec], w);
-}
-
-int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
-		    uint32_t info, const uint8_t *d, size_t end, size_t *pos,
-		    uint32_t *cells)
+/*
+ * A record's words read as varints from d[*pos .. end), every number
+ * checked against what it indexes, into out: as cells (ids NULL), or
+ * (ids given) straight as the BTF words after name and info, references
+ * turned into the kernel's ids as cells_words() turns them. One body for
+ * both, so the lazy rebuild makes one pass over a record's bytes and
+ * checks exactly what a whole read checks. Returns the number of words
+ * written, or -EINVAL.
+ */
+static inline __attribute__((always_inline)) int
+decode_words(const struct bc_archive *ar, uint32_t nr_recs, uint32_t info,
+	     const uint8_t *d, size_t end, size_t *pos, uint32_t *out,
+	     const struct ar_ids *ids)
 {
 	uint32_t words = ar_info_words(info), j, v, k, at = 0;
 	struct ar_word_cursor wc;
@@ -569,18 +579,35 @@ int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
 		if (cls == BC_WORD_REF && (v & 1)) {
 			if (v / 2 >= nr_recs)
 				return -EINVAL;
+			/* the rebuild's ids are by (kn, k): the common cases inline */
+			if (ids && !(v = ids->of_rec ? ar_ids_ref(ids, v, 0) :
+					 ids->anon[v / 2]))
+				return -EINVAL;
 		} else if (cls == BC_WORD_REF && v) {
 			if (v / 2 - 1 >= ar->nr_kns || !ar_get_u32(d, end, &p, &k))
 				return -EINVAL;
-			cells[at++] = v;
-			v = k;
+			if (ids) {
+				if (!(v = ids->of_rec || k ? ar_ids_ref(ids, v, k) :
+					  ids->first[v / 2 - 1]))
+					return -EINVAL;
+			} else {
+				out[at++] = v;
+				v = k;
+			}
 		} else if (cls == BC_WORD_NAME && v >= ar->nr_strs) {
 			return -EINVAL;
 		}
-		cells[at++] = v;
+		out[at++] = v;
 	}
 	*pos = p;
 	return (int)at;
+}
+
+int ar_decode_words(const struct bc_archive *ar, uint32_t nr_recs,
+		    uint32_t info, const uint8_t *d, size_t end, size_t *pos,
+		    uint32_t *cells)
+{
+	return decode_words(ar, nr_recs, info, d, end, pos, cells, NULL);
 }
 
 int ar_load_records(struct bc_archive *ar)
@@ -631,41 +658,26 @@ int ar_load_records(struct bc_archive *ar)
 }
 
 /*
- * Record rec's cells: the pool's, or (lazy) decoded from the body into
- * the scratch, whose words must fill the record's bytes exactly. NULL: a
- * damaged record (or out of memory, *err says).
+ * Record rec as BTF words into w (names as string numbers, references as
+ * the kernel's ids): from its cells, or (lazy) straight from the body,
+ * whose words must fill the record's bytes exactly. 0 or -EINVAL.
  */
-static const uint32_t *rec_cells(struct bc_archive *ar, uint32_t rec, int *err)
+static int record_words(const struct bc_archive *ar, const struct ar_ids *ids,
+			uint32_t rec, uint32_t *w)
 {
 	const struct ar_rec_head *h;
-	struct u32vec *sc = &ar->scratch.cells;
-	size_t pos, need;
+	size_t pos;
 	int n;
 
 	if (!ar->heads)
-		return ar->cells + ar->rec_off[rec];
+		return ar_record_words(ar, ids, rec, w);
 	h = &ar->heads[rec];
 	pos = h->pos;
-	need = 2 + (size_t)(h[1].pos - h->pos);
-	if (need > sc->cap) {
-		uint32_t *p = realloc(sc->v, need * 2 * sizeof(*p));
-
-		if (!p) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		sc->v = p;
-		sc->cap = need * 2;
-	}
-	sc->v[0] = h->info;
-	sc->v[1] = h->kn1;
-	n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos,
-			    &pos, sc->v + 2);
-	if (n < 0 || pos != h[1].pos) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	return sc->v;
+	w[0] = h->kn1 ? ar->kns[h->kn1 - 1].sid : 0;
+	w[1] = h->info;
+	n = decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos, &pos,
+			 w + 2, ids);
+	return n < 0 || pos != h[1].pos ? -EINVAL : 0;
 }
 
 /*
@@ -713,15 +725,11 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 	str_start = out.len = hdr_len + total;
 	out.data[out.len++] = 0;
 	for (i = 0; i < n && !err; i++) {
-		const uint32_t *c = rec_cells(ar, list[i], &err);
-		uint32_t kind, words, j;
+		uint32_t info = rec_info(ar, list[i]), j;
+		uint32_t kind = bc_info_kind(info), words = ar_info_words(info);
 		struct ar_word_cursor wc;
 
-		if (!c)
-			break;
-		kind = bc_info_kind(c[0]);
-		words = ar_info_words(c[0]);
-		err = cells_words(ar, &ids, c, (uint32_t *)(out.data + at));
+		err = record_words(ar, &ids, list[i], (uint32_t *)(out.data + at));
 		ar_word_cursor_init(&wc, kind);
 		for (j = 0; j < words && !err; j++) {
 			uint32_t *w = (uint32_t *)(out.data + at), sid = w[j];

@@ -8,9 +8,9 @@
  * deps opens one view per kernel, 118 for Debian's archive, so what a
  * view costs to open is paid 118 times. It reads the kernel's list once
  * (ar_ids_by_rec(): record -> id, into an array over the records that
- * the archive keeps for the next view, zeroed again on close), and the
- * records of each (kind, name) are listed once per archive
- * (views_index()). Lists are freed as views are done with them: a
+ * the archive keeps for the next view, zeroed again on close); the
+ * (kind, name) pairs by name and the records of each pair are listed once
+ * per archive (views_index()). Lists are freed as views are done with them: a
  * kernel's list decoded for a view goes when no view is open on it and
  * every kernel whose parent it is has been viewed (or has its own list),
  * so a reader going through the kernels in version order keeps a few
@@ -18,8 +18,8 @@
  * each from its parent's.
  *
  * Cost of opening: one pass over the kernel's list (and its parents' the
- * first time); of a lookup, two hash probes and the ids of the records of
- * that name; of a type, its words.
+ * first time); of a lookup, a hash probe and the ids of the records of
+ * that (kind, name); of a type, its words.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,29 +41,78 @@ void ar_views_free(struct ar_views *v)
 {
 	while (v->nr_spare)
 		free(v->spare[--v->nr_spare]);
+	free(v->by_name);
 	free(v->kn_start);
 	free(v->kn_recs);
 	free(v->named);
 	memset(v, 0, sizeof(*v));
 }
 
+static uint32_t name_hash(uint32_t kind, const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ kind;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
 /*
- * The records of each (kind, name), ascending, and which records have a
- * name: one pass over the records, once per archive (again only if its
- * pools changed).
+ * The slot of (kind, name) in the table by name: its kn's, or the empty
+ * slot where it goes.
+ */
+static uint64_t *by_name_slot(const struct bc_archive *ar, uint32_t kind,
+			      const char *name, size_t len, uint32_t h)
+{
+	const struct ar_views *v = &ar->views;
+	uint32_t i;
+
+	for (i = h & v->by_name_mask;; i = (i + 1) & v->by_name_mask) {
+		uint64_t slot = v->by_name[i];
+		const struct ar_kn *kn;
+
+		if (!slot)
+			return &v->by_name[i];
+		kn = &ar->kns[(uint32_t)slot - 1];
+		if ((uint32_t)(slot >> 32) == h && kn->kind == kind &&
+		    ar->strs[kn->sid].len == len &&
+		    !memcmp(ar->strs[kn->sid].s, name, len))
+			return &v->by_name[i];
+	}
+}
+
+/*
+ * The (kind, name) pairs by name, the records of each pair, ascending,
+ * and which records have a name: one pass over the pairs and one over the
+ * records, once per archive (again only if its pools changed). Only the
+ * 86k pairs of Debian's archive are hashed, not its 157k strings too.
  */
 static int views_index(struct bc_archive *ar)
 {
 	struct ar_views *v = &ar->views;
-	uint32_t rec, kn, nr_named = 0;
+	uint32_t rec, kn, nr_named = 0, size = 16;
 
 	if (v->kn_start && v->nr_kns == ar->nr_kns && v->nr_recs == ar->nr_recs)
 		return 0;
 	ar_views_free(v);
+	while (size < 2 * ar->nr_kns + 2)	/* at most half full */
+		size *= 2;
+	v->by_name = calloc(size, sizeof(uint64_t));
+	v->by_name_mask = size - 1;
 	v->kn_start = calloc((size_t)ar->nr_kns + 2, sizeof(uint32_t));
 	v->named = calloc((size_t)ar->nr_recs / 64 + 1, sizeof(uint64_t));
-	if (!v->kn_start || !v->named)
+	if (!v->by_name || !v->kn_start || !v->named)
 		goto nomem;
+	for (kn = 0; kn < ar->nr_kns; kn++) {
+		const struct ar_str *name = &ar->strs[ar->kns[kn].sid];
+		uint32_t h = name_hash(ar->kns[kn].kind, name->s, name->len);
+		uint64_t *slot = by_name_slot(ar, ar->kns[kn].kind, name->s,
+					      name->len, h);
+
+		if (!*slot)	/* a pair twice (forged): the first */
+			*slot = (uint64_t)h << 32 | (kn + 1);
+	}
 	for (rec = 0; rec < ar->nr_recs; rec++) {
 		uint32_t kn1 = ar->cells[ar->rec_off[rec] + 1];
 
@@ -169,7 +218,6 @@ int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
 			ar->path, kern->name);
 	had_list = kern->recs != NULL;
 	err = ar_load_records(ar);
-	err = err ? err : ar_index_names(ar);
 	err = err ? err : ar_decode_list(ar, k);
 	if (err)
 		return bc_log_error(log, err, "%s: kernel '%s': damaged list of types",
@@ -230,9 +278,14 @@ uint32_t bc_archive_view_find(const struct bc_archive_view *view,
 			      uint32_t kind, const char *name, uint32_t *ids,
 			      uint32_t max)
 {
-	int64_t kn = ar_find_kn(view->ar, kind, name);
+	const struct bc_archive *ar = view->ar;
+	size_t len = strlen(name);
+	uint64_t slot;
 
-	return kn < 0 ? 0 : ar_ids_named(&view->ids, (uint32_t)kn, ids, max);
+	if (!ar->views.by_name)
+		return 0;
+	slot = *by_name_slot(ar, kind, name, len, name_hash(kind, name, len));
+	return slot ? ar_ids_named(&view->ids, (uint32_t)slot - 1, ids, max) : 0;
 }
 
 int bc_archive_view_type(const struct bc_archive_view *view, uint32_t id,
@@ -253,6 +306,15 @@ const char *bc_archive_view_str(const struct bc_archive_view *view,
 				uint32_t str)
 {
 	return str < view->ar->nr_strs ? view->ar->strs[str].s : "";
+}
+
+bool bc_archive_view_same_record(const struct bc_archive_view *a,
+				 uint32_t a_id,
+				 const struct bc_archive_view *b,
+				 uint32_t b_id)
+{
+	return a->ar == b->ar && a_id && a_id <= a->n && b_id && b_id <= b->n &&
+	       a->list[a_id - 1] == b->list[b_id - 1];
 }
 
 uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)

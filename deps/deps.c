@@ -1322,6 +1322,21 @@ struct proto {
 	char **params;		/* "int flags" */
 	char **names;		/* "flags" */
 	char *ret;
+	const struct bc_ktypes *kt;	/* read from: kt's FUNC func_id */
+	uint32_t func_id;
+};
+
+/*
+ * What the columns of a report share (bc_deps_report_widen() makes it):
+ * the reference kernel's prototype of each hook row, spelled once for
+ * every column instead of once per column (118 times over Debian's
+ * archive). Rows depend on the object only, so a row's number is the
+ * same in every column.
+ */
+struct bc_deps_memo {
+	uint32_t nr;		/* rows */
+	struct proto *ref;	/* [row] */
+	bool *done;		/* [row]: ref is spelled */
 };
 
 static void proto_free(struct proto *p)
@@ -1336,6 +1351,19 @@ static void proto_free(struct proto *p)
 	free(p->names);
 	free(p->ret);
 	memset(p, 0, sizeof(*p));
+}
+
+static void memo_free(struct bc_deps_memo *m)
+{
+	uint32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr; i++)
+		proto_free(&m->ref[i]);
+	free(m->ref);
+	free(m->done);
+	free(m);
 }
 
 static const char *ktypes_str_of(const void *kt, uint32_t str)
@@ -1374,6 +1402,8 @@ static int proto_of(const struct bc_ktypes *kt, uint32_t func_id,
 	memset(p, 0, sizeof(*p));
 	if (!fp || bc_type_kind(fp) != BTF_KIND_FUNC_PROTO)
 		return 0;
+	p->kt = kt;
+	p->func_id = func_id;
 	prm = (const void *)(fp + 1);
 	p->nr = bc_type_vlen(fp);
 	p->params = calloc(p->nr + 1, sizeof(*p->params));
@@ -1620,9 +1650,10 @@ static int hook_proto(const struct hook_kind *h, const char *fname,
  */
 static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 			  const char *target, const struct bc_deps_kernel *first,
-			  const struct bc_deps_kernel *kernels, uint32_t nr)
+			  const struct bc_deps_kernel *kernels, uint32_t nr,
+			  struct bc_deps_memo *memo, uint32_t row)
 {
-	struct proto ref = { 0 };
+	struct proto own = { 0 }, *ref = &own;
 	char *fname = NULL;
 	uint32_t k;
 	int err = 0;
@@ -1643,9 +1674,15 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 	} else if (asprintf(&fname, "%s%s", h->btf_prefix, target) < 0) {
 		return -ENOMEM;
 	}
-	if (nr)
+	if (nr && first && memo && row < memo->nr) {
+		ref = &memo->ref[row];
+		if (!memo->done[row])
+			err = hook_proto(h, fname, target, first, ref);
+		memo->done[row] = !err;
+	} else if (nr) {
 		err = hook_proto(h, fname, target, first ? first : &kernels[0],
-				 &ref);
+				 ref);
+	}
 	for (k = first ? 0 : 1; k < nr && !err; k++) {
 		const struct bc_ktypes *types;
 		struct bc_dep_cell *c = &d->cells[k];
@@ -1654,13 +1691,19 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		uint32_t id;
 
 		err = hook_cell(h, fname, target, &kernels[k], c, &types, &id);
-		if (err || !id || !ref.ret ||
+		if (err || !id || !ref->ret ||
 		    (c->status != BC_DEP_OK && c->status != BC_DEP_UNKNOWN))
 			continue;
-		/* the prototype, against the reference kernel's */
+		/*
+		 * The prototype, against the reference kernel's. The same
+		 * record of one archive is the same prototype, spelled by
+		 * names: most kernels of a series, for most hooks.
+		 */
+		if (bc_ktypes_same_record(ref->kt, ref->func_id, types, id))
+			continue;
 		err = proto_of(types, id, &p);
 		if (!err)
-			err = proto_change(&ref, &p, &change);
+			err = proto_change(ref, &p, &change);
 		proto_free(&p);
 		if (change) {
 			c->status = BC_DEP_PROTO_CHANGED;
@@ -1675,7 +1718,7 @@ static int check_one_hook(struct bc_dep *d, const struct hook_kind *h,
 		err = hook_cell(h, fname, target, &kernels[0], &d->cells[0],
 				&types, &id);
 	}
-	proto_free(&ref);
+	proto_free(&own);
 	free(fname);
 	return err;
 }
@@ -1712,7 +1755,9 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 			return -ENOMEM;
 		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
 		err = d ? check_one_hook(d, h, target, b->first, kernels,
-					 b->nr_kernels)
+					 b->nr_kernels,
+					 b->into ? b->into->memo : NULL,
+					 b->report->nr_deps - 1)
 			: -ENOMEM;
 		if (!err && autoload_off(name))
 			err = mark_autoload_off(d, b->nr_kernels);
@@ -2298,6 +2343,7 @@ void bc_deps_report_deinit(struct bc_deps_report *report)
 		free(d->name);
 	}
 	free(report->deps);
+	memo_free(report->memo);
 	memset(report, 0, sizeof(*report));
 }
 
@@ -2317,6 +2363,18 @@ int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr)
 		d->cells = cells;
 	}
 	report->nr_kernels = nr;
+	if (nr > 1 && !report->memo) {
+		struct bc_deps_memo *m = calloc(1, sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		report->memo = m;
+		m->ref = calloc(report->nr_deps + 1, sizeof(*m->ref));
+		m->done = calloc(report->nr_deps + 1, sizeof(*m->done));
+		if (!m->ref || !m->done)
+			return -ENOMEM;	/* deinit frees it */
+		m->nr = report->nr_deps;
+	}
 	return 0;
 }
 

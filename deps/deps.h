@@ -182,11 +182,14 @@ int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 bool bc_deps_wants_inlines(const struct bc_bpf_object *obj);
 void bc_deps_kernel_deinit(struct bc_deps_kernel *k);
 
+struct bc_deps_memo;
+
 struct bc_deps_report {
 	const char *object;		/* as given */
 	uint32_t nr_kernels;
 	struct bc_dep *deps;
 	uint32_t nr_deps;
+	struct bc_deps_memo *memo;	/* deps.c's, shared by the columns */
 };
 
 /*
@@ -216,7 +219,8 @@ void bc_deps_report_deinit(struct bc_deps_report *report);
 
 /*
  * Gives every dependency of report nr cells (new ones zeroed), for
- * columns bc_deps_check_column() fills. Returns 0 or -ENOMEM.
+ * columns bc_deps_check_column() fills, and report what they share (the
+ * reference kernel's prototypes, spelled once). Returns 0 or -ENOMEM.
  */
 int bc_deps_report_widen(struct bc_deps_report *report, uint32_t nr);
 

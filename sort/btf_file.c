@@ -349,6 +349,33 @@ static int write_all(int fd, const void *data, size_t size)
  * The archive, the one file whose contents exist nowhere else, is written
  * by archive/format.c with an fsync before its rename.
  */
+/*
+ * rename(tmp_path, path) without ext4's flush: renamed over an existing
+ * file, ext4 (auto_da_alloc) starts writing the new one back at the
+ * rename, against the power loss the comment below accepts: 4-6 ms of
+ * wall for an extract's 4.7 MB here, a tenth of the extract. Swapping the
+ * two names (RENAME_EXCHANGE) and removing the old file, now at tmp_path,
+ * does not trigger it, and path names the old file or the new one at
+ * every moment, as with rename. Only over a regular file (a directory
+ * swapped in meanwhile is swapped back); else, or where the system cannot
+ * swap, a plain rename.
+ */
+static int replace_file(const char *tmp_path, const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISREG(st.st_mode) &&
+	    !renameat2(AT_FDCWD, tmp_path, AT_FDCWD, path, RENAME_EXCHANGE)) {
+		if (!unlink(tmp_path))
+			return 0;
+		if (errno != EISDIR)
+			return 0;	/* the old file left at tmp_path */
+		renameat2(AT_FDCWD, tmp_path, AT_FDCWD, path, RENAME_EXCHANGE);
+		return -EISDIR;
+	}
+	return rename(tmp_path, path) ? -errno : 0;
+}
+
 static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
 		       int err, const struct bc_log *log)
 {
@@ -358,8 +385,8 @@ static int commit_temp(int fd, char *tmp_path, const char *path, mode_t mode,
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp_path, path))
-		err = -errno;
+	if (!err)
+		err = replace_file(tmp_path, path);
 	if (err) {
 		unlink(tmp_path);
 		if (!reported)

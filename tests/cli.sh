@@ -1071,6 +1071,15 @@ check_archive() {
 	same x.btf good.sorted "extract"
 	run 0 "$BTFCANON" archive extract k.bca '*-2-*' -o y.btf
 	same y.btf tiny.sorted "extract by glob"
+	# over an existing file (names swapped, the old file removed)
+	ln x.btf x.link
+	run 0 "$BTFCANON" archive extract k.bca '*-2-*' -o x.btf
+	same x.btf tiny.sorted "extract over a file"
+	same x.link good.sorted "extract over a file: the old file's other name"
+	[ -z "$(ls | grep tmp)" ] || die "extract over a file left $(ls | grep tmp)"
+	mkdir d.btf
+	run 1 "$BTFCANON" archive extract k.bca '*-2-*' -o d.btf
+	[ -d d.btf ] && [ -z "$(ls | grep tmp)" ] || die "extract over a directory"
 	run 0 "$BTFCANON" sort k.bca:6.1.0-1-amd64 -o s.btf
 	same s.btf good.sorted "sort ARCHIVE:NAME"
 	"$BTFCANON" dump -f c "$IN/good.btf" > want.h

@@ -22,7 +22,8 @@
  *			what the kernel's whole BTF says, kernel after kernel
  *			in any order; lists decoded for views are freed when
  *			no view or kernel still to be viewed needs them; a
- *			kernel listing a record twice is read all the same
+ *			kernel listing a record twice is read all the same;
+ *			the same record in two kernels is known as such
  *	real		Debian's 6.1.192, 6.12.115 and 6.12.117 BTF: round
  *			trips byte-identical to sort, any order of adding
  *	version1	files of format versions 1 (zstd payload) and 2
@@ -526,6 +527,16 @@ START_TEST(test_view)
 }
 END_TEST
 
+/* The id of the one type of kind and name in view v. */
+static uint32_t view_id(const struct bc_archive_view *v, uint32_t kind,
+			const char *name)
+{
+	uint32_t id;
+
+	ck_assert_uint_eq(bc_archive_view_find(v, kind, name, &id, 1), 1);
+	return id;
+}
+
 /* How many kernels of ar have their list decoded. */
 static uint32_t lists_kept(const struct bc_archive *ar)
 {
@@ -562,6 +573,13 @@ START_TEST(test_view_lists)
 	for (k = 0; k < 3; k++) {
 		ck_assert_int_eq(bc_archive_view_open(ar, k, &v, NULL), 0);
 		view_matches(v, btf[k]);
+		/* int is one record everywhere; anon_t's struct has y in 1 only */
+		ck_assert(bc_archive_view_same_record(first, view_id(first, BTF_KIND_INT, "int"),
+						      v, view_id(v, BTF_KIND_INT, "int")));
+		ck_assert(bc_archive_view_same_record(first, view_id(first, BTF_KIND_TYPEDEF, "anon_t"),
+						      v, view_id(v, BTF_KIND_TYPEDEF, "anon_t")) ==
+			  (k != 1));
+		ck_assert(!bc_archive_view_same_record(first, 0, v, 0));
 		if (k == 2)
 			ck_assert_msg(!ar->kernels[1].recs,
 				      "1's list kept after its only child was viewed");
@@ -690,6 +708,15 @@ START_TEST(test_real)
 			      real_kernels[i]);
 		blob_free(&b);
 		bc_archive_free(lazy);
+	}
+	/* a megabyte or more: its checksum on a second thread, refused as well */
+	ck_assert_uint_gt(full.size, 1u << 20);
+	for (i = 0; i < 3; i++) {
+		size_t at = i == 0 ? 8 : i == 1 ? full.size / 2 : full.size - 1;
+
+		((uint8_t *)full.data)[at] ^= 0x10;
+		expect_damage(full.data, full.size, "real, flipped bit", at);
+		((uint8_t *)full.data)[at] ^= 0x10;
 	}
 	/* remove 6.12.115, add it back: the same file as created */
 	ck_assert_int_eq(bc_archive_remove(ar, 1), 0);
