@@ -328,7 +328,9 @@ static int index_base(struct attach *a)
 	uint8_t *rel = calloc(a->base_end, 1);
 	int err = -ENOMEM;
 
-	if (!stack || !rel)
+	/* the anonymous mappable types, to decide below: then those kept */
+	a->anon = malloc(a->base_end * sizeof(*a->anon));
+	if (!stack || !rel || !a->anon)
 		goto out;
 	rel[0] = REL_YES;	/* void */
 	for (id = 1; id < a->base_end; id++) {
@@ -339,8 +341,10 @@ static int index_base(struct attach *a)
 			rel[id] = REL_NO;
 			continue;
 		}
-		if (!t->name_off)
-			continue;	/* decided below */
+		if (!t->name_off) {
+			a->anon[nr_anon++] = id;
+			continue;
+		}
 		k = a->nr_names ? name_index(a, a->base_strs + t->name_off) : -1;
 		rel[id] = k >= 0 ? REL_YES : REL_NO;
 		if (k < 0 || !indexable(t))
@@ -365,26 +369,23 @@ static int index_base(struct attach *a)
 		a->name_start[j] += a->name_start[j - 1];
 	for (j = 0; j < nr_named; j++)
 		a->name_ids[a->name_start[named[j].k + 1]++] = named[j].id;
-	for (id = 1; id < a->base_end; id++)
-		if (rel[id] == REL_UNKNOWN &&
-		    (err = decide_anon(a, rel, id, &stack, &cap)))
+	for (i = 0; i < nr_anon; i++)
+		if (rel[a->anon[i]] == REL_UNKNOWN &&
+		    (err = decide_anon(a, rel, a->anon[i], &stack, &cap)))
 			goto out;
 	err = -ENOMEM;
-	for (id = 1; id < a->base_end; id++)
-		nr_anon += rel[id] == REL_YES && !base_type(a, id)->name_off &&
-			   indexable(base_type(a, id));
-	a->anon = malloc((nr_anon ? nr_anon : 1) * sizeof(*a->anon));
+	for (i = 0, j = 0; i < nr_anon; i++)
+		if (rel[a->anon[i]] == REL_YES &&
+		    indexable(base_type(a, a->anon[i])))
+			a->anon[j++] = a->anon[i];
+	nr_anon = j;
 	a->anon_next = malloc((nr_anon ? nr_anon : 1) * sizeof(*a->anon_next));
 	for (nr = 1; nr < 2 * nr_anon; nr *= 2)
 		;
 	a->slots = calloc(nr, sizeof(*a->slots));
-	if (!a->anon || !a->anon_next || !a->slots)
+	if (!a->anon_next || !a->slots)
 		goto out;
 	a->mask = nr - 1;
-	for (id = 1, i = 0; id < a->base_end; id++)
-		if (rel[id] == REL_YES && !base_type(a, id)->name_off &&
-		    indexable(base_type(a, id)))
-			a->anon[i++] = id;
 	/* last id first: each list is then in id order */
 	for (i = nr_anon; i-- > 0;) {
 		const struct btf_type *t = base_type(a, a->anon[i]);
