@@ -590,80 +590,129 @@ static bool breaks_loops(const struct btf_type *t)
  * into the base cannot come back (the base was checked on its own). The
  * stack holds each open type with its next reference: no per-type array
  * but the colours.
+ *
+ * A cycle has an edge from a type to itself or to a later id, and a walk
+ * from the types with such an edge (on vmlinux, 2.7k of 107k) finds any
+ * cycle there is; only when it finds one does the walk from every type in
+ * id order run, which names the type it always named.
  */
+enum { WHITE, GREY, BLACK };
+
 struct loop_frame {
 	uint32_t v, next;	/* local index; index of its next ref in refs */
 };
 
+struct loop_walk {
+	uint8_t *colour;	/* [nr_types] */
+	struct loop_frame *stack;
+	uint32_t cap;
+};
+
+/*
+ * Walks from local type root (WHITE). Returns 0, 1 with *at the local
+ * index of a type on a cycle, or -ENOMEM.
+ */
+static int loop_walk_from(const struct bc_btf *btf, struct loop_walk *w,
+			  uint32_t root, uint32_t *at)
+{
+	uint32_t sp = 0;
+
+	w->stack[sp++] = (struct loop_frame){ root, btf->ref_start[root] };
+	w->colour[root] = GREY;
+	while (sp) {
+		struct loop_frame *f = &w->stack[sp - 1];
+		uint32_t to;
+
+		if (f->next == btf->ref_start[f->v + 1]) {
+			w->colour[f->v] = BLACK;
+			sp--;
+			continue;
+		}
+		to = btf->refs[f->next++];
+		if (to < btf->start_id)
+			continue;
+		to -= btf->start_id;
+		if (w->colour[to] == BLACK)
+			continue;
+		if (w->colour[to] == GREY) {
+			*at = to;
+			return 1;
+		}
+		if (sp == w->cap) {
+			struct loop_frame *grown =
+				realloc(w->stack, 2 * w->cap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			w->stack = grown;
+			w->cap *= 2;
+		}
+		w->colour[to] = GREY;
+		w->stack[sp++] = (struct loop_frame){ to, btf->ref_start[to] };
+	}
+	return 0;
+}
+
+/* Structs and unions BLACK (a walk never enters them), the rest WHITE. */
+static void loop_colours_init(const struct bc_btf *btf, uint8_t *colour)
+{
+	uint32_t i;
+
+	for (i = 0; i < btf->nr_types; i++)
+		colour[i] = breaks_loops(bc_btf_local(btf, i)) ? BLACK : WHITE;
+}
+
+/* Does local type i refer to itself or to a later local type that is not a struct or union? */
+static bool refers_forward(const struct bc_btf *btf, const uint8_t *colour,
+			   uint32_t i)
+{
+	uint32_t j, to;
+
+	for (j = btf->ref_start[i]; j < btf->ref_start[i + 1]; j++) {
+		to = btf->refs[j];
+		if (to >= btf->start_id + i && colour[to - btf->start_id] != BLACK)
+			return true;
+	}
+	return false;
+}
+
 static int check_loops(struct bc_btf *btf, const struct bc_log *log)
 {
-	enum { WHITE, GREY, BLACK };
-	uint32_t n = btf->nr_types, root, sp, cap = 64;
-	uint8_t *colour = calloc(n ? n : 1, 1);
-	struct loop_frame *stack = malloc(cap * sizeof(*stack));
-	int err = 0;
+	uint32_t n = btf->nr_types, root, at = 0;
+	struct loop_walk w = {
+		.colour = malloc(n ? n : 1),
+		.cap = 64,
+	};
+	int found = 0;
 
-	if (!colour || !stack) {
-		err = -ENOMEM;
+	w.stack = malloc(w.cap * sizeof(*w.stack));
+	if (!w.colour || !w.stack) {
+		found = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * Structs and unions start out done: a walk never enters them, and
-	 * asks a small array instead of the type records all over the input.
-	 */
-	for (root = 0; root < n; root++)
-		if (breaks_loops(bc_btf_local(btf, root)))
-			colour[root] = BLACK;
-	for (root = 0; root < n && !err; root++) {
-		if (colour[root] != WHITE)
-			continue;
-		sp = 0;
-		stack[sp++] = (struct loop_frame){ root, btf->ref_start[root] };
-		colour[root] = GREY;
-		while (sp) {
-			struct loop_frame *f = &stack[sp - 1];
-			uint32_t to;
+	loop_colours_init(btf, w.colour);
+	for (root = 0; root < n && !found; root++)
+		if (w.colour[root] == WHITE && refers_forward(btf, w.colour, root))
+			found = loop_walk_from(btf, &w, root, &at);
+	if (found <= 0)
+		goto out;
+	loop_colours_init(btf, w.colour);
+	for (root = 0, found = 0; root < n && !found; root++)
+		if (w.colour[root] == WHITE)
+			found = loop_walk_from(btf, &w, root, &at);
+	if (found > 0) {
+		const struct btf_type *t = bc_btf_local(btf, at);
 
-			if (f->next == btf->ref_start[f->v + 1]) {
-				colour[f->v] = BLACK;
-				sp--;
-				continue;
-			}
-			to = btf->refs[f->next++];
-			if (to < btf->start_id)
-				continue;
-			to -= btf->start_id;
-			if (colour[to] == BLACK)
-				continue;
-			if (colour[to] == GREY) {
-				const struct btf_type *t = bc_btf_local(btf, to);
-
-				err = bc_log_error(log, -ELOOP,
-					"%s: reference loop with no struct or union in it through type [%u] %s '%s'",
-					btf->path, btf->start_id + to,
-					bc_kinds[bc_type_kind(t)].name,
-					bc_btf_str(btf, t->name_off));
-				break;
-			}
-			if (sp == cap) {
-				struct loop_frame *grown =
-					realloc(stack, 2 * cap * sizeof(*stack));
-
-				if (!grown) {
-					err = -ENOMEM;
-					break;
-				}
-				stack = grown;
-				cap *= 2;
-			}
-			colour[to] = GREY;
-			stack[sp++] = (struct loop_frame){ to, btf->ref_start[to] };
-		}
+		found = bc_log_error(log, -ELOOP,
+			"%s: reference loop with no struct or union in it through type [%u] %s '%s'",
+			btf->path, btf->start_id + at,
+			bc_kinds[bc_type_kind(t)].name,
+			bc_btf_str(btf, t->name_off));
 	}
 out:
-	free(colour);
-	free(stack);
-	return err;
+	free(w.colour);
+	free(w.stack);
+	return found;
 }
 
 /*
