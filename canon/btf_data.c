@@ -718,16 +718,17 @@ out:
 /*
  * Takes blob (when not NULL) over as the parsed BTF's data when data is
  * blob's own bytes in the plain form: a 24-byte header, types at 0,
- * strings right after them to the end, no record of an unknown kind.
+ * strings right after them to the end, no record of an unknown kind
+ * (with in_place, any header and layout section).
  */
 static bool keep_in_place(struct bc_btf *btf, const uint8_t *data,
 			  size_t size, const struct raw_view *view,
-			  struct bc_blob *blob)
+			  struct bc_blob *blob, bool in_place)
 {
 	const struct btf_header *hdr = (const void *)data;
 
 	if (!blob || data != blob->data || btf->nr_unknown ||
-	    hdr->hdr_len != sizeof(*hdr))
+	    (hdr->hdr_len != sizeof(*hdr) && !in_place))
 		return false;
 	btf->own = *blob;
 	memset(blob, 0, sizeof(*blob));
@@ -785,7 +786,8 @@ static int parse(const void *data, size_t size, struct bc_blob *blob,
 	err = plain_type_len < 0 ? (int)plain_type_len : 0;
 	if (!err && (uint64_t)plain_type_len > UINT32_MAX - sizeof(struct btf_header))
 		err = -E2BIG;
-	if (!err && !keep_in_place(btf, data, size, &view, blob))
+	if (!err && !keep_in_place(btf, data, size, &view, blob,
+				   opts->in_place))
 		err = build_plain(btf, &view, plain_type_len);
 	if (!err)
 		err = check_types(btf, log);

@@ -130,8 +130,11 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (job->distilled_out)
 		opts.features.distilled_base = true;
 	if (job->base) {
-		/* parsed once, read by the encoder and canon alike */
-		err = bc_file_load_btf(job->base, NULL, &base, &base_format, log);
+		/* parsed once, read by the encoder and canon alike, in place */
+		static const struct bc_parse_opts read_only = { .in_place = true };
+
+		err = bc_file_load_btf_opts(job->base, NULL, &read_only, &base,
+					    &base_format, log);
 		if (err)
 			goto out;
 		opts.base = base;
