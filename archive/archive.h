@@ -74,11 +74,11 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 
 /*
  * As bc_archive_open(), for taking a kernel or a few out of the file
- * (extract, ARCHIVE:NAME inputs): a record is decoded and checked when a
- * kernel rebuilt uses it, not all of them at open, so a damaged record
- * shows when a kernel that uses it is read. Whatever needs every record
- * (views, add, remove, writing) reads the rest on first use. Files of
- * format 1 and 2 are read whole.
+ * (extract, list, ARCHIVE:NAME inputs): a record is decoded and checked
+ * when a kernel rebuilt uses it, not all of them at open, so a damaged
+ * record shows when a kernel that uses it is read. Whatever needs every
+ * record (views, add, remove, writing) reads the rest on first use. Files
+ * of format 1 and 2 are read whole.
  */
 int bc_archive_open_lazy(const char *path, struct bc_archive **ar,
 			 const struct bc_log *log);

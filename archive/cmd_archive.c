@@ -161,7 +161,8 @@ static int cmd_list(int argc, char **argv, const struct bc_log *log)
 			bc_archive_usage);
 		return 2;
 	}
-	if (bc_archive_open(argv[1], &ar, log))
+	/* names and attachments only: no record is decoded */
+	if (bc_archive_open_lazy(argv[1], &ar, log))
 		return 1;
 	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
 		const char *const *att = bc_archive_attachment_names(ar, k, &nr);
