@@ -19,6 +19,7 @@ void bc_btf_free(struct bc_btf *btf)
 	free(btf->path);
 	bc_blob_release(&btf->own);
 	free(btf->type_off);
+	free(btf->kinds);
 	free(btf->ref_start);
 	free(btf->refs);
 	free(btf->layout);
@@ -62,6 +63,15 @@ const struct btf_type *bc_btf_type(const struct bc_btf *btf, uint32_t id)
 	if (!btf || id == 0)
 		return NULL;
 	return bc_btf_local(btf, id - btf->start_id);
+}
+
+uint32_t bc_btf_kind(const struct bc_btf *btf, uint32_t id)
+{
+	while (btf && id < btf->start_id)
+		btf = btf->base;
+	if (!btf || id == 0)
+		return BTF_KIND_UNKN;
+	return btf->kinds[id - btf->start_id];
 }
 
 const char *bc_btf_str(const struct bc_btf *btf, uint32_t off)
@@ -312,7 +322,8 @@ static int64_t index_types(struct bc_btf *btf, const struct raw_view *view,
 	const char *path = btf->path;
 
 	btf->type_off = malloc(cap * sizeof(*btf->type_off));
-	if (!btf->type_off)
+	btf->kinds = malloc(cap);
+	if (!btf->type_off || !btf->kinds)
 		return -ENOMEM;
 	while (off < len) {
 		const struct btf_type *t = (const void *)(view->types + off);
@@ -339,6 +350,7 @@ static int64_t index_types(struct bc_btf *btf, const struct raw_view *view,
 			bytes = size;
 			out_bytes = sizeof(*t);
 			btf->nr_unknown++;
+			kind = BTF_KIND_TYPEDEF;	/* the placeholder's */
 			goto record;
 		}
 		/*
@@ -365,13 +377,19 @@ static int64_t index_types(struct bc_btf *btf, const struct raw_view *view,
 record:
 		if (n == cap) {
 			uint32_t *grown;
+			uint8_t *grown_kinds;
 
 			cap *= 2;
 			grown = realloc(btf->type_off, cap * sizeof(*grown));
 			if (!grown)
 				return -ENOMEM;
 			btf->type_off = grown;
+			grown_kinds = realloc(btf->kinds, cap);
+			if (!grown_kinds)
+				return -ENOMEM;
+			btf->kinds = grown_kinds;
 		}
+		btf->kinds[n] = kind;
 		btf->type_off[n++] = out_off;
 		off += bytes;
 		out_off += out_bytes;
@@ -547,9 +565,7 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 					base_hint(btf));
 		}
 		if (kind == BTF_KIND_FUNC) {
-			const struct btf_type *proto = bc_btf_type(btf, refs[0]);
-
-			if (!proto || bc_type_kind(proto) != BTF_KIND_FUNC_PROTO)
+			if (bc_btf_kind(btf, refs[0]) != BTF_KIND_FUNC_PROTO)
 				return bc_log_error(log, -EINVAL,
 					"%s: type [%u] FUNC '%s' refers to [%u], which is not a FUNC_PROTO",
 					path, id, bc_btf_str(btf, t->name_off),
@@ -576,10 +592,8 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 	return 0;
 }
 
-static bool breaks_loops(const struct btf_type *t)
+static bool breaks_loops(uint32_t kind)
 {
-	uint32_t kind = bc_type_kind(t);
-
 	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION;
 }
 
@@ -659,7 +673,7 @@ static void loop_colours_init(const struct bc_btf *btf, uint8_t *colour)
 	uint32_t i;
 
 	for (i = 0; i < btf->nr_types; i++)
-		colour[i] = breaks_loops(bc_btf_local(btf, i)) ? BLACK : WHITE;
+		colour[i] = breaks_loops(btf->kinds[i]) ? BLACK : WHITE;
 }
 
 /* Does local type i refer to itself or to a later local type that is not a struct or union? */

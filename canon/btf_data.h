@@ -88,6 +88,11 @@ struct bc_btf {
 	uint32_t start_str_off;		/* offset of the first own string */
 	uint32_t nr_types;		/* local types */
 	uint32_t *type_off;		/* [nr_types] byte offset in types */
+	/*
+	 * [nr_types] each local type's kind (a placeholder's: TYPEDEF), for
+	 * passes that ask only that: one byte, not a record far away.
+	 */
+	uint8_t *kinds;
 	uint32_t *ref_start;		/* [nr_types + 1] index into refs */
 	uint32_t *refs;			/* all references, in canonical order */
 	const struct bc_btf *base;	/* NULL for base BTF */
@@ -171,6 +176,9 @@ static inline const struct btf_type *bc_btf_local(const struct bc_btf *btf,
 
 /* Type record of any id 1 .. end-1, looking into the base; NULL for 0. */
 const struct btf_type *bc_btf_type(const struct bc_btf *btf, uint32_t id);
+
+/* Kind of any id 1 .. end-1, looking into the base; BTF_KIND_UNKN for 0. */
+uint32_t bc_btf_kind(const struct bc_btf *btf, uint32_t id);
 
 /* String at offset off (in the base when off lies there). */
 const char *bc_btf_str(const struct bc_btf *btf, uint32_t off);

@@ -1031,9 +1031,9 @@ static bool base_arrays_nested(const struct bc_btf *base)
 	uint32_t i;
 
 	for (i = 0; i < base->nr_types; i++) {
-		t = bc_btf_local(base, i);
-		if (!btf_is_array(t))
+		if (base->kinds[i] != BTF_KIND_ARRAY)
 			continue;
+		t = bc_btf_local(base, i);
 		elem = bc_btf_type(base, btf_array(t)->type);
 		if (elem && btf_is_array(elem))
 			return true;

@@ -259,7 +259,7 @@ static int64_t name_index(const struct attach *a, const char *name)
 enum { REL_UNKNOWN, REL_VISITING, REL_YES, REL_NO };
 
 struct rel_frame {
-	uint32_t id, word;	/* the type, and its next word to look at */
+	uint32_t id, next;	/* the type, and its next ref in base->refs */
 };
 
 /*
@@ -269,34 +269,33 @@ struct rel_frame {
  * a type can equal a module type (an equal's names are the module's), so
  * only those go into the table. A loop of anonymous types (no C type
  * makes one) counts as REL_YES: the set may be too big, never too small.
- * Depth-first with an explicit stack: the base's chains may be long.
+ * Depth-first with an explicit stack, over the parser's list of each
+ * base type's references.
  */
 static int decide_anon(struct attach *a, uint8_t *rel, uint32_t root,
 		       struct rel_frame **stack, uint32_t *cap)
 {
-	uint32_t sp = 0;
+	const struct bc_btf *base = a->base;
+	uint32_t sp = 0, r = 0;
 
 	rel[root] = REL_VISITING;
-	(*stack)[sp++] = (struct rel_frame){ root, 2 };
+	(*stack)[sp++] = (struct rel_frame){ root, base->ref_start[root - 1] };
 	while (sp) {
 		struct rel_frame *f = &(*stack)[sp - 1];
-		const struct btf_type *t = base_type(a, f->id);
-		const uint32_t *w = (const uint32_t *)t;
-		uint32_t kind = bc_type_kind(t), words = bc_type_words(t), r;
+		uint32_t end = base->ref_start[f->id];	/* [id - 1 + 1] */
 		uint8_t verdict = REL_YES;
 
-		for (; f->word < words; f->word++) {
-			if (bc_word_class(kind, f->word) != BC_WORD_REF ||
-			    !(r = w[f->word]))
+		for (; f->next < end; f->next++) {
+			if (!(r = base->refs[f->next]))
 				continue;
-			if (r >= a->base_end || rel[r] == REL_NO) {
+			if (rel[r] == REL_NO) {
 				verdict = REL_NO;
 				break;
 			}
 			if (rel[r] == REL_UNKNOWN)
 				break;	/* looked at again once r is decided */
 		}
-		if (f->word < words && verdict == REL_YES) {
+		if (f->next < end && verdict == REL_YES) {
 			if (sp == *cap) {
 				struct rel_frame *grown =
 					realloc(*stack, 2 * *cap * sizeof(**stack));
@@ -307,7 +306,7 @@ static int decide_anon(struct attach *a, uint8_t *rel, uint32_t root,
 				*cap *= 2;
 			}
 			rel[r] = REL_VISITING;
-			(*stack)[sp++] = (struct rel_frame){ r, 2 };
+			(*stack)[sp++] = (struct rel_frame){ r, base->ref_start[r - 1] };
 			continue;
 		}
 		rel[f->id] = verdict;
@@ -328,7 +327,6 @@ static int decide_anon(struct attach *a, uint8_t *rel, uint32_t root,
 static int index_base(struct attach *a)
 {
 	uint32_t id, nr, i, j, nr_anon = 0, nr_named = 0, cap = 64;
-	uint32_t refs[MAX_REFS];
 	struct { uint32_t k, id; } *named = NULL;
 	struct rel_frame *stack = malloc(cap * sizeof(*stack));
 	uint8_t *rel = calloc(a->base_end, 1);
@@ -340,13 +338,15 @@ static int index_base(struct attach *a)
 		goto out;
 	rel[0] = REL_YES;	/* void */
 	for (id = 1; id < a->base_end; id++) {
-		const struct btf_type *t = base_type(a, id);
+		const struct btf_type *t;
 		int64_t k;
 
-		if (!mappable(bc_type_kind(t))) {
+		/* the kind from a byte: a FUNC's record (44% of them) is not read */
+		if (!mappable(a->base->kinds[id - 1])) {
 			rel[id] = REL_NO;
 			continue;
 		}
+		t = base_type(a, id);
 		if (!t->name_off) {
 			a->anon[nr_anon++] = id;
 			continue;
@@ -397,12 +397,9 @@ static int index_base(struct attach *a)
 		const struct btf_type *t = base_type(a, a->anon[i]);
 		uint32_t h;
 
-		if (keyed_by_content(bc_type_kind(t))) {
-			h = anon_hash(t, NULL);
-		} else {
-			bc_type_refs(t, refs);
-			h = anon_hash(t, refs);
-		}
+		/* the parser laid out the references, in bc_type_refs() order */
+		h = anon_hash(t, keyed_by_content(bc_type_kind(t)) ? NULL :
+				 a->base->refs + a->base->ref_start[a->anon[i] - 1]);
 		for (j = h & a->mask; a->slots[j].head && a->slots[j].hash != h;
 		     j = (j + 1) & a->mask)
 			;
@@ -705,12 +702,11 @@ static void map_type(struct attach *a, uint32_t m)
 	candidates_init(&c, a, t, anon_hash(t, refs));
 	while ((b = next_candidate(&c))) {
 		const struct btf_type *bt = base_type(a, b);
-		uint32_t brefs[MAX_REFS];
 
-		if (!same_content(a->mod_strs, t, a->base_strs, bt))
-			continue;
-		bc_type_refs(bt, brefs);
-		if (memcmp(refs, brefs, nr_refs * sizeof(*refs)))
+		/* same content: as many references, laid out by the parser */
+		if (!same_content(a->mod_strs, t, a->base_strs, bt) ||
+		    memcmp(refs, a->base->refs + a->base->ref_start[b - 1],
+			   nr_refs * sizeof(*refs)))
 			continue;
 		a->map[m] = b;
 		break;
