@@ -452,10 +452,17 @@ uint32_t ar_ids_named(const struct ar_ids *ids, uint32_t kn, uint32_t *out,
 	return nr;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 {
 	const struct ar_views *v = ids->by_kn;
-	uint32_t small[16], *buf, nr, kn, id = 0;
+	uint32_t small[16], *buf, nr, kn, i, m, id = 0;
 
 	if (code & 1) {
 		uint32_t rec = (code - 1) / 2;
@@ -464,12 +471,10 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 			return 0;
 		return ids->of_rec[rec];
 	}
+	kn = code / 2 - 1;
+	if (kn >= v->nr_kns)
+		return 0;
 	if (!k) {
-		uint32_t i;
-
-		kn = code / 2 - 1;
-		if (kn >= v->nr_kns)
-			return 0;
 		for (i = v->kn_start[kn]; i < v->kn_start[kn + 1]; i++) {
 			uint32_t x = ids->of_rec[v->kn_recs[i]];
 
@@ -478,18 +483,20 @@ static uint32_t by_rec_ref(const struct ar_ids *ids, uint32_t code, uint32_t k)
 		}
 		return id;
 	}
-	/*
-	 * a name the kernel has more than once: rare. k is the record's
-	 * (forged ones up to 2^32 - 1): beyond the records of kn, no type
-	 */
-	kn = code / 2 - 1;
-	if (kn >= v->nr_kns || k >= v->kn_start[kn + 1] - v->kn_start[kn])
-		return 0;
-	buf = k < 16 ? small : malloc(((size_t)k + 1) * sizeof(*buf));
+	/* a name the kernel has more than once (rare): the k-th of its ids */
+	m = v->kn_start[kn + 1] - v->kn_start[kn];
+	if (k >= m)
+		return 0;	/* more than kn has records: a forged k */
+	buf = m <= 16 ? small : malloc((size_t)m * sizeof(*buf));
 	if (!buf)
 		return 0;
-	nr = ar_ids_named(ids, kn, buf, k + 1);
-	id = nr > k ? buf[k] : 0;
+	for (i = v->kn_start[kn], nr = 0; i < v->kn_start[kn + 1]; i++)
+		if (ids->of_rec[v->kn_recs[i]])
+			buf[nr++] = ids->of_rec[v->kn_recs[i]];
+	if (nr > k) {
+		qsort(buf, nr, sizeof(*buf), u32_cmp);
+		id = buf[k];
+	}
 	if (buf != small)
 		free(buf);
 	return id;

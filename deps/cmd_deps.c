@@ -359,11 +359,13 @@ static void json_cell(const struct bc_dep *d, const struct bc_dep_cell *c,
 		else
 			bc_text_puts(out, "\"value\":null,");
 	}
-	bc_text_puts(out, "\"status\":");
-	bc_text_json_str(out, bc_dep_status_name(c->status));
-	bc_text_puts(out, ",\"consequence\":");
-	bc_text_json_str(out, bc_dep_consequence_name(
-				      bc_dep_status_consequence(c->status)));
+	/* plain words ("proto-changed", "wrong-data"): nothing to escape */
+	bc_text_puts(out, "\"status\":\"");
+	bc_text_puts(out, bc_dep_status_name(c->status));
+	bc_text_puts(out, "\",\"consequence\":\"");
+	bc_text_puts(out, bc_dep_consequence_name(
+				  bc_dep_status_consequence(c->status)));
+	bc_text_puts(out, "\"");
 	if (c->detail) {
 		bc_text_puts(out, ",\"detail\":");
 		bc_text_json_str(out, c->detail);

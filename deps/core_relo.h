@@ -57,6 +57,7 @@ struct bc_core_ctx {
 	const struct bc_core_module *modules;
 	uint32_t nr_modules;
 	struct bc_core_cands **cands;	/* by local type id, lazily */
+	struct core_specs *specs;	/* bc_core_relo_eval()'s, lazily */
 	/*
 	 * Called, when set, for every candidate a relocation matches (before
 	 * the candidates are compared with each other): the kind, the

@@ -345,6 +345,22 @@ static void assert_off(const struct checked *c, enum bc_dep_class class,
 #define H BC_DEP_HOOK
 
 /* Kernels: [0] kern_a.o, [1] kern_b.o (ELF, symbols), [2] a.btf, [3] b.btf. */
+/* Status and consequence names are plain words: JSON writes them unescaped. */
+START_TEST(test_status_names)
+{
+	uint32_t i;
+
+	for (i = 0; i <= BC_DEP_NR_STATUS + BC_CONS_UNKNOWN; i++) {
+		const char *name = i < BC_DEP_NR_STATUS ?
+			bc_dep_status_name(i) :
+			bc_dep_consequence_name(i - BC_DEP_NR_STATUS);
+
+		ck_assert_msg(*name && strspn(name, "abcdefghijklmnopqrstuvwxyz-") ==
+				       strlen(name), "name '%s'", name);
+	}
+}
+END_TEST
+
 START_TEST(test_statuses)
 {
 	const char *kernels[4];
@@ -2000,6 +2016,7 @@ Suite *deps_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("statuses");
+	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_statuses);
 	tcase_add_test(tc, test_ambiguous_and_externs);
 	tcase_add_test(tc, test_autoload_off);
