@@ -76,7 +76,8 @@ void bc_blob_release(struct bc_blob *blob);
 
 struct bc_btf {
 	char *path;			/* names the input in messages */
-	const uint8_t *data;		/* the blob in the plain form, in own */
+	/* the blob in the plain form (as read, with in_place), in own */
+	const uint8_t *data;
 	struct bc_blob own;		/* what data lives in */
 	size_t size;
 	const struct btf_header *hdr;	/* hdr_len 24, types at 0, strings after */
@@ -106,6 +107,16 @@ struct bc_parse_opts {
 	 * for sort, which would have to know the type's references.
 	 */
 	bool skip_unknown_kinds;
+	/*
+	 * Keep a blob taken over (bc_btf_parse_blob) in place even when it
+	 * is not in the plain form (a 32-byte header, a kind layout section
+	 * between the types and the strings), as long as it has only known
+	 * kinds: data, size and hdr then describe the blob as read, and
+	 * types, strs and every accessor are as always. For a BTF that is
+	 * only read through them, such as the base of a module's encode:
+	 * vmlinux's 4.7 MB are then not copied.
+	 */
+	bool in_place;
 };
 
 /*
@@ -124,9 +135,9 @@ int bc_btf_parse_opts(const void *data, size_t size, const struct bc_btf *base,
 /*
  * As bc_btf_parse_opts(), over a blob it takes over whatever the outcome
  * (*blob is zeroed): a blob already in the plain form (24-byte header,
- * only known kinds) at a 4-byte aligned address is kept in place and
- * released by bc_btf_free(); any other is copied into the plain form and
- * released at once.
+ * only known kinds; any form with opts->in_place) at a 4-byte aligned
+ * address is kept in place and released by bc_btf_free(); any other is
+ * copied into the plain form and released at once.
  */
 int bc_btf_parse_blob(struct bc_blob *blob, const struct bc_btf *base,
 		      const struct bc_parse_opts *opts, const char *path,

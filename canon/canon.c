@@ -1043,14 +1043,41 @@ static int64_t split_var_classes(struct canon *c)
 }
 
 /*
+ * A 16-bit key of a string of len bytes at s, from its length and first
+ * 8 bytes (room: bytes readable at s, the string's NUL and what follows
+ * included): a filter in front of the full hash.
+ */
+#define SCAN_KEY_BITS 16
+
+static uint32_t scan_key(const char *s, size_t len, size_t room)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	if (room >= 8) {
+		memcpy(&w, s, 8);
+		w = le64toh(w);
+		if (len < 8)
+			w &= (1ULL << (8 * len)) - 1;
+	} else {
+		for (i = 0; i < len && i < 8; i++)
+			w |= (uint64_t)(uint8_t)s[i] << (8 * i);
+	}
+	w = (w ^ len) * 0xff51afd7ed558ccdULL;
+	return (uint32_t)(w >> (64 - SCAN_KEY_BITS));
+}
+
+/*
  * Step 4's strings for split BTF: a string the base holds takes the base's
  * offset (its first occurrence), any other is the split part's own, laid
  * out in order of first use. Indexing the base's strings would cost a pass
  * of hash-table inserts over all of them for the few a module names;
  * instead the distinct names go into a small set (needles) and one scan
  * over the base's strings looks each base string up in it, stopping once
- * every needle is found. The scan reads the base sequentially and probes
- * a table that stays in cache.
+ * every needle is found. The scan reads the base sequentially; a bitmap
+ * of the needles' scan_key() (8 KiB) lets it hash and look up only the
+ * few base strings that pass it (on vmlinux's 108k strings, a module's
+ * few hundred needles pass a few thousand).
  */
 static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 			   const uint32_t *names, uint32_t nr,
@@ -1058,6 +1085,7 @@ static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 {
 	const struct bc_btf *base = btf->base;
 	uint32_t i, off, found = 0, *base_hit = NULL;
+	uint64_t *filter = NULL;
 	/*
 	 * input string offset -> needle + 1 (0: not seen); calloc'ed, so
 	 * only the pages of offsets in use are ever touched
@@ -1085,17 +1113,28 @@ static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 		str_map[w] = k + 1;
 	}
 	base_hit = calloc(needles.len ? needles.len : 1, sizeof(*base_hit));
-	if (!base_hit) {
+	filter = calloc((1u << SCAN_KEY_BITS) / 64, sizeof(*filter));
+	if (!base_hit || !filter) {
 		err = -ENOMEM;
 		goto out;
+	}
+	for (off = 0; off < needles.len;) {
+		size_t len = strlen(needles.buf + off);
+		uint32_t key = scan_key(needles.buf + off, len, needles.len - off);
+
+		filter[key / 64] |= 1ULL << (key % 64);
+		off += len + 1;
 	}
 	for (off = 0; off < base->str_len && found < needles.nr_used;) {
 		const char *str = base->strs + off;
 		size_t len = strlen(str);
-		int64_t k = bc_strset_find_hashed(&needles, str, len,
-						  bc_strset_hash(str, len));
+		uint32_t key = scan_key(str, len, base->str_len - off);
+		int64_t k;
 
-		if (k >= 0 && !base_hit[k]) {
+		if (filter[key / 64] & (1ULL << (key % 64)) &&
+		    (k = bc_strset_find_hashed(&needles, str, len,
+					       bc_strset_hash(str, len))) >= 0 &&
+		    !base_hit[k]) {
 			base_hit[k] = off + 1;
 			found++;
 		}
@@ -1117,6 +1156,7 @@ static int map_names_split(const struct bc_btf *btf, uint32_t *words,
 		*w = own;
 	}
 out:
+	free(filter);
 	free(base_hit);
 	free(str_map);
 	bc_strset_deinit(&needles);

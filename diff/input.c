@@ -72,25 +72,17 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	struct encode_opts eopts;
 	struct encode_stats stats;
 	struct encode_result encoded = { 0 };
-	struct btf *base = NULL;
 	const void *raw;
-	__u32 raw_size;
+	uint32_t raw_size;
 	int err;
 
 	encode_opts_init(&eopts);
-	if (in->base) {
-		base = btf__new(in->base->data, in->base->size);
-		if (!base)
-			return bc_log_error(log, -errno ? -errno : -EINVAL,
-					    "%s: libbpf rejects the base BTF",
-					    in->base->path);
-		eopts.base = base;
-	}
+	eopts.base = in->base;
 	err = encode_file(path, &eopts, &encoded, &stats, log);
 	if (err)
 		goto out;
 	copts.omit = encoded.omit;	/* the encoder's helper types */
-	raw = btf__raw_data(encoded.btf, &raw_size);
+	raw = encode_result_raw(&encoded, &raw_size);
 	if (!raw)
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	else
@@ -100,7 +92,6 @@ static int encode_dwarf(const char *path, const struct bc_input_opts *opts,
 	in->encoded = true;
 out:
 	encode_result_deinit(&encoded);
-	btf__free(base);
 	return err;
 }
 

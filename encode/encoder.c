@@ -83,6 +83,7 @@
 #include <dwarf.h>
 #include <bpf/btf.h>
 
+#include "../canon/btf_data.h"
 #include "../canon/par.h"
 #include "cu_encoder.h"
 #include "elf_syms.h"
@@ -1024,16 +1025,16 @@ static int plan_chunks(struct encoder *enc, Dwarf *dwarf)
  * --nested-arrays has them wherever the kernel has a multi-dimensional
  * array (struct kvm_vcpu_arch, struct xa_node).
  */
-static bool base_arrays_nested(const struct btf *base)
+static bool base_arrays_nested(const struct bc_btf *base)
 {
-	uint32_t n = btf__type_cnt(base), id;
 	const struct btf_type *t, *elem;
+	uint32_t i;
 
-	for (id = 1; id < n; id++) {
-		t = btf__type_by_id(base, id);
+	for (i = 0; i < base->nr_types; i++) {
+		t = bc_btf_local(base, i);
 		if (!btf_is_array(t))
 			continue;
-		elem = btf__type_by_id(base, btf_array(t)->type);
+		elem = bc_btf_type(base, btf_array(t)->type);
 		if (elem && btf_is_array(elem))
 			return true;
 	}
@@ -1172,11 +1173,21 @@ static void *plan_main(void *arg)
 	return NULL;
 }
 
+const void *encode_result_raw(const struct encode_result *res, uint32_t *size)
+{
+	if (res->split_raw) {
+		*size = res->split_size;
+		return res->split_raw;
+	}
+	return btf__raw_data(res->btf, size);
+}
+
 void encode_result_deinit(struct encode_result *res)
 {
 	if (!res)
 		return;
 	btf__free(res->btf);
+	free(res->split_raw);
 	free(res->omit);
 	func_decisions_deinit(&res->decisions);
 	memset(res, 0, sizeof(*res));
@@ -1414,11 +1425,10 @@ join:
 	 * mapped onto the base once; the omit map follows them.
 	 */
 	if (opts->base) {
-		struct btf *split;
-
 		t0 = bc_clock_sec(CLOCK_MONOTONIC);
 		tc0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
-		err = split_attach_base(merged, opts->base, &out->omit, &split,
+		err = split_attach_base(merged, opts->base, &out->omit,
+					&out->split_raw, &out->split_size,
 					&stats->attach);
 		if (err) {
 			bc_log_error(log, err,
@@ -1427,7 +1437,7 @@ join:
 			goto out;
 		}
 		btf__free(merged);
-		merged = split;
+		merged = NULL;
 		stats->attach_sec = bc_clock_sec(CLOCK_MONOTONIC) - t0;
 		stats->critical.attach = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID) - tc0;
 	}

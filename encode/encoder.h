@@ -25,6 +25,7 @@
 #include "split.h"
 
 struct btf;
+struct bc_btf;
 
 /* How multi-dimensional arrays are written. */
 enum encode_arrays {
@@ -98,7 +99,8 @@ struct encode_opts {
 	bool no_type_cache;		/* encode every unit's copy of a type in full */
 	struct encode_features features;
 	enum encode_arrays arrays;
-	struct btf *base;		/* split BTF over this (a module over vmlinux) */
+	/* split BTF over this (a module over vmlinux), parsed, standalone */
+	const struct bc_btf *base;
 };
 
 struct encode_stats {
@@ -150,15 +152,25 @@ void encode_opts_init(struct encode_opts *opts);
 
 /*
  * What encode_file() hands on to canon: the deduplicated BTF with the
- * chosen FUNCs, VARs and DATASECs added, and the types canon's rebuild
- * leaves out of it (canon_opts.omit; NULL when there are none), and the
- * selection's decisions on functions (pahole -V's lines are made of them).
+ * chosen FUNCs, VARs and DATASECs added (a libbpf BTF, or for split BTF
+ * the raw bytes over opts.base: no libbpf copy of the base is made), and
+ * the types canon's rebuild leaves out of it (canon_opts.omit; NULL when
+ * there are none), and the selection's decisions on functions (pahole
+ * -V's lines are made of them).
  */
 struct encode_result {
-	struct btf *btf;
-	uint8_t *omit;			/* [btf's own types], by id - first own id */
+	struct btf *btf;		/* base BTF; NULL for split BTF */
+	void *split_raw;		/* split BTF over opts.base; else NULL */
+	uint32_t split_size;
+	uint8_t *omit;			/* [own types], by id - first own id */
 	struct func_decisions decisions;	/* functions left out or differing */
 };
+
+/*
+ * The result's raw BTF (btf's, or split_raw), *size bytes, for
+ * bc_btf_parse() (over opts.base for split BTF). NULL when out of memory.
+ */
+const void *encode_result_raw(const struct encode_result *res, uint32_t *size);
 
 /* Frees what encode_file() put in res; accepts a zeroed res. */
 void encode_result_deinit(struct encode_result *res);

@@ -13,14 +13,18 @@
  * standalone BTF (its cost follows the module). split_attach_base() then
  * maps each module type onto an equal base type where there is one:
  *
- *  1. Index the base once, read-only: every type a module type may be
- *     mapped onto (the kinds libbpf's dedup maps: all but VAR, DATASEC;
- *     FUNCs here are the module's own and stay) goes into one
- *     open-addressing table. STRUCT and UNION are keyed by their local
- *     content (kind, vlen, name, size, member names and offsets: no type
- *     ids), every other kind by local content and its referenced ids;
- *     named structs and unions also by name alone. Names are hashed by
- *     content. One pass, no allocation per entry.
+ *  1. Index the base once, read-only (the parsed bc_btf the caller hands
+ *     canon too: no copy), and only what the module can match, since a
+ *     kernel build pays this once per module. Of the kinds a module type
+ *     may be mapped onto (those libbpf's dedup maps: all but VAR,
+ *     DATASEC; FUNCs here are the module's own and stay), a named base
+ *     type is listed under its name when some module type has that name;
+ *     an anonymous one goes into a table by local content (kind, vlen,
+ *     size; STRUCT and UNION without their referenced ids, other kinds
+ *     with them) when every type it refers to is void, a named type of
+ *     a module name or another such anonymous type, since an equal of a
+ *     module type has the module's names. A list or a table slot holds
+ *     its types in id order.
  *
  *  2. Map the module's structs and unions, in id order: try the base
  *     types of equal content in id order, checking equivalence
@@ -52,10 +56,12 @@
  * BTF and the base alone (both functions of the input), in module id
  * order and base id order, so the result is too.
  *
- * Cost: the base index reads each base type and name once (~5 MB on
- * vmlinux, no per-entry allocation); the mapping is linear in the module
- * but for equivalence checks that fail, which revisit a struct's
- * reachable module types once per candidate.
+ * Cost: the base index reads each base type once and hashes the names of
+ * the named ones of mappable kinds (12k of vmlinux's 107k); its table
+ * holds the anonymous types a module's names reach (8k-16k of vmlinux's
+ * 47k for a small module, under 32k for mlx5_core, xfs or nfsv4). The mapping is linear in the module but for
+ * equivalence checks that fail, which revisit a struct's reachable
+ * module types once per candidate.
  *
  *	base: [7] PTR -> [9] struct sk_buff { ... }
  *	module (standalone): [1] struct sk_buff { ... } (same content, refs
@@ -66,33 +72,51 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "../canon/btf_data.h"
 #include "../canon/btf_kinds.h"
 #include "../canon/strset.h"
 #include "split.h"
 
 #define NO_MATCH UINT32_MAX	/* mapped: no base type equals it */
+#define MAX_REFS 1024		/* a type with more is never looked up */
 
 enum { TODO, VISITING, DONE };
 
+/* The anonymous base types of one hash: anon[head - 1], then anon_next. */
 struct base_slot {
 	uint32_t hash;
-	uint32_t id;		/* 0: empty */
+	uint32_t head;		/* 0: empty */
 };
 
 struct attach {
-	const struct btf *mod, *base;
+	const struct btf *mod;
+	const struct bc_btf *base;
+	const char *mod_strs, *base_strs;	/* string sections, offset 0 */
 	uint32_t base_end;		/* first id after the base */
 	uint32_t mod_end;
-	struct base_slot *slots;	/* base index; power of two */
+	/*
+	 * Anonymous base types by content: one slot per hash (a power of
+	 * two of them), its types listed in id order, as many share one
+	 * (anonymous unions of a size, say): anon[] holds their ids,
+	 * anon_next[i] the index + 1 of the next one of anon[i]'s hash.
+	 */
+	struct base_slot *slots;
 	uint32_t mask;
-	struct base_slot *named;	/* base structs, unions by name; same size */
+	uint32_t *anon, *anon_next;
+	/*
+	 * Named base types by name: the base ids whose name the module's
+	 * mappable types have, name k's in id order at
+	 * name_ids[name_start[k] .. name_start[k + 1]); k is the name's
+	 * index in mod_names (its own offset there, in order of addition).
+	 */
+	struct bc_strset mod_names;
+	uint32_t nr_names;
+	uint32_t *name_of_off;		/* mod_names offset -> k */
+	uint32_t *name_start, *name_ids;
 	struct bc_strset mod_defs;	/* names of the module's structs, unions */
 	uint32_t *map;			/* [mod_end] base id or NO_MATCH, once done */
 	uint8_t *state;			/* [mod_end] TODO, VISITING, DONE */
@@ -118,6 +142,18 @@ static bool keyed_by_content(uint32_t kind)
 	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION;
 }
 
+/* Looked up by its references too (see index_base): never with too many. */
+static bool indexable(const struct btf_type *t)
+{
+	uint32_t kind = bc_type_kind(t);
+
+	if (!mappable(kind))
+		return false;
+	/* only entries can make too many */
+	return !bc_kinds[kind].entry_ref_mask || keyed_by_content(kind) ||
+	       bc_type_nr_refs(t) <= MAX_REFS;
+}
+
 static inline uint32_t mix(uint32_t h, uint32_t v)
 {
 	uint64_t x = ((uint64_t)h << 32 | v) * 0x9e3779b97f4a7c15ULL;
@@ -125,26 +161,21 @@ static inline uint32_t mix(uint32_t h, uint32_t v)
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
 }
 
-static uint32_t str_hash(const struct btf *btf, uint32_t off)
+static const struct btf_type *base_type(const struct attach *a, uint32_t id)
 {
-	const char *s = btf__str_by_offset(btf, off);
-
-	return s ? bc_strset_hash(s, strlen(s)) : 0;
+	return bc_btf_local(a->base, id - 1);
 }
 
 /*
- * Hash of t's kind, vlen, kflag, name and head word (a size, where it is
- * not a type id), and of its references when refs is given (the ids they
- * would have: base ids). Entries are left out: the hash only picks
- * candidates, which same_content() and equiv() then check, and hashing
- * every member of every base struct would cost the index most of its time.
+ * Hash of an anonymous t's kind, vlen, kflag and head word (a size,
+ * where it is not a type id), and of its references when refs is given
+ * (the ids they would have: base ids). Entries are left out: the hash
+ * only picks candidates, which same_content() and equiv() then check.
  */
-static uint32_t type_hash(const struct btf *btf, const struct btf_type *t,
-			  const uint32_t *refs)
+static uint32_t anon_hash(const struct btf_type *t, const uint32_t *refs)
 {
 	uint32_t kind = bc_type_kind(t), h = mix(0x12345678, t->info), r, n;
 
-	h = mix(h, t->name_off ? str_hash(btf, t->name_off) : 0);
 	if (bc_word_class(kind, 2) == BC_WORD_DATA)
 		h = mix(h, t->size);
 	if (refs)
@@ -154,8 +185,8 @@ static uint32_t type_hash(const struct btf *btf, const struct btf_type *t,
 }
 
 /* Same kind, vlen, names, data; type-id words not compared. */
-static bool same_content(const struct btf *a_btf, const struct btf_type *a,
-			 const struct btf *b_btf, const struct btf_type *b)
+static bool same_content(const char *a_strs, const struct btf_type *a,
+			 const char *b_strs, const struct btf_type *b)
 {
 	const uint32_t *wa = (const uint32_t *)a, *wb = (const uint32_t *)b;
 	uint32_t kind = bc_type_kind(a), words, j;
@@ -168,8 +199,7 @@ static bool same_content(const struct btf *a_btf, const struct btf_type *a,
 		case BC_WORD_NAME:
 			if (!wa[j] != !wb[j])
 				return false;
-			if (wa[j] && strcmp(btf__str_by_offset(a_btf, wa[j]),
-					    btf__str_by_offset(b_btf, wb[j])))
+			if (wa[j] && strcmp(a_strs + wa[j], b_strs + wb[j]))
 				return false;
 			break;
 		case BC_WORD_REF:
@@ -183,47 +213,209 @@ static bool same_content(const struct btf *a_btf, const struct btf_type *a,
 	return true;
 }
 
-static int index_base(struct attach *a)
+/*
+ * The module's names first: every mappable named module type's, so that
+ * a base type whose name is not among them is passed over (index_base).
+ */
+static int collect_mod_names(struct attach *a)
 {
-	uint32_t id, nr = 1024, j;
+	uint32_t m, k;
 
-	while (nr < 2 * a->base_end)
-		nr *= 2;
-	a->slots = calloc(nr, sizeof(*a->slots));
-	a->named = calloc(nr, sizeof(*a->named));
-	if (!a->slots || !a->named)
-		return -ENOMEM;
-	a->mask = nr - 1;
-	for (id = 1; id < a->base_end; id++) {
-		const struct btf_type *t = btf__type_by_id(a->base, id);
-		uint32_t kind = bc_type_kind(t), h, refs[1024], nr_refs;
+	for (m = 1; m < a->mod_end; m++) {
+		const struct btf_type *t = btf__type_by_id(a->mod, m);
+		uint32_t kind = bc_type_kind(t);
 
-		if (!mappable(kind))
+		if (!bc_kind_valid(kind))
+			return -EINVAL;
+		if (keyed_by_content(kind) && t->name_off &&
+		    bc_strset_add(&a->mod_defs, a->mod_strs + t->name_off) < 0)
+			return -ENOMEM;
+		if (!t->name_off || !mappable(kind))
 			continue;
-		if (keyed_by_content(kind)) {
-			h = type_hash(a->base, t, NULL);
-			if (t->name_off) {
-				uint32_t nh = mix(kind, str_hash(a->base, t->name_off));
-
-				for (j = nh & a->mask; a->named[j].id;
-				     j = (j + 1) & a->mask)
-					;
-				a->named[j].hash = nh;
-				a->named[j].id = id;
-			}
-		} else {
-			nr_refs = bc_type_nr_refs(t);
-			if (nr_refs > sizeof(refs) / sizeof(refs[0]))
-				continue;	/* never the target of a lookup */
-			bc_type_refs(t, refs);
-			h = type_hash(a->base, t, refs);
-		}
-		for (j = h & a->mask; a->slots[j].id; j = (j + 1) & a->mask)
-			;
-		a->slots[j].hash = h;
-		a->slots[j].id = id;
+		if (bc_strset_add(&a->mod_names, a->mod_strs + t->name_off) < 0)
+			return -ENOMEM;
+	}
+	a->nr_names = a->mod_names.nr_used;
+	a->name_start = calloc(a->nr_names + 2, sizeof(*a->name_start));
+	a->name_of_off = malloc((a->mod_names.len + 1) * sizeof(*a->name_of_off));
+	if (!a->name_start || !a->name_of_off)
+		return -ENOMEM;
+	for (m = 0, k = 0; m < a->mod_names.len; k++) {
+		a->name_of_off[m] = k;
+		m += strlen(a->mod_names.buf + m) + 1;
 	}
 	return 0;
+}
+
+/* Index k of a module name (in mod_names), or -1. */
+static int64_t name_index(const struct attach *a, const char *name)
+{
+	int64_t off = bc_strset_find(&a->mod_names, name);
+
+	return off < 0 ? -1 : (int64_t)a->name_of_off[off];
+}
+
+/* What index_base() knows of a base type: can it be a module type's equal? */
+enum { REL_UNKNOWN, REL_VISITING, REL_YES, REL_NO };
+
+struct rel_frame {
+	uint32_t id, word;	/* the type, and its next word to look at */
+};
+
+/*
+ * Decides rel[] for the anonymous base type root and every undecided one
+ * it reaches: REL_YES when each of its references is void, a named type
+ * of a name the module has, or an anonymous type of REL_YES. Only such
+ * a type can equal a module type (an equal's names are the module's), so
+ * only those go into the table. A loop of anonymous types (no C type
+ * makes one) counts as REL_YES: the set may be too big, never too small.
+ * Depth-first with an explicit stack: the base's chains may be long.
+ */
+static int decide_anon(struct attach *a, uint8_t *rel, uint32_t root,
+		       struct rel_frame **stack, uint32_t *cap)
+{
+	uint32_t sp = 0;
+
+	rel[root] = REL_VISITING;
+	(*stack)[sp++] = (struct rel_frame){ root, 2 };
+	while (sp) {
+		struct rel_frame *f = &(*stack)[sp - 1];
+		const struct btf_type *t = base_type(a, f->id);
+		const uint32_t *w = (const uint32_t *)t;
+		uint32_t kind = bc_type_kind(t), words = bc_type_words(t), r;
+		uint8_t verdict = REL_YES;
+
+		for (; f->word < words; f->word++) {
+			if (bc_word_class(kind, f->word) != BC_WORD_REF ||
+			    !(r = w[f->word]))
+				continue;
+			if (r >= a->base_end || rel[r] == REL_NO) {
+				verdict = REL_NO;
+				break;
+			}
+			if (rel[r] == REL_UNKNOWN)
+				break;	/* looked at again once r is decided */
+		}
+		if (f->word < words && verdict == REL_YES) {
+			if (sp == *cap) {
+				struct rel_frame *grown =
+					realloc(*stack, 2 * *cap * sizeof(**stack));
+
+				if (!grown)
+					return -ENOMEM;
+				*stack = grown;
+				*cap *= 2;
+			}
+			rel[r] = REL_VISITING;
+			(*stack)[sp++] = (struct rel_frame){ r, 2 };
+			continue;
+		}
+		rel[f->id] = verdict;
+		sp--;
+	}
+	return 0;
+}
+
+/*
+ * Step 1: one pass over the base, which it only reads. Named types go
+ * to their name's list when the module has a type of that name; the
+ * anonymous ones that can equal a module type (decide_anon) to the list
+ * of their anon_hash(), their references included (structs and unions:
+ * without). On vmlinux, 60k of the 107k types are of kinds a module type
+ * maps onto and 47k of those are anonymous; a small module's names leave
+ * 8k-16k of them.
+ */
+static int index_base(struct attach *a)
+{
+	uint32_t id, nr, i, j, nr_anon = 0, nr_named = 0, cap = 64;
+	uint32_t refs[MAX_REFS];
+	struct { uint32_t k, id; } *named = NULL;
+	struct rel_frame *stack = malloc(cap * sizeof(*stack));
+	uint8_t *rel = calloc(a->base_end, 1);
+	int err = -ENOMEM;
+
+	/* the anonymous mappable types, to decide below: then those kept */
+	a->anon = malloc(a->base_end * sizeof(*a->anon));
+	if (!stack || !rel || !a->anon)
+		goto out;
+	rel[0] = REL_YES;	/* void */
+	for (id = 1; id < a->base_end; id++) {
+		const struct btf_type *t = base_type(a, id);
+		int64_t k;
+
+		if (!mappable(bc_type_kind(t))) {
+			rel[id] = REL_NO;
+			continue;
+		}
+		if (!t->name_off) {
+			a->anon[nr_anon++] = id;
+			continue;
+		}
+		k = a->nr_names ? name_index(a, a->base_strs + t->name_off) : -1;
+		rel[id] = k >= 0 ? REL_YES : REL_NO;
+		if (k < 0 || !indexable(t))
+			continue;
+		if (!(nr_named & (nr_named + 1))) {
+			void *grown = realloc(named, (2 * nr_named + 1) *
+						     sizeof(*named));
+
+			if (!grown)
+				goto out;
+			named = grown;
+		}
+		named[nr_named].k = k;
+		named[nr_named++].id = id;
+		a->name_start[k + 2]++;
+	}
+	/* name_start[k + 1] counts name k's base types, then places them */
+	a->name_ids = malloc((nr_named ? nr_named : 1) * sizeof(*a->name_ids));
+	if (!a->name_ids)
+		goto out;
+	for (j = 2; j < a->nr_names + 2; j++)
+		a->name_start[j] += a->name_start[j - 1];
+	for (j = 0; j < nr_named; j++)
+		a->name_ids[a->name_start[named[j].k + 1]++] = named[j].id;
+	for (i = 0; i < nr_anon; i++)
+		if (rel[a->anon[i]] == REL_UNKNOWN &&
+		    (err = decide_anon(a, rel, a->anon[i], &stack, &cap)))
+			goto out;
+	err = -ENOMEM;
+	for (i = 0, j = 0; i < nr_anon; i++)
+		if (rel[a->anon[i]] == REL_YES &&
+		    indexable(base_type(a, a->anon[i])))
+			a->anon[j++] = a->anon[i];
+	nr_anon = j;
+	a->anon_next = malloc((nr_anon ? nr_anon : 1) * sizeof(*a->anon_next));
+	for (nr = 1; nr < 2 * nr_anon; nr *= 2)
+		;
+	a->slots = calloc(nr, sizeof(*a->slots));
+	if (!a->anon_next || !a->slots)
+		goto out;
+	a->mask = nr - 1;
+	/* last id first: each list is then in id order */
+	for (i = nr_anon; i-- > 0;) {
+		const struct btf_type *t = base_type(a, a->anon[i]);
+		uint32_t h;
+
+		if (keyed_by_content(bc_type_kind(t))) {
+			h = anon_hash(t, NULL);
+		} else {
+			bc_type_refs(t, refs);
+			h = anon_hash(t, refs);
+		}
+		for (j = h & a->mask; a->slots[j].head && a->slots[j].hash != h;
+		     j = (j + 1) & a->mask)
+			;
+		a->anon_next[i] = a->slots[j].head;
+		a->slots[j].hash = h;
+		a->slots[j].head = i + 1;
+	}
+	err = 0;
+out:
+	free(named);
+	free(stack);
+	free(rel);
+	return err;
 }
 
 static void hyp_clear(struct attach *a)
@@ -252,9 +444,9 @@ static bool base_same(const struct attach *a, uint32_t x, uint32_t y,
 		return true;
 	if (!x || !y || x >= a->base_end || y >= a->base_end || !depth)
 		return false;
-	tx = btf__type_by_id(a->base, x);
-	ty = btf__type_by_id(a->base, y);
-	if (!same_content(a->base, tx, a->base, ty))
+	tx = base_type(a, x);
+	ty = base_type(a, y);
+	if (!same_content(a->base_strs, tx, a->base_strs, ty))
 		return false;
 	kind = bc_type_kind(tx);
 	wx = (const uint32_t *)tx;
@@ -267,6 +459,14 @@ static bool base_same(const struct attach *a, uint32_t x, uint32_t y,
 	return true;
 }
 
+/* Do module type tm and base type tb have one name? */
+static bool same_name(const struct attach *a, const struct btf_type *tm,
+		      const struct btf_type *tb)
+{
+	return tm->name_off && tb->name_off &&
+	       !strcmp(a->mod_strs + tm->name_off, a->base_strs + tb->name_off);
+}
+
 /* An enum without enumerators (a declaration) against one with, same name and size? */
 static bool enum_decl_vs_def(const struct attach *a, const struct btf_type *tm,
 			     const struct btf_type *tb)
@@ -275,10 +475,9 @@ static bool enum_decl_vs_def(const struct attach *a, const struct btf_type *tm,
 
 	if ((kind != BTF_KIND_ENUM && kind != BTF_KIND_ENUM64) ||
 	    bc_type_kind(tb) != kind || !bc_type_vlen(tm) == !bc_type_vlen(tb) ||
-	    tm->size != tb->size || !tm->name_off || !tb->name_off)
+	    tm->size != tb->size)
 		return false;
-	return !strcmp(btf__str_by_offset(a->mod, tm->name_off),
-		       btf__str_by_offset(a->base, tb->name_off));
+	return same_name(a, tm, tb);
 }
 
 /*
@@ -293,7 +492,7 @@ static bool equiv(struct attach *a, uint32_t m, uint32_t b)
 
 	if (!m || !b)
 		return m == b;
-	if (m >= a->mod_end)
+	if (m >= a->mod_end || b >= a->base_end)
 		return false;
 	/*
 	 * A type found to have no equal on its own may have one here: a
@@ -305,7 +504,7 @@ static bool equiv(struct attach *a, uint32_t m, uint32_t b)
 	if (a->hyp[m])
 		return base_same(a, a->hyp[m], b, BASE_SAME_DEPTH);
 	tm = btf__type_by_id(a->mod, m);
-	tb = btf__type_by_id(a->base, b);
+	tb = base_type(a, b);
 	kind = bc_type_kind(tm);
 	if (!mappable(kind))
 		return false;
@@ -321,9 +520,7 @@ static bool equiv(struct attach *a, uint32_t m, uint32_t b)
 
 		if (real != (bc_info_kflag(fwd->info) ? BTF_KIND_UNION :
 							BTF_KIND_STRUCT) ||
-		    !tm->name_off || !tb->name_off ||
-		    strcmp(btf__str_by_offset(a->mod, tm->name_off),
-			   btf__str_by_offset(a->base, tb->name_off)))
+		    !same_name(a, tm, tb))
 			return false;
 		if (kind == BTF_KIND_FWD) {
 			a->hyp[m] = b;
@@ -339,7 +536,7 @@ static bool equiv(struct attach *a, uint32_t m, uint32_t b)
 		}
 		return true;
 	}
-	if (!same_content(a->mod, tm, a->base, tb))
+	if (!same_content(a->mod_strs, tm, a->base_strs, tb))
 		return false;
 	a->hyp[m] = b;
 	a->hyp_list[a->nr_hyp++] = m;
@@ -365,17 +562,69 @@ static void hyp_commit(struct attach *a)
 
 	for (i = 0; i < a->nr_hyp; i++) {
 		uint32_t m = a->hyp_list[i];
-		uint32_t kind = bc_type_kind(btf__type_by_id(a->mod, m));
+		const struct btf_type *t = btf__type_by_id(a->mod, m);
+		uint32_t kind = bc_type_kind(t);
 
 		if (keyed_by_content(kind) || kind == BTF_KIND_FWD ||
 		    ((kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64) &&
-		     !bc_type_vlen(btf__type_by_id(a->mod, m)))) {
+		     !bc_type_vlen(t))) {
 			a->map[m] = a->hyp[m];
 			a->state[m] = DONE;
 		}
 		a->hyp[m] = 0;
 	}
 	a->nr_hyp = 0;
+}
+
+/*
+ * The base types that may equal module type t, in base id order: for a
+ * named t, the base types of its name (name_ids[i .. end)), for an
+ * anonymous one those of its hash (anon[i - 1], then anon_next).
+ * next_candidate() steps.
+ */
+struct candidates {
+	const struct attach *a;
+	bool named;
+	uint32_t i, end;
+};
+
+static void candidates_init(struct candidates *c, const struct attach *a,
+			    const struct btf_type *t, uint32_t hash)
+{
+	uint32_t j;
+	int64_t k;
+
+	c->a = a;
+	c->named = t->name_off;
+	c->i = c->end = 0;
+	if (c->named) {
+		k = name_index(a, a->mod_strs + t->name_off);
+		if (k >= 0) {
+			c->i = a->name_start[k];
+			c->end = a->name_start[k + 1];
+		}
+		return;
+	}
+	for (j = hash & a->mask; a->slots[j].head; j = (j + 1) & a->mask)
+		if (a->slots[j].hash == hash) {
+			c->i = a->slots[j].head;
+			return;
+		}
+}
+
+/* The next candidate's base id, or 0 when there is none. */
+static uint32_t next_candidate(struct candidates *c)
+{
+	const struct attach *a = c->a;
+	uint32_t id;
+
+	if (c->named)
+		return c->i < c->end ? a->name_ids[c->i++] : 0;
+	if (!c->i)
+		return 0;
+	id = a->anon[c->i - 1];
+	c->i = a->anon_next[c->i - 1];
+	return id;
 }
 
 /*
@@ -387,24 +636,19 @@ static void hyp_commit(struct attach *a)
 static bool map_fwd(struct attach *a, uint32_t m, const struct btf_type *t)
 {
 	uint32_t kind = bc_info_kflag(t->info) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-	const char *name = btf__str_by_offset(a->mod, t->name_off);
-	uint32_t nh, j, found = 0;
+	struct candidates c;
+	uint32_t b, found = 0;
 
-	if (!t->name_off || !name || bc_strset_find(&a->mod_defs, name) >= 0)
+	if (!t->name_off ||
+	    bc_strset_find(&a->mod_defs, a->mod_strs + t->name_off) >= 0)
 		return false;
-	nh = mix(kind, bc_strset_hash(name, strlen(name)));
-	for (j = nh & a->mask; a->named[j].id; j = (j + 1) & a->mask) {
-		const struct btf_type *bt;
-
-		if (a->named[j].hash != nh)
-			continue;
-		bt = btf__type_by_id(a->base, a->named[j].id);
-		if (bc_type_kind(bt) != kind ||
-		    strcmp(btf__str_by_offset(a->base, bt->name_off), name))
+	candidates_init(&c, a, t, 0);
+	while ((b = next_candidate(&c))) {
+		if (bc_type_kind(base_type(a, b)) != kind)
 			continue;
 		if (found)
 			return false;	/* two: which one is meant is unknown */
-		found = a->named[j].id;
+		found = b;
 	}
 	if (!found)
 		return false;
@@ -416,7 +660,8 @@ static bool map_fwd(struct attach *a, uint32_t m, const struct btf_type *t)
 static void map_type(struct attach *a, uint32_t m)
 {
 	const struct btf_type *t = btf__type_by_id(a->mod, m);
-	uint32_t kind = bc_type_kind(t), h, j, refs[1024], nr_refs, r;
+	uint32_t kind = bc_type_kind(t), refs[MAX_REFS], nr_refs, r, b;
+	struct candidates c;
 
 	if (a->state[m] != TODO)
 		return;		/* done, or a loop (only through structs) */
@@ -425,13 +670,12 @@ static void map_type(struct attach *a, uint32_t m)
 	if (!mappable(kind))
 		goto done;
 	if (keyed_by_content(kind)) {
-		h = type_hash(a->mod, t, NULL);
-		for (j = h & a->mask; a->slots[j].id; j = (j + 1) & a->mask) {
-			/* a hash collision with another kind is no candidate */
-			if (a->slots[j].hash != h ||
-			    btf__type_by_id(a->base, a->slots[j].id)->info != t->info)
+		candidates_init(&c, a, t, anon_hash(t, NULL));
+		while ((b = next_candidate(&c))) {
+			/* another kind, or a struct of another size */
+			if (base_type(a, b)->info != t->info)
 				continue;
-			if (equiv(a, m, a->slots[j].id)) {
+			if (equiv(a, m, b)) {
 				hyp_commit(a);	/* m's among them */
 				return;
 			}
@@ -440,7 +684,7 @@ static void map_type(struct attach *a, uint32_t m)
 		goto done;
 	}
 	nr_refs = bc_type_nr_refs(t);
-	if (nr_refs > sizeof(refs) / sizeof(refs[0]))
+	if (nr_refs > MAX_REFS)
 		goto done;
 	bc_type_refs(t, refs);
 	for (r = 0; r < nr_refs; r++) {
@@ -458,15 +702,12 @@ static void map_type(struct attach *a, uint32_t m)
 		return;
 	if (kind == BTF_KIND_FWD && map_fwd(a, m, t))
 		goto done;
-	h = type_hash(a->mod, t, refs);
-	for (j = h & a->mask; a->slots[j].id; j = (j + 1) & a->mask) {
-		const struct btf_type *bt;
-		uint32_t b = a->slots[j].id, brefs[1024];
+	candidates_init(&c, a, t, anon_hash(t, refs));
+	while ((b = next_candidate(&c))) {
+		const struct btf_type *bt = base_type(a, b);
+		uint32_t brefs[MAX_REFS];
 
-		if (a->slots[j].hash != h)
-			continue;
-		bt = btf__type_by_id(a->base, b);
-		if (!same_content(a->mod, t, a->base, bt))
+		if (!same_content(a->mod_strs, t, a->base_strs, bt))
 			continue;
 		bc_type_refs(bt, brefs);
 		if (memcmp(refs, brefs, nr_refs * sizeof(*refs)))
@@ -479,22 +720,19 @@ done:
 }
 
 /* Step 4: the unmapped types, over the base, as raw split BTF. */
-static int write_split(struct attach *a, void **raw_out, size_t *size_out,
+static int write_split(struct attach *a, void **raw_out, uint32_t *size_out,
 		       uint8_t **omit)
 {
 	const struct btf_header *mhdr;
 	const char *mstrs;
-	uint32_t raw_size, m, nr_own = 0, type_len = 0, *new_id, base_str_len;
-	const struct btf_header *bhdr;
+	uint32_t raw_size, m, nr_own = 0, type_len = 0, *new_id;
+	uint32_t base_str_len = a->base->str_len;
 	struct btf_header *hdr;
 	uint8_t *out, *p;
-	__u32 bsize;
 
 	mhdr = btf__raw_data((struct btf *)a->mod, &raw_size);
-	bhdr = btf__raw_data((struct btf *)a->base, &bsize);
-	if (!mhdr || !bhdr)
+	if (!mhdr)
 		return -ENOMEM;
-	base_str_len = bhdr->str_len;
 	mstrs = (const char *)mhdr + mhdr->hdr_len + mhdr->str_off;
 	new_id = calloc(a->mod_end, sizeof(*new_id));
 	if (!new_id)
@@ -569,62 +807,38 @@ static int write_split(struct attach *a, void **raw_out, size_t *size_out,
 	return 0;
 }
 
-/*
- * libbpf 1.1.2 exports no btf__new_split: the bytes go through
- * btf__parse_raw_split on an in-memory file.
- */
-static struct btf *split_from_raw(const void *raw, size_t size,
-				  struct btf *base)
-{
-	struct btf *btf = NULL;
-	char path[64];
-	int fd = memfd_create("btfcanon-split", MFD_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (write(fd, raw, size) == (ssize_t)size) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		btf = btf__parse_raw_split(path, base);
-	}
-	close(fd);
-	return btf;
-}
-
-int split_attach_base(const struct btf *mod, struct btf *base, uint8_t **omit,
-		      struct btf **out, struct split_attach_stats *stats)
+int split_attach_base(const struct btf *mod, const struct bc_btf *base,
+		      uint8_t **omit, void **raw, uint32_t *size,
+		      struct split_attach_stats *stats)
 {
 	struct attach a = {
 		.mod = mod, .base = base,
-		.base_end = btf__type_cnt(base), .mod_end = btf__type_cnt(mod),
+		.base_end = bc_btf_end_id(base), .mod_end = btf__type_cnt(mod),
 		.stats = stats,
 	};
-	void *raw = NULL;
-	size_t size = 0;
 	uint32_t m;
 	int err;
 
-	*out = NULL;
+	*raw = NULL;
+	*size = 0;
 	memset(stats, 0, sizeof(*stats));
-	if (btf__base_btf(mod))
+	if (btf__base_btf(mod) || base->base)
 		return -EINVAL;
+	a.mod_strs = btf__str_by_offset(mod, 0);
+	a.base_strs = base->strs;
 	a.map = calloc(a.mod_end, sizeof(*a.map));
 	a.hyp = calloc(a.mod_end, sizeof(*a.hyp));
 	a.hyp_list = malloc(a.mod_end * sizeof(*a.hyp_list));
 	a.state = calloc(a.mod_end, 1);
 	err = bc_strset_init_over(&a.mod_defs, 0);
-	if (err)
-		goto out;
-	err = a.map && a.hyp && a.hyp_list && a.state ? index_base(&a) : -ENOMEM;
-	for (m = 1; m < a.mod_end && !err; m++) {
-		const struct btf_type *t = btf__type_by_id(mod, m);
-
-		if (!t || !bc_kind_valid(bc_type_kind(t)))
-			err = -EINVAL;
-		else if (keyed_by_content(bc_type_kind(t)) && t->name_off &&
-			 bc_strset_add(&a.mod_defs,
-				       btf__str_by_offset(mod, t->name_off)) < 0)
-			err = -ENOMEM;
-	}
+	if (!err)
+		err = bc_strset_init_over(&a.mod_names, 0);
+	if (!err && (!a.map || !a.hyp || !a.hyp_list || !a.state || !a.mod_strs))
+		err = -ENOMEM;
+	if (!err)
+		err = collect_mod_names(&a);
+	if (!err)
+		err = index_base(&a);
 	if (err)
 		goto out;
 	/* structs and unions first: the other kinds are mapped after them */
@@ -633,17 +847,16 @@ int split_attach_base(const struct btf *mod, struct btf *base, uint8_t **omit,
 			map_type(&a, m);
 	for (m = 1; m < a.mod_end; m++)
 		map_type(&a, m);
-	err = write_split(&a, &raw, &size, omit);
-	if (err)
-		goto out;
-	*out = split_from_raw(raw, size, base);
-	if (!*out)
-		err = errno ? -errno : -EINVAL;
+	err = write_split(&a, raw, size, omit);
 out:
-	free(raw);
 	bc_strset_deinit(&a.mod_defs);
-	free(a.named);
+	bc_strset_deinit(&a.mod_names);
+	free(a.name_of_off);
+	free(a.name_start);
+	free(a.name_ids);
 	free(a.slots);
+	free(a.anon);
+	free(a.anon_next);
 	free(a.map);
 	free(a.hyp);
 	free(a.hyp_list);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct btf;
+struct bc_btf;
 
 struct split_attach_stats {
 	uint32_t mapped;	/* module types replaced by base types */
@@ -16,15 +17,17 @@ struct split_attach_stats {
 };
 
 /*
- * Makes *out, split BTF over base holding the types of mod (standalone
- * BTF) that no base type equals; references to the others name base ids.
- * base is only read. *omit, when not NULL, is the selection's map of mod's
- * types to leave out ([id - 1]); it is replaced by the same map over the
- * types of *out ([id - btf__type_cnt(base)]). Returns 0 or a negative
- * errno (-ENOMEM; -EINVAL when mod is itself split or holds a type of
- * unknown kind).
+ * Makes *raw (*size bytes, malloc'd), raw split BTF over base holding the
+ * types of mod (standalone BTF) that no base type equals; references to
+ * the others name base ids, string offsets start after the base's
+ * strings. base (parsed, standalone) is only read. *omit, when not NULL,
+ * is the selection's map of mod's types to leave out ([id - 1]); it is
+ * replaced by the same map over the split types ([id - first split id]).
+ * Returns 0 or a negative errno (-ENOMEM; -EINVAL when mod or base is
+ * itself split or mod holds a type of unknown kind).
  */
-int split_attach_base(const struct btf *mod, struct btf *base, uint8_t **omit,
-		      struct btf **out, struct split_attach_stats *stats);
+int split_attach_base(const struct btf *mod, const struct bc_btf *base,
+		      uint8_t **omit, void **raw, uint32_t *size,
+		      struct split_attach_stats *stats);
 
 #endif

@@ -560,9 +560,8 @@ static void require_file(const char *path, const char *package)
 }
 
 /* encode (over base, if any) + canon, as `btfcanon encode` does. */
-static struct blob encode(const char *path, struct btf *base,
-			  const struct bc_btf *bc_base, unsigned int jobs,
-			  int shuffle_seed)
+static struct blob encode(const char *path, const struct bc_btf *bc_base,
+			  unsigned int jobs, int shuffle_seed)
 {
 	struct encode_opts eo;
 	struct encode_stats es;
@@ -572,7 +571,7 @@ static struct blob encode(const char *path, struct btf *base,
 
 	encode_opts_init(&eo);
 	eo.jobs = jobs;
-	eo.base = base;
+	eo.base = bc_base;
 	if (shuffle_seed >= 0) {
 		eo.shuffle = true;
 		eo.shuffle_seed = shuffle_seed;
@@ -648,8 +647,8 @@ START_TEST(test_real)
 	require_file(VMLINUX_117, pkg);
 	require_file(MODULE_117, pkg);
 	require_file(VMLINUX_115, "linux-image-6.12.115+deb12-cloud-amd64-dbg");
-	raw117 = encode(VMLINUX_117, NULL, NULL, 2, -1);
-	raw115 = encode(VMLINUX_115, NULL, NULL, 2, -1);
+	raw117 = encode(VMLINUX_117, NULL, 2, -1);
+	raw115 = encode(VMLINUX_115, NULL, 2, -1);
 	b117 = parse_or_fail(&raw117, NULL);
 	b115 = parse_or_fail(&raw115, NULL);
 	lb117 = btf__new(raw117.data, raw117.size);
@@ -657,12 +656,12 @@ START_TEST(test_real)
 	ck_assert(lb117 && lb115);
 
 	/* the module over 6.12.117, distilled: the same bytes at any -j and unit order */
-	module = encode(MODULE_117, lb117, b117, 1, -1);
+	module = encode(MODULE_117, b117, 1, -1);
 	split = parse_or_fail(&module, b117);
 	ck_assert_int_eq(bc_distill(split, BC_ORDER_KIND, &dr, &test_log), 0);
 	bc_btf_free(split);
 	for (seed = 0; seed < 3; seed++) {
-		struct blob other = encode(MODULE_117, lb117, b117, 2 + seed,
+		struct blob other = encode(MODULE_117, b117, 2 + seed,
 					   seed ? seed * 7919 : -1);
 
 		split = parse_or_fail(&other, b117);

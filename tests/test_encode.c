@@ -420,10 +420,10 @@ struct encode_run {
 
 /*
  * encode_file() + canon_run() with FWD resolution: cmd_encode's bytes.
- * With base (libbpf's for the encoder, bc_base for canon): split BTF.
+ * With bc_base: split BTF over it.
  */
 static struct blob encode_canon_over(const char *path, const struct encode_run *run,
-				     struct btf *base, const struct bc_btf *bc_base)
+				     const struct bc_btf *bc_base)
 {
 	struct log_text text = { .len = 0 };
 	struct bc_log log = { .fn = log_collect, .ctx = &text };
@@ -443,7 +443,7 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 	opts.piece_cus = run->piece_cus;
 	opts.group_chunks = run->group_chunks;
 	opts.arrays = run->arrays;
-	opts.base = base;
+	opts.base = bc_base;
 	err = encode_file(path, &opts, &enc, &stats, &log);
 	ck_assert_msg(!err, "encode_file(%s) failed: %d\n%s", path, err, text.buf);
 	out = canon_encoded(&enc, bc_base, BC_ORDER_KIND, true);
@@ -453,7 +453,7 @@ static struct blob encode_canon_over(const char *path, const struct encode_run *
 
 static struct blob encode_canon(const char *path, const struct encode_run *run)
 {
-	return encode_canon_over(path, run, NULL, NULL);
+	return encode_canon_over(path, run, NULL);
 }
 
 static const struct encode_run default_run = { .jobs = 2 };
@@ -904,12 +904,12 @@ START_TEST(test_split_over_base)
 	FILE *f;
 
 	ck_assert_msg(base != NULL, "%s: libbpf cannot read the base", cc);
-	ref = encode_canon_over(bin, &run, base, bc_base);
+	ref = encode_canon_over(bin, &run, bc_base);
 	for (i = 0; i < sizeof(job_counts) / sizeof(job_counts[0]); i++) {
 		struct blob out;
 
 		run.jobs = job_counts[i];
-		out = encode_canon_over(bin, &run, base, bc_base);
+		out = encode_canon_over(bin, &run, bc_base);
 		ck_assert_msg(blob_eq(&out, &ref),
 			      "%s, chunk %u: split BTF at -j%u differs from -j1",
 			      cc, chunk_cus, job_counts[i]);
@@ -921,7 +921,7 @@ START_TEST(test_split_over_base)
 
 		run.jobs = shuffle_jobs[i % 4];
 		run.seed = seeds[i];
-		out = encode_canon_over(bin, &run, base, bc_base);
+		out = encode_canon_over(bin, &run, bc_base);
 		ck_assert_msg(blob_eq(&out, &ref),
 			      "%s, chunk %u: split BTF with --shuffle-cus=%llu -j%u differs",
 			      cc, chunk_cus, (unsigned long long)seeds[i], run.jobs);

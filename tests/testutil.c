@@ -97,10 +97,10 @@ struct blob canon_encoded(const struct encode_result *enc,
 	struct canon_result res;
 	struct bc_btf *btf;
 	struct blob raw, out;
-	__u32 size;
+	uint32_t size;
 	int err;
 
-	raw.data = (void *)btf__raw_data(enc->btf, &size);
+	raw.data = (void *)encode_result_raw(enc, &size);
 	raw.size = size;
 	ck_assert_ptr_nonnull(raw.data);
 	btf = parse_or_fail(&raw, base);

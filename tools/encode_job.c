@@ -115,7 +115,6 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	struct canon_result res = { 0 };
 	struct bc_btf *parsed = NULL, *base = NULL;
 	struct encode_result enc = { 0 };
-	struct btf *base_btf = NULL;
 	struct bc_btf_layout layout[BC_NR_KINDS];
 	uint32_t i;
 	enum bc_file_format base_format;
@@ -131,19 +130,14 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 	if (job->distilled_out)
 		opts.features.distilled_base = true;
 	if (job->base) {
-		/* the base twice: libbpf's for the encoder, ours for canon */
-		err = bc_file_load_btf(job->base, NULL, &base, &base_format, log);
+		/* parsed once, read by the encoder and canon alike, in place */
+		static const struct bc_parse_opts read_only = { .in_place = true };
+
+		err = bc_file_load_btf_opts(job->base, NULL, &read_only, &base,
+					    &base_format, log);
 		if (err)
 			goto out;
-		/* bc_btf holds the plain form, which libbpf 1.1 reads */
-		base_btf = btf__new(base->data, base->size);
-		if (!base_btf) {
-			err = bc_log_error(log, -errno ? -errno : -EINVAL,
-					   "%s: libbpf cannot read the base BTF",
-					   job->base);
-			goto out;
-		}
-		opts.base = base_btf;
+		opts.base = base;
 	}
 	err = encode_file(job->input, &opts, &enc, &es, log);
 	if (err)
@@ -154,7 +148,7 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 		job->on_decisions(job->ctx, &enc.decisions);
 	t_canon0 = now_sec();
 	c_canon0 = bc_clock_sec(CLOCK_THREAD_CPUTIME_ID);
-	raw = btf__raw_data(enc.btf, &raw_size);
+	raw = encode_result_raw(&enc, &raw_size);
 	if (!raw) {
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", job->input);
 		goto out;
@@ -167,7 +161,8 @@ int encode_job_run(const struct encode_job *job, const struct bc_log *log)
 		canon.nr_layout = BC_NR_KINDS;
 	}
 	err = bc_btf_parse(raw, raw_size, base, job->input, log, &parsed);
-	if (!err && !pthread_create(&releaser, NULL, release_btf_main, enc.btf)) {
+	if (!err && enc.btf &&
+	    !pthread_create(&releaser, NULL, release_btf_main, enc.btf)) {
 		enc.btf = NULL;		/* parsed holds a copy */
 		releasing = true;
 	}
@@ -239,6 +234,5 @@ out:
 	bc_btf_free(parsed);
 	encode_result_deinit(&enc);
 	bc_btf_free(base);
-	btf__free(base_btf);
 	return err;
 }
