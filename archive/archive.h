@@ -33,15 +33,16 @@
  * change when kernels are added or removed.
  *
  * Threads: an archive is used by one thread at a time (lists are decoded
- * on first use and kept; rebuilding reuses arrays kept in the archive);
- * separate archives are independent. bc_archive_add_files()
+ * on first use and kept, or for views freed when no longer needed;
+ * rebuilding and views reuse arrays kept in the archive); separate
+ * archives are independent. bc_archive_add_files()
  * (archive/add_input.h) runs its own reader threads.
  *
  * Cost of reading: opening decompresses the body and reads every record
  * of the pool (tens of ms for 118 kernels; bc_archive_open_lazy() reads
  * a record when a kernel rebuilt uses it); a kernel rebuilt whole costs
- * about 10 ms per 100k types, a view a few ms; lists decoded for one
- * kernel serve its descendants too.
+ * about 10 ms per 100k types, a view under 1 ms (its list decoded and
+ * read once); lists decoded for one kernel serve its descendants too.
  *
  * Errors: negative errno, after one message on the log naming the file.
  */
@@ -168,7 +169,10 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
  * Reading part of a kernel: a view looks types up by kind and name and
  * decodes single records, without building the kernel's whole BTF. Ids are
  * the kernel's own (those of bc_archive_kernel_raw()). A view stays valid
- * until the archive changes or is freed.
+ * until the archive changes or is freed, and is freed before the archive.
+ * Views opened kernel after kernel in version order keep only the lists
+ * still needed: a kernel's list decoded for a view is freed once no view
+ * is open on it and every kernel whose parent it is has been viewed.
  */
 struct bc_archive_view;
 

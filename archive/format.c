@@ -888,7 +888,7 @@ static int read_strings_v3(struct bc_archive *ar, struct reader *r)
 	pos = r->pos;
 	total = 0;
 	for (i = 0; i < nr; i++) {
-		ar_get_u32(d, r->len, &pos, &len);
+		ar_get_u32(d, r->len, &pos, &len);	/* checked above */
 		strs[i].s = (const char *)bytes + total;
 		strs[i].len = len;
 		total += len + 1ull;

@@ -1333,10 +1333,15 @@ struct proto {
  * archive). Rows depend on the object only, so a row's number is the
  * same in every column.
  */
+struct helper_call;
+
 struct bc_deps_memo {
 	uint32_t nr;		/* rows */
 	struct proto *ref;	/* [row] */
 	bool *done;		/* [row]: ref is spelled */
+	struct helper_call *calls;	/* the object's, sorted (check_helpers) */
+	uint32_t nr_calls;
+	bool calls_done;
 };
 
 static void proto_free(struct proto *p)
@@ -1363,6 +1368,7 @@ static void memo_free(struct bc_deps_memo *m)
 		proto_free(&m->ref[i]);
 	free(m->ref);
 	free(m->done);
+	free(m->calls);
 	free(m);
 }
 
@@ -1912,12 +1918,12 @@ static const char *helper_name(const struct bc_deps_kernel *k, int32_t id)
  * One row per helper id; the row is autoload-off when every call to the
  * helper is in an autoload-off program.
  */
-static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
-			 const struct bc_deps_kernel *kernels)
+/* The object's helper calls, sorted by id, into *out (n of them). */
+static int helper_calls(const struct bc_bpf_object *obj,
+			struct helper_call **out, uint32_t *nr)
 {
-	uint32_t s, i, j, k, n = 0, cap = 0;
+	uint32_t s, i, n = 0, cap = 0;
 	struct helper_call *calls = NULL;
-	int err = 0;
 
 	for (s = 0; s < obj->nr_sections; s++) {
 		const struct bc_bpf_section *sec = &obj->sections[s];
@@ -1944,6 +1950,30 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 	}
 	if (n)
 		qsort(calls, n, sizeof(*calls), call_cmp);
+	*out = calls;
+	*nr = n;
+	return 0;
+}
+
+static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
+			 const struct bc_deps_kernel *kernels)
+{
+	/* the calls are the object's: listed once for all columns */
+	struct bc_deps_memo *memo = b->into ? b->into->memo : NULL;
+	struct helper_call *calls = memo ? memo->calls : NULL;
+	uint32_t i, j, k, n = memo ? memo->nr_calls : 0;
+	int err = 0;
+
+	if (!memo || !memo->calls_done) {
+		err = helper_calls(obj, &calls, &n);
+		if (err)
+			return err;
+		if (memo) {
+			memo->calls = calls;
+			memo->nr_calls = n;
+			memo->calls_done = true;
+		}
+	}
 	for (i = 0; i < n && !err; i = j) {
 		int32_t id = calls[i].id;
 		const char *name = NULL;
@@ -1952,10 +1982,13 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 
 		for (j = i; j < n && calls[j].id == id; j++)
 			off &= calls[j].off;
-		/* named as the reference kernel names it, else the first that can */
-		if (b->first)
+		/*
+		 * named as the reference kernel names it, else the first that
+		 * can (a column's row is the report's, named already)
+		 */
+		if (b->first && !b->into)
 			name = helper_name(b->first, id);
-		for (k = 0; k < b->nr_kernels && !name; k++)
+		for (k = 0; k < b->nr_kernels && !b->into && !name; k++)
 			name = helper_name(&kernels[k], id);
 		d = add_dep(b, BC_DEP_HELPER, NULL, "helper", NULL,
 			    name ? name : "");
@@ -1980,7 +2013,8 @@ static int check_helpers(struct builder *b, const struct bc_bpf_object *obj,
 		if (!err && off)
 			err = mark_autoload_off(d, b->nr_kernels);
 	}
-	free(calls);
+	if (!memo)
+		free(calls);
 	return err;
 }
 

@@ -6,9 +6,10 @@
  *			run: the encode stops with that unit's error, one
  *			message, no output, no thread left behind, no hang;
  *	alloc_failure	the nth allocation fails, for every n, in the
- *			parser, canon, the file reader, dump (raw and C)
- *			and diff: each returns -ENOMEM or succeeds, never
- *			crashes, and under `make asan` never leaks;
+ *			parser, canon, the file reader, dump (raw and C),
+ *			diff and archive views: each returns -ENOMEM or
+ *			succeeds, never crashes, and under `make asan` never
+ *			leaks;
  *	resources	-j above the number of units, -j0 and negative -j,
  *			and the peak RSS of encoding the 6.12 vmlinux at -j8.
  *
@@ -33,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../archive/archive.h"
 #include "../diff/btf_diff.h"
 #include "../diff/dump.h"
 #include "../encode/encoder.h"
@@ -564,6 +566,50 @@ START_TEST(test_merge_alloc_failure)
 }
 END_TEST
 
+/*
+ * Views over every kernel of a small archive, in version order with the
+ * first kept open as deps keeps it (the archive's shared view tables,
+ * record -> id arrays handed on, lists freed), each read by name and by
+ * id.
+ */
+static int open_views(const void *arg)
+{
+	const struct blob *file = arg;
+	struct bc_archive_view *first = NULL, *v;
+	struct bc_archive *ar = NULL;
+	uint32_t k, ids[4], words[64];
+	int err = bc_archive_parse(file->data, file->size, "alloc.bca", &ar,
+				   &quiet_log);
+
+	for (k = 0; !err && k < bc_archive_nr_kernels(ar); k++) {
+		err = bc_archive_view_open(ar, k, &v, &quiet_log);
+		if (err)
+			break;
+		(void)bc_archive_view_find(v, BTF_KIND_STRUCT, "s", ids, 4);
+		(void)bc_archive_view_type(v, bc_archive_view_nr_types(v), words, 64);
+		if (first)
+			bc_archive_view_free(v);
+		else
+			first = v;
+	}
+	bc_archive_view_free(first);
+	bc_archive_free(ar);
+	return err;
+}
+
+START_TEST(test_views_alloc_failure)
+{
+	struct blob file = read_file("tests/fuzz/corpus/archive/a.bca");
+	long n;
+
+	ck_assert_msg(file.data, "tests/fuzz/corpus/archive/a.bca: missing");
+	n = fail_each_allocation(open_views, &file, "views");
+	ck_assert_msg(n > 10, "only %ld allocations: is the wrapper linked?", n);
+	fprintf(stderr, "faults: archive views: each of %ld allocations failed in turn\n", n);
+	blob_free(&file);
+}
+END_TEST
+
 Suite *faults_suite(void)
 {
 	Suite *s = suite_create("faults");
@@ -578,6 +624,7 @@ Suite *faults_suite(void)
 	tcase_add_loop_test(tc, test_alloc_failure, 0,
 			    sizeof(alloc_inputs) / sizeof(alloc_inputs[0]));
 	tcase_add_test(tc, test_merge_alloc_failure);
+	tcase_add_test(tc, test_views_alloc_failure);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resources");
