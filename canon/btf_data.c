@@ -513,6 +513,19 @@ static int bad_string_off(const struct bc_btf *btf, uint32_t id,
 		entry, w[j], str_end, base_hint(btf));
 }
 
+/* Does kind k's entry hold at most one name word and one type-id word? */
+static bool entry_words_single(const struct bc_kind_layout *k)
+{
+	return !(k->entry_name_mask & (k->entry_name_mask - 1)) &&
+	       !(k->entry_ref_mask & (k->entry_ref_mask - 1));
+}
+
+/* The index of the one bit set in mask (0 for none). */
+static uint32_t entry_word_of(uint8_t mask)
+{
+	return mask ? (uint32_t)__builtin_ctz(mask) : 0;
+}
+
 /*
  * Range-checks every string offset and type id; lays out the refs. The
  * refs array is sized by the type section's words, which it cannot
@@ -536,24 +549,45 @@ static int check_types(struct bc_btf *btf, const struct bc_log *log)
 		const struct btf_type *t = bc_btf_local(btf, i);
 		const uint32_t *w = (const uint32_t *)t;
 		uint32_t kind = bc_type_kind(t), words = bc_type_words(t);
+		const struct bc_kind_layout *k = &bc_kinds[kind];
 		uint32_t id = btf->start_id + i, *refs;
 
 		/* names: w[0], then entry words (the head holds no other) */
 		if (w[0] >= str_end)
 			return bad_string_off(btf, id, t, 0, log);
-		for (j = 3 + bc_kinds[kind].fixed_words;
-		     bc_kinds[kind].entry_name_mask && j < words;
-		     j += bc_kinds[kind].entry_words) {
-			uint32_t e;
-
-			for (e = 0; e < bc_kinds[kind].entry_words; e++)
-				if (bc_entry_word_class(&bc_kinds[kind], e) == BC_WORD_NAME &&
-				    w[j + e] >= str_end)
-					return bad_string_off(btf, id, t, j + e, log);
-		}
 		btf->ref_start[i] = nr_refs;
 		refs = btf->refs + nr_refs;
-		nr_refs += bc_type_refs(t, refs);
+		if (entry_words_single(k)) {
+			/* one pass over the entries: their names, their refs */
+			uint32_t nw = entry_word_of(k->entry_name_mask);
+			uint32_t rw = entry_word_of(k->entry_ref_mask), n = 0;
+
+			if (k->head_ref)
+				refs[n++] = w[2];
+			for (j = 0; j < k->fixed_words; j++)
+				if ((k->fixed_ref_mask >> j) & 1)
+					refs[n++] = w[3 + j];
+			for (j = 3 + k->fixed_words; k->entry_words && j < words;
+			     j += k->entry_words) {
+				if (k->entry_name_mask && w[j + nw] >= str_end)
+					return bad_string_off(btf, id, t, j + nw, log);
+				if (k->entry_ref_mask)
+					refs[n++] = w[j + rw];
+			}
+			nr_refs += n;
+		} else {
+			for (j = 3 + k->fixed_words;
+			     k->entry_name_mask && j < words;
+			     j += k->entry_words) {
+				uint32_t e;
+
+				for (e = 0; e < k->entry_words; e++)
+					if (bc_entry_word_class(k, e) == BC_WORD_NAME &&
+					    w[j + e] >= str_end)
+						return bad_string_off(btf, id, t, j + e, log);
+			}
+			nr_refs += bc_type_refs(t, refs);
+		}
 		btf->ref_start[i + 1] = nr_refs;
 		for (j = btf->ref_start[i]; j < nr_refs; j++) {
 			if (btf->refs[j] >= end_id)
