@@ -59,9 +59,9 @@
  * Cost: the base index reads each base type once and hashes the names of
  * the named ones of mappable kinds (12k of vmlinux's 107k); its table
  * holds the anonymous types a module's names reach (8k-16k of vmlinux's
- * 47k for a small module, under 32k for mlx5_core, xfs or nfsv4). The mapping is linear in the module but for
- * equivalence checks that fail, which revisit a struct's reachable
- * module types once per candidate.
+ * 47k for a small module, under 32k for mlx5_core, xfs or nfsv4). The
+ * mapping is linear in the module but for equivalence checks that fail,
+ * which revisit a struct's reachable module types once per candidate.
  *
  *	base: [7] PTR -> [9] struct sk_buff { ... }
  *	module (standalone): [1] struct sk_buff { ... } (same content, refs
@@ -110,8 +110,9 @@ struct attach {
 	/*
 	 * Named base types by name: the base ids whose name the module's
 	 * mappable types have, name k's in id order at
-	 * name_ids[name_start[k] .. name_start[k + 1]); k is the name's
-	 * index in mod_names (its own offset there, in order of addition).
+	 * name_ids[name_start[k] .. name_start[k + 1]); k numbers the names
+	 * of mod_names in order of addition (name_of_off: a name's offset
+	 * there -> k).
 	 */
 	struct bc_strset mod_names;
 	uint32_t nr_names;
