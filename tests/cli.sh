@@ -1157,5 +1157,23 @@ check_package_dlopen() {
 run_case "packages: libarchive loaded when a .deb is read, not at start" \
 	check_package_dlopen
 
+# tools/paired-bench.sh, which BENCH.md's commands use: medians of each
+# command and the median ratio of the pairs, the ratio on the right side
+check_paired_bench() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	[ -x /usr/bin/time ] || skip_case "no GNU time"
+	run 0 "$src/tools/paired-bench.sh" -n 3 -w 0 -a 'sleep 0.2' -b 'sleep 0.4'
+	stdout_has "3 runs each"
+	grep -q '^A: wall 0\.2' stdout || die "A's median wall is not 0.2 s"
+	grep -q '^B: wall 0\.4' stdout || die "B's median wall is not 0.4 s"
+	grep -q 'median of the pairs: wall 0\.5' stdout ||
+		die "the ratio of the pairs is not 0.5"
+	run 0 "$src/tools/paired-bench.sh" -n 1 -w 0 -a 'exit 3'
+	stdout_has "[1 runs exited non-zero]"
+	run 2 "$src/tools/paired-bench.sh" -n 1
+}
+run_case "tools/paired-bench.sh: medians and the ratio of the pairs" \
+	check_paired_bench
+
 echo "cli: $nr_cases cases, $nr_failed failed, $nr_skipped skipped"
 [ "$nr_failed" -eq 0 ]
