@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Adding inputs to an archive: any BTF input read through sort/btf_file.h
+ * Adding inputs to an archive: any BTF input read through btf_file.h
  * (raw BTF, ELF .BTF, kernel images and packages, ARCHIVE:NAME) or its
- * DWARF encoded through diff/input.h, sorted by canon, then handed to
+ * DWARF encoded through input.h, sorted by canon, then handed to
  * bc_archive_add_sorted(). This file sits above the archive object: the
  * archive's reading core never calls back up into the readers of inputs.
  */
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../canon/canon.h"
-#include "../diff/input.h"
-#include "../sort/btf_file.h"
+#include "input.h"
+#include "btf_file.h"
 #include "add_input.h"
 #include "internal.h"
 

@@ -14,7 +14,7 @@
 
 /*
  * Reads any BTF input (raw BTF, ELF .BTF, kernel images and packages
- * through sort/btf_file.h, DWARF encoded when an ELF file has no .BTF,
+ * through btf_file.h, DWARF encoded when an ELF file has no .BTF,
  * ARCHIVE:NAME), sorts it and adds it under name, or under
  * bc_archive_input_name(path) when name is NULL.
  */

@@ -262,7 +262,7 @@ int bc_archive_split_spec(const char *spec, char **archive,
 /*
  * Reads the kernel spec "ARCHIVE:NAME" (NAME may be a glob matching
  * exactly one kernel) into a blob of its sorted BTF bytes, as
- * sort/btf_file.h's readers do for files. Returns 0 or a negative errno
+ * btf_file.h's readers do for files. Returns 0 or a negative errno
  * after a message naming the spec.
  */
 int bc_archive_read_spec(const char *spec, void **raw, size_t *size,

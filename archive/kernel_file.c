@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A kernel file on disk, image or package: what sort/btf_file.c hands over
+ * A kernel file on disk, image or package: what btf_file.c hands over
  * when a file's first bytes are neither ELF nor BTF. A package's kernel is
  * read out of it (package.c), an image file is mapped; either goes to the
- * image reader (kimage.c), which copies out the BTF. This folder calls
- * nothing above canon/, so sort/ can call it without a loop.
+ * image reader (kimage.c), which copies out the BTF. The readers of
+ * images and packages call nothing above canon/, so btf_file.c can call
+ * them without a loop.
  */
 #include <errno.h>
 #include <stdio.h>

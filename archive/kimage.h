@@ -21,13 +21,13 @@
  *
  * A kernel package (.deb, .rpm) is read by package.h.
  *
- * Where it plugs in: sort/btf_file.c, the reader every command's BTF input
+ * Where it plugs in: btf_file.c, the reader every command's BTF input
  * goes through (sort, dump, diff, deps --kernel, archive create/add, the
  * --base options), hands a file whose first bytes are neither ELF nor BTF
  * but that bc_kernel_file_detect() takes to bc_kernel_file_read_btf().
  * kimage.c, package.c, decompress.c and kernel_file.c call only canon/
  * (the blob, the log) and the decompression libraries, never the rest of
- * archive/, so the flow stays one way: sort/ -> archive/kimage.h ->
+ * archive/, so the flow stays one way: btf_file.c -> kimage.h ->
  * canon/.
  */
 #ifndef BTFCANON_KIMAGE_H
@@ -66,7 +66,7 @@ int bc_kernel_file_read_btf(const char *path, int fd, struct bc_blob *blob,
 /*
  * Is data (the first bytes of a file, up to BC_KIMAGE_PROBE_LEN) a kernel
  * image or a compressed stream this reader takes? Raw BTF and ELF files
- * are not: sort/btf_file.h reads those.
+ * are not: btf_file.h reads those.
  */
 bool bc_kimage_detect(const uint8_t *data, size_t size);
 

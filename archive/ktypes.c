@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../canon/btf_kinds.h"
-#include "../diff/types.h"
+#include "../canon/types.h"
 #include "ktypes.h"
 
 size_t bc_essential_len(const char *name)

@@ -72,7 +72,7 @@ uint32_t bc_ktypes_end_id(const struct bc_ktypes *kt);
 /* The record of id, or NULL for 0, an id out of range or an error. */
 const struct btf_type *bc_ktypes_type(const struct bc_ktypes *kt, uint32_t id);
 
-/* bc_ktypes_type() as a reader (diff/types.h's bc_type_reader): kt is src. */
+/* bc_ktypes_type() as a reader (canon/types.h's bc_type_reader): kt is src. */
 const struct btf_type *bc_ktypes_type_of(const void *kt, uint32_t id);
 
 /* The string str (a name word of a record); "" when out of range. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Inputs that name an archive's kernel: ARCHIVE:NAME specs (split, and
- * read into the kernel's sorted BTF for sort/btf_file.c's common reader),
+ * read into the kernel's sorted BTF for btf_file.c's common reader),
  * and the default name of the kernel an input holds (NAME for
  * ARCHIVE:NAME, else kimage.c's). Above the archive object and its file
  * format, which it opens; nothing of the archive calls back into it.

@@ -2,7 +2,7 @@
 /*
  * Diagnostics for library code.
  *
- * Library code (canon/, sort/, encode/, diff/) never prints and never exits.
+ * Library code (canon/, encode/, diff/, archive/) never prints and never exits.
  * A fallible function returns a negative errno and, when it has something to
  * say, says it once through the caller's bc_log. The front end in tools/
  * decides where the text goes. A NULL log, or a log with a NULL callback,

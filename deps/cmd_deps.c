@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../diff/text.h"
-#include "../sort/btf_file.h"
+#include "../canon/text.h"
+#include "../archive/btf_file.h"
 #include "commands.h"
 #include "core_relo.h"
 #include "deps.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 #include "commands.h"
 #include "deps.h"
 #include "kernel_list.h"

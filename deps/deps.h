@@ -15,8 +15,8 @@
 
 #include "../archive/archive.h"
 #include "../canon/log.h"
-#include "../diff/input.h"
-#include "../diff/text.h"
+#include "../archive/input.h"
+#include "../canon/text.h"
 #include "bpf_object.h"
 #include "kconfig.h"
 #include "../archive/ktypes.h"

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "../canon/btf_kinds.h"
-#include "../diff/types.h"
+#include "../canon/types.h"
 #include "kconfig.h"
 
 struct line_entry {

@@ -52,7 +52,7 @@
 #include <linux/bpf.h>
 
 #include "../canon/btf_kinds.h"
-#include "../diff/types.h"
+#include "../canon/types.h"
 #include "bpf_elf.h"
 
 #ifndef SHT_LLVM_ADDRSIG

@@ -55,7 +55,7 @@
 #include "../canon/btf_kinds.h"
 #include "btf_diff.h"
 #include "cdecl.h"
-#include "types.h"
+#include "../canon/types.h"
 
 enum entity_class {
 	CLASS_TYPE,

@@ -19,7 +19,7 @@
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
-#include "text.h"
+#include "../canon/text.h"
 
 enum bc_diff_op {
 	BC_DIFF_ADDED,

@@ -19,7 +19,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "cdecl.h"
-#include "types.h"
+#include "../canon/types.h"
 
 /*
  * Whether to expand the anonymous body t here. Bounded three ways, since

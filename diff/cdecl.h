@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 #include "../canon/btf_data.h"
-#include "text.h"
-#include "types.h"
+#include "../canon/text.h"
+#include "../canon/types.h"
 
 #define BC_CDECL_MAX_DEPTH 32	/* nesting of expanded bodies */
 #define BC_CDECL_MAX_BODIES 256	/* expanded bodies in one declaration */

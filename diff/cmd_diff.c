@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 #include "btf_diff.h"
 #include "commands.h"
-#include "input.h"
+#include "../archive/input.h"
 
 const char bc_diff_usage[] =
 "Usage: btfcanon diff [--json|--stat] [--color[=auto|always|never]]\n"

@@ -18,10 +18,10 @@
 
 #include <bpf/btf.h>
 
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 #include "commands.h"
 #include "dump.h"
-#include "input.h"
+#include "../archive/input.h"
 
 const char bc_dump_usage[] =
 "Usage: btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT\n"

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The `dump` and `diff` commands, called by tools/btfcanon.c with argv
- * starting at the command name. Like the rest of the front end they print;
- * they return the process exit status: 0 success (or equal, for diff and
- * dump --check), 1 different (or stale), 2 trouble (bad usage, bad input).
+ * starting at the command name, and `archive log`, with argv starting at
+ * "log". Like the rest of the front end they print; they return the
+ * process exit status: 0 success (or equal, for diff and dump --check),
+ * 1 different (or stale), 2 trouble (bad usage, bad input).
  */
 #ifndef BTFCANON_COMMANDS_H
 #define BTFCANON_COMMANDS_H
@@ -12,6 +13,7 @@
 
 int bc_cmd_dump(int argc, char **argv, const struct bc_log *log);
 int bc_cmd_diff(int argc, char **argv, const struct bc_log *log);
+int bc_cmd_archive_log(int argc, char **argv, const struct bc_log *log);
 
 /* Usage lines of both commands, for btfcanon --help. */
 extern const char bc_dump_usage[];

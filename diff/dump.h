@@ -13,7 +13,7 @@
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
-#include "text.h"
+#include "../canon/text.h"
 
 struct btf;
 

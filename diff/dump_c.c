@@ -71,7 +71,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "dump.h"
-#include "types.h"
+#include "../canon/types.h"
 
 enum root_rank {
 	RANK_ENUM = 1,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Kernel images and packages as inputs (archive/kimage.c, package.c,
-# kernel_file.c, read through sort/btf_file.c), end to end through the
+# kernel_file.c, read through archive/btf_file.c), end to end through the
 # command line:
 #
 # - fixtures made here for every form: a small vmlinux-like ELF whose .BTF

@@ -50,7 +50,7 @@
 #include "../archive/archive.h"
 #include "../archive/internal.h"
 #include "../canon/canon.h"
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 
 #define NR_FIX 5
 

@@ -16,7 +16,7 @@
 
 #include "../diff/btf_diff.h"
 #include "../diff/dump.h"
-#include "../diff/input.h"
+#include "../archive/input.h"
 #include "suites.h"
 #include "testutil.h"
 

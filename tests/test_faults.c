@@ -39,7 +39,7 @@
 #include "../diff/dump.h"
 #include "../encode/encoder.h"
 #include "../encode/merge.h"
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 #include "suites.h"
 #include "testutil.h"
 

@@ -35,7 +35,7 @@
 #include "../archive/kimage.h"
 #include "../archive/libarchive.h"
 #include "../archive/package.h"
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 
 static void quiet(void *ctx, enum bc_log_level level, const char *msg)
 {
@@ -124,7 +124,7 @@ START_TEST(detect)
 	ck_assert_int_eq(bc_comp_from_zboot_name("zstd22"), BC_COMP_ZSTD);
 	ck_assert_int_eq(bc_comp_from_zboot_name("gzip"), BC_COMP_GZIP);
 	ck_assert_int_eq(bc_comp_from_zboot_name("brotli"), BC_COMP_NONE);
-	/* raw BTF and ELF are sort/'s to read, not an image */
+	/* raw BTF and ELF are btf_file.c's to read, not an image */
 	ck_assert(!bc_kimage_detect((const uint8_t *)"\x9f\xeb\x01\x00", 4));
 	ck_assert(!bc_kimage_detect((const uint8_t *)"\x7f" "ELF", 4));
 }

@@ -35,7 +35,7 @@
 #include "suites.h"
 #include "testutil.h"
 #include "../canon/btf_kinds.h"
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 
 extern char **environ;
 

@@ -2,7 +2,7 @@
 /*
  * btf-extract: the BTF of any input btfcanon reads, as it is stored there
  * (not sorted): raw BTF, an ELF file's .BTF, a kernel image or package
- * (sort/btf_file.h). For tools/bench-archive.sh, whose baselines
+ * (archive/btf_file.h). For tools/bench-archive.sh, whose baselines
  * (xz per kernel as BTFHub keeps them, solid tar.xz and zstd) compress the
  * kernels' own BTF. Not installed.
  *
@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 
 static void print_message(void *ctx, enum bc_log_level level, const char *msg)
 {

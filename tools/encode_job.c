@@ -13,9 +13,9 @@
 
 #include "../canon/distill.h"
 #include "../canon/par.h"
-#include "../sort/btf_file.h"
+#include "../archive/btf_file.h"
 #include "encode_job.h"
-#include "measure.h"
+#include "../canon/measure.h"
 
 static void print_select_stats(const struct encode_stats *es)
 {

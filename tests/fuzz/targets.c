@@ -34,9 +34,9 @@
 #include "../../deps/min.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
-#include "../../diff/input.h"
+#include "../../archive/input.h"
 #include "../../encode/encoder.h"
-#include "../../sort/btf_file.h"
+#include "../../archive/btf_file.h"
 #include "targets.h"
 
 static void swallow_message(void *ctx, enum bc_log_level level, const char *msg)
@@ -133,13 +133,13 @@ int fuzz_sort_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-/* dump and diff go on past kinds the layout section sizes (diff/input.c). */
+/* dump and diff go on past kinds the layout section sizes (archive/input.c). */
 static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
 
 /*
  * Raw BTF into dump: the raw and JSON listings of whatever the parser
  * accepts (types of unknown kinds read as placeholders), and the C header
- * when libbpf takes the blob too, through diff/input.c's hand-over. The
+ * when libbpf takes the blob too, through archive/input.c's hand-over. The
  * plain form the parser holds must parse, without skipping, to itself.
  */
 int fuzz_dump_one(const uint8_t *data, size_t size)
@@ -226,7 +226,7 @@ out:
 }
 
 /*
- * An ELF file into the .BTF reader (sort/btf_file.c), then the parser.
+ * An ELF file into the .BTF reader (archive/btf_file.c), then the parser.
  */
 int fuzz_btf_elf_one(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 
-#include "../canon/btf_kinds.h"
+#include "btf_kinds.h"
 #include "types.h"
 
 const struct btf_type *bc_skip_mods_read(bc_type_reader read, const void *src,

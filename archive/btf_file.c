@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../archive/archive.h"
-#include "../archive/kimage.h"
+#include "archive.h"
+#include "kimage.h"
 #include "btf_file.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,

@@ -10,7 +10,7 @@
 
 #include "../canon/canon.h"
 #include "../encode/encoder.h"
-#include "../sort/btf_file.h"
+#include "btf_file.h"
 #include "input.h"
 
 /*

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../canon/btf_data.h"
+#include "btf_data.h"
 
 /*
  * Skips CONST, VOLATILE, RESTRICT and TYPE_TAG, and TYPEDEF too when

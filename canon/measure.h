@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Clocks and memory for the tools' --stats lines.
+ * Clocks and memory for the commands' --stats lines.
  */
-#ifndef BTFCANON_TOOLS_MEASURE_H
-#define BTFCANON_TOOLS_MEASURE_H
+#ifndef BTFCANON_CANON_MEASURE_H
+#define BTFCANON_CANON_MEASURE_H
 
 #include <sys/resource.h>
 #include <time.h>
