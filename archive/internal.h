@@ -63,17 +63,9 @@ struct u32vec {
 int ar_u32vec_push(struct u32vec *v, uint32_t x);
 
 /*
- * Asks for transparent huge pages over the 2 MiB-aligned part of len
- * bytes at p (Linux' madvise mode; nothing where there are none), for the
- * buffers of several MB that are filled right after: an extract faults
- * in about 30 MB, 6,800 faults in 4 KiB pages, 3,300 with this.
- */
-void ar_advise_huge(void *p, size_t len);
-
-/*
  * size bytes (not zeroed) for a buffer of a megabyte or more that is
  * filled right after: 2 MiB-aligned and rounded up to 2 MiB, so all of it
- * can be huge pages (ar_advise_huge), where malloc's own mapping starts
+ * can be transparent huge pages (madvise), where malloc's own mapping starts
  * anywhere and leaves up to 2 MiB at either end in 4 KiB pages. On this
  * machine a 4 KiB page costs 0.75 ms a MB to fault in, a huge page 0.1.
  * Smaller sizes are plain malloc. Free with free().

@@ -77,16 +77,6 @@ int ar_get_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
 	return -1;
 }
 
-void ar_advise_huge(void *p, size_t len)
-{
-	const uintptr_t huge = 2u << 20;	/* x86-64's and arm64's (4 KiB pages) */
-	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
-
-	if (end > start)
-		(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-}
-
 void *ar_alloc_big(size_t size)
 {
 	const size_t huge = 2u << 20, big = 1u << 20;
@@ -97,7 +87,8 @@ void *ar_alloc_big(size_t size)
 		return malloc(size ? size : 1);
 	if (posix_memalign(&p, huge, rounded))
 		return NULL;
-	ar_advise_huge(p, rounded);
+	/* Linux' madvise mode; nothing where there are no huge pages */
+	(void)madvise(p, rounded, MADV_HUGEPAGE);
 	return p;
 }
 
