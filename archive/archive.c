@@ -35,6 +35,17 @@ static void kernel_deinit(struct ar_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void ar_views_free(struct ar_views *v)
+{
+	while (v->nr_spare)
+		free(v->spare[--v->nr_spare]);
+	free(v->by_name);
+	free(v->kn_start);
+	free(v->kn_recs);
+	free(v->named);
+	memset(v, 0, sizeof(*v));
+}
+
 int bc_archive_new(struct bc_archive **out)
 {
 	struct bc_archive *ar = calloc(1, sizeof(*ar));

@@ -201,7 +201,9 @@ void ar_scratch_free(struct ar_scratch *sc);
 /*
  * What the views of an archive share (view.c): the (kind, name) pairs by
  * name, the records of each pair, which records are named, and record ->
- * id arrays that views borrow and give back zeroed.
+ * id arrays that views borrow and give back zeroed. view.c builds them;
+ * the archive object holds and frees them (archive.c), so calls run one
+ * way, view.c -> archive.c.
  */
 struct ar_views {
 	uint64_t *by_name;		/* hash << 32 | (kn + 1); 0: empty */
@@ -214,6 +216,7 @@ struct ar_views {
 	uint32_t nr_spare;
 };
 
+/* Frees what the views built (archive.c). */
 void ar_views_free(struct ar_views *v);
 
 struct ar_chunk {
@@ -256,7 +259,8 @@ struct bc_archive {
 
 /*
  * The pools (pool.c). push appends; intern finds by content or appends
- * (ar_index_pools() first); each returns the number or a negative errno.
+ * (ar_index_pools() first, with the records loaded as cells:
+ * ar_load_records()); each returns the number or a negative errno.
  */
 void ar_idtab_free(struct idtab *t);
 int ar_push_str(struct bc_archive *ar, const char *s, uint32_t len);
