@@ -242,14 +242,27 @@ int bc_archive_input_name(const char *path, char **name,
 char *bc_archive_default_name(const char *path);
 
 /*
- * The version order of kernel names: by flavor (the name after its
- * version: cloud-amd64), then by version as sort -V orders it
- * (6.1.0-44 < 6.1.0-56 < 6.12.100 < 6.12.117), then byte-wise.
+ * The version order of kernel names (names.c has the rule): by line
+ * (flavor, then distribution), then upstream version, release and
+ * distribution tag as rpm and dpkg compare versions, then byte-wise:
+ * 6.1.0-44-amd64 < 6.1.0-56-amd64 < 6.12.117+deb12-amd64;
+ * 3.10.0-1160.el7.x86_64 < 4.18.0-147.5.1.el8_1.x86_64
+ * < 4.18.0-193.el8_2.x86_64 < 5.14.0-284.11.1.el9_2.x86_64.
  */
 int bc_archive_name_cmp(const char *a, const char *b);
 
-/* The flavor part of a kernel name ("cloud-amd64"; "" when none). */
+/*
+ * The flavor part of a kernel name: "cloud-amd64" of 6.1.0-56-cloud-amd64,
+ * "aarch64" of 4.18.0-147.5.1.el8_1.aarch64; "" when none.
+ */
 const char *bc_archive_name_flavor(const char *name);
+
+/*
+ * The line of a kernel name into buf, as snprintf: its distribution and
+ * flavor ("el aarch64" for 4.18.0-147.5.1.el8_1.aarch64, "cloud-amd64" for
+ * 6.1.0-56-cloud-amd64). Kernels of a line sit together in version order.
+ */
+int bc_archive_name_line(const char *name, char *buf, size_t size);
 
 /*
  * Splits "ARCHIVE:PATTERN" when the part before the last ':' is an

@@ -28,14 +28,18 @@ const char bc_archive_usage[] =
 "\n"
 "Many kernels' BTF in one file, each under a name. An INPUT is anything\n"
 "sort reads (raw BTF, ELF .BTF, a kernel image or package, ARCHIVE:NAME);\n"
-"the i-th --name names the i-th INPUT, else the name comes from the file\n"
-"-j N: inputs read and sorted on N threads (default: one per CPU, up to 8;\n"
-"the bytes do not depend on it)\n"
-"(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64). extract writes\n"
-"the bytes btfcanon sort writes for the input. ARCHIVE:NAME (NAME may be a\n"
-"glob matching one kernel) is an input of sort, dump and diff too.\n"
-"log TYPE is 'struct NAME', 'union NAME', 'enum NAME', 'typedef NAME',\n"
-"'func NAME' or a bare NAME (any kind); .MEMBER follows one member.\n";
+"its name comes from the file unless --name gives one\n"
+"(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64, X.btf.tar.xz -> X).\n"
+"Kernels are listed in version order. extract writes the bytes btfcanon\n"
+"sort writes for the input. ARCHIVE:NAME (NAME may be a glob matching one\n"
+"kernel) is an input of sort, dump and diff too. log TYPE is 'struct NAME',\n"
+"'union NAME', 'enum NAME', 'typedef NAME', 'func NAME' or a bare NAME\n"
+"(any kind); .MEMBER follows one member.\n"
+"\n"
+"Options:\n"
+"  --name NAME  the i-th --name names the i-th INPUT\n"
+"  -j N         inputs read and sorted on N threads (default: one per CPU,\n"
+"               up to 8; the bytes do not depend on it)\n";
 
 /* ---- create, add, list, extract, remove ---------------------------------- */
 

@@ -710,8 +710,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 		kern->name = strndup((const char *)p, len);
 		if (!kern->name)
 			return -ENOMEM;
-		if (strlen(kern->name) != len || !ar_name_ok(kern->name) ||
-		    (k && bc_archive_name_cmp(ar->kernels[k - 1].name, kern->name) >= 0)) {
+		if (strlen(kern->name) != len || !ar_name_ok(kern->name)) {
 			r->bad = true;
 			break;
 		}
@@ -925,6 +924,8 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 	}
 	if (!err && !r.bad)
 		err = read_kernels(ar, &r);
+	if (!err && !r.bad)
+		err = ar_sort_kernels(ar);	/* and no name twice */
 	if (err)
 		return err;
 	if (r.bad || r.pos != r.len)

@@ -274,6 +274,8 @@ int64_t ar_intern_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
 /* The archive object (archive.c). ar_decode_all loads the records too. */
 int ar_decode_all(struct bc_archive *ar, const struct bc_log *log);
 bool ar_name_ok(const char *name);
+/* The kernels read into version order (0; -EINVAL: a name twice; -ENOMEM). */
+int ar_sort_kernels(struct bc_archive *ar);
 int ar_refresh_att_names(struct ar_kernel *k);
 
 /*

@@ -327,6 +327,16 @@ check_help() {
 	stdout_has "sort"
 	run 0 "$BTFCANON" sort --help
 	stdout_has "sort"
+	# archive's options stand in their own list after the prose, not in
+	# the middle of a sentence (issue 27); no line past 80 columns
+	run 0 "$BTFCANON" archive --help
+	stdout_has "Usage: btfcanon archive create"
+	awk '/^Options:$/ { opts = 1 }
+	     /^ *-j N/ && !opts { exit 1 }
+	     length($0) > 80 { exit 1 }
+	     END { exit !opts }' stdout ||
+		die "archive --help: an option outside its Options: list, or a line past 80 columns"
+	grep -q '^  -j N  ' stdout || die "archive --help: no -j N in Options:"
 }
 run_case "--help" check_help
 
@@ -1115,6 +1125,30 @@ check_archive() {
 	no_temps .
 }
 run_case "archive: create, add, list, extract, remove, log, ARCHIVE:NAME" check_archive
+
+# BTFHub's files (X.btf.tar.xz) and one compressed stream of BTF (X.btf.xz,
+# .gz, .zst) are kernel X; RPM releases sort in version order, each
+# distribution's line together (archive/names.c), and log reads by line.
+check_archive_btfhub() {
+	cp "$IN/good.btf" 4.18.0-147.5.1.el8_1.x86_64.btf
+	tar -cJf 4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz 4.18.0-147.5.1.el8_1.x86_64.btf
+	xz -c "$IN/good.btf" > 4.18.0-80.el8.x86_64.btf.xz
+	zstd -q -c "$IN/good.btf" > 4.18.0-193.el8_2.x86_64.btf.zst
+	gzip -n -c "$IN/good.btf" > 4.19.90-2003.4.0.0036.oe1.x86_64.btf.gz
+	run 0 "$BTFCANON" archive create k.bca 4.19.90-2003.4.0.0036.oe1.x86_64.btf.gz \
+		4.18.0-193.el8_2.x86_64.btf.zst 4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz \
+		4.18.0-80.el8.x86_64.btf.xz
+	run 0 "$BTFCANON" archive list k.bca
+	printf '%s\n' 4.18.0-80.el8.x86_64 4.18.0-147.5.1.el8_1.x86_64 \
+		4.18.0-193.el8_2.x86_64 4.19.90-2003.4.0.0036.oe1.x86_64 > want
+	same stdout want "names and order of BTFHub's files"
+	run 0 "$BTFCANON" archive log k.bca 'struct pair'
+	stdout_has "el x86_64:"
+	stdout_has "4.18.0-80.el8.x86_64 .. 4.18.0-193.el8_2.x86_64 (3 kernels)"
+	stdout_has "oe x86_64:"
+	no_temps .
+}
+run_case "archive: BTFHub's file names, RPM releases in version order" check_archive_btfhub
 
 # A saved kernel file (deps --save) is an archive of one kernel: an input
 # of sort and dump like its kernel's BTF; an archive of several is not.
