@@ -8,8 +8,10 @@
  * `uname -r`, and the order is part of its bytes (records are numbered,
  * and parents chosen, walking the kernels in it), so it must be total and
  * deterministic, and a distribution's kernels must sit in the order its
- * release engineers built them: 4.18.0-147.5.1.el8_1 before 4.18.0-193.el8_2,
- * both before 4.19.90-2003.4.0.0036.oe1 only when they share a line.
+ * release engineers built them: 4.18.0-80.el8 before 4.18.0-147.5.1.el8_1
+ * before 4.18.0-193.el8_2 (strverscmp of the whole name puts 147.5.1
+ * first; the previous order, flavor then strverscmp of a Debian-shaped
+ * version, took ".5.1.el8_1.aarch64" for a flavor).
  *
  * A name is cut into four parts (parse()):
  *	VERSION	the leading run of digits and dots: the upstream kernel
