@@ -30,16 +30,16 @@ const char bc_archive_usage[] =
 "Many kernels' BTF in one file, each under a name. An INPUT is anything\n"
 "sort reads (raw BTF, ELF .BTF, a kernel image or package, ARCHIVE:NAME);\n"
 "the i-th --name names the i-th INPUT, else the name comes from the file\n"
-"-j N: inputs read and sorted on N threads (default: one per CPU, up to 8;\n"
-"the bytes do not depend on it)\n"
-"--wait S: writers (create over a file, add, remove) take turns; one waits\n"
-"at most S seconds (default 60) for another to finish, else exits 2\n"
-"changing nothing\n"
 "(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64). extract writes\n"
 "the bytes btfcanon sort writes for the input. ARCHIVE:NAME (NAME may be a\n"
 "glob matching one kernel) is an input of sort, dump and diff too.\n"
 "log TYPE is 'struct NAME', 'union NAME', 'enum NAME', 'typedef NAME',\n"
-"'func NAME' or a bare NAME (any kind); .MEMBER follows one member.\n";
+"'func NAME' or a bare NAME (any kind); .MEMBER follows one member.\n"
+"-j N: inputs read and sorted on N threads (default: one per CPU, up to 8;\n"
+"the bytes do not depend on it)\n"
+"--wait S: writers (create over a file, add, remove) take turns; one waits\n"
+"at most S seconds (default 60) for another to finish, else exits 2\n"
+"changing nothing\n";
 
 /* ---- create, add, list, extract, remove ---------------------------------- */
 
