@@ -176,7 +176,9 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
  *
  * bc_archive_lock_file: takes that lock, waiting at most wait_ms for the
  * writer holding it; *fd holds it (close it to let go). When path does
- * not exist: -ENOENT if must_exist, else 0 with *fd -1 (nothing to lock).
+ * not exist: -ENOENT if must_exist, else 0 with *fd -1 (nothing to lock;
+ * so too, unless must_exist, for a file that may not be read or is no
+ * regular file: a device or FIFO, written in place).
  * -ETIMEDOUT when another writer held it all that time, after the message
  * "PATH: locked by another writer for N s; nothing changed".
  *

@@ -60,11 +60,14 @@ static void sleep_ms(uint64_t ms)
 
 /*
  * Opens path and takes its lock, polling until deadline (ms of now_ms()).
- * 1 with *fd when the lock is held and path still names the locked file;
- * 0 when path names another file by the time the lock came (open that
- * one); a negative errno (-ETIMEDOUT past the deadline).
+ * 1 with *fd when the lock is held and path still names the locked file
+ * (or, unless to_read, with *fd -1 when path is no regular file: a device
+ * or FIFO written in place, a directory the rename refuses); 0 when path
+ * names another file by the time the lock came (open that one); a
+ * negative errno (-ETIMEDOUT past the deadline).
  */
-static int lock_once(const char *path, uint64_t deadline, int *fd)
+static int lock_once(const char *path, uint64_t deadline, bool to_read,
+		     int *fd)
 {
 	uint64_t delay = POLL_FIRST_MS, now;
 	struct stat held, named;
@@ -74,6 +77,14 @@ static int lock_once(const char *path, uint64_t deadline, int *fd)
 	f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f < 0)
 		return -errno;
+	if (fstat(f, &held)) {
+		err = -errno;
+		goto fail;
+	}
+	if (!to_read && !S_ISREG(held.st_mode)) {
+		close(f);
+		return 1;
+	}
 	while (flock(f, LOCK_EX | LOCK_NB)) {
 		err = -errno;
 		if (err != -EWOULDBLOCK && err != -EINTR)
@@ -85,10 +96,6 @@ static int lock_once(const char *path, uint64_t deadline, int *fd)
 		}
 		sleep_ms(delay < deadline - now ? delay : deadline - now);
 		delay = delay * 2 < POLL_MAX_MS ? delay * 2 : POLL_MAX_MS;
-	}
-	if (fstat(f, &held)) {
-		err = -errno;
-		goto fail;
 	}
 	if (stat(path, &named) || named.st_dev != held.st_dev ||
 	    named.st_ino != held.st_ino) {
@@ -115,10 +122,14 @@ int bc_archive_lock_file(const char *path, uint32_t wait_ms, bool must_exist,
 
 	*fd = -1;
 	do
-		got = lock_once(path, deadline, fd);
+		got = lock_once(path, deadline, must_exist, fd);
 	while (!got);
-	if (got == -ENOENT && !must_exist)
-		return 0;	/* nothing to lock: the rename makes the file */
+	/*
+	 * Nothing to lock: the rename makes the file. A file we may not read
+	 * (but may replace) no writer of ours reads either.
+	 */
+	if ((got == -ENOENT || got == -EACCES) && !must_exist)
+		return 0;
 	if (got == -ETIMEDOUT)
 		return bc_log_error(log, got,
 			"%s: locked by another writer for %g s; nothing changed",

@@ -68,10 +68,10 @@ static struct blob lock_kernel(int i)
 }
 
 struct lock_dir {
-	char path[64];
-	char input[NR_KERNELS][96];	/* raw BTF of kernel i */
+	char path[160];
+	char input[NR_KERNELS][192];	/* raw BTF of kernel i */
 	char name[NR_KERNELS][32];	/* its name in the archive */
-	char archive[96];		/* dir/k.bca */
+	char archive[192];		/* dir/k.bca */
 	const char *cli;
 };
 
@@ -90,8 +90,10 @@ static void lock_dir_init(struct lock_dir *d)
 
 	d->cli = getenv("BTFCANON");
 	ck_assert_msg(d->cli, "BTFCANON names the binary (make check sets it)");
-	snprintf(d->path, sizeof(d->path), "%s/btfcanon-lock-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_int_lt(snprintf(d->path, sizeof(d->path),
+				  "%s/btfcanon-lock-XXXXXX",
+				  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp"),
+			 (int)sizeof(d->path));
 	ck_assert_ptr_nonnull(mkdtemp(d->path));
 	snprintf(d->archive, sizeof(d->archive), "%s/k.bca", d->path);
 	for (i = 0; i < NR_KERNELS; i++) {
@@ -107,7 +109,7 @@ static void lock_dir_init(struct lock_dir *d)
 
 static void lock_dir_remove(struct lock_dir *d)
 {
-	char cmd[128];
+	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
 	ck_assert_int_eq(system(cmd), 0);
@@ -116,8 +118,8 @@ static void lock_dir_remove(struct lock_dir *d)
 /*
  * Starts $BTFCANON with args (NULL-terminated after the binary), stdout
  * and stderr to the files out and err (NULL: /dev/null); kill_write sets
- * BTFCANON_FAULT_KILL_WRITE. Returns the pid. Async-signal-safe in the
- * child apart from execv's preparation, as fork requires.
+ * BTFCANON_FAULT_KILL_WRITE (the test has one thread: the child may call
+ * setenv before execv). Returns the pid.
  */
 static pid_t start(const char *const *args, const char *out, const char *err,
 		   bool kill_write)
@@ -238,7 +240,7 @@ static bool file_has(const char *path, const char *text)
 static void reader(struct lock_dir *d, int done, const struct blob *k0,
 		   int id)
 {
-	char out[128], listed[128], err[128];
+	char out[256], listed[256], err[256];
 	const char *list[] = { d->cli, "archive", "list", d->archive, NULL };
 	const char *extract[] = { d->cli, "archive", "extract", d->archive,
 				  d->name[0], "-o", out, NULL };
@@ -305,7 +307,7 @@ START_TEST(test_writers)
 	struct lock_dir d;
 	struct blob start_bytes, want, k0;
 	const char *args[NR_ADDS + 2][16];
-	char initial[128], wantp[128], k0p[128];
+	char initial[256], wantp[256], k0p[256];
 	pid_t pids[NR_ADDS + 2], readers[NR_READERS];
 	int round, i, done[2];
 
@@ -348,7 +350,7 @@ START_TEST(test_writers)
 		}
 		close(done[0]);
 		for (i = 0; i < NR_ADDS + 2; i++) {
-			char err[128];
+			char err[256];
 
 			snprintf(err, sizeof(err), "%s/w%d.err", d.path, i);
 			pids[i] = start(args[i], NULL, err, false);
@@ -392,7 +394,7 @@ START_TEST(test_wait)
 {
 	struct lock_dir d;
 	struct blob before, want;
-	char err[128], other[128], msg[256];
+	char err[256], other[256], msg[256];
 	const char *add[16], *remove[16];
 	const char *create_over[] = { NULL, "archive", "create", NULL, NULL,
 				      "--wait", "0.2", NULL };
@@ -483,7 +485,7 @@ static unsigned long env_ulong(const char *name, unsigned long dflt)
 static const struct blob *set_bytes(struct lock_dir *d, struct blob *cache,
 				    unsigned mask)
 {
-	char path[128];
+	char path[256];
 
 	if (!cache[mask].data) {
 		snprintf(path, sizeof(path), "%s/set.bca", d->path);
@@ -511,7 +513,7 @@ START_TEST(test_lockkill)
 	unsigned mask = 0x1;		/* kernels 0 .. 7 take part */
 	struct lock_dir d;
 	struct timespec t0;
-	char err_b[128];
+	char err_b[256];
 
 	if (!seed) {
 		clock_gettime(CLOCK_REALTIME, &t0);
