@@ -86,21 +86,21 @@ static void write_file(const char *path, const void *data, size_t size)
 
 static void lock_dir_init(struct lock_dir *d)
 {
+	char dir[sizeof(d->path)];	/* not d's own bytes: restrict */
 	int i;
 
 	d->cli = getenv("BTFCANON");
 	ck_assert_msg(d->cli, "BTFCANON names the binary (make check sets it)");
-	ck_assert_int_lt(snprintf(d->path, sizeof(d->path),
-				  "%s/btfcanon-lock-XXXXXX",
+	ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/btfcanon-lock-XXXXXX",
 				  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp"),
-			 (int)sizeof(d->path));
-	ck_assert_ptr_nonnull(mkdtemp(d->path));
-	snprintf(d->archive, sizeof(d->archive), "%s/k.bca", d->path);
+			 (int)sizeof(dir));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memcpy(d->path, dir, sizeof(dir));
+	snprintf(d->archive, sizeof(d->archive), "%s/k.bca", dir);
 	for (i = 0; i < NR_KERNELS; i++) {
 		struct blob k = lock_kernel(i);
 
-		snprintf(d->input[i], sizeof(d->input[i]), "%s/k%d.btf",
-			 d->path, i);
+		snprintf(d->input[i], sizeof(d->input[i]), "%s/k%d.btf", dir, i);
 		snprintf(d->name[i], sizeof(d->name[i]), "6.1.0-%d-amd64", i);
 		write_file(d->input[i], k.data, k.size);
 		blob_free(&k);
