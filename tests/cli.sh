@@ -1118,7 +1118,8 @@ run_case "archive: create, add, list, extract, remove, log, ARCHIVE:NAME" check_
 
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
-# wait; an add may read its own archive (ARCHIVE:NAME) under its lock.
+# wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
+# deps --save over the file waits for the lock.
 # The concurrent and killed writers: the archive suite (writers, lockkill).
 check_archive_lock() {
 	command -v flock > /dev/null || die "flock not found (util-linux)"
@@ -1143,6 +1144,17 @@ check_archive_lock() {
 		--name 6.1.0-3-amd64 --wait 0
 	run 0 "$BTFCANON" archive list k.bca
 	stdout_has 6.1.0-3-amd64
+	# deps --save over an existing file takes its turn too
+	flock -o k.bca sleep 0.8 &
+	holder=$!
+	sleep 0.2
+	t0=$(date +%s%N)
+	run 0 "$BTFCANON" deps --kernel "$IN/tiny.o" --save k.bca
+	waited=$((($(date +%s%N) - t0) / 1000000))
+	wait "$holder"
+	[ "$waited" -ge 400 ] ||
+		die "deps --save over a locked file took $waited ms: it did not wait"
+	run 0 "$BTFCANON" sort k.bca -o saved.btf
 	no_temps .
 }
 run_case "archive: writers take turns (flock(1) holds the lock)" \
