@@ -51,7 +51,10 @@ int bc_archive_new(struct bc_archive **out)
 	struct bc_archive *ar = calloc(1, sizeof(*ar));
 
 	*out = NULL;
-	if (!ar || ar_push_str(ar, "", 0)) {
+	if (!ar)
+		return -ENOMEM;
+	ar->lock_fd = -1;
+	if (ar_push_str(ar, "", 0)) {
 		free(ar);
 		return -ENOMEM;
 	}
@@ -70,6 +73,7 @@ void bc_archive_free(struct bc_archive *ar)
 
 	if (!ar)
 		return;
+	ar_unlock(ar);
 	for (i = 0; i < ar->nr_kernels; i++)
 		kernel_deinit(&ar->kernels[i]);
 	free(ar->kernels);

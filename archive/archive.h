@@ -166,6 +166,40 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
 		     const struct bc_log *log);
 
 /*
+ * Writers take turns (archive/lock.c; DESIGN.md "Writers take turns").
+ * A writer of an existing file (add, remove, create over it, deps --save
+ * over it) holds flock(LOCK_EX) on the file path names from before it
+ * reads it until its rename, so that writers run one after another and
+ * none loses another's change; readers take no lock (the rename gives
+ * them the old file or the new one). A killed writer's lock goes with its
+ * process; no lock file is made.
+ *
+ * bc_archive_lock_file: takes that lock, waiting at most wait_ms for the
+ * writer holding it; *fd holds it (close it to let go). When path does
+ * not exist: -ENOENT if must_exist, else 0 with *fd -1 (nothing to lock;
+ * so too, unless must_exist, for a file that may not be read or is no
+ * regular file: a device or FIFO, written in place).
+ * -ETIMEDOUT when another writer held it all that time, after the message
+ * "PATH: locked by another writer for N s; nothing changed".
+ *
+ * bc_archive_open_locked: bc_archive_open() for a writer: the lock taken
+ * as above, then the archive read through the locked descriptor. ar holds
+ * the lock until bc_archive_write() has renamed the new file over path, or
+ * until bc_archive_free().
+ *
+ * bc_archive_lock: for a writer that does not read the file (create): ar
+ * takes the lock of the file at path, if one is there, as above.
+ */
+#define BC_ARCHIVE_WAIT_MS 60000	/* the writers' default bound */
+
+int bc_archive_lock_file(const char *path, uint32_t wait_ms, bool must_exist,
+			 int *fd, const struct bc_log *log);
+int bc_archive_open_locked(const char *path, uint32_t wait_ms,
+			   struct bc_archive **ar, const struct bc_log *log);
+int bc_archive_lock(struct bc_archive *ar, const char *path, uint32_t wait_ms,
+		    const struct bc_log *log);
+
+/*
  * Reading part of a kernel: a view looks types up by kind and name and
  * decodes single records, without building the kernel's whole BTF. Ids are
  * the kernel's own (those of bc_archive_kernel_raw()). A view stays valid

@@ -255,6 +255,7 @@ struct bc_archive {
 	struct ar_views views;		/* view.c */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
+	int lock_fd;			/* lock.c: the writers' lock held, or -1 */
 };
 
 /*
@@ -371,5 +372,15 @@ int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 	     struct bc_archive **ar, const struct bc_log *log);
 int ar_wrap_body(const void *body, size_t len, int level, void **out,
 		 size_t *size);
+
+/*
+ * The archive read from fd, open on the file path names (format.c);
+ * fd stays open. As bc_archive_open() or, lazy, bc_archive_open_lazy().
+ */
+int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
+	       const struct bc_log *log);
+
+/* Lets go of the writers' lock ar holds, if any (lock.c). */
+void ar_unlock(struct bc_archive *ar);
 
 #endif

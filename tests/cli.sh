@@ -1150,6 +1150,50 @@ check_archive_btfhub() {
 }
 run_case "archive: BTFHub's file names, RPM releases in version order" check_archive_btfhub
 
+# Writers take turns (issue 27): a lock held by flock(1) makes add and
+# remove wait --wait seconds, then exit 2 changing nothing; readers do not
+# wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
+# deps --save over the file waits for the lock.
+# The concurrent and killed writers: the archive suite (writers, lockkill).
+check_archive_lock() {
+	command -v flock > /dev/null || die "flock not found (util-linux)"
+	run 0 "$BTFCANON" archive create k.bca "$IN/good.btf" --name 6.1.0-1-amd64
+	cp k.bca before.bca
+	flock -o k.bca sleep 3 &	# -o: flock itself holds it, not sleep
+	holder=$!
+	sleep 0.3
+	run 2 "$BTFCANON" archive add k.bca "$IN/tiny.o" --name 6.1.0-2-amd64 \
+		--wait 0.5
+	stderr_has "k.bca: locked by another writer for 0.5 s; nothing changed"
+	run 2 "$BTFCANON" archive remove k.bca 6.1.0-1-amd64 --wait 0
+	stderr_has "k.bca: locked by another writer for 0 s; nothing changed"
+	same k.bca before.bca "a writer that timed out"
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 6.1.0-1-amd64
+	kill "$holder"
+	wait "$holder" || true
+	run 2 "$BTFCANON" archive add k.bca "$IN/tiny.o" --wait soon
+	stderr_has "--wait 'soon'"
+	run 0 "$BTFCANON" archive add k.bca k.bca:6.1.0-1-amd64 \
+		--name 6.1.0-3-amd64 --wait 0
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 6.1.0-3-amd64
+	# deps --save over an existing file takes its turn too
+	flock -o k.bca sleep 0.8 &
+	holder=$!
+	sleep 0.2
+	t0=$(date +%s%N)
+	run 0 "$BTFCANON" deps --kernel "$IN/tiny.o" --save k.bca
+	waited=$((($(date +%s%N) - t0) / 1000000))
+	wait "$holder"
+	[ "$waited" -ge 400 ] ||
+		die "deps --save over a locked file took $waited ms: it did not wait"
+	run 0 "$BTFCANON" sort k.bca -o saved.btf
+	no_temps .
+}
+run_case "archive: writers take turns (flock(1) holds the lock)" \
+	check_archive_lock
+
 # A saved kernel file (deps --save) is an archive of one kernel: an input
 # of sort and dump like its kernel's BTF; an archive of several is not.
 check_saved_kernel_input() {

@@ -34,6 +34,8 @@
  *			gives it; a forged record refuses its kernel
  *	chain		extracting a kernel keeps its own list only, not its
  *			parents' (decoded through two buffers)
+ *
+ * Writers taking turns (writers, wait, lockkill): test_archive_lock.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -1171,6 +1173,7 @@ Suite *archive_suite(void)
 	tc = tcase_create("chain");
 	tcase_add_test(tc, test_chain);
 	suite_add_tcase(s, tc);
+	archive_lock_cases(s);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_real);
