@@ -49,6 +49,7 @@
 #include "../archive/add_input.h"
 #include "../archive/archive.h"
 #include "../archive/internal.h"
+#include "../archive/pack.h"
 #include "../canon/canon.h"
 #include "../archive/btf_file.h"
 
@@ -829,9 +830,11 @@ END_TEST
 /*
  * tests/data/archive-v1.bca and archive-v2.bca: fixtures 0-3 as formats 1
  * (zstd payload) and 2 (LZ4 payload; strings and records interleaved)
- * wrote them, at bb0c15a. Each is read (whole and lazily), gives every
- * fixture back, and is written back as format 3: the bytes a create of
- * the four gives. A flipped byte of its payload is refused.
+ * wrote them, at bb0c15a; archive-v3.bca as format 3 (one LZ4 frame of
+ * the body format 4 cuts into streams) wrote them, at 7df117c. Each is
+ * read (whole and lazily), gives every fixture back, and is written back
+ * as format 4: the bytes a create of the four gives. A flipped byte of
+ * its payload is refused.
  */
 static void check_old_version(const char *path, int version)
 {
@@ -841,7 +844,7 @@ static void check_old_version(const char *path, int version)
 
 	ck_assert_msg(old.size, "%s missing", path);
 	ck_assert_uint_eq(((uint8_t *)old.data)[8], version);
-	ck_assert_uint_eq(((uint8_t *)now.data)[8], 3);
+	ck_assert_uint_eq(((uint8_t *)now.data)[8], 4);
 	ar = parse_ok(&old);
 	ck_assert_int_eq(ar_parse(old.data, old.size, path, true, &lazy, NULL), 0);
 	for (i = 0; i < 4; i++) {
@@ -858,10 +861,10 @@ static void check_old_version(const char *path, int version)
 		blob_free(&got_lazy);
 	}
 	again = serialize(ar);
-	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3", path);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 4", path);
 	blob_free(&again);
 	again = serialize(lazy);
-	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3 (lazy)", path);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 4 (lazy)", path);
 	/* damaged: a flipped byte of its payload */
 	((uint8_t *)old.data)[40] ^= 1;
 	expect_damage(old.data, old.size, "old version, flipped bit", 40);
@@ -881,6 +884,95 @@ END_TEST
 START_TEST(test_version2)
 {
 	check_old_version("tests/data/archive-v2.bca", 2);
+}
+END_TEST
+
+START_TEST(test_version3)
+{
+	check_old_version("tests/data/archive-v3.bca", 3);
+}
+END_TEST
+
+/*
+ * Format 4's payload (archive/pack.c): a body laid out as the writer lays
+ * it out is cut into its six sections, any other bytes are one stream;
+ * both efforts give back the body exactly, and the same bytes on every
+ * call. A tiny stream is stored. A stream table that does not add up to
+ * the body and the payload, an unknown codec or a stream that does not
+ * decode to its size is refused (-EINVAL).
+ */
+static void check_pack(const uint8_t *body, size_t len, unsigned streams)
+{
+	enum ar_pack_effort effort;
+
+	for (effort = AR_PACK_BEST; effort <= AR_PACK_FAST; effort++) {
+		struct ar_buf one = { 0 }, two = { 0 };
+		uint8_t *back = malloc(len + 1);
+
+		ck_assert_ptr_nonnull(back);
+		ck_assert_int_eq(ar_pack(body, len, effort, &one), 0);
+		ck_assert_int_eq(ar_pack(body, len, effort, &two), 0);
+		ck_assert_msg(one.len == two.len && !memcmp(one.data, two.data, one.len),
+			      "effort %d: other bytes the second time", effort);
+		ck_assert_uint_eq(one.data[0], streams);
+		ck_assert_int_eq(ar_unpack(one.data, one.len, back, len), 0);
+		ck_assert_msg(!memcmp(back, body, len), "effort %d: other body", effort);
+		/* one byte more or less of body or payload */
+		ck_assert_int_eq(ar_unpack(one.data, one.len - 1, back, len), -EINVAL);
+		if (len)
+			ck_assert_int_eq(ar_unpack(one.data, one.len, back, len - 1), -EINVAL);
+		free(back);
+		free(one.data);
+		free(two.data);
+	}
+}
+
+START_TEST(test_pack)
+{
+	struct blob file = archive_of((1u << NR_FIX) - 1, NULL);
+	struct bc_archive *ar = parse_ok(&file);
+	struct ar_buf body = { 0 }, packed = { 0 };
+	uint8_t text[4096], *back;
+	size_t i;
+
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	check_pack(body.data, body.len, 6);
+	for (i = 0; i < sizeof(text); i++)	/* no count fits: one stream */
+		text[i] = (uint8_t)(0xff - i % 7);
+	check_pack(text, sizeof(text), 1);
+	check_pack(text, 0, 1);
+	/* stored: codec 0, as long as the body */
+	ck_assert_int_eq(ar_pack(text, 10, AR_PACK_BEST, &packed), 0);
+	ck_assert_uint_eq(packed.len, 1 + 17 + 10);
+	ck_assert_uint_eq(packed.data[1], 0);
+	packed.len = 0;
+	/* damaged tables */
+	ck_assert_int_eq(ar_pack(body.data, body.len, AR_PACK_BEST, &packed), 0);
+	back = malloc(body.len);
+	ck_assert_ptr_nonnull(back);
+	for (i = 0; i < 6; i++) {
+		uint8_t *entry = packed.data + 1 + 17 * i, codec = entry[0];
+
+		entry[0] = 4;	/* no such codec */
+		ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+		entry[0] = codec == 0 ? 2 : 0;	/* another codec */
+		ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+		entry[0] = codec;
+	}
+	packed.data[0] = 0;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[0] = 9;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[0] = 6;
+	packed.data[1 + 1] ^= 1;	/* stream 0's body bytes */
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[1 + 1] ^= 1;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), 0);
+	free(back);
+	free(packed.data);
+	free(body.data);
+	bc_archive_free(ar);
+	blob_free(&file);
 }
 END_TEST
 
@@ -1028,6 +1120,12 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("version2");
 	tcase_add_test(tc, test_version2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("version3");
+	tcase_add_test(tc, test_version3);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pack");
+	tcase_add_test(tc, test_pack);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("lazy");
 	tcase_add_test(tc, test_lazy);
