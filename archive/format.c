@@ -63,6 +63,7 @@
 #include <zstd.h>
 
 #include "../canon/btf_data.h"
+#include "bytes_form.h"
 #include "internal.h"
 #include "pack.h"
 
@@ -462,8 +463,7 @@ int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 
 	*out = NULL;
 	err = ar_buf_put(&file, header, HEADER_LEN);
-	err = err ? err : ar_pack(body, len, effort ? AR_PACK_FAST : AR_PACK_BEST,
-				  &file);
+	err = err ? err : ar_pack(body, len, (enum ar_pack_effort)effort, &file);
 	err = err ? err : ar_buf_reserve(&file, TRAILER_LEN);
 	if (err) {
 		free(file.data);
@@ -485,12 +485,18 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 	err = ar_decode_all(ar, log);
 	if (err)
 		return err;
-	err = ar_serialize_body(ar, &body);
+	err = ar_unraw_kernels(ar);
+	err = err ? err : ar_serialize_body(ar, &body);
 	if (!err) {
+		bool bytes_too = ar_bytes_form_tried(ar, body.len);
+
 		bc_log_printf(log, BC_LOG_DEBUG,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-		err = ar_wrap_body(body.data, body.len, 0, out, size);
+		err = ar_wrap_body(body.data, body.len,
+				   bytes_too ? AR_PACK_ZSTD : AR_PACK_BEST, out, size);
+		if (!err && bytes_too)
+			err = ar_keep_smaller_form(ar, out, size);
 	}
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);

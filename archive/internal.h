@@ -355,8 +355,8 @@ int ar_index_names(struct bc_archive *ar);
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped
- * as a file of format 4: header, ar_pack()'s payload (effort 0: the
- * smallest codecs; 1: LZ4 only, fast), checksum. For the fuzz targets,
+ * as a file of format 4: header, ar_pack()'s payload (effort: enum
+ * ar_pack_effort, pack.h; 0 the smallest, 1 LZ4 only), checksum. For the fuzz targets,
  * which feed bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);

@@ -27,7 +27,7 @@
  * (ZSTD_LEVEL, its window the stream) unless storing is smaller; xz
  * (-9e, the dictionary the stream, literal context 0 or 3 bits, the
  * smaller) where it is smaller still and decoding it costs little: every
- * stream of a body up to XZ_SMALL_BODY (a kernel or two: what xz saves
+ * stream of a body up to AR_PACK_SMALL_BODY (a kernel or two: what xz saves
  * there is what keeps the archive below `xz -9e` of the kernel itself,
  * and such a body takes 40-70 ms to unpack), and of a larger body only
  * streams up to XZ_STREAM_MAX that xz makes at most 3/4 of zstd's size
@@ -57,14 +57,23 @@
 #define AR_PACK_MAX_STREAMS 8
 #define ENTRY_LEN 17		/* codec, le64 body bytes, le64 packed bytes */
 #define ZSTD_LEVEL 9		/* 19: 0.2 MB less of 2.4 for 3 s more a write */
-#define XZ_SMALL_BODY ((size_t)6 << 20)
-#define XZ_STREAM_MAX ((size_t)1 << 20)
+#define XZ_STREAM_MAX ((size_t)2 << 20)
 #define XZ_DICT_MAX ((uint32_t)64 << 20)
 #define XZ_MEMLIMIT ((uint64_t)96 << 20)
 #define STORE_BELOW 64		/* shorter streams are stored */
 #define THREADED_MIN ((size_t)1 << 20)	/* smaller bodies: one thread */
 
 enum codec { CODEC_STORED, CODEC_LZ4, CODEC_ZSTD, CODEC_XZ, NR_CODECS };
+
+/* The streams of a body that walks, in order. */
+enum section {
+	SECTION_STRING_LENGTHS,
+	SECTION_STRING_BYTES,
+	SECTION_PAIRS,
+	SECTION_HEADS,
+	SECTION_WORDS,
+	SECTION_KERNELS,
+};
 
 /* ---- cutting ------------------------------------------------------------ */
 
@@ -186,8 +195,8 @@ static int zstd_pack(const uint8_t *in, size_t len, uint8_t **out,
 	return 0;
 }
 
-static int xz_pack(const uint8_t *in, size_t len, uint32_t lc, uint8_t **out,
-		   size_t *out_len)
+static int xz_pack(const uint8_t *in, size_t len, uint32_t lc, uint32_t lp,
+		   uint8_t **out, size_t *out_len)
 {
 	lzma_options_lzma opt;
 	lzma_filter filters[2];
@@ -198,8 +207,8 @@ static int xz_pack(const uint8_t *in, size_t len, uint32_t lc, uint8_t **out,
 	opt.dict_size = len < 4096 ? 4096 : len > XZ_DICT_MAX ? XZ_DICT_MAX :
 			(uint32_t)len;
 	opt.lc = lc;
-	opt.lp = 0;
-	opt.pb = 0;
+	opt.lp = lp;
+	opt.pb = lp;	/* position bits: 0 for varints, 2 for BTF's words */
 	filters[0].id = LZMA_FILTER_LZMA2;
 	filters[0].options = &opt;
 	filters[1].id = LZMA_VLI_UNKNOWN;
@@ -228,13 +237,16 @@ static void keep_smaller(struct stream *s, enum codec codec, uint8_t *buf,
 	}
 }
 
-/* The smallest encoding of s that the effort and body size allow. */
-static int pack_stream(struct stream *s, enum ar_pack_effort effort,
-		       size_t body_len)
+/*
+ * The smallest encoding of s that the effort and body size allow; s is
+ * the body's section'th stream (enum section when the body walked).
+ */
+static int pack_stream(struct stream *s, unsigned section,
+		       enum ar_pack_effort effort, size_t body_len)
 {
+	bool small = body_len <= AR_PACK_SMALL_BODY;
 	size_t zstd_len, n = 0;
 	uint8_t *buf = NULL;
-	uint32_t lc;
 	int err;
 
 	s->codec = CODEC_STORED;
@@ -249,21 +261,24 @@ static int pack_stream(struct stream *s, enum ar_pack_effort effort,
 		return err;
 	}
 	keep_smaller(s, effort == AR_PACK_FAST ? CODEC_LZ4 : CODEC_ZSTD, buf, n);
-	if (effort == AR_PACK_FAST ||
-	    (body_len > XZ_SMALL_BODY && s->raw_len > XZ_STREAM_MAX))
+	if (effort == AR_PACK_FAST || effort == AR_PACK_ZSTD ||
+	    (!small && ((section != SECTION_PAIRS && section != SECTION_HEADS) ||
+			s->raw_len > XZ_STREAM_MAX)))
 		return 0;
 	zstd_len = s->packed_len;
-	for (lc = 0; lc <= 3; lc += 3) {
-		buf = NULL;
-		err = xz_pack(s->raw, s->raw_len, lc, &buf, &n);
-		if (err) {
-			free(buf);
-			return err;
-		}
-		if (body_len > XZ_SMALL_BODY && n * 4 > zstd_len * 3)
-			n = SIZE_MAX;	/* not worth its decoding time */
-		keep_smaller(s, CODEC_XZ, buf, n);
+	buf = NULL;
+	if (effort == AR_PACK_WORDS)	/* BTF: 4-byte words */
+		err = xz_pack(s->raw, s->raw_len, 1, 2, &buf, &n);
+	else	/* text: the usual literal context; varints: none */
+		err = xz_pack(s->raw, s->raw_len,
+			      section == SECTION_STRING_BYTES ? 3 : 0, 0, &buf, &n);
+	if (err) {
+		free(buf);
+		return err;
 	}
+	if (!small && n * 4 > zstd_len * 3)
+		n = SIZE_MAX;	/* not worth its decoding time */
+	keep_smaller(s, CODEC_XZ, buf, n);
 	return 0;
 }
 
@@ -362,7 +377,7 @@ static void *stream_worker(void *arg)
 	while ((i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->nr) {
 		struct stream *s = &job->s[i];
 
-		s->err = job->pack ? pack_stream(s, job->effort, job->body_len) :
+		s->err = job->pack ? pack_stream(s, i, job->effort, job->body_len) :
 				     unpack_stream(s);
 	}
 	return NULL;

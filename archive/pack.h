@@ -12,10 +12,18 @@
 
 #include "internal.h"
 
-/* How hard ar_pack() tries: the smallest of zstd and xz, or LZ4 only. */
+/*
+ * Bodies up to this size may take xz in every stream (a kernel or two:
+ * decoding 4-6 MB of xz takes 40-80 ms).
+ */
+#define AR_PACK_SMALL_BODY ((size_t)6 << 20)
+
+/* How ar_pack() compresses. */
 enum ar_pack_effort {
-	AR_PACK_BEST = 0,
-	AR_PACK_FAST = 1,	/* the fuzz targets: LZ4, one codec to decode */
+	AR_PACK_BEST,	/* the smallest of zstd and xz (pack.c says where xz) */
+	AR_PACK_FAST,	/* LZ4: the fuzz targets, one codec to decode */
+	AR_PACK_ZSTD,	/* zstd only: a kernel whose bytes are tried too */
+	AR_PACK_WORDS,	/* zstd, or xz set for BTF's words (kernels as bytes) */
 };
 
 /*
