@@ -34,7 +34,10 @@
 #include "internal.h"
 #include "pack.h"
 
-/* a kernel's body is megabytes; smaller ones (tests' fixtures) stay records */
+/*
+ * Smaller bodies stay records: not a kernel's (a module's BTF, the tests'
+ * fixtures, whose records paths the tests exercise).
+ */
 #define BYTES_FORM_MIN ((size_t)1 << 20)
 
 static int put_bytes(struct ar_buf *out, const void *data, size_t len)
@@ -137,8 +140,14 @@ int ar_unraw_kernels(struct bc_archive *ar)
 
 bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len)
 {
-	return ar->nr_kernels == 1 && !ar->kernels[0].raw &&
-	       body_len >= BYTES_FORM_MIN && body_len <= AR_PACK_SMALL_BODY;
+	uint32_t k;
+
+	if (body_len < BYTES_FORM_MIN || body_len > AR_PACK_SMALL_BODY)
+		return false;
+	for (k = 0; k < ar->nr_kernels; k++)
+		if (!ar->kernels[k].raw)
+			return true;
+	return false;	/* already all bytes */
 }
 
 int ar_keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)

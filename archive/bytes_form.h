@@ -22,8 +22,8 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body);
 int ar_unraw_kernels(struct bc_archive *ar);
 
 /*
- * Whether the archive is also written as bytes: one kernel, as records,
- * with a body of a kernel's size (1 to AR_PACK_SMALL_BODY bytes).
+ * Whether the archive is also written as bytes: a body of a kernel or two
+ * (1 MiB to AR_PACK_SMALL_BODY), a kernel at least as records.
  */
 bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len);
 

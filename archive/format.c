@@ -475,8 +475,8 @@ int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 	return 0;
 }
 
-int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
-			 const struct bc_log *log)
+static int serialize(struct bc_archive *ar, bool quick, void **out,
+		     size_t *size, const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
 	int err;
@@ -488,13 +488,14 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 	err = ar_unraw_kernels(ar);
 	err = err ? err : ar_serialize_body(ar, &body);
 	if (!err) {
-		bool bytes_too = ar_bytes_form_tried(ar, body.len);
+		bool bytes_too = !quick && ar_bytes_form_tried(ar, body.len);
 
 		bc_log_printf(log, BC_LOG_DEBUG,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
 		err = ar_wrap_body(body.data, body.len,
-				   bytes_too ? AR_PACK_ZSTD : AR_PACK_BEST, out, size);
+				   bytes_too || quick ? AR_PACK_ZSTD : AR_PACK_BEST,
+				   out, size);
 		if (!err && bytes_too)
 			err = ar_keep_smaller_form(ar, out, size);
 	}
@@ -504,6 +505,18 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 		bc_log_error(log, err, "%s: cannot compress", ar->path);
 	free(body.data);
 	return err;
+}
+
+int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
+			 const struct bc_log *log)
+{
+	return serialize(ar, false, out, size, log);
+}
+
+int bc_archive_serialize_quick(struct bc_archive *ar, void **out,
+			       size_t *size, const struct bc_log *log)
+{
+	return serialize(ar, true, out, size, log);
 }
 
 static int write_all_fd(int fd, const uint8_t *data, size_t size)
