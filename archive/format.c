@@ -4,10 +4,12 @@
  * coding the lists) and reading it back with every number checked.
  *
  * The file (all integers little-endian):
- *	"BTFCARC1", u32 version 3, u32 flags 0, u64 body bytes, u64 payload
- *	bytes, payload (one LZ4 frame of the body: independent blocks, the
- *	content size in the frame header, no checksums of its own), u32
- *	CRC-32 of all that precedes it. Nothing may follow.
+ *	"BTFCARC1", u32 version 4, u32 flags 0, u64 body bytes, u64 payload
+ *	bytes, payload (archive/pack.c: the body cut into streams, each
+ *	compressed on its own with zstd or xz), u32 CRC-32 of all that
+ *	precedes it. Nothing may follow. Version 3 had the same body in
+ *	one LZ4 frame (independent blocks, the content size in the frame
+ *	header, no checksums of its own).
  * The body, in LEB128 varints:
  *	strings:  count; every length; then every string's bytes and a NUL
  *	          (string 0 is "")
@@ -25,8 +27,8 @@
  * Debian's 118 kernels), and decodes a record's words (2.5 MB in all)
  * only when the kernel it rebuilds uses them (bc_archive_open_lazy:
  * 6.12.117 cloud-amd64 uses 107k of the 170k records). The record
- * lengths cost 30 kB of the 4.68 MB file.
- * Versions 1 and 2 are still read, never written. Both had each string's
+ * lengths cost 30 kB of the 4.68 MB file of version 3.
+ * Versions 1, 2 and 3 are still read, never written. Both had each string's
  * length before its bytes and each record's head before its words, with
  * no length: a reader had to decode every record to find the next one.
  * Version 1 compressed the body with zstd (level 5): 2.92 MB for Debian's
@@ -35,7 +37,8 @@
  * against 3 ms for LZ4, and 0.16-0.29 s to compress on every add and
  * remove against 0.03 s. Every reader needs most of the body (a kernel
  * uses two thirds of the shared records, spread over all of them), so
- * the codec's speed is what counts.
+ * the codec's speed counts: version 4 compresses each section on its
+ * own (pack.c), zstd where xz would be slow to read back, 2.31 MB.
  * A script lists a kernel's records as copies of a run of its parent's
  * list (length << 1 | 1, then the start's distance from where the last
  * copy ended, zigzag) and literals (count << 1, then each record number
