@@ -497,8 +497,7 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
 		err = ar_wrap_body(body.data, body.len,
-				   bytes_too || quick ? AR_PACK_ZSTD : AR_PACK_BEST,
-				   out, size);
+				   quick ? AR_PACK_ZSTD : AR_PACK_BEST, out, size);
 		if (!err && bytes_too)
 			err = ar_keep_smaller_form(ar, out, size);
 	}

@@ -22,7 +22,7 @@
 enum ar_pack_effort {
 	AR_PACK_BEST,	/* the smallest of zstd and xz (pack.c says where xz) */
 	AR_PACK_FAST,	/* LZ4: the fuzz targets, one codec to decode */
-	AR_PACK_ZSTD,	/* zstd only: a kernel whose bytes are tried too */
+	AR_PACK_ZSTD,	/* zstd only: quick to write (deps --save) */
 	AR_PACK_WORDS,	/* zstd, or xz set for BTF's words (kernels as bytes) */
 };
 
