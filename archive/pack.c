@@ -25,22 +25,25 @@
  *
  * Codec (the writer's choice, the reader follows the codec bytes): zstd
  * (ZSTD_LEVEL, its window the stream) unless storing is smaller; xz
- * (-9e, the dictionary the stream, literal context 0 or 3 bits, the
- * smaller) where it is smaller still and decoding it costs little: every
- * stream of a body up to AR_PACK_SMALL_BODY (a kernel or two: what xz saves
- * there is what keeps the archive below `xz -9e` of the kernel itself,
- * and such a body takes 40-70 ms to unpack), and of a larger body only
- * streams up to XZ_STREAM_MAX that xz makes at most 3/4 of zstd's size
- * (the pairs and the record heads: 1 MB of Debian's 118 kernels' body
- * for 0.2 MB less file and a few ms of decoding). LZMA decodes at 10-20
- * ns a byte here, zstd at 1-2: xz on all of the 118 kernels' 7.3 MB body
- * would be 0.2 MB smaller and take 0.13 s to unpack.
+ * (-9e, the dictionary the stream; no literal context for varints, 3
+ * bits for the string bytes; 1 literal and 2 position bits for kernels
+ * stored as bytes, AR_PACK_WORDS) where it is smaller still and decoding
+ * it costs little: every stream of a body up to AR_PACK_SMALL_BODY (a
+ * kernel or two: what xz saves there is what keeps the archive below
+ * `xz -9e` of the kernels' files, and such a body takes 40-80 ms to
+ * unpack), and of a larger body only the pairs and the record heads, up
+ * to XZ_STREAM_MAX, where xz makes them at most a quarter of zstd's size.
+ * On Debian's 118 kernels that is the pairs: 26 KB instead of 239 for 3
+ * ms more of unpacking; the heads (95 KB instead of 204) would cost 5 ms
+ * more. LZMA decodes at 10-20 ns a byte here, zstd at 1-2: xz on all of
+ * the 118 kernels' 7.3 MB body would be 0.4 MB smaller and take 0.13 s
+ * to unpack.
  *
  * Threads: streams are compressed and decompressed on two threads, each
  * taking the next stream from an atomic cursor; every stream's bytes
  * depend on the stream alone, so the file does not depend on threads.
  * Cost: the writer runs zstd over the body once and xz over the streams
- * it may choose, up to twice each; the reader runs one decoder a stream.
+ * it may choose; the reader runs one decoder a stream.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -276,7 +279,7 @@ static int pack_stream(struct stream *s, unsigned section,
 		free(buf);
 		return err;
 	}
-	if (!small && n * 4 > zstd_len * 3)
+	if (!small && n * 4 > zstd_len)
 		n = SIZE_MAX;	/* not worth its decoding time */
 	keep_smaller(s, CODEC_XZ, buf, n);
 	return 0;
