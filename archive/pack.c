@@ -31,11 +31,11 @@
  * it costs little: every stream of a body up to AR_PACK_SMALL_BODY (a
  * kernel or two: what xz saves there is what keeps the archive below
  * `xz -9e` of the kernels' files, and such a body takes 40-80 ms to
- * unpack), and of a larger body only the pairs and the record heads, up
- * to XZ_STREAM_MAX, where xz makes them at most a quarter of zstd's size.
- * On Debian's 118 kernels that is the pairs: 26 KB instead of 239 for 3
- * ms more of unpacking; the heads (95 KB instead of 204) would cost 5 ms
- * more. LZMA decodes at 10-20 ns a byte here, zstd at 1-2: xz on all of
+ * unpack), and of a larger body only the (kind, name) pairs, up to
+ * XZ_STREAM_MAX, where xz makes them at most a quarter of zstd's size:
+ * on Debian's 118 kernels 26 KB instead of 239, for 3 ms more of
+ * unpacking (the record heads would be 95 KB instead of 204 for 5 ms
+ * more of every extract and 0.2 s more of every write). LZMA decodes at 10-20 ns a byte here, zstd at 1-2: xz on all of
  * the 118 kernels' 7.3 MB body would be 0.4 MB smaller and take 0.13 s
  * to unpack.
  *
@@ -265,8 +265,7 @@ static int pack_stream(struct stream *s, unsigned section,
 	}
 	keep_smaller(s, effort == AR_PACK_FAST ? CODEC_LZ4 : CODEC_ZSTD, buf, n);
 	if (effort == AR_PACK_FAST || effort == AR_PACK_ZSTD ||
-	    (!small && ((section != SECTION_PAIRS && section != SECTION_HEADS) ||
-			s->raw_len > XZ_STREAM_MAX)))
+	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX)))
 		return 0;
 	zstd_len = s->packed_len;
 	buf = NULL;
