@@ -329,8 +329,12 @@ static int zstd_unpack(const uint8_t *in, size_t len, uint8_t *out,
 static int xz_unpack(const uint8_t *in, size_t len, uint8_t *out,
 		     size_t out_len)
 {
-	uint64_t memlimit = XZ_MEMLIMIT;
+	/* the writer's dictionary is the stream's size: a larger one is forged */
+	uint64_t memlimit = 2 * (uint64_t)out_len + ((uint64_t)1 << 20);
 	size_t in_pos = 0, out_pos = 0;
+
+	if (memlimit > XZ_MEMLIMIT)
+		memlimit = XZ_MEMLIMIT;
 	lzma_ret ret;
 
 	ret = lzma_stream_buffer_decode(&memlimit, 0, NULL, in, &in_pos, len,
