@@ -157,6 +157,14 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 			 const struct bc_log *log);
 
 /*
+ * bc_archive_serialize() for a file written often and read at once (deps
+ * --save): the kernels as records, every stream in zstd (no xz, no
+ * kernel as bytes: 0.1 s for a kernel instead of 1.5).
+ */
+int bc_archive_serialize_quick(struct bc_archive *ar, void **out,
+			       size_t *size, const struct bc_log *log);
+
+/*
  * Writes the archive to path whole or not at all (temporary file in the
  * same directory, fsync, rename). The environment variable
  * BTFCANON_FAULT_KILL_WRITE=1 kills the process with SIGKILL halfway

@@ -362,16 +362,20 @@ int ar_index_names(struct bc_archive *ar);
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped
- * as a file: header, LZ4 frame at level (LZ4F: 0 fast, 3.. HC), checksum. For the fuzz target, which
- * feeds bodies without having to forge checksums.
+ * as a file of format 4: header, ar_pack()'s payload (effort: enum
+ * ar_pack_effort, pack.h; 0 the smallest, 1 LZ4 only), checksum. For the fuzz targets,
+ * which feed bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
 
 /* bc_archive_parse(), or (lazy) as bc_archive_open_lazy() reads. */
 int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 	     struct bc_archive **ar, const struct bc_log *log);
-int ar_wrap_body(const void *body, size_t len, int level, void **out,
+int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 		 size_t *size);
+/* A body wrapped as format 3 or 2 (version): one LZ4 frame. */
+int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
+		     void **out, size_t *size);
 
 /*
  * The archive read from fd, open on the file path names (format.c);

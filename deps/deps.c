@@ -444,7 +444,7 @@ int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
 		err = attach(ar, ATT_MODULES_BASE, put_base_v,
 			     k->modules_base ? k->modules_base : btf);
 	if (!err)
-		err = bc_archive_serialize(ar, out, size, log);
+		err = bc_archive_serialize_quick(ar, out, size, log);
 	bc_archive_free(ar);
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", k->arg);
