@@ -144,8 +144,8 @@ static int render(const struct dump_args *args, const struct bc_input *in,
 	return err;
 }
 
-/* Shows "diff -u HEADER <what dump -f c writes>". */
-static void show_difference(const char *header, const char *input,
+/* Shows "diff -u HEADER <what producer writes>". */
+static void show_difference(const char *header, const char *producer,
 			    const struct bc_text *fresh)
 {
 	char tmp[] = "/tmp/btfcanon-check.XXXXXX";
@@ -160,19 +160,19 @@ static void show_difference(const char *header, const char *input,
 			close(fd);
 			unlink(tmp);
 		}
-		fprintf(stderr, "btfcanon dump: cannot show the difference: %s\n",
+		fprintf(stderr, "btfcanon: cannot show the difference: %s\n",
 			strerror(errno));
 		return;
 	}
 	fwrite(bc_text_str(fresh), 1, fresh->len, f);
 	fclose(f);
-	snprintf(label, sizeof(label), "btfcanon dump -f c %s", input);
+	snprintf(label, sizeof(label), "%s", producer);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		execlp("diff", "diff", "-u", "--label", header, "--label", label,
 		       header, tmp, (char *)NULL);
-		fprintf(stderr, "btfcanon dump: cannot run diff: %s\n",
+		fprintf(stderr, "btfcanon: cannot run diff: %s\n",
 			strerror(errno));
 		_exit(2);
 	}
@@ -200,9 +200,8 @@ static int read_text_file(const char *path, struct bc_text *text)
 	return err ? err : text->err;
 }
 
-/* Returns 0 when header holds exactly fresh, 1 when not, 2 on error. */
-static int check_header(const char *header, const char *input,
-			const struct bc_text *fresh, const struct bc_log *log)
+int bc_check_header(const char *header, const char *producer,
+		    const struct bc_text *fresh, const struct bc_log *log)
 {
 	struct bc_text old;
 	bool stale;
@@ -221,9 +220,9 @@ static int check_header(const char *header, const char *input,
 	bc_text_deinit(&old);
 	if (!stale)
 		return 0;
-	printf("%s is stale: it differs from what `btfcanon dump -f c %s` writes\n",
-	       header, input);
-	show_difference(header, input, fresh);
+	printf("%s is stale: it differs from what `%s` writes\n", header,
+	       producer);
+	show_difference(header, producer, fresh);
 	return 1;
 }
 
@@ -242,8 +241,13 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 		err = render(&args, &in, &out, log);
 	if (err)
 		status = 2;
-	else if (args.check)
-		status = check_header(args.check, args.input, &out, log);
+	else if (args.check) {
+		char producer[4096];
+
+		snprintf(producer, sizeof(producer), "btfcanon dump -f c %s",
+			 args.input);
+		status = bc_check_header(args.check, producer, &out, log);
+	}
 	else
 		status = bc_file_write_atomic(args.output ? args.output : "-",
 					      bc_text_str(&out), out.len, log) ? 2 : 0;

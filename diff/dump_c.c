@@ -99,6 +99,7 @@ struct fwd_line {
 struct c_dump {
 	const struct bc_btf *btf;
 	struct btf_dump *d;
+	const struct bc_dump_c_opts *opts;	/* never NULL */
 	struct bc_text *sink;	/* where btf_dump writes now */
 	struct fwd_line *fwds;	/* every struct, union and FWD, sorted by text */
 	uint32_t nr_fwds;
@@ -759,6 +760,25 @@ static int collect_kfuncs(const struct bc_btf *btf, struct kfunc **out)
 	return j;
 }
 
+/* Whether opts lists kfunc name as present in every kernel (not __weak). */
+static bool is_strong(const struct bc_dump_c_opts *opts, const char *name)
+{
+	uint32_t lo = 0, hi = opts->nr_strong_kfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(opts->strong_kfuncs[mid], name);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /*
  * The kfunc prototypes, as bpftool >= 7.5 writes them after the types:
  * "extern [__bpf_fastcall ]DECL __weak __ksym;" inside
@@ -781,7 +801,8 @@ static int emit_kfuncs(struct c_dump *c)
 							  "extern ");
 		opts.field_name = kfuncs[i].name;
 		err = btf_dump__emit_type_decl(c->d, func->type, &opts);
-		bc_text_puts(c->sink, " __weak __ksym;\n");
+		bc_text_puts(c->sink, is_strong(c->opts, kfuncs[i].name) ?
+				      " __ksym;\n" : " __weak __ksym;\n");
 	}
 	bc_text_puts(c->sink, "#endif\n\n");
 	free(kfuncs);
@@ -1044,7 +1065,15 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log)
 {
-	struct c_dump c = { .btf = btf };
+	return bc_dump_c_with(btf, lbtf, NULL, out, log);
+}
+
+int bc_dump_c_with(const struct bc_btf *btf, const struct btf *lbtf,
+		   const struct bc_dump_c_opts *opts, struct bc_text *out,
+		   const struct bc_log *log)
+{
+	static const struct bc_dump_c_opts no_opts;
+	struct c_dump c = { .btf = btf, .opts = opts ? opts : &no_opts };
 	struct root *roots = NULL;
 	uint32_t i, nr_roots = 0;
 	struct bc_text body;
