@@ -41,6 +41,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,7 @@ struct hdr_kernel {
 	char *name;			/* kernel name: version and flavor */
 	const char *path;		/* a file, or NULL */
 	struct bc_archive *ar;		/* or a kernel of an archive */
+	const char *ar_path;		/* the archive's file */
 	uint32_t idx;
 	int arch;			/* enum bc_header_arch, or -1 */
 };
@@ -181,6 +183,7 @@ struct hdr_set {
 	struct hdr_kernel *k;
 	uint32_t nr, cap;
 	struct bc_archive **archives;
+	char **archive_paths;
 	uint32_t nr_archives;
 };
 
@@ -192,10 +195,13 @@ static void set_free(struct hdr_set *s)
 		free(s->k[i].label);
 		free(s->k[i].name);
 	}
-	for (i = 0; i < s->nr_archives; i++)
+	for (i = 0; i < s->nr_archives; i++) {
 		bc_archive_free(s->archives[i]);
+		free(s->archive_paths[i]);
+	}
 	free(s->k);
 	free(s->archives);
+	free(s->archive_paths);
 }
 
 static struct hdr_kernel *set_add(struct hdr_set *s)
@@ -249,6 +255,7 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 		       const struct bc_log *log)
 {
 	struct bc_archive *ar = NULL, **ars;
+	char **paths;
 	const char *pattern = "*";
 	char *archive_path = NULL;
 	uint32_t *idx = NULL, nr = 0, i;
@@ -277,6 +284,15 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 		goto out;
 	}
 	s->archives = ars;
+	paths = realloc(s->archive_paths, (s->nr_archives + 1) * sizeof(*paths));
+	if (!paths || !(paths[s->nr_archives] = strdup(spec ? archive_path : arg))) {
+		if (paths)
+			s->archive_paths = paths;
+		bc_archive_free(ar);
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
+	s->archive_paths = paths;
 	s->archives[s->nr_archives++] = ar;
 	err = bc_archive_match(ar, pattern, &idx, &nr);
 	if (err) {
@@ -297,6 +313,7 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 			goto out;
 		}
 		k->ar = ar;
+		k->ar_path = s->archive_paths[s->nr_archives - 1];
 		k->idx = idx[i];
 		k->name = strdup(name);
 		if (asprintf(&k->label, "%s:%s", spec ? archive_path : arg, name) < 0)
@@ -462,7 +479,7 @@ static int cmp_newest_first(const void *pa, const void *pb)
 /* ---- the synthetic BTF of one architecture ---- */
 
 struct leaf {
-	const char *name;	/* in the BTF it was read from */
+	char *name;		/* copied: the synthetic BTF's strings move as it grows */
 	char *decl;		/* C spelling by names, ":BITS" for a bitfield */
 	uint32_t type;
 	uint32_t bits;
@@ -489,6 +506,8 @@ struct variant {
 	char *flavor;		/* the flavor's name, once chosen */
 };
 
+struct sig_entry;
+
 struct synth {
 	struct btf *s;
 	uint32_t nr_newest;		/* ids below are the newest kernel's */
@@ -500,6 +519,10 @@ struct synth {
 	struct leaves **s_leaves;	/* by synthetic id, computed when needed */
 	uint32_t nr_s_leaves;
 	struct smap kfunc_count;	/* kfunc name -> kernels having it */
+	struct sig_entry *sigs;		/* types compared, by signature */
+	uint32_t nr_sigs, cap_sigs;
+	uint32_t *touched;		/* variant indices, by signature */
+	uint32_t nr_touched, cap_touched;
 	uint32_t nr_kernels;
 	struct bc_text key;		/* scratch */
 	const struct bc_log *log;
@@ -515,7 +538,9 @@ struct copy_src {
 static const char *make_key(struct synth *y, char tag, const char *name)
 {
 	bc_text_truncate(&y->key, 0);
-	bc_text_printf(&y->key, "%c:%s", tag, name);
+	bc_text_add(&y->key, &tag, 1);
+	bc_text_add(&y->key, ":", 1);
+	bc_text_puts(&y->key, name);
 	return bc_text_str(&y->key);
 }
 
@@ -757,8 +782,10 @@ static void leaves_free(struct leaves *l)
 
 	if (!l)
 		return;
-	for (i = 0; i < l->nr; i++)
+	for (i = 0; i < l->nr; i++) {
+		free(l->v[i].name);
 		free(l->v[i].decl);
+	}
 	free(l->v);
 	free(l);
 }
@@ -806,7 +833,7 @@ static int flatten(const struct btf *btf, uint32_t id, struct leaves *out,
 			out->cap = cap;
 		}
 		l = &out->v[out->nr];
-		l->name = name;
+		l->name = strdup(name);
 		l->type = m->type;
 		l->bits = btf_member_bitfield_size(t, j);
 		bc_text_truncate(scratch, 0);
@@ -816,8 +843,11 @@ static int flatten(const struct btf *btf, uint32_t id, struct leaves *out,
 		if (scratch->err)
 			return scratch->err;
 		l->decl = strdup(bc_text_str(scratch));
-		if (!l->decl)
+		if (!l->decl || !l->name) {
+			free(l->decl);
+			free(l->name);
 			return -ENOMEM;
+		}
 		out->nr++;
 	}
 	return 0;
@@ -884,10 +914,22 @@ static struct variant *add_variant(struct synth *y, const char *key,
 	struct variant *v;
 
 	*fresh = false;
+	if (y->nr_touched == y->cap_touched) {
+		uint32_t cap = y->cap_touched ? 2 * y->cap_touched : 1024;
+		uint32_t *grown = realloc(y->touched, cap * sizeof(*grown));
+
+		if (!grown) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		y->touched = grown;
+		y->cap_touched = cap;
+	}
 	if (smap_get(&y->variant_idx, key, &idx)) {
 		v = &y->variants[idx - 1];
 		if (order > v->oldest)
 			v->oldest = order;
+		y->touched[y->nr_touched++] = idx - 1;
 		return v;
 	}
 	if (y->nr_variants == y->cap_variants) {
@@ -904,6 +946,7 @@ static struct variant *add_variant(struct synth *y, const char *key,
 	*err = smap_put(&y->variant_idx, key, y->nr_variants + 1, false);
 	if (*err)
 		return NULL;
+	y->touched[y->nr_touched++] = y->nr_variants;
 	v = &y->variants[y->nr_variants++];
 	memset(v, 0, sizeof(*v));
 	v->oldest = order;
@@ -960,8 +1003,10 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 		if (!v->type_name || !v->member || !v->decl)
 			err = -ENOMEM;
 	}
-	for (i = 0; i < old.nr; i++)
+	for (i = 0; i < old.nr; i++) {
+		free(old.v[i].name);
 		free(old.v[i].decl);
+	}
 	free(old.v);
 	bc_text_deinit(&scratch);
 	return err;
@@ -986,9 +1031,15 @@ static int compare_enum(struct synth *y, struct copy_src *src, uint32_t id,
 		struct variant *v;
 		bool found = false, fresh;
 
-		for (k = 0; k < btf_vlen(st) && !found; k++)
-			found = !strcmp(e, btf__name_by_offset(y->s, btf_is_enum(st) ?
-				btf_enum(st)[k].name_off : btf_enum64(st)[k].name_off));
+		/* by essential name: a copied enum's may carry ___ENUMNAME */
+		for (k = 0; k < btf_vlen(st) && !found; k++) {
+			const char *now = btf__name_by_offset(y->s, btf_is_enum(st) ?
+				btf_enum(st)[k].name_off : btf_enum64(st)[k].name_off);
+			size_t len = strlen(e);
+
+			found = !strncmp(now, e, len) &&
+				(!now[len] || !strncmp(now + len, "___", 3));
+		}
 		if (found)
 			continue;
 		bc_text_truncate(&key, 0);
@@ -1090,26 +1141,222 @@ static int add_kfuncs(struct synth *y, struct copy_src *src, bool copy)
 	return err;
 }
 
+/*
+ * Signatures: most types of an older kernel are the same as in the kernel
+ * compared before it (kernels of one series differ in a few hundred
+ * types), so a type whose content was seen already is not compared
+ * again; the variants it gave are only marked as seen in this kernel
+ * too. A type's signature hashes its record with names for string
+ * offsets and, for references, the referenced type's kind and name (a
+ * named type) or its signature (an anonymous one): what the member
+ * spellings and copies depend on. 64-bit FNV-1a; a collision would lose a
+ * variant, at odds of about 2^-40 over a header of 118 kernels.
+ */
+struct sig_src {
+	const struct btf *btf;
+	uint64_t *memo;
+	uint64_t *named;	/* ref_sig() of named types, 0: not yet */
+	uint8_t *state;		/* 0 new, 1 in progress, 2 done */
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return mix(h, 0xff);
+}
+
+static uint64_t body_sig(struct sig_src *g, uint32_t id);
+
+/* What a reference to id contributes: the kind and name of a named type, else its body. */
+static uint64_t ref_sig(struct sig_src *g, uint32_t id)
+{
+	const struct btf_type *t;
+	const char *name;
+
+	if (!id)
+		return 1;
+	t = btf__type_by_id(g->btf, id);
+	name = btf__name_by_offset(g->btf, t->name_off);
+	if (*name && name_tag(t)) {
+		if (!g->named[id])
+			g->named[id] = mix_str(mix(14695981039346656037ULL,
+						   name_tag(t)), name) | 1;
+		return g->named[id];
+	}
+	return body_sig(g, id);
+}
+
+static uint64_t body_sig(struct sig_src *g, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(g->btf, id);
+	uint64_t h = 14695981039346656037ULL;
+	uint32_t j, vlen = btf_vlen(t);
+
+	if (g->state[id] == 2)
+		return g->memo[id];
+	if (g->state[id] == 1)
+		return 7;	/* a loop through anonymous types */
+	g->state[id] = 1;
+	h = mix(h, t->info);
+	h = mix_str(h, btf__name_by_offset(g->btf, t->name_off));
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+		h = mix(h, t->size);
+		h = mix(h, *(const uint32_t *)(t + 1));
+		break;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		h = mix(h, t->size);
+		for (j = 0; j < vlen; j++) {
+			const struct btf_member *m = btf_members(t) + j;
+
+			h = mix_str(h, btf__name_by_offset(g->btf, m->name_off));
+			h = mix(h, m->offset);
+			h = mix(h, ref_sig(g, m->type));
+		}
+		break;
+	case BTF_KIND_ENUM:
+		h = mix(h, t->size);
+		for (j = 0; j < vlen; j++) {
+			h = mix_str(h, btf__name_by_offset(g->btf, btf_enum(t)[j].name_off));
+			h = mix(h, btf_enum(t)[j].val);
+		}
+		break;
+	case BTF_KIND_ENUM64:
+		h = mix(h, t->size);
+		for (j = 0; j < vlen; j++) {
+			h = mix_str(h, btf__name_by_offset(g->btf, btf_enum64(t)[j].name_off));
+			h = mix(h, btf_enum64_value(btf_enum64(t) + j));
+		}
+		break;
+	case BTF_KIND_ARRAY:
+		h = mix(h, btf_array(t)->nelems);
+		h = mix(h, ref_sig(g, btf_array(t)->type));
+		h = mix(h, ref_sig(g, btf_array(t)->index_type));
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		h = mix(h, ref_sig(g, t->type));
+		for (j = 0; j < vlen; j++) {
+			h = mix_str(h, btf__name_by_offset(g->btf, btf_params(t)[j].name_off));
+			h = mix(h, ref_sig(g, btf_params(t)[j].type));
+		}
+		break;
+	case BTF_KIND_FWD:
+	case BTF_KIND_FLOAT:
+		h = mix(h, t->size);
+		break;
+	default:
+		/* one reference or none: pointers, qualifiers, typedefs, tags */
+		if (ref_slot((struct btf_type *)t, 0))
+			h = mix(h, ref_sig(g, t->type));
+		break;
+	}
+	g->memo[id] = h;
+	g->state[id] = 2;
+	return h;
+}
+
+/* A u64 -> (start, count) map of the signatures seen, into y->touched. */
+struct sig_entry {
+	uint64_t sig;		/* 0: empty */
+	uint32_t start, count;
+};
+
+static struct sig_entry *sig_find(struct synth *y, uint64_t sig, bool *found)
+{
+	uint32_t i;
+
+	if (!sig)
+		sig = 1;
+	if (2 * (y->nr_sigs + 1) > y->cap_sigs) {
+		uint32_t cap = y->cap_sigs ? 2 * y->cap_sigs : 65536, k;
+		struct sig_entry *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (k = 0; k < y->cap_sigs; k++) {
+			if (!y->sigs[k].sig)
+				continue;
+			i = y->sigs[k].sig & (cap - 1);
+			while (n[i].sig)
+				i = (i + 1) & (cap - 1);
+			n[i] = y->sigs[k];
+		}
+		free(y->sigs);
+		y->sigs = n;
+		y->cap_sigs = cap;
+	}
+	i = sig & (y->cap_sigs - 1);
+	while (y->sigs[i].sig && y->sigs[i].sig != sig)
+		i = (i + 1) & (y->cap_sigs - 1);
+	*found = y->sigs[i].sig == sig;
+	if (!*found) {
+		y->sigs[i] = (struct sig_entry){ .sig = sig, .start = y->nr_touched };
+		y->nr_sigs++;
+	}
+	return &y->sigs[i];
+}
+
 /* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
 static int merge_older(struct synth *y, const struct btf *old,
 		       const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old, .label = label };
+	struct sig_src g = { .btf = old };
 	uint32_t i, n = btf__type_cnt(old);
+	uint64_t *sigs;
 	int err = 0;
 
 	src.memo = calloc(n, sizeof(*src.memo));
-	if (!src.memo)
-		return -ENOMEM;
-	/* the named types it has and the synthetic BTF lacks, whole */
+	g.memo = calloc(n, sizeof(*g.memo));
+	g.state = calloc(n, 1);
+	g.named = calloc(n, sizeof(*g.named));
+	sigs = calloc(n, sizeof(*sigs));	/* 0: not a type compared */
+	if (!src.memo || !g.memo || !g.state || !g.named || !sigs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * The named types it has and the synthetic BTF lacks, whole; a type
+	 * seen before (by signature) is known to the synthetic BTF.
+	 */
 	for (i = 1; !err && i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(old, i);
 		const char *name = btf__name_by_offset(old, t->name_off);
+		struct sig_entry *e;
+		bool seen;
 		int id;
 
 		if (!*name || !(btf_is_composite(t) || btf_is_any_enum(t) ||
 				btf_is_typedef(t)))
 			continue;
+		sigs[i] = mix(mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
+		e = sig_find(y, sigs[i], &seen);
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		if (seen) {
+			uint32_t k;
+
+			for (k = 0; k < e->count; k++) {
+				struct variant *v = &y->variants[y->touched[e->start + k]];
+
+				if (order > v->oldest)
+					v->oldest = order;
+			}
+			sigs[i] = 0;
+			continue;
+		}
 		if (find_named(y, t, name))
 			continue;
 		id = copy_type(y, &src, i);
@@ -1119,9 +1366,11 @@ static int merge_older(struct synth *y, const struct btf *old,
 	for (i = 1; !err && i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(old, i);
 		const char *name = btf__name_by_offset(old, t->name_off);
-		uint32_t sid;
+		uint32_t sid, start = y->nr_touched;
+		struct sig_entry *e;
+		bool seen;
 
-		if (!*name || !(btf_is_composite(t) || btf_is_any_enum(t)))
+		if (!sigs[i] || !(btf_is_composite(t) || btf_is_any_enum(t)))
 			continue;
 		sid = find_named(y, t, name);
 		if (!sid || src.memo[i] == sid)
@@ -1130,10 +1379,20 @@ static int merge_older(struct synth *y, const struct btf *old,
 			err = compare_composite(y, &src, i, sid, name, order);
 		else if (btf_is_any_enum(t))
 			err = compare_enum(y, &src, i, sid, name, order);
+		e = err ? NULL : sig_find(y, sigs[i], &seen);
+		if (e) {
+			e->start = start;
+			e->count = y->nr_touched - start;
+		}
 	}
 	if (!err)
 		err = add_kfuncs(y, &src, true);
+out:
 	free(src.memo);
+	free(g.memo);
+	free(g.state);
+	free(g.named);
+	free(sigs);
 	if (err)
 		bc_log_error(y->log, err, "%s: cannot merge its types: %s", label,
 			     strerror(-err));
@@ -1355,6 +1614,8 @@ static void synth_deinit(struct synth *y)
 		free(y->variants[i].flavor);
 	}
 	free(y->variants);
+	free(y->sigs);
+	free(y->touched);
 	for (i = 0; i < y->nr_s_leaves; i++)
 		leaves_free(y->s_leaves[i]);
 	free(y->s_leaves);
@@ -1477,6 +1738,89 @@ out:
 	btf__free(newest);
 	synth_deinit(&y);
 	return err;
+}
+
+/*
+ * The architectures are written on threads of their own (two cores: the
+ * time of the larger one). An archive is read by one thread at a time, so
+ * each thread but the first reads its kernels through archives of its own,
+ * opened again; messages are held and given in architecture order.
+ */
+struct held_msg {
+	enum bc_log_level level;
+	char *msg;
+};
+
+struct arch_job {
+	struct hdr_kernel **kernels;
+	uint32_t nr;
+	const struct bc_header_opts *opts;
+	struct bc_text *text;
+	bool own_archives;		/* reopen the archives */
+	struct held_msg *msgs;
+	uint32_t nr_msgs;
+	int err;
+};
+
+static void hold_msg(void *ctx, enum bc_log_level level, const char *msg)
+{
+	struct arch_job *job = ctx;
+	struct held_msg *grown = realloc(job->msgs, (job->nr_msgs + 1) * sizeof(*grown));
+
+	if (!grown)
+		return;
+	job->msgs = grown;
+	job->msgs[job->nr_msgs].level = level;
+	job->msgs[job->nr_msgs].msg = strdup(msg);
+	if (job->msgs[job->nr_msgs].msg)
+		job->nr_msgs++;
+}
+
+static void *run_arch_job(void *arg)
+{
+	struct arch_job *job = arg;
+	struct bc_log log = { .fn = hold_msg, .ctx = job };
+	struct hdr_kernel *copies = NULL, **kernels = job->kernels;
+	struct bc_archive **opened = NULL;
+	uint32_t i, j, nr_opened = 0;
+
+	if (job->own_archives) {
+		copies = calloc(job->nr, sizeof(*copies));
+		kernels = calloc(job->nr, sizeof(*kernels));
+		opened = calloc(job->nr, sizeof(*opened));
+		if (!copies || !kernels || !opened) {
+			job->err = bc_log_error(&log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < job->nr && !job->err; i++) {
+			copies[i] = *job->kernels[i];
+			kernels[i] = &copies[i];
+			if (!copies[i].ar)
+				continue;
+			/* the archive opened again for this thread, once per original */
+			for (j = 0; j < i; j++) {
+				if (job->kernels[j]->ar == job->kernels[i]->ar) {
+					copies[i].ar = copies[j].ar;
+					break;
+				}
+			}
+			if (j < i)
+				continue;
+			job->err = bc_archive_open(copies[i].ar_path, &copies[i].ar, &log);
+			if (!job->err)
+				opened[nr_opened++] = copies[i].ar;
+		}
+	}
+	if (!job->err)
+		job->err = write_arch(kernels, job->nr, job->opts, job->text, &log);
+out:
+	for (i = 0; i < nr_opened; i++)
+		bc_archive_free(opened[i]);
+	free(opened);
+	free(copies);
+	if (kernels != job->kernels)
+		free(kernels);
+	return NULL;
 }
 
 /* ---- merging the architectures' texts ---- */
@@ -1929,6 +2273,9 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	struct hdr_kernel **all = NULL, **by_arch[BC_HEADER_NR_ARCHS] = { 0 };
 	uint32_t nr_arch[BC_HEADER_NR_ARCHS] = { 0 }, i, nr = 0, a, nr_present = 0;
 	struct bc_text texts[BC_HEADER_NR_ARCHS];
+	struct arch_job jobs[BC_HEADER_NR_ARCHS];
+	pthread_t threads[BC_HEADER_NR_ARCHS];
+	bool started[BC_HEADER_NR_ARCHS] = { false };
 	int err = 0;
 
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++)
@@ -1987,14 +2334,33 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		by_arch[k->arch][nr_arch[k->arch]++] = k;
 	}
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		jobs[a] = (struct arch_job){ .kernels = by_arch[a], .nr = nr_arch[a],
+					     .opts = opts, .text = &texts[a] };
 		if (!nr_arch[a])
 			continue;
-		nr_present++;
+		jobs[a].own_archives = nr_present++ > 0;
 		qsort(by_arch[a], nr_arch[a], sizeof(*by_arch[a]), cmp_newest_first);
-		err = write_arch(by_arch[a], nr_arch[a], opts, &texts[a], log);
-		if (err)
-			goto out;
+		if (opts->slim || jobs[a].own_archives ||
+		    pthread_create(&threads[a], NULL, run_arch_job, &jobs[a]))
+			run_arch_job(&jobs[a]);
+		else
+			started[a] = true;
 	}
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		uint32_t m;
+
+		if (started[a])
+			pthread_join(threads[a], NULL);
+		for (m = 0; m < jobs[a].nr_msgs; m++) {
+			bc_log_printf(log, jobs[a].msgs[m].level, "%s", jobs[a].msgs[m].msg);
+			free(jobs[a].msgs[m].msg);
+		}
+		free(jobs[a].msgs);
+		if (!err)
+			err = jobs[a].err;
+	}
+	if (err)
+		goto out;
 
 	bc_text_printf(out, "/*\n * vmlinux.h of %u kernel%s, written by `btfcanon header`:\n",
 		       nr, nr == 1 ? "" : "s");
