@@ -1830,12 +1830,15 @@ out:
  * with its blank line, one forward declaration, one kfunc prototype, one
  * preprocessor line): lines up to one that ends at brace depth 0 with
  * ';', or a preprocessor line, comment or blank line, with the blank
- * lines after it.
+ * lines after it. Units are compared without those blank lines (a
+ * declaration is the same whether a blank line follows it or not), so
+ * blank lines never decide where a run that differs begins or ends.
  */
 struct unit {
 	const char *text;
-	size_t len;
-	uint64_t hash;
+	size_t len;		/* with the blank lines after it */
+	size_t core;		/* without them: what alignment compares */
+	uint64_t hash;		/* of the core */
 };
 
 struct units {
@@ -1845,7 +1848,7 @@ struct units {
 
 static int split_units(const char *text, size_t len, struct units *out)
 {
-	size_t i = 0, start = 0, cap = 1024;
+	size_t i = 0, start = 0, cap = 1024, core;
 	int depth = 0;
 
 	out->nr = 0;
@@ -1869,6 +1872,7 @@ static int split_units(const char *text, size_t len, struct units *out)
 		if (!ends)
 			continue;
 		depth = 0;
+		core = i - start;
 		while (i < len && text[i] == '\n')
 			i++;
 		if (out->nr == cap) {
@@ -1879,8 +1883,8 @@ static int split_units(const char *text, size_t len, struct units *out)
 			out->v = grown;
 			cap *= 2;
 		}
-		out->v[out->nr++] = (struct unit){ text + start, i - start,
-						   fnv64(text + start, i - start) };
+		out->v[out->nr++] = (struct unit){ text + start, i - start, core,
+						   fnv64(text + start, core) };
 		start = i;
 	}
 	if (start < len) {
@@ -1892,6 +1896,7 @@ static int split_units(const char *text, size_t len, struct units *out)
 			out->v = grown;
 		}
 		out->v[out->nr++] = (struct unit){ text + start, len - start,
+						   len - start,
 						   fnv64(text + start, len - start) };
 	}
 	return 0;
@@ -1899,8 +1904,8 @@ static int split_units(const char *text, size_t len, struct units *out)
 
 static bool unit_eq(const struct unit *a, const struct unit *b)
 {
-	return a->hash == b->hash && a->len == b->len &&
-	       !memcmp(a->text, b->text, a->len);
+	return a->hash == b->hash && a->core == b->core &&
+	       !memcmp(a->text, b->text, a->core);
 }
 
 /* An alignment step: a unit of both texts, of the first only, of the second only. */
@@ -2093,8 +2098,7 @@ out:
 
 static bool ends_blank(const struct unit *u)
 {
-	return u->len >= 2 && u->text[u->len - 1] == '\n' &&
-	       u->text[u->len - 2] == '\n';
+	return u->len > u->core;
 }
 
 /* Appends units a[from..to) (or b's) as one side of a conditional. */
@@ -2112,7 +2116,7 @@ static void put_units(const struct unit *v, uint32_t from, uint32_t to,
 /*
  * The two architectures' texts as one: units of both once, runs that
  * differ as #if defined(__TARGET_ARCH_x86) / #elif / #endif. Removing the
- * directives and the other side leaves each text exactly.
+ * directives and the other side leaves each text, but for blank lines.
  */
 static int merge_texts(const struct bc_text *x86, const struct bc_text *arm,
 		       struct bc_text *out)
@@ -2132,7 +2136,11 @@ static int merge_texts(const struct bc_text *x86, const struct bc_text *arm,
 		bool blank = false;
 
 		if (s.v[i] == STEP_BOTH) {
-			bc_text_add(out, a.v[ia].text, a.v[ia].len);
+			/* the one with more blank lines after it */
+			const struct unit *u = a.v[ia].len >= b.v[ib].len ?
+					       &a.v[ia] : &b.v[ib];
+
+			bc_text_add(out, u->text, u->len);
 			ia++, ib++, i++;
 			continue;
 		}

@@ -20,6 +20,7 @@ Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agr
 Suite *kimage_suite(void);	/* test_kimage.c: kernel images and packages */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
+Suite *header_suite(void);	/* test_header.c: one vmlinux.h of many kernels */
 Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
 
 #endif
