@@ -459,14 +459,20 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 		     bc_archive_default_name(k->arg);
 	void *data = NULL;
 	size_t size = 0;
-	int err;
+	int lock_fd = -1, err;
 
 	if (!name)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
 	err = bc_deps_kernel_serialize(k, name, &data, &size, log);
 	free(name);
+	/* over an archive an `archive add` may be rewriting: take turns */
+	if (!err && strcmp(out_path, "-"))
+		err = bc_archive_lock_file(out_path, BC_ARCHIVE_WAIT_MS, false,
+					   &lock_fd, log);
 	if (!err)
 		err = bc_file_write_atomic(out_path, data, size, log);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(data);
 	return err;
 }
