@@ -291,6 +291,16 @@ static int scan_text(struct c_reader *r, const char *path, const char *s)
 	return err;
 }
 
+int bc_c_names_add_libbpf(struct bc_strset *names)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(libbpf_header_names) / sizeof(libbpf_header_names[0]); i++)
+		if (bc_strset_add(names, libbpf_header_names[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 int bc_c_names_read(const char *path, struct bc_strset *names,
 		    const struct bc_log *log)
 {
@@ -324,10 +334,8 @@ int bc_c_names_read(const char *path, struct bc_strset *names,
 		free(text);
 		free(file);
 	}
-	for (size_t i = 0; r.libbpf_headers && !err &&
-	     i < sizeof(libbpf_header_names) / sizeof(libbpf_header_names[0]); i++)
-		if (bc_strset_add(names, libbpf_header_names[i]) < 0)
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	if (r.libbpf_headers && !err && bc_c_names_add_libbpf(names))
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	while (r.nr_todo)
 		free(r.todo[--r.nr_todo]);
 	free(r.todo);

@@ -29,4 +29,11 @@
 int bc_c_names_read(const char *path, struct bc_strset *names,
 		    const struct bc_log *log);
 
+/*
+ * Adds the names libbpf's BPF-side headers (<bpf/bpf_helpers.h> and the
+ * rest) take from vmlinux.h; bc_c_names_read() adds them when a file
+ * includes one. 0 or -ENOMEM.
+ */
+int bc_c_names_add_libbpf(struct bc_strset *names);
+
 #endif

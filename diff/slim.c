@@ -16,6 +16,9 @@
  *     typedefs (clang writes the definitions a program uses in full and
  *     the structs it only points to as FWD, which are not taken), the
  *     enumerators of its anonymous enums, its extern functions (kfuncs);
+ *   - for objects, what libbpf's BPF headers take from vmlinux.h
+ *     (c_names.h): the object cannot tell whether its sources included
+ *     them, and nearly every CO-RE program does;
  *   - of each CO-RE relocation, the root type's name and the names of the
  *     types and members along its access string, each also without a
  *     flavor suffix ("task_struct___o" gives "task_struct" too: libbpf
@@ -24,31 +27,38 @@
  * Selection from the kernel's BTF: the seeds are the structs, unions,
  * enums, typedefs and FWDs of a name in the set, the enums holding an
  * enumerator of a name in the set, and the kfuncs (FUNCs tagged
- * "bpf_kfunc") of a name in the set with their tags. From the seeds each
- * type needs its references, each at one of two levels:
+ * "bpf_kfunc") of a name in the set with their tags. Every type reachable
+ * from a seed is kept, and every struct and union whole (every member, so
+ * member order, offsets and sizeof stay the kernel's), except that a
+ * named struct or union reached only through a member's pointer becomes
+ * a FWD of its name ("struct mm_struct;").
  *
- *   FULL  the definition: a struct or union with every member (so member
- *	   order, offsets and sizeof stay the kernel's), needing its members'
- *	   types FULL; arrays need their element FULL; typedefs and
- *	   qualifiers pass the level on to their target;
- *   DECL  a declaration is enough: what a pointer points to, and the
- *	   return and parameter types of a function prototype. A named
- *	   struct or union needed only at DECL is written as a FWD of its
- *	   name ("struct mm_struct;"); an anonymous one, and every enum, is
- *	   kept whole.
+ * That exception is exactly where clang's BTF holds a FWD too (LLVM's
+ * BTFDebug: the type of a member is visited with "check pointer" on; past
+ * a pointer, through more pointers, typedefs and qualifiers, a named
+ * struct or union is left for a fixup that becomes a FWD unless the
+ * definition is emitted for another reason; prototypes, arrays and
+ * everything outside members are visited without it). Had the slim
+ * header only a declaration where clang writes the definition, the
+ * object's .BTF would differ from the one built against the full header.
+ * So how a type is reached matters (enum reach): through a member, past a
+ * member's pointer, or plainly (the seeds, array elements, a prototype's
+ * return and parameters); a type is walked again when reached more
+ * plainly, at most three times.
  *
  * A program reads members through pointers without naming the pointee's
  * type (BPF_CORE_READ(task, mm, arg_start) names task_struct, mm and
- * arg_start, never mm_struct), so a struct or union needed at DECL whose
- * members (those of its anonymous members included) have a name in the
- * set is needed FULL instead. That is checked once, when the struct first
- * reaches DECL: the set is fixed, so the closure is the fixpoint.
+ * arg_start, never mm_struct), so a struct or union reached past a
+ * member's pointer whose members (those of its anonymous members
+ * included) have a name in the set is kept whole as well. That is checked
+ * once, when the struct is first reached: the set is fixed, so the
+ * closure is the fixpoint.
  *
  *	struct task_struct { struct mm_struct *mm; struct list_head tasks; };
  *	struct mm_struct { unsigned long arg_start; struct file *exe_file; };
  *	program: BPF_CORE_READ(task, mm, arg_start) with a struct task_struct *
- *	-> task_struct FULL, list_head FULL (by value), mm_struct FULL
- *	   (arg_start is a name of the program), file DECL: "struct file;".
+ *	-> task_struct whole (named), list_head whole (a member by value),
+ *	   mm_struct whole (arg_start is a name of the program), file a FWD.
  *
  * Types of the same name and namespace (tags: struct, union, enum, FWD;
  * identifiers: typedefs) are kept at the same level: btf_dump tells them
@@ -57,8 +67,8 @@
  * order (ids) in the output, so canonical input gives canonical output.
  *
  * Cost: one pass over full's types probing the set (names and
- * enumerators), the closure (each type pushed at most twice, once per
- * level), one or two passes for the same-name rule, and the copy of the
+ * enumerators), the closure (each type walked at most three times, once
+ * per reach), one or two passes for the same-name rule, and the copy of the
  * kept types: linear in full, a few ms on a 120k-type kernel.
  */
 #include <errno.h>
@@ -78,10 +88,15 @@ struct bc_slim_names {
 	struct bc_strset set;
 };
 
-enum need {
-	NEED_NONE,
-	NEED_DECL,
-	NEED_FULL,
+/*
+ * How a type was reached, weakest first (see the top of this file): the
+ * more a path demands of what lies behind it, the higher.
+ */
+enum reach {
+	REACH_NONE,
+	REACH_MEMBER_PTR,	/* a member's pointer: a declaration will do */
+	REACH_MEMBER,		/* a member's type, no pointer yet */
+	REACH_PLAIN,		/* anything else: the definition */
 };
 
 /* ---- what the program names ------------------------------------------ */
@@ -270,7 +285,8 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 			err = bc_log_error(log, -EINVAL,
 					   "%s: no .BTF section (compile with clang -g)",
 					   req->objects[i]);
-		else if (!err && (err = add_object_names(n, &obj)))
+		else if (!err && ((err = add_object_names(n, &obj)) ||
+				  (err = bc_c_names_add_libbpf(&n->set))))
 			bc_log_error(log, err, "%s: out of memory", req->objects[i]);
 		bc_bpf_object_deinit(&obj);
 	}
@@ -286,22 +302,22 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 
 struct pending {
 	uint32_t id;
-	uint8_t need;
+	uint8_t reach;
 };
 
 struct slim {
 	const struct btf *full;
 	const struct bc_strset *names;
 	uint32_t nr_ids;		/* btf__type_cnt(full) */
-	uint8_t *need;			/* [nr_ids] enum need */
+	uint8_t *reach;			/* [nr_ids] enum reach */
 	struct pending *stack;
 	size_t nr_stack, cap_stack;
 	int err;
 };
 
-static void push(struct slim *s, uint32_t id, enum need need)
+static void push(struct slim *s, uint32_t id, enum reach reach)
 {
-	if (!id || s->need[id] >= need || s->err)
+	if (!id || s->reach[id] >= reach || s->err)
 		return;
 	if (s->nr_stack == s->cap_stack) {
 		size_t cap = s->cap_stack ? 2 * s->cap_stack : 1024;
@@ -314,7 +330,7 @@ static void push(struct slim *s, uint32_t id, enum need need)
 		s->stack = grown;
 		s->cap_stack = cap;
 	}
-	s->stack[s->nr_stack++] = (struct pending){ id, need };
+	s->stack[s->nr_stack++] = (struct pending){ id, reach };
 }
 
 static bool named(const struct slim *s, uint32_t name_off)
@@ -360,56 +376,58 @@ static void close_needs(struct slim *s)
 		const struct btf_type *t = btf__type_by_id(s->full, p.id);
 		uint32_t j;
 
-		if (s->need[p.id] >= p.need)
+		if (s->reach[p.id] >= p.reach)
 			continue;
 		switch (btf_kind(t)) {
 		case BTF_KIND_STRUCT:
 		case BTF_KIND_UNION:
-			if (p.need == NEED_DECL && t->name_off &&
+			if (p.reach == REACH_MEMBER_PTR && t->name_off &&
 			    !has_named_member(s, t, 0)) {
-				s->need[p.id] = NEED_DECL;
+				s->reach[p.id] = REACH_MEMBER_PTR;	/* a FWD */
 				break;
 			}
-			s->need[p.id] = NEED_FULL;
+			/* the definition: how it was reached no longer matters */
+			s->reach[p.id] = REACH_PLAIN;
 			for (j = 0; j < btf_vlen(t); j++)
-				push(s, btf_members(t)[j].type, NEED_FULL);
+				push(s, btf_members(t)[j].type, REACH_MEMBER);
 			break;
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_CONST:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_RESTRICT:
 		case BTF_KIND_TYPE_TAG:
-			s->need[p.id] = p.need;
-			push(s, t->type, p.need);
+			s->reach[p.id] = p.reach;
+			push(s, t->type, p.reach);
 			break;
 		case BTF_KIND_PTR:
-			s->need[p.id] = NEED_FULL;
-			push(s, t->type, NEED_DECL);
+			s->reach[p.id] = p.reach;
+			push(s, t->type, p.reach == REACH_PLAIN ? REACH_PLAIN :
+							       REACH_MEMBER_PTR);
 			break;
 		case BTF_KIND_ARRAY:
-			s->need[p.id] = NEED_FULL;
-			push(s, btf_array(t)->type, NEED_FULL);
-			push(s, btf_array(t)->index_type, NEED_FULL);
+			s->reach[p.id] = REACH_PLAIN;
+			push(s, btf_array(t)->type, REACH_PLAIN);
+			push(s, btf_array(t)->index_type, REACH_PLAIN);
 			break;
 		case BTF_KIND_FUNC_PROTO:
-			s->need[p.id] = NEED_FULL;
-			push(s, t->type, NEED_DECL);
+			s->reach[p.id] = REACH_PLAIN;
+			push(s, t->type, REACH_PLAIN);
 			for (j = 0; j < btf_vlen(t); j++)
-				push(s, btf_params(t)[j].type, NEED_DECL);
+				push(s, btf_params(t)[j].type, REACH_PLAIN);
 			break;
 		case BTF_KIND_FUNC:
 		case BTF_KIND_VAR:
 		case BTF_KIND_DECL_TAG:
-			s->need[p.id] = NEED_FULL;
-			push(s, t->type, NEED_FULL);
+			s->reach[p.id] = REACH_PLAIN;
+			push(s, t->type, REACH_PLAIN);
 			break;
 		case BTF_KIND_DATASEC:
-			s->need[p.id] = NEED_FULL;
+			s->reach[p.id] = REACH_PLAIN;
 			for (j = 0; j < btf_vlen(t); j++)
-				push(s, btf_var_secinfos(t)[j].type, NEED_FULL);
+				push(s, btf_var_secinfos(t)[j].type, REACH_PLAIN);
 			break;
 		default:	/* INT, FLOAT, ENUM, ENUM64, FWD: no references */
-			s->need[p.id] = NEED_FULL;
+			s->reach[p.id] = REACH_PLAIN;
 			break;
 		}
 	}
@@ -440,30 +458,30 @@ static void push_seeds(struct slim *s)
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_FWD:
 			if (named(s, t->name_off))
-				push(s, id, NEED_FULL);
+				push(s, id, REACH_PLAIN);
 			break;
 		case BTF_KIND_ENUM:
 			if (named(s, t->name_off))
-				push(s, id, NEED_FULL);
+				push(s, id, REACH_PLAIN);
 			for (j = 0; j < btf_vlen(t); j++)
 				if (named(s, btf_enum(t)[j].name_off)) {
-					push(s, id, NEED_FULL);
+					push(s, id, REACH_PLAIN);
 					break;
 				}
 			break;
 		case BTF_KIND_ENUM64:
 			if (named(s, t->name_off))
-				push(s, id, NEED_FULL);
+				push(s, id, REACH_PLAIN);
 			for (j = 0; j < btf_vlen(t); j++)
 				if (named(s, btf_enum64(t)[j].name_off)) {
-					push(s, id, NEED_FULL);
+					push(s, id, REACH_PLAIN);
 					break;
 				}
 			break;
 		case BTF_KIND_DECL_TAG:
 			if (is_kfunc_tag(s, t) &&
 			    named(s, btf__type_by_id(s->full, t->type)->name_off))
-				push(s, t->type, NEED_FULL);
+				push(s, t->type, REACH_PLAIN);
 			break;
 		default:
 			break;
@@ -513,7 +531,7 @@ static bool level_same_names(struct slim *s)
 			const char *name;
 			int64_t off;
 
-			if (!s->need[id])
+			if (!s->reach[id])
 				continue;
 			t = btf__type_by_id(s->full, id);
 			ns = name_space(t) - 1;
@@ -526,8 +544,8 @@ static bool level_same_names(struct slim *s)
 				continue;
 			}
 			off = bc_strset_find(&kept[ns], name);
-			if (level[ns][off] < s->need[id])
-				level[ns][off] = s->need[id];
+			if (level[ns][off] < s->reach[id])
+				level[ns][off] = s->reach[id];
 		}
 		for (ns = 0; !pass && ns < 2 && !s->err; ns++)
 			if (!(level[ns] = calloc(kept[ns].len + 1, 1)))
@@ -541,7 +559,7 @@ static bool level_same_names(struct slim *s)
 		if (ns < 0)
 			continue;
 		off = bc_strset_find(&kept[ns], btf__name_by_offset(s->full, t->name_off));
-		if (off >= 0 && s->need[id] < level[ns][off]) {
+		if (off >= 0 && s->reach[id] < level[ns][off]) {
 			push(s, id, level[ns][off]);
 			raised = true;
 		}
@@ -555,7 +573,7 @@ static bool level_same_names(struct slim *s)
 
 /*
  * Copies the kept types into *out in full's order: a struct or union
- * needed at DECL as a FWD, every other type as it is, its references
+ * reached only past a member's pointer as a FWD, every other type as it is, its references
  * renumbered. Returns 0, -ENOMEM, or -EINVAL for a reference to a type
  * not kept (a bug in the closure, said in a message).
  */
@@ -574,9 +592,9 @@ static int copy_kept(struct slim *s, struct btf **out, const struct bc_log *log)
 		const struct btf_type *t = btf__type_by_id(s->full, id);
 		int got;
 
-		if (!s->need[id])
+		if (!s->reach[id])
 			continue;
-		if (btf_is_composite(t) && s->need[id] == NEED_DECL)
+		if (btf_is_composite(t) && s->reach[id] == REACH_MEMBER_PTR)
 			got = btf__add_fwd(slim, btf__name_by_offset(s->full, t->name_off),
 					   btf_is_union(t) ? BTF_FWD_UNION : BTF_FWD_STRUCT);
 		else
@@ -631,8 +649,8 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 	uint32_t id;
 	int err;
 
-	s.need = calloc(s.nr_ids, 1);
-	if (!s.need)
+	s.reach = calloc(s.nr_ids, 1);
+	if (!s.reach)
 		return bc_log_error(log, -ENOMEM, "slim header: out of memory");
 	push_seeds(&s);
 	close_needs(&s);
@@ -643,8 +661,8 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 		const struct btf_type *t = btf__type_by_id(full, id);
 
 		if (btf_is_decl_tag(t) && btf_decl_tag(t)->component_idx == -1 &&
-		    s.need[t->type] && btf_is_func(btf__type_by_id(full, t->type)))
-			push(&s, id, NEED_FULL);
+		    s.reach[t->type] && btf_is_func(btf__type_by_id(full, t->type)))
+			push(&s, id, REACH_PLAIN);
 	}
 	close_needs(&s);
 	err = s.err;
@@ -653,7 +671,7 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 	if (err && err != -EINVAL)
 		bc_log_error(log, err, "slim header: cannot make the sub-BTF: %s",
 			     strerror(-err));
-	free(s.need);
+	free(s.reach);
 	free(s.stack);
 	return err;
 }
