@@ -470,7 +470,12 @@ static int cmp_fwd_root(const void *pa, const void *pb)
  * Asks btf_dump for "struct foo;" of every named struct, union and forward
  * declaration, by name, into a scratch text: this fixes the ___N suffixes
  * in name order, and keeps each spelling (c->fwds, sorted by text) to
- * recognize btf_dump's own forward declarations later.
+ * recognize btf_dump's own forward declarations later. Typedefs are named
+ * the same way (their spelling is not kept): two typedefs of one name
+ * ("typedef __u8 u8" and "typedef unsigned char u8") would otherwise get
+ * their suffixes in the order btf_dump first writes them, which any type
+ * written before them can change, and which differs between a header and
+ * the slim header of the same BTF (slim.h).
  */
 static int name_aggregates(struct c_dump *c, const struct root *roots,
 			   uint32_t nr_roots)
@@ -492,7 +497,8 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 		uint32_t kind = bc_type_kind(t);
 
 		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
-		     kind == BTF_KIND_FWD) && t->name_off)
+		     kind == BTF_KIND_FWD || kind == BTF_KIND_TYPEDEF) &&
+		    t->name_off)
 			decls[nr++] = roots[i];
 	}
 	qsort(decls, nr, sizeof(*decls), cmp_fwd_root);
@@ -500,6 +506,7 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 	c->sink = &scratch;
 	for (i = 0; i < nr && !err; i++) {
 		struct fwd_line *line = &c->fwds[c->nr_fwds];
+		uint32_t kind = bc_type_kind(bc_btf_type(c->btf, decls[i].id));
 
 		bc_text_truncate(&scratch, 0);
 		err = btf_dump__emit_type_decl(c->d, decls[i].id, &opts);
@@ -508,9 +515,10 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 			err = scratch.err;
 		if (err)
 			break;
+		if (kind == BTF_KIND_TYPEDEF)
+			continue;
 		line->text = strdup(bc_text_str(&scratch));
-		line->is_fwd_kind =
-			bc_type_kind(bc_btf_type(c->btf, decls[i].id)) == BTF_KIND_FWD;
+		line->is_fwd_kind = kind == BTF_KIND_FWD;
 		if (!line->text)
 			err = -ENOMEM;
 		else
