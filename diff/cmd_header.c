@@ -9,14 +9,17 @@
  * checked-in header as `dump --check` does.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../archive/btf_file.h"
 #include "commands.h"
 #include "header.h"
+#include "slim.h"
 
 const char bc_header_usage[] =
 "Usage: btfcanon header --kernel K [--kernel K]... [--for FILE...]\n"
@@ -36,6 +39,7 @@ struct header_args {
 	uint32_t nr_kernels;
 	const char **fors;
 	uint32_t nr_fors;
+	const char **sources, **objects;	/* the fors, apart */
 	const char *output;
 	const char *check;
 };
@@ -57,7 +61,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	memset(a, 0, sizeof(*a));
 	a->kernels = calloc(argc, sizeof(*a->kernels));
 	a->fors = calloc(argc, sizeof(*a->fors));
-	if (!a->kernels || !a->fors)
+	a->sources = calloc(argc, sizeof(*a->sources));
+	a->objects = calloc(argc, sizeof(*a->objects));
+	if (!a->kernels || !a->fors || !a->sources || !a->objects)
 		return -ENOMEM;
 	optind = 1;
 	/* "-": FILEs after --for come back as non-options, in order */
@@ -107,6 +113,27 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	return 0;
 }
 
+/* An ELF file (a BPF object) as opposed to a C source or header. */
+static bool is_elf_file(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool elf;
+
+	if (fd < 0)
+		return false;
+	elf = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+	close(fd);
+	return elf;
+}
+
+/* header's hook for one architecture's synthetic BTF: slim.h's selection. */
+static int slim_select(const struct btf *full, const void *names,
+		       struct btf **out, const struct bc_log *log)
+{
+	return bc_slim_select(full, names, out, log);
+}
+
 /* The command line that writes the header, for --check's messages. */
 static void producer_text(const struct header_args *a, struct bc_text *t)
 {
@@ -124,6 +151,7 @@ static void producer_text(const struct header_args *a, struct bc_text *t)
 int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_header_opts opts = { 0 };
+	struct bc_slim_names *names = NULL;
 	struct header_args args;
 	struct bc_text out;
 	int err, status = 2;
@@ -134,10 +162,21 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	opts.kernels = args.kernels;
 	opts.nr_kernels = args.nr_kernels;
 	if (args.nr_fors) {
-		bc_log_error(log, -EOPNOTSUPP,
-			     "--for %s: the slim header is not built into this btfcanon yet",
-			     args.fors[0]);
-		goto out;
+		struct bc_slim_request req = {
+			.sources = args.sources, .objects = args.objects,
+		};
+		uint32_t i;
+
+		for (i = 0; i < args.nr_fors; i++) {
+			if (is_elf_file(args.fors[i]))
+				args.objects[req.nr_objects++] = args.fors[i];
+			else
+				args.sources[req.nr_sources++] = args.fors[i];
+		}
+		if (bc_slim_names_read(&req, &names, log))
+			goto out;
+		opts.slim = slim_select;
+		opts.slim_req = names;
 	}
 	err = bc_header_write(&opts, &out, log);
 	if (err)
@@ -155,8 +194,11 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 					      bc_text_str(&out), out.len, log) ? 2 : 0;
 	}
 out:
+	bc_slim_names_free(names);
 	free(args.kernels);
 	free(args.fors);
+	free(args.sources);
+	free(args.objects);
 	bc_text_deinit(&out);
 	return status;
 }

@@ -2348,7 +2348,7 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 			continue;
 		jobs[a].own_archives = nr_present++ > 0;
 		qsort(by_arch[a], nr_arch[a], sizeof(*by_arch[a]), cmp_newest_first);
-		if (opts->slim || jobs[a].own_archives ||
+		if (jobs[a].own_archives ||
 		    pthread_create(&threads[a], NULL, run_arch_job, &jobs[a]))
 			run_arch_job(&jobs[a]);
 		else
