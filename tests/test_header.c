@@ -23,9 +23,12 @@
  *			__weak), #if lines and new blocks (its flavors: x86's
  *			pt_regs___cs); nothing of the 6.18 header is lost
  *	bad_input	a missing file, a file that is not BTF, a kernel of
- *			no known architecture, a name without a version,
- *			--for before slim exists: exit 2, a message naming
- *			it, no output file
+ *			no known architecture, a name without a version, a
+ *			missing --for file: exit 2, a message naming it, no
+ *			output file
+ *	slim		--for the fixture: a shorter header that compiles it
+ *			for both architectures into the same instructions
+ *			and CO-RE relocations as the full header
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -274,6 +277,35 @@ START_TEST(test_adding)
 }
 END_TEST
 
+START_TEST(test_slim)
+{
+	const char *dir = in_scratch("slim");
+	struct blob full, slim;
+	const char *arch[] = { "x86", "arm64" };
+	int a;
+
+	build_objects();
+	ck_assert_int_eq(sh("mkdir %s && %s header " ALL4 " --for " FIXTURE " -o %s/vmlinux.h",
+			    dir, cli(), dir), 0);
+	full = read_file(in_scratch("vmlinux.h"));
+	slim = read_file(in_scratch("slim/vmlinux.h"));
+	ck_assert_uint_lt(slim.size, full.size);
+	blob_free(&full);
+	blob_free(&slim);
+	for (a = 0; a < 2; a++) {
+		ck_assert_msg(!sh("clang -target bpf -O2 -g -D__TARGET_ARCH_%s -I%s -c "
+				  FIXTURE " -o %s/%s.o", arch[a], dir, dir, arch[a]),
+			      "core.bpf.c does not compile against its slim header for %s",
+			      arch[a]);
+		/* the same code and relocations: llvm-objdump of both */
+		ck_assert_int_eq(sh("cd %s && llvm-objdump -dr %s.o | tail -n +3 > full.%s.txt && "
+				    "llvm-objdump -dr slim/%s.o | tail -n +3 > slim.%s.txt && "
+				    "cmp -s full.%s.txt slim.%s.txt", scratch, arch[a], arch[a],
+				    arch[a], arch[a], arch[a], arch[a]), 0);
+	}
+}
+END_TEST
+
 /* A BTF with one int and no struct pt_regs, written to path. */
 static void write_archless(const char *path)
 {
@@ -317,7 +349,7 @@ START_TEST(test_bad_input)
 	write_archless(in_scratch("vmlinux-junk.btf"));
 	snprintf(args, sizeof(args), "--kernel %s", in_scratch("vmlinux-junk.btf"));
 	refused(args, "has no version");
-	refused("--kernel " K618 " --for " FIXTURE, FIXTURE);
+	refused("--kernel " K618 " --for /nonexistent/prog.bpf.c", "/nonexistent/prog.bpf.c");
 	refused("", "expected --kernel");
 	refused("--kernel " K618 " stray", "unexpected argument 'stray'");
 }
@@ -327,9 +359,9 @@ Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
-				"bad_input" };
+				"bad_input", "slim" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
-				 test_adding, test_bad_input };
+				 test_adding, test_bad_input, test_slim };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
