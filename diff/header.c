@@ -1150,7 +1150,10 @@ static int add_kfuncs(struct synth *y, struct copy_src *src, bool copy)
  * offsets and, for references, the referenced type's kind and name (a
  * named type) or its signature (an anonymous one): what the member
  * spellings and copies depend on. 64-bit FNV-1a; a collision would lose a
- * variant, at odds of about 2^-40 over a header of 118 kernels.
+ * variant, at odds of about 2^-40 over a header of 118 kernels. A kernel
+ * read from an archive has its signatures for free: the number of each
+ * type's record in the archive's pool, which is the same exactly when the
+ * record is (references taken by name, anonymous types by content).
  */
 struct sig_src {
 	const struct btf *btf;
@@ -1308,6 +1311,7 @@ static struct sig_entry *sig_find(struct synth *y, uint64_t sig, bool *found)
 
 /* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
 static int merge_older(struct synth *y, const struct btf *old,
+		       const struct bc_archive_view *view, uint64_t view_seed,
 		       const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old, .label = label };
@@ -1339,7 +1343,11 @@ static int merge_older(struct synth *y, const struct btf *old,
 		if (!*name || !(btf_is_composite(t) || btf_is_any_enum(t) ||
 				btf_is_typedef(t)))
 			continue;
-		sigs[i] = mix(mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
+		/* an archive's record number is its content, and free */
+		if (view)
+			sigs[i] = mix(view_seed, bc_archive_view_record(view, i)) | 1;
+		else
+			sigs[i] = mix(mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
 		e = sig_find(y, sigs[i], &seen);
 		if (!e) {
 			err = -ENOMEM;
@@ -1691,10 +1699,18 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 	for (i = 1; !err && i < nr; i++) {
 		struct btf *old;
 
+		struct bc_archive_view *view = NULL;
+		uint64_t seed = 0;
+
 		err = load_checked(kernels[i], &old, log);
 		if (err)
 			goto out;
-		err = merge_older(&y, old, kernels[i]->label, i);
+		if (kernels[i]->ar &&
+		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
+		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log))
+			seed = mix_str(0x5ca1ab1e, kernels[i]->ar_path);
+		err = merge_older(&y, old, view, seed, kernels[i]->label, i);
+		bc_archive_view_free(view);
 		btf__free(old);
 	}
 	if (!err)
