@@ -7,7 +7,9 @@
  * Cases:
  *	compile		tests/fixtures/header/core.bpf.c compiles against the
  *			header with -D__TARGET_ARCH_x86 and _arm64; without
- *			either, the header's #error names both
+ *			either, the header's #error names both; each
+ *			architecture's projection (clang -E) is the header
+ *			of that architecture's kernels alone
  *	libbpf		each object against each kernel of its architecture:
  *			libbpf's own relocation (btf_custom_path) equals
  *			btfcanon deps' (test_deps.c); the flavors reach what
@@ -134,10 +136,22 @@ START_TEST(test_compile)
 			    in_scratch("none.err")), 0);
 	ck_assert(file_has(in_scratch("none.err"),
 			   "define __TARGET_ARCH_x86 or __TARGET_ARCH_arm64"));
+	/*
+	 * each architecture's projection (the preprocessor's view) is that
+	 * architecture's own header, blank lines aside
+	 */
+	ck_assert_int_eq(sh("%s header --kernel " K61X " --kernel " K618 " -o %s",
+			    cli(), in_scratch("x86.h")), 0);
+	ck_assert_int_eq(sh("cd %s && clang -E -P -D__TARGET_ARCH_x86 vmlinux.h | grep -v '^ *$' > p.x86 && "
+			    "clang -E -P x86.h | grep -v '^ *$' > s.x86 && cmp p.x86 s.x86",
+			    scratch), 0);
 	/* one architecture: no #if at all */
 	ck_assert_int_eq(sh("%s header --kernel " K61A " --kernel " K612A " -o %s",
 			    cli(), in_scratch("arm64.h")), 0);
 	ck_assert(!file_has(in_scratch("arm64.h"), "__TARGET_ARCH"));
+	ck_assert_int_eq(sh("cd %s && clang -E -P -D__TARGET_ARCH_arm64 vmlinux.h | grep -v '^ *$' > p.arm64 && "
+			    "clang -E -P arm64.h | grep -v '^ *$' > s.arm64 && cmp p.arm64 s.arm64",
+			    scratch), 0);
 	ck_assert(file_has(in_scratch("vmlinux.h"), "#elif defined(__TARGET_ARCH_arm64)"));
 }
 END_TEST
