@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 
@@ -270,6 +271,8 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 			return bc_log_error(log, spec, "out of memory");
 	}
 	if (!spec && !bc_archive_is_archive(arg)) {
+		if (access(arg, R_OK))
+			return bc_log_error(log, -errno, "%s: %s", arg, strerror(errno));
 		k = set_add(s);
 		if (!k || !(k->label = strdup(arg)))
 			return bc_log_error(log, -ENOMEM, "out of memory");

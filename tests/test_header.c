@@ -352,7 +352,9 @@ START_TEST(test_bad_input)
 	char args[512];
 
 	refused("--kernel /nonexistent/6.1.0-1-amd64.btf",
-		"/nonexistent/6.1.0-1-amd64.btf");
+		"/nonexistent/6.1.0-1-amd64.btf: No such file or directory");
+	refused("--kernel " K618 " --kernel /nonexistent.btf",
+		"/nonexistent.btf: No such file or directory");
 	ck_assert_int_eq(sh("echo junk > %s", in_scratch("6.1.0-9-amd64.btf")), 0);
 	snprintf(args, sizeof(args), "--kernel " K618 " --kernel %s",
 		 in_scratch("6.1.0-9-amd64.btf"));
