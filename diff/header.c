@@ -39,7 +39,7 @@
  * its architecture); a kernel's comparison is one pass over its named
  * types, comparing only those whose signature is new (one C spelling per
  * member) with the synthetic type's spellings, kept once. 118 Debian
- * kernels from an archive: 1.9 s of CPU (BENCH.md, "header").
+ * kernels from an archive: 2.1 s of CPU on two threads (BENCH.md).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -513,6 +513,8 @@ struct variant {
 
 struct sig_entry;
 
+#define CURRENT 0x80000000u	/* a touched entry that indexes cur_oldest */
+
 struct synth {
 	struct btf *s;
 	uint32_t nr_newest;		/* ids below are the newest kernel's */
@@ -526,8 +528,21 @@ struct synth {
 	struct smap kfunc_count;	/* kfunc name -> kernels having it */
 	struct sig_entry *sigs;		/* types compared, by signature */
 	uint32_t nr_sigs, cap_sigs;
-	uint32_t *touched;		/* variant indices, by signature */
+	uint32_t *touched;		/* variant indices, by signature; CURRENT: */
 	uint32_t nr_touched, cap_touched;
+	/*
+	 * The members older kernels declare as the synthetic type does:
+	 * "K|TYPE|MEMBER" -> index into cur_oldest, the order position of
+	 * the oldest kernel seen declaring it so (see current_variants()).
+	 */
+	struct smap cur_idx;
+	uint32_t *cur_oldest;
+	uint32_t nr_cur, cap_cur;
+	/*
+	 * Members of synthetic types that some older kernel's type lacks:
+	 * "K|TYPE|MEMBER" -> order position of the youngest such kernel.
+	 */
+	struct smap absent;
 	struct bc_text key;		/* scratch */
 	const struct bc_log *log;
 };
@@ -536,6 +551,7 @@ struct synth {
 struct copy_src {
 	const struct btf *btf;
 	uint32_t *memo;			/* by source id: synthetic id, 0: not yet */
+	bool *copied;			/* by source id: memo is a copy of it */
 };
 
 static const char *make_key(struct synth *y, char tag, const char *name)
@@ -735,6 +751,8 @@ static int copy_type(struct synth *y, struct copy_src *src, uint32_t id)
 	if (nid < 0)
 		return nid;
 	src->memo[id] = nid;
+	if (src->copied)
+		src->copied[id] = true;
 	if (btf_is_enum(t) || btf_is_enum64(t)) {
 		err = rename_taken_enumerators(y, nid);
 		if (err)
@@ -910,6 +928,21 @@ static const struct leaf *find_leaf(const struct leaves *l, const char *name)
 	return NULL;
 }
 
+static int push_touched(struct synth *y, uint32_t what)
+{
+	if (y->nr_touched == y->cap_touched) {
+		uint32_t cap = y->cap_touched ? 2 * y->cap_touched : 1024;
+		uint32_t *grown = realloc(y->touched, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		y->touched = grown;
+		y->cap_touched = cap;
+	}
+	y->touched[y->nr_touched++] = what;
+	return 0;
+}
+
 static struct variant *add_variant(struct synth *y, const char *key,
 				   uint32_t order, bool *fresh, int *err)
 {
@@ -917,23 +950,12 @@ static struct variant *add_variant(struct synth *y, const char *key,
 	struct variant *v;
 
 	*fresh = false;
-	if (y->nr_touched == y->cap_touched) {
-		uint32_t cap = y->cap_touched ? 2 * y->cap_touched : 1024;
-		uint32_t *grown = realloc(y->touched, cap * sizeof(*grown));
-
-		if (!grown) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		y->touched = grown;
-		y->cap_touched = cap;
-	}
 	if (smap_get(&y->variant_idx, key, &idx)) {
 		v = &y->variants[idx - 1];
 		if (order > v->oldest)
 			v->oldest = order;
-		y->touched[y->nr_touched++] = idx - 1;
-		return v;
+		*err = push_touched(y, idx - 1);
+		return *err ? NULL : v;
 	}
 	if (y->nr_variants == y->cap_variants) {
 		uint32_t cap = y->cap_variants ? 2 * y->cap_variants : 256;
@@ -947,14 +969,58 @@ static struct variant *add_variant(struct synth *y, const char *key,
 		y->cap_variants = cap;
 	}
 	*err = smap_put(&y->variant_idx, key, y->nr_variants + 1, false);
+	if (!*err)
+		*err = push_touched(y, y->nr_variants);
 	if (*err)
 		return NULL;
-	y->touched[y->nr_touched++] = y->nr_variants;
 	v = &y->variants[y->nr_variants++];
 	memset(v, 0, sizeof(*v));
 	v->oldest = order;
 	*fresh = true;
 	return v;
+}
+
+/* Marks the oldest kernel seen declaring a member as the synthetic type does. */
+static int note_current(struct synth *y, const char *key, uint32_t order)
+{
+	uint32_t idx;
+	int err;
+
+	if (!smap_get(&y->cur_idx, key, &idx)) {
+		if (y->nr_cur == y->cap_cur) {
+			uint32_t cap = y->cap_cur ? 2 * y->cap_cur : 4096;
+			uint32_t *grown = realloc(y->cur_oldest, cap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			y->cur_oldest = grown;
+			y->cap_cur = cap;
+		}
+		idx = y->nr_cur++;
+		y->cur_oldest[idx] = 0;
+		err = smap_put(&y->cur_idx, key, idx, false);
+		if (err)
+			return err;
+	}
+	if (order > y->cur_oldest[idx])
+		y->cur_oldest[idx] = order;
+	return push_touched(y, idx | CURRENT);
+}
+
+/* Marks what a signature's comparison touched as seen in kernel order too. */
+static void touch_again(struct synth *y, uint32_t start, uint32_t count,
+			uint32_t order)
+{
+	uint32_t k;
+
+	for (k = 0; k < count; k++) {
+		uint32_t what = y->touched[start + k];
+		uint32_t *oldest = what & CURRENT ? &y->cur_oldest[what & ~CURRENT] :
+						    &y->variants[what].oldest;
+
+		if (order > *oldest)
+			*oldest = order;
+	}
 }
 
 /* Records the members of source struct or union id that the synthetic one lacks. */
@@ -979,8 +1045,14 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 		bool fresh;
 		int type;
 
-		if (now && !strcmp(now->decl, l->decl))
+		if (now && !strcmp(now->decl, l->decl)) {
+			bc_text_truncate(&scratch, 0);
+			bc_text_printf(&scratch, "%c|%s|%s",
+				       kind == BTF_KIND_UNION ? 'u' : 's', name, l->name);
+			err = scratch.err ? scratch.err :
+			      note_current(y, bc_text_str(&scratch), order);
 			continue;
+		}
 		bc_text_truncate(&scratch, 0);
 		bc_text_printf(&scratch, "%c|%s|%s|%s",
 			       kind == BTF_KIND_UNION ? 'u' : 's', name, l->name,
@@ -1005,6 +1077,20 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 		v->bits = l->bits;
 		if (!v->type_name || !v->member || !v->decl)
 			err = -ENOMEM;
+	}
+	/* the synthetic type's members this kernel lacks (first: the youngest) */
+	if (!err && old.nr)
+		qsort(old.v, old.nr, sizeof(*old.v), cmp_leaf);
+	for (i = 0; !err && i < cur->nr; i++) {
+		uint32_t kind = btf_kind(btf__type_by_id(src->btf, id));
+
+		if (find_leaf(&old, cur->v[i].name))
+			continue;
+		bc_text_truncate(&scratch, 0);
+		bc_text_printf(&scratch, "%c|%s|%s", kind == BTF_KIND_UNION ? 'u' : 's',
+			       name, cur->v[i].name);
+		err = scratch.err ? scratch.err :
+		      smap_put(&y->absent, bc_text_str(&scratch), order, false);
 	}
 	for (i = 0; i < old.nr; i++) {
 		free(old.v[i].name);
@@ -1324,11 +1410,15 @@ static int merge_older(struct synth *y, const struct btf *old,
 	int err = 0;
 
 	src.memo = calloc(n, sizeof(*src.memo));
-	g.memo = calloc(n, sizeof(*g.memo));
-	g.state = calloc(n, 1);
-	g.named = calloc(n, sizeof(*g.named));
+	src.copied = calloc(n, sizeof(*src.copied));
+	if (!view) {	/* hashed signatures: an archive's kernel needs none */
+		g.memo = calloc(n, sizeof(*g.memo));
+		g.state = calloc(n, 1);
+		g.named = calloc(n, sizeof(*g.named));
+	}
 	sigs = calloc(n, sizeof(*sigs));	/* 0: not a type compared */
-	if (!src.memo || !g.memo || !g.state || !g.named || !sigs) {
+	if (!src.memo || !src.copied || !sigs ||
+	    (!view && (!g.memo || !g.state || !g.named))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1356,15 +1446,9 @@ static int merge_older(struct synth *y, const struct btf *old,
 			err = -ENOMEM;
 			break;
 		}
+
 		if (seen) {
-			uint32_t k;
-
-			for (k = 0; k < e->count; k++) {
-				struct variant *v = &y->variants[y->touched[e->start + k]];
-
-				if (order > v->oldest)
-					v->oldest = order;
-			}
+			touch_again(y, e->start, e->count, order);
 			sigs[i] = 0;
 			continue;
 		}
@@ -1384,7 +1468,7 @@ static int merge_older(struct synth *y, const struct btf *old,
 		if (!sigs[i] || !(btf_is_composite(t) || btf_is_any_enum(t)))
 			continue;
 		sid = find_named(y, t, name);
-		if (!sid || src.memo[i] == sid)
+		if (!sid || (src.copied[i] && src.memo[i] == sid))
 			continue;	/* copied from this kernel: the same */
 		if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
 			err = compare_composite(y, &src, i, sid, name, order);
@@ -1400,6 +1484,7 @@ static int merge_older(struct synth *y, const struct btf *old,
 		err = add_kfuncs(y, &src, true);
 out:
 	free(src.memo);
+	free(src.copied);
 	free(g.memo);
 	free(g.state);
 	free(g.named);
@@ -1517,11 +1602,128 @@ static int name_variants(struct synth *y)
 	return 0;
 }
 
+/*
+ * A member with variants also gets one for the synthetic type's own
+ * declaration, as old as the oldest kernel that declares it so: the
+ * flavors of a member are then every declaration of it in the set, so a
+ * kernel newer than all the others never takes a flavor away, nor its
+ * name (name_variants()) from another, even when it declares the member
+ * as an older kernel did.
+ */
+static int current_variants(struct synth *y)
+{
+	uint32_t i, n = y->nr_variants, dummy;
+	struct smap done = { 0 };
+	struct bc_text key;
+	int err = 0;
+
+	bc_text_init(&key);
+	for (i = 0; !err && i < n; i++) {
+		const struct variant *v = &y->variants[i];
+		char tag = v->kind == BTF_KIND_UNION ? 'u' : 's';
+		const struct leaf *now;
+		struct leaves *cur;
+		struct variant *nv;
+		uint32_t sid, idx, oldest = 0;
+		bool fresh;
+
+		if (v->kind == BTF_KIND_ENUM)
+			continue;
+		bc_text_truncate(&key, 0);
+		bc_text_printf(&key, "%c|%s|%s", tag, v->type_name, v->member);
+		if (key.err || smap_get(&done, bc_text_str(&key), &dummy)) {
+			err = key.err;
+			continue;
+		}
+		err = smap_put(&done, bc_text_str(&key), 1, false);
+		if (smap_get(&y->cur_idx, bc_text_str(&key), &idx))
+			oldest = y->cur_oldest[idx];
+		if (err || !smap_get(&y->names, make_key(y, tag, v->type_name), &sid))
+			continue;
+		cur = synth_leaves(y, sid, &err);
+		now = cur ? find_leaf(cur, v->member) : NULL;
+		if (!now)
+			continue;
+		bc_text_printf(&key, "|%s", now->decl);
+		nv = key.err ? NULL : add_variant(y, bc_text_str(&key), oldest, &fresh, &err);
+		if (!nv || !fresh)
+			continue;
+		v = &y->variants[i];	/* add_variant may move them */
+		nv->kind = v->kind;
+		nv->type_name = strdup(v->type_name);
+		nv->member = strdup(v->member);
+		nv->decl = strdup(now->decl);
+		nv->type = now->type;
+		nv->bits = now->bits;
+		if (!nv->type_name || !nv->member || !nv->decl)
+			err = -ENOMEM;
+	}
+	/*
+	 * A member some older kernel lacks while a kernel older still has it
+	 * (removed, then back): its flavor stays once the newest has it again.
+	 */
+	for (i = 0; !err && i < y->absent.cap; i++) {
+		const char *k = y->absent.keys[i], *type_name, *member;
+		uint32_t youngest_lacking, idx, sid, having = 0;
+		const struct leaf *now;
+		struct leaves *cur;
+		struct variant *nv;
+		char *copy, tag;
+		bool fresh;
+
+		if (!k || smap_get(&done, k, &idx))
+			continue;
+		youngest_lacking = y->absent.vals[i];
+		if (smap_get(&y->cur_idx, k, &idx))
+			having = y->cur_oldest[idx];
+		copy = strdup(k);
+		if (!copy) {
+			err = -ENOMEM;
+			break;
+		}
+		tag = copy[0];
+		type_name = copy + 2;
+		member = strchr(type_name, '|');
+		*(char *)member++ = 0;
+		/* (members with other declarations were done above) */
+		if (having <= youngest_lacking ||
+		    !smap_get(&y->names, make_key(y, tag, type_name), &sid)) {
+			free(copy);
+			continue;
+		}
+		cur = synth_leaves(y, sid, &err);
+		now = cur ? find_leaf(cur, member) : NULL;
+		bc_text_truncate(&key, 0);
+		bc_text_printf(&key, "%s|%s", k, now ? now->decl : "");
+		nv = !now || key.err ? NULL :
+		     add_variant(y, bc_text_str(&key),
+				 smap_get(&y->cur_idx, k, &idx) ? y->cur_oldest[idx] : 0,
+				 &fresh, &err);
+		if (nv && fresh) {
+			nv->kind = tag == 'u' ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+			nv->type_name = strdup(type_name);
+			nv->member = strdup(member);
+			nv->decl = strdup(now->decl);
+			nv->type = now->type;
+			nv->bits = now->bits;
+			if (!nv->type_name || !nv->member || !nv->decl)
+				err = -ENOMEM;
+		}
+		free(copy);
+	}
+	smap_free(&done);
+	bc_text_deinit(&key);
+	return err;
+}
+
 /* Adds the flavor of every variant (unless its name is taken). */
 static int add_flavors(struct synth *y)
 {
 	uint32_t i, taken;
-	int err = name_variants(y);
+	int err = current_variants(y);
+
+	if (!err)
+		err = name_variants(y);
 
 	for (i = 0; !err && i < y->nr_variants; i++) {
 		const struct variant *v = &y->variants[i];
@@ -1627,6 +1829,9 @@ static void synth_deinit(struct synth *y)
 	free(y->variants);
 	free(y->sigs);
 	free(y->touched);
+	free(y->cur_oldest);
+	smap_free(&y->cur_idx);
+	smap_free(&y->absent);
 	for (i = 0; i < y->nr_s_leaves; i++)
 		leaves_free(y->s_leaves[i]);
 	free(y->s_leaves);

@@ -28,6 +28,10 @@
  *			no known architecture, a name without a version, a
  *			missing --for file: exit 2, a message naming it, no
  *			output file
+ *	newer		a kernel newer than the others that declares members
+ *			as an older one did (one removed and back, one whose
+ *			type changed and changed back): every flavor stays,
+ *			with the same name and text
  *	slim		--for the fixture: a shorter header that compiles it
  *			for both architectures into the same instructions
  *			and CO-RE relocations as the full header
@@ -320,6 +324,89 @@ START_TEST(test_slim)
 }
 END_TEST
 
+/*
+ * A small x86 kernel: struct pt_regs { long orig_ax; } and struct s { int
+ * a; [long b;] X x; } with X int or long.
+ */
+static void write_small_kernel(const char *path, bool with_b, bool x_long)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	int i_int, i_long;
+	FILE *f;
+
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	ck_assert_int_gt(btf__add_struct(btf, "pt_regs", 8), 0);
+	ck_assert_int_eq(btf__add_field(btf, "orig_ax", i_long, 0, 0), 0);
+	ck_assert_int_gt(btf__add_struct(btf, "s", 24), 0);
+	ck_assert_int_eq(btf__add_field(btf, "a", i_int, 0, 0), 0);
+	if (with_b)
+		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
+	ck_assert_int_eq(btf__add_field(btf, "x", x_long ? i_long : i_int, 128, 0), 0);
+	raw = blob_from_libbpf(btf);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
+	fclose(f);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
+/* The text of the block that starts with line in file, "" when none. */
+static char *block_of(const char *file, const char *line)
+{
+	struct blob b = read_file(file);
+	char *text = calloc(1, b.size + 1), *at, *end;
+
+	ck_assert_ptr_nonnull(text);
+	if (b.size)
+		memcpy(text, b.data, b.size);
+	blob_free(&b);
+	at = strstr(text, line);
+	if (!at) {
+		text[0] = 0;
+		return text;
+	}
+	end = strstr(at, "};\n");
+	ck_assert_ptr_nonnull(end);
+	end[3] = 0;
+	memmove(text, at, strlen(at) + 1);
+	return text;
+}
+
+START_TEST(test_newer)
+{
+	const char *k1 = in_scratch("6.1.0-1-amd64.btf");
+	const char *k2 = in_scratch("6.2.0-1-amd64.btf");
+	const char *k3 = in_scratch("6.3.0-1-amd64.btf");
+	const char *blocks[] = { "struct s___b {", "struct s___x {" };
+	size_t i;
+
+	/* b removed in 6.2 and back in 6.3; x int, long, int again */
+	write_small_kernel(k1, true, false);
+	write_small_kernel(k2, false, true);
+	write_small_kernel(k3, true, false);
+	ck_assert_int_eq(sh("%s header --kernel %s --kernel %s -o %s", cli(), k1, k2,
+			    in_scratch("two.h")), 0);
+	ck_assert_int_eq(sh("%s header --kernel %s --kernel %s --kernel %s -o %s", cli(),
+			    k1, k2, k3, in_scratch("three.h")), 0);
+	/* a newer kernel takes no flavor away and changes none */
+	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+		char *two = block_of(in_scratch("two.h"), blocks[i]);
+		char *three = block_of(in_scratch("three.h"), blocks[i]);
+
+		ck_assert_msg(*two, "no %s in the header of 6.1 and 6.2", blocks[i]);
+		ck_assert_str_eq(two, three);
+		free(two);
+		free(three);
+	}
+	/* 6.2's long x, now an older kernel's declaration, gets a hashed name */
+	ck_assert_int_eq(sh("grep -q '^struct s___x_[0-9a-f]\\{8\\} {' %s",
+			    in_scratch("three.h")), 0);
+}
+END_TEST
+
 /* A BTF with one int and no struct pt_regs, written to path. */
 static void write_archless(const char *path)
 {
@@ -375,9 +462,9 @@ Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
-				"bad_input", "slim" };
+				"bad_input", "slim", "newer" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
-				 test_adding, test_bad_input, test_slim };
+				 test_adding, test_bad_input, test_slim, test_newer };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
