@@ -551,7 +551,6 @@ struct synth {
 struct copy_src {
 	const struct btf *btf;
 	uint32_t *memo;			/* by source id: synthetic id, 0: not yet */
-	bool *copied;			/* by source id: memo is a copy of it */
 };
 
 static const char *make_key(struct synth *y, char tag, const char *name)
@@ -751,8 +750,6 @@ static int copy_type(struct synth *y, struct copy_src *src, uint32_t id)
 	if (nid < 0)
 		return nid;
 	src->memo[id] = nid;
-	if (src->copied)
-		src->copied[id] = true;
 	if (btf_is_enum(t) || btf_is_enum64(t)) {
 		err = rename_taken_enumerators(y, nid);
 		if (err)
@@ -1129,13 +1126,15 @@ static int compare_enum(struct synth *y, struct copy_src *src, uint32_t id,
 			found = !strncmp(now, e, len) &&
 				(!now[len] || !strncmp(now + len, "___", 3));
 		}
-		if (found)
-			continue;
 		bc_text_truncate(&key, 0);
 		bc_text_printf(&key, "e|%s|%s", name, e);
 		if (key.err) {
 			err = key.err;
 			break;
+		}
+		if (found) {
+			err = note_current(y, bc_text_str(&key), order);
+			continue;
 		}
 		v = add_variant(y, bc_text_str(&key), order, &fresh, &err);
 		if (!v || !fresh)
@@ -1152,6 +1151,26 @@ static int compare_enum(struct synth *y, struct copy_src *src, uint32_t id,
 			(int64_t)btf_enum64_value(btf_enum64(t) + j);
 		if (!v->type_name || !v->member || !v->decl)
 			err = -ENOMEM;
+	}
+	/* the synthetic enum's enumerators this kernel lacks (as for members) */
+	for (k = 0; !err && k < btf_vlen(st); k++) {
+		const char *now = btf__name_by_offset(y->s, btf_is_enum(st) ?
+			btf_enum(st)[k].name_off : btf_enum64(st)[k].name_off);
+		const char *sep = strstr(now, "___");
+		size_t len = sep ? (size_t)(sep - now) : strlen(now);
+		bool found = false;
+
+		for (j = 0; j < btf_vlen(t) && !found; j++) {
+			const char *e = btf__name_by_offset(src->btf, btf_is_enum(t) ?
+				btf_enum(t)[j].name_off : btf_enum64(t)[j].name_off);
+
+			found = strlen(e) == len && !strncmp(e, now, len);
+		}
+		if (found)
+			continue;
+		bc_text_truncate(&key, 0);
+		bc_text_printf(&key, "e|%s|%.*s", name, (int)len, now);
+		err = key.err ? key.err : smap_put(&y->absent, bc_text_str(&key), order, false);
 	}
 	bc_text_deinit(&key);
 	return err;
@@ -1410,14 +1429,13 @@ static int merge_older(struct synth *y, const struct btf *old,
 	int err = 0;
 
 	src.memo = calloc(n, sizeof(*src.memo));
-	src.copied = calloc(n, sizeof(*src.copied));
 	if (!view) {	/* hashed signatures: an archive's kernel needs none */
 		g.memo = calloc(n, sizeof(*g.memo));
 		g.state = calloc(n, 1);
 		g.named = calloc(n, sizeof(*g.named));
 	}
 	sigs = calloc(n, sizeof(*sigs));	/* 0: not a type compared */
-	if (!src.memo || !src.copied || !sigs ||
+	if (!src.memo || !sigs ||
 	    (!view && (!g.memo || !g.state || !g.named))) {
 		err = -ENOMEM;
 		goto out;
@@ -1467,9 +1485,14 @@ static int merge_older(struct synth *y, const struct btf *old,
 
 		if (!sigs[i] || !(btf_is_composite(t) || btf_is_any_enum(t)))
 			continue;
+		/*
+		 * A type copied from this kernel is compared with its copy
+		 * too: nothing differs, but its members count as declared
+		 * so in this kernel (and in those with the same signature).
+		 */
 		sid = find_named(y, t, name);
-		if (!sid || (src.copied[i] && src.memo[i] == sid))
-			continue;	/* copied from this kernel: the same */
+		if (!sid)
+			continue;
 		if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
 			err = compare_composite(y, &src, i, sid, name, order);
 		else if (btf_is_any_enum(t))
@@ -1484,7 +1507,6 @@ static int merge_older(struct synth *y, const struct btf *old,
 		err = add_kfuncs(y, &src, true);
 out:
 	free(src.memo);
-	free(src.copied);
 	free(g.memo);
 	free(g.state);
 	free(g.named);
@@ -1603,6 +1625,50 @@ static int name_variants(struct synth *y)
 }
 
 /*
+ * The variant of enumerator member of synthetic enum sid (key
+ * "e|TYPE|MEMBER"), its value the synthetic enum's: an enumerator removed
+ * and back keeps its flavor (see current_variants()).
+ */
+static int current_enumerator(struct synth *y, const char *key, uint32_t sid,
+			      const char *type_name, const char *member)
+{
+	const struct btf_type *st = btf__type_by_id(y->s, sid);
+	size_t len = strlen(member);
+	struct variant *v;
+	uint32_t k, idx;
+	bool fresh;
+	int err = 0;
+
+	if (!btf_is_enum(st) && !btf_is_enum64(st))
+		return 0;
+	for (k = 0; k < btf_vlen(st); k++) {
+		const char *now = btf__name_by_offset(y->s, btf_is_enum(st) ?
+			btf_enum(st)[k].name_off : btf_enum64(st)[k].name_off);
+
+		if (!strncmp(now, member, len) && (!now[len] || !strncmp(now + len, "___", 3)))
+			break;
+	}
+	if (k == btf_vlen(st))
+		return 0;
+	v = add_variant(y, key, smap_get(&y->cur_idx, key, &idx) ? y->cur_oldest[idx] : 0,
+			&fresh, &err);
+	if (!v || !fresh)
+		return err;
+	st = btf__type_by_id(y->s, sid);
+	v->kind = BTF_KIND_ENUM;
+	v->type_name = strdup(type_name);
+	v->member = strdup(member);
+	v->decl = strdup(member);
+	v->enum_size = st->size;
+	v->enum_signed = btf_kflag(st);
+	v->value = btf_is_enum(st) ?
+		(btf_kflag(st) ? (int64_t)(int32_t)btf_enum(st)[k].val :
+				 (int64_t)btf_enum(st)[k].val) :
+		(int64_t)btf_enum64_value(btf_enum64(st) + k);
+	return v->type_name && v->member && v->decl ? 0 : -ENOMEM;
+}
+
+/*
  * A member with variants also gets one for the synthetic type's own
  * declaration, as old as the oldest kernel that declares it so: the
  * flavors of a member are then every declaration of it in the set, so a
@@ -1688,6 +1754,11 @@ static int current_variants(struct synth *y)
 		/* (members with other declarations were done above) */
 		if (having <= youngest_lacking ||
 		    !smap_get(&y->names, make_key(y, tag, type_name), &sid)) {
+			free(copy);
+			continue;
+		}
+		if (tag == 'e') {
+			err = current_enumerator(y, k, sid, type_name, member);
 			free(copy);
 			continue;
 		}

@@ -30,8 +30,8 @@
  *			output file
  *	newer		a kernel newer than the others that declares members
  *			as an older one did (one removed and back, one whose
- *			type changed and changed back): every flavor stays,
- *			with the same name and text
+ *			type changed and changed back, an enumerator removed
+ *			and back): every flavor stays, same name and text
  *	slim		--for the fixture: a shorter header that compiles it
  *			for both architectures into the same instructions
  *			and CO-RE relocations as the full header
@@ -325,8 +325,8 @@ START_TEST(test_slim)
 END_TEST
 
 /*
- * A small x86 kernel: struct pt_regs { long orig_ax; } and struct s { int
- * a; [long b;] X x; } with X int or long.
+ * A small x86 kernel: struct pt_regs { long orig_ax; }, struct s { int
+ * a; [long b;] X x; } with X int or long, enum e { E_A, [E_B] }.
  */
 static void write_small_kernel(const char *path, bool with_b, bool x_long)
 {
@@ -344,6 +344,10 @@ static void write_small_kernel(const char *path, bool with_b, bool x_long)
 	if (with_b)
 		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
 	ck_assert_int_eq(btf__add_field(btf, "x", x_long ? i_long : i_int, 128, 0), 0);
+	ck_assert_int_gt(btf__add_enum(btf, "e", 4), 0);
+	ck_assert_int_eq(btf__add_enum_value(btf, "E_A", 0), 0);
+	if (with_b)
+		ck_assert_int_eq(btf__add_enum_value(btf, "E_B", 1), 0);
 	raw = blob_from_libbpf(btf);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
@@ -380,10 +384,10 @@ START_TEST(test_newer)
 	const char *k1 = in_scratch("6.1.0-1-amd64.btf");
 	const char *k2 = in_scratch("6.2.0-1-amd64.btf");
 	const char *k3 = in_scratch("6.3.0-1-amd64.btf");
-	const char *blocks[] = { "struct s___b {", "struct s___x {" };
+	const char *blocks[] = { "struct s___b {", "struct s___x {", "enum e___E_B {" };
 	size_t i;
 
-	/* b removed in 6.2 and back in 6.3; x int, long, int again */
+	/* b and E_B removed in 6.2 and back in 6.3; x int, long, int again */
 	write_small_kernel(k1, true, false);
 	write_small_kernel(k2, false, true);
 	write_small_kernel(k3, true, false);
