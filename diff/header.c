@@ -39,7 +39,7 @@
  * its architecture); a kernel's comparison is one pass over its named
  * types, comparing only those whose signature is new (one C spelling per
  * member) with the synthetic type's spellings, kept once. 118 Debian
- * kernels from an archive: 2.1 s of CPU on two threads (BENCH.md).
+ * kernels from an archive: 2.3 s of CPU on two threads (BENCH.md).
  */
 #include <ctype.h>
 #include <errno.h>
