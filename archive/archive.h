@@ -257,6 +257,13 @@ bool bc_archive_view_same_record(const struct bc_archive_view *a,
 				 uint32_t b_id);
 
 /*
+ * The number (+1) of type id's record in the archive's pool, 0 for a bad
+ * id: two types of one archive with the same number are the same record
+ * (as bc_archive_view_same_record() says), whatever their kernels.
+ */
+uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id);
+
+/*
  * The archive's (kind, name) pairs: every kind and name that a type of
  * some kernel has, nr of them; pair i's name, its kind in *kind. For
  * indexes over names that a reader builds once per archive rather than

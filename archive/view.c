@@ -306,6 +306,11 @@ bool bc_archive_view_same_record(const struct bc_archive_view *a,
 	       a->list[a_id - 1] == b->list[b_id - 1];
 }
 
+uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id)
+{
+	return id && id <= view->n ? view->list[id - 1] + 1 : 0;
+}
+
 uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)
 {
 	return ar->nr_kns;

@@ -978,6 +978,36 @@ static uint32_t agree(const char *object, const char *kernel,
 	return n;
 }
 
+/* For tests/test_header.c (testutil.h): agree() of one object and kernel. */
+uint32_t deps_agree_with_libbpf(const char *object, const char *kernel)
+{
+	return agree(object, kernel, false, false);
+}
+
+bool deps_relo_value(const char *object, const char *kernel, const char *kind,
+		     const char *type, const char *name, bool *patched,
+		     unsigned long long *value)
+{
+	const char *kernels[] = { kernel };
+	struct checked c;
+	bool found = false;
+	uint32_t i;
+
+	check_object(object, kernels, 1, &c);
+	for (i = 0; i < c.report.nr_deps && !found; i++) {
+		const struct bc_dep *d = &c.report.deps[i];
+
+		if (d->class != BC_DEP_RELO || strcmp(d->kind, kind) ||
+		    strcmp(d->type, type) || strcmp(d->name, name))
+			continue;
+		found = true;
+		*patched = d->cells[0].status == BC_DEP_OK;
+		*value = d->cells[0].value;
+	}
+	checked_deinit(&c);
+	return found;
+}
+
 static const char *const debian_kernels[] = {
 	"/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64",
 	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
