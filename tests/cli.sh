@@ -1150,6 +1150,25 @@ check_archive_btfhub() {
 }
 run_case "archive: BTFHub's file names, RPM releases in version order" check_archive_btfhub
 
+# An archive of one kernel is smaller stored as its sorted bytes (format
+# 4's bytes form); every command still reads that kernel: log through a
+# view of it (turned into records in memory), extract byte for byte.
+check_archive_bytes_form() {
+	[ -r "$VMLINUX" ] || skip_case "$VMLINUX absent"
+	run 0 "$BTFCANON" archive create k.bca "$VMLINUX" --name 6.18.0-1-amd64
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has "6.18.0-1-amd64 (stored as bytes)"
+	run 0 "$BTFCANON" archive log k.bca 'struct task_struct.pid'
+	stdout_has "pid_t pid;"
+	grep -q unreadable stdout && die "log of a kernel stored as bytes: unreadable"
+	run 0 "$BTFCANON" archive extract k.bca 6.18.0-1-amd64 -o k.btf
+	run 0 "$BTFCANON" sort "$VMLINUX" -o sorted.btf
+	same k.btf sorted.btf "a kernel stored as bytes, extracted"
+	no_temps .
+}
+run_case "archive: a kernel stored as bytes is read by log and extract" \
+	check_archive_bytes_form
+
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
 # wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
