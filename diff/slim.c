@@ -89,15 +89,20 @@ struct bc_slim_names {
 };
 
 /*
- * How a type was reached, weakest first (see the top of this file): the
- * more a path demands of what lies behind it, the higher.
+ * How a type was reached (see the top of this file). A type keeps the set
+ * of ways it was reached (a bit each) and is walked once per way; a
+ * struct or union kept whole has them all.
  */
 enum reach {
-	REACH_NONE,
-	REACH_MEMBER_PTR,	/* a member's pointer: a declaration will do */
+	REACH_MEMBER_PTR,	/* past a member's pointer */
+	REACH_NAMED_PTR,	/* past the pointer of a member the program names */
 	REACH_MEMBER,		/* a member's type, no pointer yet */
-	REACH_PLAIN,		/* anything else: the definition */
+	REACH_NAMED_MEMBER,	/* the type of a member the program names */
+	REACH_PLAIN,		/* anything else */
+	NR_REACHES,
 };
+
+#define REACHED_ALL ((1u << NR_REACHES) - 1)
 
 /* ---- what the program names ------------------------------------------ */
 
@@ -309,7 +314,7 @@ struct slim {
 	const struct btf *full;
 	const struct bc_strset *names;
 	uint32_t nr_ids;		/* btf__type_cnt(full) */
-	uint8_t *reach;			/* [nr_ids] enum reach */
+	uint8_t *reached;		/* [nr_ids] bit 1 << enum reach */
 	struct pending *stack;
 	size_t nr_stack, cap_stack;
 	int err;
@@ -317,7 +322,7 @@ struct slim {
 
 static void push(struct slim *s, uint32_t id, enum reach reach)
 {
-	if (!id || s->reach[id] >= reach || s->err)
+	if (!id || (s->reached[id] & (1u << reach)) || s->err)
 		return;
 	if (s->nr_stack == s->cap_stack) {
 		size_t cap = s->cap_stack ? 2 * s->cap_stack : 1024;
@@ -368,49 +373,67 @@ static bool has_named_member(const struct slim *s, const struct btf_type *t,
 	return false;
 }
 
+/* What lies past a pointer reached as reach. */
+static enum reach past_pointer(enum reach reach)
+{
+	switch (reach) {
+	case REACH_MEMBER:
+		return REACH_MEMBER_PTR;
+	case REACH_NAMED_MEMBER:
+		return REACH_NAMED_PTR;
+	default:
+		return reach;
+	}
+}
+
 /* Takes the closure of what is pending (see the top of this file). */
 static void close_needs(struct slim *s)
 {
 	while (s->nr_stack && !s->err) {
 		struct pending p = s->stack[--s->nr_stack];
 		const struct btf_type *t = btf__type_by_id(s->full, p.id);
+		uint8_t *reached = &s->reached[p.id];
 		uint32_t j;
 
-		if (s->reach[p.id] >= p.reach)
+		if (*reached & (1u << p.reach))
 			continue;
 		switch (btf_kind(t)) {
 		case BTF_KIND_STRUCT:
 		case BTF_KIND_UNION:
-			if (p.reach == REACH_MEMBER_PTR && t->name_off &&
-			    !has_named_member(s, t, 0)) {
-				s->reach[p.id] = REACH_MEMBER_PTR;	/* a FWD */
+			if (t->name_off &&
+			    (p.reach == REACH_MEMBER_PTR ||
+			     (p.reach == REACH_NAMED_PTR && !has_named_member(s, t, 0)))) {
+				*reached |= 1u << p.reach;	/* a FWD, so far */
 				break;
 			}
-			/* the definition: how it was reached no longer matters */
-			s->reach[p.id] = REACH_PLAIN;
-			for (j = 0; j < btf_vlen(t); j++)
-				push(s, btf_members(t)[j].type, REACH_MEMBER);
+			/* the definition: no other way to reach it matters */
+			*reached = REACHED_ALL;
+			for (j = 0; j < btf_vlen(t); j++) {
+				const struct btf_member *m = btf_members(t) + j;
+
+				push(s, m->type, named(s, m->name_off) ?
+					 REACH_NAMED_MEMBER : REACH_MEMBER);
+			}
 			break;
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_CONST:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_RESTRICT:
 		case BTF_KIND_TYPE_TAG:
-			s->reach[p.id] = p.reach;
+			*reached |= 1u << p.reach;
 			push(s, t->type, p.reach);
 			break;
 		case BTF_KIND_PTR:
-			s->reach[p.id] = p.reach;
-			push(s, t->type, p.reach == REACH_PLAIN ? REACH_PLAIN :
-							       REACH_MEMBER_PTR);
+			*reached |= 1u << p.reach;
+			push(s, t->type, past_pointer(p.reach));
 			break;
 		case BTF_KIND_ARRAY:
-			s->reach[p.id] = REACH_PLAIN;
+			*reached = REACHED_ALL;
 			push(s, btf_array(t)->type, REACH_PLAIN);
 			push(s, btf_array(t)->index_type, REACH_PLAIN);
 			break;
 		case BTF_KIND_FUNC_PROTO:
-			s->reach[p.id] = REACH_PLAIN;
+			*reached = REACHED_ALL;
 			push(s, t->type, REACH_PLAIN);
 			for (j = 0; j < btf_vlen(t); j++)
 				push(s, btf_params(t)[j].type, REACH_PLAIN);
@@ -418,16 +441,16 @@ static void close_needs(struct slim *s)
 		case BTF_KIND_FUNC:
 		case BTF_KIND_VAR:
 		case BTF_KIND_DECL_TAG:
-			s->reach[p.id] = REACH_PLAIN;
+			*reached = REACHED_ALL;
 			push(s, t->type, REACH_PLAIN);
 			break;
 		case BTF_KIND_DATASEC:
-			s->reach[p.id] = REACH_PLAIN;
+			*reached = REACHED_ALL;
 			for (j = 0; j < btf_vlen(t); j++)
 				push(s, btf_var_secinfos(t)[j].type, REACH_PLAIN);
 			break;
 		default:	/* INT, FLOAT, ENUM, ENUM64, FWD: no references */
-			s->reach[p.id] = REACH_PLAIN;
+			*reached = REACHED_ALL;
 			break;
 		}
 	}
@@ -519,7 +542,7 @@ static bool level_same_names(struct slim *s)
 	uint8_t *level[2] = { NULL, NULL };
 	bool raised = false;
 	uint32_t id;
-	int ns, pass;
+	int ns, pass, r;
 
 	for (ns = 0; ns < 2; ns++)
 		if (bc_strset_init(&kept[ns], NULL, 0))
@@ -531,7 +554,7 @@ static bool level_same_names(struct slim *s)
 			const char *name;
 			int64_t off;
 
-			if (!s->reach[id])
+			if (!s->reached[id])
 				continue;
 			t = btf__type_by_id(s->full, id);
 			ns = name_space(t) - 1;
@@ -544,8 +567,7 @@ static bool level_same_names(struct slim *s)
 				continue;
 			}
 			off = bc_strset_find(&kept[ns], name);
-			if (level[ns][off] < s->reach[id])
-				level[ns][off] = s->reach[id];
+			level[ns][off] |= s->reached[id];
 		}
 		for (ns = 0; !pass && ns < 2 && !s->err; ns++)
 			if (!(level[ns] = calloc(kept[ns].len + 1, 1)))
@@ -559,10 +581,11 @@ static bool level_same_names(struct slim *s)
 		if (ns < 0)
 			continue;
 		off = bc_strset_find(&kept[ns], btf__name_by_offset(s->full, t->name_off));
-		if (off >= 0 && s->reach[id] < level[ns][off]) {
-			push(s, id, level[ns][off]);
-			raised = true;
-		}
+		for (r = 0; off >= 0 && r < NR_REACHES; r++)
+			if ((level[ns][off] & ~s->reached[id]) & (1u << r)) {
+				push(s, id, r);
+				raised = true;
+			}
 	}
 	for (ns = 0; ns < 2; ns++) {
 		bc_strset_deinit(&kept[ns]);
@@ -592,9 +615,9 @@ static int copy_kept(struct slim *s, struct btf **out, const struct bc_log *log)
 		const struct btf_type *t = btf__type_by_id(s->full, id);
 		int got;
 
-		if (!s->reach[id])
+		if (!s->reached[id])
 			continue;
-		if (btf_is_composite(t) && s->reach[id] == REACH_MEMBER_PTR)
+		if (btf_is_composite(t) && s->reached[id] != REACHED_ALL)
 			got = btf__add_fwd(slim, btf__name_by_offset(s->full, t->name_off),
 					   btf_is_union(t) ? BTF_FWD_UNION : BTF_FWD_STRUCT);
 		else
@@ -649,8 +672,8 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 	uint32_t id;
 	int err;
 
-	s.reach = calloc(s.nr_ids, 1);
-	if (!s.reach)
+	s.reached = calloc(s.nr_ids, 1);
+	if (!s.reached)
 		return bc_log_error(log, -ENOMEM, "slim header: out of memory");
 	push_seeds(&s);
 	close_needs(&s);
@@ -661,7 +684,7 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 		const struct btf_type *t = btf__type_by_id(full, id);
 
 		if (btf_is_decl_tag(t) && btf_decl_tag(t)->component_idx == -1 &&
-		    s.reach[t->type] && btf_is_func(btf__type_by_id(full, t->type)))
+		    s.reached[t->type] && btf_is_func(btf__type_by_id(full, t->type)))
 			push(&s, id, REACH_PLAIN);
 	}
 	close_needs(&s);
@@ -671,7 +694,7 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 	if (err && err != -EINVAL)
 		bc_log_error(log, err, "slim header: cannot make the sub-BTF: %s",
 			     strerror(-err));
-	free(s.reach);
+	free(s.reached);
 	free(s.stack);
 	return err;
 }
