@@ -43,22 +43,27 @@
  * object's .BTF would differ from the one built against the full header.
  * So how a type is reached matters (enum reach): through a member, past a
  * member's pointer, or plainly (the seeds, array elements, a prototype's
- * return and parameters); a type is walked again when reached more
- * plainly, at most three times.
+ * return and parameters); a type is walked once per way it is reached.
  *
  * A program reads members through pointers without naming the pointee's
  * type (BPF_CORE_READ(task, mm, arg_start) names task_struct, mm and
- * arg_start, never mm_struct), so a struct or union reached past a
- * member's pointer whose members (those of its anonymous members
- * included) have a name in the set is kept whole as well. That is checked
- * once, when the struct is first reached: the set is fixed, so the
- * closure is the fixpoint.
+ * arg_start, never mm_struct), so a struct or union reached past the
+ * pointer of a member whose name is in the set, and one of whose members
+ * (or of its anonymous members) has a name in the set, is kept whole as
+ * well. Both names: a member the program never names is a pointer it
+ * does not follow by name, and names such as "flags" or "data" are members of
+ * nearly every struct (asking only the second made bcc's libbpf-tools'
+ * slim headers 5.3% of the full header's lines, the median, instead of
+ * 1.2%). That is decided when the struct is reached that way: the set is
+ * fixed, so the closure is the fixpoint.
  *
- *	struct task_struct { struct mm_struct *mm; struct list_head tasks; };
+ *	struct task_struct { struct mm_struct *mm; struct list_head tasks;
+ *			     struct cred *cred; };
  *	struct mm_struct { unsigned long arg_start; struct file *exe_file; };
  *	program: BPF_CORE_READ(task, mm, arg_start) with a struct task_struct *
  *	-> task_struct whole (named), list_head whole (a member by value),
- *	   mm_struct whole (arg_start is a name of the program), file a FWD.
+ *	   mm_struct whole (mm and arg_start are the program's names), file
+ *	   and cred FWDs.
  *
  * Types of the same name and namespace (tags: struct, union, enum, FWD;
  * identifiers: typedefs) are kept at the same level: btf_dump tells them
@@ -67,8 +72,8 @@
  * order (ids) in the output, so canonical input gives canonical output.
  *
  * Cost: one pass over full's types probing the set (names and
- * enumerators), the closure (each type walked at most three times, once
- * per reach), one or two passes for the same-name rule, and the copy of the
+ * enumerators), the closure (each type walked at most once per way it is
+ * reached, five), one or two passes for the same-name rule, and the copy of the
  * kept types: linear in full, a few ms on a 120k-type kernel.
  */
 #include <errno.h>

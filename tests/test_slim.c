@@ -7,8 +7,10 @@
  *	slim_rules	bc_slim_select() on a small BTF built here: what is
  *			kept whole, what becomes a FWD, what is dropped
  *			(pointer-only structs, member names through two
- *			pointer hops, anonymous pointees, enumerators,
- *			same-name types, kfuncs and other functions)
+ *			pointer hops and through a member the program does
+ *			not name, anonymous pointees, prototypes' pointees,
+ *			enumerators, same-name types, kfuncs and other
+ *			functions)
  *	slim_names	the identifier reader: comments, literals, numbers,
  *			local includes (relative, in a loop, missing,
  *			vmlinux.h), <bpf/...> includes
@@ -206,11 +208,22 @@ START_TEST(test_rules)
 	ENTRY(btf__add_field(full, "deep_member", 1, 0, 0));
 	/* [23] a FUNC without the kfunc tag: never kept */
 	ADD(23, btf__add_func(full, "not_kfunc", BTF_FUNC_STATIC, 16));
+	/*
+	 * [24] struct far { int member_used; }, [25] a pointer to it and
+	 * [26] struct holder2 { struct far *unnamed_ptr; }: the program
+	 * names member_used but never unnamed_ptr, so far stays a FWD
+	 */
+	ADD(24, btf__add_struct(full, "far", 4));
+	ENTRY(btf__add_field(full, "member_used", 1, 0, 0));
+	ADD(25, btf__add_ptr(full, 24));
+	ADD(26, btf__add_struct(full, "holder2", 8));
+	ENTRY(btf__add_field(full, "unnamed_ptr", 25, 0, 0));
 
 	write_text(src,
 		   "/* unrelated, other: in a comment */\n"
 		   "outer_t *x; int v = x->p->member_used + x->p->next->deep_member;\n"
 		   "int w = E_TWO; struct holder h; int k = bpf_kf(0) + not_kfunc();\n"
+		   "struct holder2 h2;\n"
 		   "char *s = \"unrelated2 y\"; char c = 'y';\n");
 	ck_assert_int_eq(bc_slim_btf(full, &req, &out, NULL), 0);
 
@@ -223,6 +236,9 @@ START_TEST(test_rules)
 	/* a member's pointee, none of its members named: a declaration */
 	ck_assert_int_eq(count_named(out, "other", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "other", BTF_KIND_FWD), 1);
+	/* one whose members the program names, through an unnamed member */
+	ck_assert_int_eq(count_named(out, "far", BTF_KIND_FWD), 1);
+	ck_assert_int_eq(count_named(out, "holder2", BTF_KIND_STRUCT), 1);
 	/* a prototype's pointee: the definition, as clang writes it */
 	ck_assert_int_eq(count_named(out, "unrelated2", BTF_KIND_FWD), 0);
 	ck_assert_int_eq(count_named(out, "unrelated2", BTF_KIND_STRUCT), 1);
@@ -236,7 +252,7 @@ START_TEST(test_rules)
 	ck_assert_int_eq(count_named(out, "unrelated", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "not_kfunc", BTF_KIND_FUNC), 0);
 	/* every type but those two (a FWD in place of other) */
-	ck_assert_int_eq(btf__type_cnt(out), 23 - 2 + 1);
+	ck_assert_int_eq(btf__type_cnt(out), 26 - 2 + 1);
 	/* layouts unchanged; the anonymous pointee kept whole */
 	t = btf__type_by_id(out, btf__find_by_name_kind(out, "outer", BTF_KIND_STRUCT));
 	ck_assert_int_eq(btf_vlen(t), 4);
