@@ -522,6 +522,8 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
+	if (!err)
+		ar_unlock(ar);	/* its file is no longer the archive */
 	if (err) {
 		unlink(tmp);
 		bc_log_error(log, err, "%s: cannot write: %s", path, strerror(-err));
@@ -710,8 +712,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 		kern->name = strndup((const char *)p, len);
 		if (!kern->name)
 			return -ENOMEM;
-		if (strlen(kern->name) != len || !ar_name_ok(kern->name) ||
-		    (k && bc_archive_name_cmp(ar->kernels[k - 1].name, kern->name) >= 0)) {
+		if (strlen(kern->name) != len || !ar_name_ok(kern->name)) {
 			r->bad = true;
 			break;
 		}
@@ -925,6 +926,8 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 	}
 	if (!err && !r.bad)
 		err = read_kernels(ar, &r);
+	if (!err && !r.bad)
+		err = ar_sort_kernels(ar);	/* and no name twice */
 	if (err)
 		return err;
 	if (r.bad || r.pos != r.len)
@@ -1137,37 +1140,30 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	return ar_parse(data, size, path, false, out, log);
 }
 
-static int open_file(const char *path, bool lazy, struct bc_archive **ar,
-		     const struct bc_log *log)
+int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
+	       const struct bc_log *log)
 {
 	struct bc_blob blob = { 0 };
 	struct stat st;
 	uint8_t *data;
 	size_t done = 0;
-	int fd, err;
+	int err;
 
 	*ar = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st)) {
 		err = -errno;
-		close(fd);
 		return bc_log_error(log, err, "%s: %s", path, strerror(-err));
 	}
 	/* mapped where it can be: no copy of the compressed file */
 	if (S_ISREG(st.st_mode) && st.st_size &&
 	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
-		close(fd);
 		err = ar_parse(blob.data, blob.size, path, lazy, ar, log);
 		bc_blob_release(&blob);
 		return err;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data) {
-		close(fd);
+	if (!data)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
-	}
 	while (done < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + done, (size_t)st.st_size - done);
 
@@ -1175,16 +1171,27 @@ static int open_file(const char *path, bool lazy, struct bc_archive **ar,
 			if (n < 0 && errno == EINTR)
 				continue;
 			err = n < 0 ? -errno : -EIO;
-			close(fd);
 			free(data);
 			return bc_log_error(log, err, "%s: cannot read: %s", path,
 					    strerror(-err));
 		}
 		done += (size_t)n;
 	}
-	close(fd);
 	err = ar_parse(data, done, path, lazy, ar, log);
 	free(data);
+	return err;
+}
+
+static int open_file(const char *path, bool lazy, struct bc_archive **ar,
+		     const struct bc_log *log)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	*ar = NULL;
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
+	err = ar_read_fd(fd, path, lazy, ar, log);
+	close(fd);
 	return err;
 }
 

@@ -37,17 +37,6 @@ struct bc_archive_view {
 	struct ar_ids ids;
 };
 
-void ar_views_free(struct ar_views *v)
-{
-	while (v->nr_spare)
-		free(v->spare[--v->nr_spare]);
-	free(v->by_name);
-	free(v->kn_start);
-	free(v->kn_recs);
-	free(v->named);
-	memset(v, 0, sizeof(*v));
-}
-
 static uint32_t name_hash(uint32_t kind, const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ kind;	/* FNV-1a */

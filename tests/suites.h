@@ -22,5 +22,6 @@ Suite *kimage_suite(void);	/* test_kimage.c: kernel images and packages */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
 Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
+void archive_lock_cases(Suite *s); /* test_archive_lock.c: its writers take turns */
 
 #endif

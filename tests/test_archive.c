@@ -34,6 +34,8 @@
  *			gives it; a forged record refuses its kernel
  *	chain		extracting a kernel keeps its own list only, not its
  *			parents' (decoded through two buffers)
+ *
+ * Writers taking turns (writers, wait, lockkill): test_archive_lock.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -803,26 +805,160 @@ START_TEST(test_jobs)
 }
 END_TEST
 
+/*
+ * The version order of names of several distributions (names.c): the
+ * table is in that order, and every pair of it compares so (the old
+ * order put 4.18.0-147.5.1.el8_1 before 4.18.0-80.el8, its "flavor" being
+ * ".5.1.el8_1.aarch64"); the flavor and line of some.
+ */
 START_TEST(test_names)
 {
 	static const char *const order[] = {
-		"6.1.0-44-amd64", "6.1.0-56-amd64", "6.12.100+deb12-amd64",
-		"6.12.117+deb12-amd64", "6.1.0-44-cloud-amd64", "6.12.9+deb12-cloud-amd64",
-		"6.12.10+deb12-cloud-amd64",
+		/* no flavor: Ubuntu's package versions; '~' before the end */
+		"5.15.0-1034.38~20.04.1", "5.15.0-1034.38",
+		/* RPM: flavor the arch, then the distribution, el before oe */
+		"4.18.0-80.el8.aarch64", "4.18.0-147.el8_1.aarch64",
+		"4.18.0-147.5.1.el8_1.aarch64", "4.18.0-193.el8_2.aarch64",
+		"4.19.90-2003.4.0.0036.oe1.aarch64",
+		/* Debian: backports (0.bpo.N, 0.debN.M) before the ABI numbers */
+		"4.19.0-21-amd64", "5.10.0-0.bpo.9-amd64", "5.10.0-9-amd64",
+		"5.10.0-10-amd64", "6.1.0-0.deb11.17-amd64", "6.1.0-44-amd64",
+		"6.1.0-56-amd64", "6.12.100+deb12-amd64", "6.12.117+deb12-amd64",
+		/* Ubuntu */
+		"5.4.0-1029-aws", "5.4.0-1100-aws", "5.15.0-1034-aws",
+		"6.1.0-44-cloud-amd64", "6.12.9+deb12-cloud-amd64",
+		"6.12.10+deb12-cloud-amd64", "6.12.117+deb12-cloud-amd64",
+		/* SUSE */
+		"5.3.18-150300.59.43-default", "5.14.21-150400.24.46-default",
+		"dummy",
+		"5.4.0-26-generic", "5.15.0-91-generic",
+		"6.12.117+deb12-rt-amd64",
+		/* x86_64: amzn, el (Oracle's el8uek too), fc, oe */
+		"4.14.352-268.568.amzn2.x86_64", "5.10.223-212.873.amzn2.x86_64",
+		"3.10.0-957.el7.x86_64", "3.10.0-1160.el7.x86_64",
+		"4.18.0-80.el8.x86_64", "4.18.0-147.5.1.el8_1.x86_64",
+		"4.18.0-305.el8.x86_64", "4.18.0-305.3.1.el8_4.x86_64",
+		"5.4.17-2136.300.7.el8uek.x86_64", "5.14.0-284.11.1.el9_2.x86_64",
+		"6.5.6-300.fc39.x86_64", "6.8.5-301.fc40.x86_64",
+		"4.19.90-2003.4.0.0036.oe1.x86_64",
+		"5.10.0-60.18.0.50.oe2203.x86_64",
+		"5.14.0-70.13.1.el9_0.x86_64+debug",
 	};
-	size_t i;
-
-	char *name;
+	static const struct { const char *name, *flavor, *line; } parts[] = {
+		{ "6.12.117+deb12-rt-arm64", "rt-arm64", "rt-arm64" },
+		{ "6.1.0-56-cloud-amd64", "cloud-amd64", "cloud-amd64" },
+		{ "5.10.0-0.bpo.9-amd64", "amd64", "amd64" },
+		{ "5.4.0-1029-aws", "aws", "aws" },
+		{ "4.18.0-147.5.1.el8_1.aarch64", "aarch64", "el aarch64" },
+		{ "4.19.90-2003.4.0.0036.oe1.x86_64", "x86_64", "oe x86_64" },
+		{ "5.4.17-2136.300.7.el8uek.x86_64", "x86_64", "el x86_64" },
+		{ "5.14.0-70.13.1.el9_0.x86_64+debug", "x86_64+debug",
+		  "el x86_64+debug" },
+		{ "4.18.0-147.el8", "", "el" },
+		{ "5.15.0-1034.38~20.04.1", "", "" },
+		{ "5.15.0-generic", "generic", "generic" },
+		{ "dummy", "dummy", "dummy" },
+	};
+	size_t n = sizeof(order) / sizeof(order[0]), i, j;
+	char *name, line[256];
 
 	/* the default names themselves are kimage's (kimage suite) */
 	ck_assert_int_eq(bc_archive_input_name("/boot/vmlinuz-6.1.0-56-cloud-amd64",
 					       &name, NULL), 0);
 	ck_assert_str_eq(name, "6.1.0-56-cloud-amd64");
 	free(name);
-	for (i = 0; i + 1 < sizeof(order) / sizeof(order[0]); i++)
-		ck_assert_msg(bc_archive_name_cmp(order[i], order[i + 1]) < 0,
-			      "%s < %s", order[i], order[i + 1]);
-	ck_assert_str_eq(bc_archive_name_flavor("6.12.117+deb12-rt-arm64"), "rt-arm64");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			int c = bc_archive_name_cmp(order[i], order[j]);
+
+			ck_assert_msg(i < j ? c < 0 : i > j ? c > 0 : !c,
+				      "%s against %s: %d", order[i], order[j], c);
+		}
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		ck_assert_str_eq(bc_archive_name_flavor(parts[i].name),
+				 parts[i].flavor);
+		bc_archive_name_line(parts[i].name, line, sizeof(line));
+		ck_assert_str_eq(line, parts[i].line);
+	}
+}
+END_TEST
+
+/* Swaps the names a and b (of one length) in an archive's body. */
+static void swap_names(struct ar_buf *body, const char *a, const char *b)
+{
+	size_t len = strlen(a);
+	uint8_t *pa = memmem(body->data, body->len, a, len);
+	uint8_t *pb = memmem(body->data, body->len, b, len);
+
+	ck_assert_uint_eq(strlen(b), len);
+	ck_assert(pa && pb);
+	ck_assert(!memmem(pa + 1, body->len - (size_t)(pa + 1 - body->data), a, len));
+	memcpy(pa, b, len);
+	memcpy(pb, a, len);
+}
+
+/*
+ * An archive written in the old order (flavor, then strverscmp: the
+ * el8_2 kernel, "flavor" .1.2.el8_2.x86_64, before the el8_1 one) is read
+ * in the new order, parents following their kernels, whole and lazily,
+ * and written back as a create of its kernels writes them. A name twice
+ * is refused.
+ */
+START_TEST(test_old_order)
+{
+	static const char a[] = "4.18.0-147.5.1.el8_1.x86_64";
+	static const char b[] = "4.18.0-193.1.2.el8_2.x86_64";
+	struct blob k0 = fixture(0), k1 = fixture(1), want, again;
+	struct bc_archive *ar;
+	struct ar_buf body = { 0 };
+	void *file, *raw;
+	size_t size, raw_size;
+	int pass;
+
+	ck_assert_int_gt(bc_archive_name_cmp(b, a), 0);
+	/* a holds fixture 0, b fixture 1 (b's parent a); then swap names */
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, a, k0.data, k0.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, b, k1.data, k1.size, NULL), 0);
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	bc_archive_free(ar);
+	swap_names(&body, a, b);
+	ck_assert_int_eq(ar_wrap_body(body.data, body.len, 0, &file, &size), 0);
+	/* what a create of a = fixture 1, b = fixture 0 writes */
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, a, k1.data, k1.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, b, k0.data, k0.size, NULL), 0);
+	want = serialize(ar);
+	bc_archive_free(ar);
+	for (pass = 0; pass < 2; pass++) {
+		ck_assert_int_eq(ar_parse(file, size, "old.bca", pass, &ar, NULL), 0);
+		ck_assert_str_eq(bc_archive_kernel_name(ar, 0), a);
+		ck_assert_str_eq(bc_archive_kernel_name(ar, 1), b);
+		ck_assert_int_eq(ar->kernels[0].parent, 1);
+		ck_assert_int_eq(ar->kernels[1].parent, -1);
+		ck_assert_int_eq(bc_archive_find_kernel(ar, b), 1);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, 0, &raw, &raw_size, NULL), 0);
+		ck_assert(raw_size == k1.size && !memcmp(raw, k1.data, k1.size));
+		free(raw);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, 1, &raw, &raw_size, NULL), 0);
+		ck_assert(raw_size == k0.size && !memcmp(raw, k0.data, k0.size));
+		free(raw);
+		again = serialize(ar);
+		ck_assert_msg(blob_eq(&again, &want), "pass %d: not written in the new order",
+			      pass);
+		blob_free(&again);
+		bc_archive_free(ar);
+	}
+	free(file);
+	/* one name twice: refused */
+	memcpy(memmem(body.data, body.len, b, strlen(b)), a, strlen(a));
+	ck_assert_int_eq(ar_wrap_body(body.data, body.len, 0, &file, &size), 0);
+	expect_damage(file, size, "a name twice", 0);
+	free(file);
+	free(body.data);
+	blob_free(&want);
+	blob_free(&k0);
+	blob_free(&k1);
 }
 END_TEST
 
@@ -1022,6 +1158,7 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_old_order);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("version1");
 	tcase_add_test(tc, test_version1);
@@ -1036,6 +1173,7 @@ Suite *archive_suite(void)
 	tc = tcase_create("chain");
 	tcase_add_test(tc, test_chain);
 	suite_add_tcase(s, tc);
+	archive_lock_cases(s);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_real);

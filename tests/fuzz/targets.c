@@ -285,7 +285,8 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 
 /*
  * A BPF object into deps: the ELF reader, .BTF (with the kfunc fix-up of
- * bpf_object.c) and .BTF.ext; then, whatever it accepts, the whole check
+ * bpf_object.c) and .BTF.ext, libbpf's open rules (an object they refuse
+ * goes on, as deps reports it); then, whatever it accepts, the whole check
  * against the object's own BTF taken as a kernel's (every relocation
  * evaluated and described, hooks, externs, helpers, maps, program types).
  * Property: the report holds one relocation per CO-RE record.
@@ -297,7 +298,7 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 	struct bc_bpf_object obj;
 	uint32_t i, relos = 0, reported = 0;
 
-	if (bc_bpf_object_parse(data, size, "fuzz.o", &obj, &fuzz_log))
+	if (bc_bpf_object_parse_any(data, size, "fuzz.o", &obj, &fuzz_log))
 		return 0;
 	memset(&kernel, 0, sizeof(kernel));
 	kernel.arg = "self";
