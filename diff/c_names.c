@@ -74,12 +74,13 @@ static int read_whole(const char *path, char **text, size_t *len)
 	size_t cap = 65536, got = 0, n;
 	char *buf = malloc(cap + 1);
 	FILE *f = fopen(path, "r");
-	int err = 0;
+	int err = f ? 0 : -errno;
 
-	if (!f || !buf) {
-		err = f ? -ENOMEM : -errno;
+	if (err || !buf) {
+		err = err ? err : -ENOMEM;
 		goto out;
 	}
+	errno = 0;
 	while ((n = fread(buf + got, 1, cap - got, f)) > 0) {
 		got += n;
 		if (got == cap) {
@@ -94,7 +95,7 @@ static int read_whole(const char *path, char **text, size_t *len)
 		}
 	}
 	if (ferror(f))
-		err = -EIO;
+		err = errno ? -errno : -EIO;	/* EISDIR for a directory */
 out:
 	if (f)
 		fclose(f);

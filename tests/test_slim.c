@@ -334,7 +334,7 @@ struct kernel_case {
 };
 
 static const struct kernel_case kernels[] = {
-	{ "dummy", NULL, true, 50 },
+	{ "dummy", NULL, true, 20 },
 	{ "debian-6.12.117", DEBIAN_6_12, false, 5 },
 };
 
@@ -664,6 +664,9 @@ START_TEST(test_errors)
 	ck_assert_int_eq(sh("cc -g -c -o %s %s", host, in_scratch("host.c")), 0);
 	assert_refused(NULL, host, 0, "host.o");
 	assert_refused(NULL, in_scratch("missing.o"), -ENOENT, "missing.o");
+	/* a directory given as a source */
+	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("adir.c")), 0);
+	assert_refused(in_scratch("adir.c"), NULL, -EISDIR, "adir.c");
 }
 END_TEST
 
