@@ -313,6 +313,7 @@ int bc_c_names_read(const char *path, struct bc_strset *names,
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	err = bc_strset_init(&r.seen, NULL, 0);
 	if (err) {
+		bc_strset_deinit(&r.seen);	/* what a failed init holds */
 		free(first);
 		return bc_log_error(log, err, "%s: out of memory", path);
 	}

@@ -3,8 +3,8 @@
  * The slim header: the part of a kernel's BTF one BPF program needs.
  *
  * Problem: a program compiled against the slim header must compile to
- * the same object as against the full one (the same instructions, BTF and
- * CO-RE relocations), while the header holds a few hundred types instead
+ * the same object as against the full one (the same instructions, the
+ * same types in its BTF, the same CO-RE relocations), while the header holds a few hundred types instead
  * of 120k. Cutting the BTF down to an object's relocations (BTFGen) is
  * not enough: a type named only in sizeof or a cast, an enum constant
  * used as a value, leave no relocation, and a struct cut to the members
@@ -51,10 +51,10 @@
  * pointer of a member whose name is in the set, and one of whose members
  * (or of its anonymous members) has a name in the set, is kept whole as
  * well. Both names: a member the program never names is a pointer it
- * does not follow by name, and names such as "flags" or "data" are members of
- * nearly every struct (asking only the second made bcc's libbpf-tools'
- * slim headers 5.3% of the full header's lines, the median, instead of
- * 1.2%). That is decided when the struct is reached that way: the set is
+ * does not follow by name, and names such as "flags" or "data" are
+ * members of nearly every struct (asking only the second made bcc's
+ * libbpf-tools' slim headers 5.3% of the full header's lines, the median,
+ * instead of 1.2%). That is decided when the struct is reached that way: the set is
  * fixed, so the closure is the fixpoint.
  *
  *	struct task_struct { struct mm_struct *mm; struct list_head tasks;
@@ -73,8 +73,9 @@
  *
  * Cost: one pass over full's types probing the set (names and
  * enumerators), the closure (each type walked at most once per way it is
- * reached, five), one or two passes for the same-name rule, and the copy of the
- * kept types: linear in full, a few ms on a 120k-type kernel.
+ * reached: five), one or two rounds of three passes for the same-name
+ * rule, and the copy of the kept types: linear in full, 6-7 ms on
+ * 6.12.117's 107k types.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -85,6 +86,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "../canon/strset.h"
+#include "../archive/ktypes.h"
 #include "../deps/bpf_object.h"
 #include "c_names.h"
 #include "slim.h"
@@ -121,16 +123,19 @@ static int add_str(struct bc_slim_names *n, const char *s)
 	return off < 0 ? (int)off : 0;
 }
 
-/* s, and s up to its flavor suffix ("foo___v2" -> "foo") when it has one. */
+/*
+ * s, and s without its flavor suffix when it has one ("foo___v2" ->
+ * "foo"), as libbpf cuts it (bc_essential_len()).
+ */
 static int add_essential(struct bc_slim_names *n, const char *s)
 {
-	const char *suffix = strstr(s, "___");
+	size_t len = bc_essential_len(s);
 	char *essential;
 	int err = add_str(n, s);
 
-	if (err || !suffix || suffix == s)
+	if (err || !len || !s[len])
 		return err;
-	essential = strndup(s, suffix - s);
+	essential = strndup(s, len);
 	if (!essential)
 		return -ENOMEM;
 	err = add_str(n, essential);
@@ -282,6 +287,7 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 		return bc_log_error(log, -ENOMEM, "slim header: out of memory");
 	err = bc_strset_init(&n->set, NULL, 0);
 	if (err) {
+		bc_strset_deinit(&n->set);	/* what a failed init holds */
 		free(n);
 		return bc_log_error(log, err, "slim header: out of memory");
 	}

@@ -555,8 +555,10 @@ START_TEST(test_compile)
 		char *pdir = strdup(in_scratch("%s/%s", k->name, p));
 		size_t slim_lines;
 
-		if (!strcmp(p, "kfunc") && !k->kfuncs)
+		if (!strcmp(p, "kfunc") && !k->kfuncs) {
+			free(pdir);
 			continue;
+		}
 		ck_assert_int_eq(sh("mkdir -p %s/slim", pdir), 0);
 		ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/%s.bpf.c %s -o %s/slim/vmlinux.h",
 				    cli(), p, kernel, pdir), 0);
@@ -571,6 +573,8 @@ START_TEST(test_compile)
 			      k->name, p, slim_lines, full_lines);
 		free(pdir);
 	}
+	if (!k->path)
+		free((char *)kernel);
 }
 END_TEST
 
