@@ -15,13 +15,16 @@
  *			local includes (relative, in a loop, missing,
  *			vmlinux.h), <bpf/...> includes
  *	slim_compile	tests/fixtures/slim/ *.bpf.c, one per thing a program
- *			can need without leaving it in its object, compiled
- *			by clang against the full and the slim header of
- *			(0) tests/data/dummy.btf (6.12.117's dummy.ko types)
- *			with two kfuncs added, (1) Debian's 6.12.117 package
- *			(skipped when absent): the objects' .BTF, .BTF.ext,
- *			code and data byte-identical; the slim header a small
- *			part of the full one (under 5% on the real kernel)
+ *			can need without leaving it in its object (and what
+ *			libbpf's BPF_KPROBE needs), compiled by clang against
+ *			the full and the slim header of (0)
+ *			tests/data/dummy.btf (6.12.117's dummy.ko types) with
+ *			two kfuncs added, (1) Debian's 6.12.117 amd64 and (2)
+ *			6.1.192 arm64 packages (skipped when absent): the
+ *			same code and data bytes, the same types in .BTF
+ *			(canonical order), the same deps --json; the slim
+ *			header a small part of the full one (under 5% on the
+ *			real kernels)
  *	slim_objects	--for an object alone compiles the same object; the
  *			order of the --for files changes no byte
  *	slim_errors	unreadable sources, bad objects: the file named
@@ -47,6 +50,8 @@
 #define FIXTURES "tests/fixtures/slim"
 #define DEBIAN_6_12 \
 	"/var/cache/btfcanon-tests/linux-image-6.12.117+deb12-cloud-amd64_6.12.117-1~deb12u1_amd64.deb"
+#define DEBIAN_6_1_ARM64 \
+	"/var/cache/btfcanon-tests/linux-image-6.1.0-56-cloud-arm64_6.1.192-2_arm64.deb"
 
 static char scratch[64];
 
@@ -324,18 +329,21 @@ static const struct program {
 	{ "sizeof", true },
 	{ "typedef", false },
 	{ "kfunc", false },
+	{ "kprobe", true },
 };
 
 struct kernel_case {
 	const char *name;	/* directory in the scratch */
 	const char *path;	/* NULL: the committed fixture, built here */
+	const char *arch;	/* __TARGET_ARCH_ARCH */
 	bool kfuncs;		/* declares bpf_cgroup_from_id and _release */
 	unsigned int max_percent;	/* slim lines, of the full header's */
 };
 
 static const struct kernel_case kernels[] = {
-	{ "dummy", NULL, true, 20 },
-	{ "debian-6.12.117", DEBIAN_6_12, false, 5 },
+	{ "dummy", NULL, "x86", true, 20 },
+	{ "debian-6.12.117", DEBIAN_6_12, "x86", false, 5 },
+	{ "debian-6.1.192-arm64", DEBIAN_6_1_ARM64, "arm64", false, 5 },
 };
 
 /*
@@ -517,11 +525,13 @@ static void assert_same_objects(const char *dir, const char *kernel,
 			      "%s: no relocation in deps --json", dir);
 }
 
-/* clang -target bpf of fixture program against the vmlinux.h in dir. */
-static void compile(const char *program, const char *dir, const char *object)
+/* clang -target bpf of fixture program for arch against the vmlinux.h in dir. */
+static void compile(const char *program, const char *arch, const char *dir,
+		    const char *object)
 {
-	ck_assert_msg(!sh("clang -target bpf -O2 -g -Werror=implicit-function-declaration "
-			  "-I%s -c -o %s " FIXTURES "/%s.bpf.c", dir, object, program),
+	ck_assert_msg(!sh("clang -target bpf -D__TARGET_ARCH_%s -O2 -g "
+			  "-Werror=implicit-function-declaration -I%s -c -o %s "
+			  FIXTURES "/%s.bpf.c", arch, dir, object, program),
 		      "%s.bpf.c does not compile against %s/vmlinux.h", program, dir);
 }
 
@@ -529,11 +539,14 @@ static void compile(const char *program, const char *dir, const char *object)
  * Compiles program against the headers kdir/full/vmlinux.h and
  * pdir/slim/vmlinux.h into pdir/full/obj.o and pdir/slim/obj.o.
  */
-static void compile_both(const char *program, const char *kdir, const char *pdir)
+static void compile_both(const char *program, const char *arch, const char *kdir,
+			 const char *pdir)
 {
 	ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-	compile(program, in_scratch("%s/full", kdir), in_scratch("%s/full/obj.o", pdir));
-	compile(program, in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
+	compile(program, arch, in_scratch("%s/full", kdir),
+		in_scratch("%s/full/obj.o", pdir));
+	compile(program, arch, in_scratch("%s/slim", pdir),
+		in_scratch("%s/slim/obj.o", pdir));
 }
 
 START_TEST(test_compile)
@@ -562,7 +575,7 @@ START_TEST(test_compile)
 		ck_assert_int_eq(sh("mkdir -p %s/slim", pdir), 0);
 		ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/%s.bpf.c %s -o %s/slim/vmlinux.h",
 				    cli(), p, kernel, pdir), 0);
-		compile_both(p, k->name, pdir);
+		compile_both(p, k->arch, k->name, pdir);
 		assert_same_objects(pdir, kernel, programs[i].relocates);
 		slim_lines = count_lines(in_scratch("%s/slim/vmlinux.h", pdir));
 		fprintf(stderr, "slim: %s %s.bpf.c: %zu of %zu lines (%.2f%%)\n",
@@ -594,10 +607,10 @@ START_TEST(test_objects)
 		char *pdir = strdup(in_scratch("obj/%s", p));
 
 		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-		compile(p, in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
+		compile(p, "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
 		ck_assert_int_eq(sh("%s dump -f c --for %s/full/obj.o %s -o %s/slim/vmlinux.h",
 				    cli(), pdir, kernel, pdir), 0);
-		compile(p, in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
+		compile(p, "x86", in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, !i);
 		free(pdir);
 	}
@@ -620,8 +633,8 @@ START_TEST(test_objects)
 		char *pdir = strdup(in_scratch("obj/both-%s", both[i]));
 
 		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-		compile(both[i], in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
-		compile(both[i], in_scratch("obj/a/slim"), in_scratch("%s/slim/obj.o", pdir));
+		compile(both[i], "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
+		compile(both[i], "x86", in_scratch("obj/a/slim"), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, i == 2);
 		free(pdir);
 	}
