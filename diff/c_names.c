@@ -32,7 +32,8 @@
  * <bpf/...>) take from vmlinux.h without declaring it: the fixed-width
  * typedefs of their prototypes, the registers BPF_KPROBE() and the
  * PT_REGS_*() macros read (pt_regs; user_pt_regs on arm64, s390 and
- * others; user_regs_struct for i386), and the map types of usdt.bpf.h's
+ * others; user_regs_struct for i386), the iterator bpf_for() and
+ * bpf_repeat() declare (libbpf 1.2), and the map types of usdt.bpf.h's
  * maps. Added when a file includes <bpf/...>: the program's own text
  * never names them (BPF_KPROBE expands to a struct pt_regs parameter).
  */
@@ -40,6 +41,7 @@ static const char *const libbpf_header_names[] = {
 	"__u8", "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64",
 	"__be16", "__be32", "__wsum", "bool", "u32", "u64",
 	"pt_regs", "user_pt_regs", "user_regs_struct",
+	"bpf_iter_num",	/* bpf_for() and bpf_repeat() hold one by value */
 	"BPF_MAP_TYPE_ARRAY", "BPF_MAP_TYPE_HASH",
 };
 
@@ -299,6 +301,32 @@ int bc_c_names_add_libbpf(struct bc_strset *names)
 	for (i = 0; i < sizeof(libbpf_header_names) / sizeof(libbpf_header_names[0]); i++)
 		if (bc_strset_add(names, libbpf_header_names[i]) < 0)
 			return -ENOMEM;
+	return 0;
+}
+
+int bc_c_names_add_iterators(struct bc_strset *names)
+{
+	static const char *const suffixes[] = { "", "_new", "_next", "_destroy" };
+	uint32_t off, end = names->len;
+	char name[256], buf[512];
+	size_t i, len;
+
+	if (bc_strset_find(names, "bpf_for_each") < 0)
+		return 0;
+	/* the strings present now; those added on the way are not names */
+	for (off = 0; off < end; off += len + 1) {
+		len = strlen(names->buf + off);
+		/* a copy: adding may move the set's strings */
+		if (!len || len >= sizeof(name) ||
+		    !strncmp(names->buf + off, "bpf_iter_", 9))
+			continue;
+		memcpy(name, names->buf + off, len + 1);
+		for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+			snprintf(buf, sizeof(buf), "bpf_iter_%s%s", name, suffixes[i]);
+			if (bc_strset_add(names, buf) < 0)
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 

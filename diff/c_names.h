@@ -36,4 +36,15 @@ int bc_c_names_read(const char *path, struct bc_strset *names,
  */
 int bc_c_names_add_libbpf(struct bc_strset *names);
 
+/*
+ * Adds the names libbpf's iterator macro makes by pasting tokens (libbpf
+ * 1.4's bpf_helpers.h): bpf_for_each(T, ...) declares a struct
+ * bpf_iter_T and calls the kfuncs bpf_iter_T_new, _next and _destroy,
+ * none of which the program's text spells. When names holds
+ * "bpf_for_each", each name N of the set adds the four for T = N. Call it
+ * once every source is read, so that the result does not depend on their
+ * order. 0 or -ENOMEM.
+ */
+int bc_c_names_add_iterators(struct bc_strset *names);
+
 #endif

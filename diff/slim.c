@@ -11,7 +11,8 @@
  * read changes sizeof and every offset after it.
  *
  * What the program names (struct bc_slim_names, one set of strings):
- *   - every identifier of its C sources and local headers (c_names.h);
+ *   - every identifier of its C sources and local headers (c_names.h),
+ *     and the names libbpf's bpf_for_each() pastes together from them;
  *   - of each object's BTF, the names of its structs, unions, enums and
  *     typedefs (clang writes the definitions a program uses in full and
  *     the structs it only points to as FWD, which are not taken), the
@@ -293,6 +294,8 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 	}
 	for (i = 0; i < req->nr_sources && !err; i++)
 		err = bc_c_names_read(req->sources[i], &n->set, log);
+	if (!err && (err = bc_c_names_add_iterators(&n->set)))
+		bc_log_error(log, err, "slim header: out of memory");
 	for (i = 0; i < req->nr_objects && !err; i++) {
 		struct bc_bpf_object obj = { 0 };
 

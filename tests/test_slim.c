@@ -223,12 +223,21 @@ START_TEST(test_rules)
 	ADD(25, btf__add_ptr(full, 24));
 	ADD(26, btf__add_struct(full, "holder2", 8));
 	ENTRY(btf__add_field(full, "unnamed_ptr", 25, 0, 0));
+	/*
+	 * [27] struct bpf_iter_task_vma, [28] FUNC bpf_iter_task_vma_new and
+	 * [29] its tag: named by bpf_for_each(task_vma, ...) alone
+	 */
+	ADD(27, btf__add_struct(full, "bpf_iter_task_vma", 4));
+	ENTRY(btf__add_field(full, "x", 1, 0, 0));
+	ADD(28, btf__add_func(full, "bpf_iter_task_vma_new", BTF_FUNC_STATIC, 16));
+	ADD(29, btf__add_decl_tag(full, "bpf_kfunc", 28, -1));
 
 	write_text(src,
 		   "/* unrelated, other: in a comment */\n"
 		   "outer_t *x; int v = x->p->member_used + x->p->next->deep_member;\n"
 		   "int w = E_TWO; struct holder h; int k = bpf_kf(0) + not_kfunc();\n"
 		   "struct holder2 h2;\n"
+		   "bpf_for_each(task_vma, vma, task, 0) {}\n"
 		   "char *s = \"unrelated2 y\"; char c = 'y';\n");
 	ck_assert_int_eq(bc_slim_btf(full, &req, &out, NULL), 0);
 
@@ -252,12 +261,15 @@ START_TEST(test_rules)
 	ck_assert_int_eq(count_named(out, "dup", BTF_KIND_STRUCT), 2);
 	ck_assert_int_eq(count_named(out, "holder", BTF_KIND_STRUCT), 1);
 	ck_assert_int_eq(count_named(out, "bpf_kf", BTF_KIND_FUNC), 1);
-	ck_assert_int_eq(count_named(out, "bpf_kfunc", BTF_KIND_DECL_TAG), 1);
+	ck_assert_int_eq(count_named(out, "bpf_kfunc", BTF_KIND_DECL_TAG), 2);
+	/* what bpf_for_each() pastes together */
+	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma", BTF_KIND_STRUCT), 1);
+	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma_new", BTF_KIND_FUNC), 1);
 	/* never named, or a function that is no kfunc */
 	ck_assert_int_eq(count_named(out, "unrelated", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "not_kfunc", BTF_KIND_FUNC), 0);
 	/* every type but those two (a FWD in place of other) */
-	ck_assert_int_eq(btf__type_cnt(out), 26 - 2 + 1);
+	ck_assert_int_eq(btf__type_cnt(out), 29 - 2 + 1);
 	/* layouts unchanged; the anonymous pointee kept whole */
 	t = btf__type_by_id(out, btf__find_by_name_kind(out, "outer", BTF_KIND_STRUCT));
 	ck_assert_int_eq(btf_vlen(t), 4);
@@ -278,12 +290,12 @@ START_TEST(test_names)
 {
 	static const char *const present[] = {
 		"kept_ident", "M", "macro_member", "from_b", "from_c", "__u32",
-		"pt_regs", "after_string", "after_char",
+		"pt_regs", "after_string", "after_char", "bpf_iter_num",
 	};
 	static const char *const absent[] = {
 		"in_comment", "in_line_comment", "continued_comment",
 		"in_string", "x", "ULL", "f", "e5", "from_vmlinux", "bpf_helpers",
-		"h", "missing",
+		"h", "missing", "bpf_iter_kept_ident",
 	};
 	struct bc_strset names;
 	size_t i;
@@ -308,12 +320,19 @@ START_TEST(test_names)
 	write_text(in_scratch("names/vmlinux.h"), "int from_vmlinux;\n");
 	ck_assert_int_eq(bc_strset_init(&names, NULL, 0), 0);
 	ck_assert_int_eq(bc_c_names_read(in_scratch("names/a.c"), &names, NULL), 0);
+	/* no bpf_for_each: no iterator names */
+	ck_assert_int_eq(bc_c_names_add_iterators(&names), 0);
 	for (i = 0; i < sizeof(present) / sizeof(present[0]); i++)
 		ck_assert_msg(bc_strset_find(&names, present[i]) >= 0,
 			      "'%s' not read", present[i]);
 	for (i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
 		ck_assert_msg(bc_strset_find(&names, absent[i]) < 0,
 			      "'%s' read", absent[i]);
+	ck_assert_int_ge(bc_strset_add(&names, "bpf_for_each"), 0);
+	ck_assert_int_eq(bc_c_names_add_iterators(&names), 0);
+	ck_assert_int_ge(bc_strset_find(&names, "bpf_iter_kept_ident"), 0);
+	ck_assert_int_ge(bc_strset_find(&names, "bpf_iter_kept_ident_destroy"), 0);
+	ck_assert_int_lt(bc_strset_find(&names, "bpf_iter_bpf_iter_num"), 0);
 	bc_strset_deinit(&names);
 }
 END_TEST
