@@ -76,7 +76,7 @@
  * enumerators; a filter on length and first and last character answers
  * most probes without hashing), the closure (each type walked at most once per way it is
  * reached: five), one or two rounds of three passes for the same-name
- * rule, and the copy of the kept types: linear in full, 6-7 ms on
+ * rule, and the copy of the kept types: linear in full, 3-4 ms on
  * 6.12.117's 107k types.
  */
 #include <errno.h>
