@@ -343,7 +343,8 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 	for (i = 0; i < req->nr_objects && !err; i++) {
 		struct bc_bpf_object obj = { 0 };
 
-		err = bc_bpf_object_load(req->objects[i], &obj, log);
+		/* one libbpf 1.1 refuses at open still names its types */
+		err = bc_bpf_object_load_any(req->objects[i], &obj, log);
 		if (!err && !obj.btf)
 			err = bc_log_error(log, -EINVAL,
 					   "%s: no .BTF section (compile with clang -g)",

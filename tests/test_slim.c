@@ -27,7 +27,8 @@
  *			real kernels)
  *	slim_objects	--for an object alone compiles the same object; the
  *			order of the --for files changes no byte
- *	slim_errors	unreadable sources, bad objects: the file named
+ *	slim_errors	unreadable sources, bad objects: the file named; an
+ *			object libbpf 1.1 refuses at open is read
  */
 #include <elf.h>
 #include <errno.h>
@@ -700,6 +701,17 @@ START_TEST(test_errors)
 	ck_assert_int_eq(sh("cc -g -c -o %s %s", host, in_scratch("host.c")), 0);
 	assert_refused(NULL, host, 0, "host.o");
 	assert_refused(NULL, in_scratch("missing.o"), -ENOENT, "missing.o");
+	/* an object libbpf 1.1 refuses at open still names its types */
+	{
+		const char *noopen = in_scratch("noopen.bpf.o");
+		struct bc_slim_request req = { .objects = &noopen, .nr_objects = 1 };
+		struct bc_slim_names *names = NULL;
+
+		ck_assert_int_eq(sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+				    "-c -o %s tests/fixtures/deps/noopen.bpf.c", noopen), 0);
+		ck_assert_int_eq(bc_slim_names_read(&req, &names, NULL), 0);
+		bc_slim_names_free(names);
+	}
 	/* a directory given as a source */
 	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("adir.c")), 0);
 	assert_refused(in_scratch("adir.c"), NULL, -EISDIR, "adir.c");
