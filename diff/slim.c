@@ -67,9 +67,10 @@
  *	   and cred FWDs.
  *
  * Types of the same name and namespace (tags: struct, union, enum, FWD;
- * identifiers: typedefs) are kept at the same level: btf_dump tells them
- * apart with "___2" suffixes in name-then-id order, and keeping all of
- * them keeps every suffix what the full header has. Kept types keep their
+ * identifiers: typedefs) are kept alike: btf_dump tells them apart with
+ * "___2" suffixes in name-then-id order, and keeping all of them keeps
+ * every suffix what the full header has. Structs and unions that share a
+ * name are kept whole, since btf_dump writes a FWD without its suffix. Kept types keep their
  * order (ids) in the output, so canonical input gives canonical output.
  *
  * Cost: one pass over full's types probing the set (names and
@@ -604,16 +605,31 @@ static int name_space(const struct btf_type *t)
 	}
 }
 
+/* A type whose name is kept: ns, and the name's offset in its set. */
+struct name_match {
+	uint32_t id;
+	int ns;
+	int64_t off;
+};
+
+/* In a level: more than one struct, union or FWD has the name. */
+#define SHARED_TAG (1u << NR_REACHES)
+
 /*
- * Raises every type to the highest level a type of its name and
- * namespace has (see the top of this file). Returns true when it
- * raised one (the closure must run again).
+ * Gives every type the ways of being reached that any type of its name
+ * and namespace has (see the top of this file); when several structs,
+ * unions or FWDs share a name, all of them whole: btf_dump writes a FWD
+ * without the ___N suffix it gives the definitions, so a FWD of the
+ * second "struct foo" would be spelled foo, not foo___2. Returns true
+ * when it raised one (the closure must run again).
  */
 static bool level_same_names(struct slim *s)
 {
 	struct bc_strset kept[2] = { { 0 }, { 0 } };
 	struct name_filter *filter = calloc(2, sizeof(*filter));
-	uint8_t *level[2] = { NULL, NULL };
+	uint8_t *level[2] = { NULL, NULL }, *shared = NULL;
+	struct name_match *matches = NULL;
+	size_t nr_matches = 0, cap_matches = 0, i;
 	bool raised = false;
 	uint32_t id;
 	int ns, pass, r;
@@ -621,7 +637,7 @@ static bool level_same_names(struct slim *s)
 	for (ns = 0; ns < 2; ns++)
 		if (bc_strset_init(&kept[ns], NULL, 0) || !filter)
 			s->err = -ENOMEM;
-	/* pass 0: the names kept; pass 1: the highest level of each */
+	/* pass 0: the names kept; pass 1: how each is reached */
 	for (pass = 0; pass < 2 && !s->err; pass++) {
 		for (id = 1; id < s->nr_ids && !s->err; id++) {
 			const struct btf_type *t;
@@ -647,7 +663,10 @@ static bool level_same_names(struct slim *s)
 		for (ns = 0; !pass && ns < 2 && !s->err; ns++)
 			if (!(level[ns] = calloc(kept[ns].len + 1, 1)))
 				s->err = -ENOMEM;
+		if (!pass && !s->err && !(shared = calloc(kept[0].len + 1, 1)))
+			s->err = -ENOMEM;
 	}
+	/* pass 2: every type of a kept name, and how many share each tag */
 	for (id = 1; id < s->nr_ids && !s->err; id++) {
 		const struct btf_type *t = btf__type_by_id(s->full, id);
 		int64_t off;
@@ -657,9 +676,38 @@ static bool level_same_names(struct slim *s)
 			continue;
 		off = filtered_find(&filter[ns], &kept[ns],
 				    btf__name_by_offset(s->full, t->name_off));
-		for (r = 0; off >= 0 && r < NR_REACHES; r++)
-			if ((level[ns][off] & ~s->reached[id]) & (1u << r)) {
-				push(s, id, r);
+		if (off < 0)
+			continue;
+		if (nr_matches == cap_matches) {
+			size_t cap = cap_matches ? 2 * cap_matches : 256;
+			struct name_match *grown = realloc(matches, cap * sizeof(*grown));
+
+			if (!grown) {
+				s->err = -ENOMEM;
+				break;
+			}
+			matches = grown;
+			cap_matches = cap;
+		}
+		matches[nr_matches++] = (struct name_match){ id, ns, off };
+		if (!ns && level[ns][off] != REACHED_ALL && ++shared[off] > 1)
+			level[ns][off] |= SHARED_TAG;
+	}
+	for (i = 0; i < nr_matches && !s->err; i++) {
+		const struct name_match *m = &matches[i];
+		uint8_t want = level[m->ns][m->off];
+
+		/* FWDs are not told apart by ___N: keep such a name whole */
+		if (want & SHARED_TAG) {
+			if (s->reached[m->id] != REACHED_ALL) {
+				push(s, m->id, REACH_PLAIN);
+				raised = true;
+			}
+			continue;
+		}
+		for (r = 0; r < NR_REACHES; r++)
+			if ((want & ~s->reached[m->id]) & (1u << r)) {
+				push(s, m->id, r);
 				raised = true;
 			}
 	}
@@ -667,6 +715,8 @@ static bool level_same_names(struct slim *s)
 		bc_strset_deinit(&kept[ns]);
 		free(level[ns]);
 	}
+	free(shared);
+	free(matches);
 	free(filter);
 	return raised && !s->err;
 }

@@ -232,12 +232,27 @@ START_TEST(test_rules)
 	ENTRY(btf__add_field(full, "x", 1, 0, 0));
 	ADD(28, btf__add_func(full, "bpf_iter_task_vma_new", BTF_FUNC_STATIC, 16));
 	ADD(29, btf__add_decl_tag(full, "bpf_kfunc", 28, -1));
+	/*
+	 * [30], [31] two struct twin, pointed to by [34] struct holder3 {
+	 * struct twin *t1; struct twin___2 *t2; } only: btf_dump would
+	 * write both FWDs "struct twin", so both are whole
+	 */
+	ADD(30, btf__add_struct(full, "twin", 4));
+	ENTRY(btf__add_field(full, "a", 1, 0, 0));
+	ADD(31, btf__add_struct(full, "twin", 8));
+	ENTRY(btf__add_field(full, "a", 1, 0, 0));
+	ENTRY(btf__add_field(full, "b", 1, 32, 0));
+	ADD(32, btf__add_ptr(full, 30));
+	ADD(33, btf__add_ptr(full, 31));
+	ADD(34, btf__add_struct(full, "holder3", 16));
+	ENTRY(btf__add_field(full, "t1", 32, 0, 0));
+	ENTRY(btf__add_field(full, "t2", 33, 64, 0));
 
 	write_text(src,
 		   "/* unrelated, other: in a comment */\n"
 		   "outer_t *x; int v = x->p->member_used + x->p->next->deep_member;\n"
 		   "int w = E_TWO; struct holder h; int k = bpf_kf(0) + not_kfunc();\n"
-		   "struct holder2 h2;\n"
+		   "struct holder2 h2; struct holder3 h3;\n"
 		   "bpf_for_each(task_vma, vma, task, 0) {}\n"
 		   "char *s = \"unrelated2 y\"; char c = 'y';\n");
 	ck_assert_int_eq(bc_slim_btf(full, &req, &out, NULL), 0);
@@ -263,6 +278,9 @@ START_TEST(test_rules)
 	ck_assert_int_eq(count_named(out, "holder", BTF_KIND_STRUCT), 1);
 	ck_assert_int_eq(count_named(out, "bpf_kf", BTF_KIND_FUNC), 1);
 	ck_assert_int_eq(count_named(out, "bpf_kfunc", BTF_KIND_DECL_TAG), 2);
+	/* two structs of a name, pointed to only: whole, to keep ___2 */
+	ck_assert_int_eq(count_named(out, "twin", BTF_KIND_STRUCT), 2);
+	ck_assert_int_eq(count_named(out, "twin", BTF_KIND_FWD), 0);
 	/* what bpf_for_each() pastes together */
 	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma", BTF_KIND_STRUCT), 1);
 	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma_new", BTF_KIND_FUNC), 1);
@@ -270,7 +288,7 @@ START_TEST(test_rules)
 	ck_assert_int_eq(count_named(out, "unrelated", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "not_kfunc", BTF_KIND_FUNC), 0);
 	/* every type but those two (a FWD in place of other) */
-	ck_assert_int_eq(btf__type_cnt(out), 29 - 2 + 1);
+	ck_assert_int_eq(btf__type_cnt(out), 34 - 2 + 1);
 	/* layouts unchanged; the anonymous pointee kept whole */
 	t = btf__type_by_id(out, btf__find_by_name_kind(out, "outer", BTF_KIND_STRUCT));
 	ck_assert_int_eq(btf_vlen(t), 4);
