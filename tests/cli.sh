@@ -602,6 +602,9 @@ EOF
 	cp slim.h vmlinux.h
 	run 0 clang -target bpf -O2 -g -I. -c prog.c -o prog.o
 	run 0 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	echo '/* edited */' >> slim.h
+	run 1 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	stdout_has "differs from what \`btfcanon dump -f c --for prog.c $k\` writes"
 	run 0 "$BTFCANON" dump -f c --for prog.o --for prog.c "$k" -o both.h
 	run 2 "$BTFCANON" dump -f c --for missing.c "$k" -o out.h
 	stderr_has "missing.c"
