@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "c_names.h"
@@ -166,6 +167,7 @@ static int follow_include(struct c_reader *r, const char *from, const char *s)
 {
 	const char *end, *slash;
 	size_t dir_len, name_len;
+	struct stat st;
 	char *path;
 
 	while (*s == ' ' || *s == '\t')
@@ -191,7 +193,8 @@ static int follow_include(struct c_reader *r, const char *from, const char *s)
 	memcpy(path, from, dir_len);
 	memcpy(path + dir_len, s, name_len);
 	path[dir_len + name_len] = '\0';
-	if (access(path, R_OK)) {
+	/* a device or FIFO (#include "/dev/zero") is no header */
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, R_OK)) {
 		free(path);
 		return 0;
 	}

@@ -9,8 +9,8 @@
  * (conservative: a name too many costs a few lines of header, one too few
  * a compile error). `#include "x.h"` is followed relative to the
  * including file's directory, as the compiler does without -I; an include
- * that is not found there (generated, or found through -I), and every
- * `#include <...>`, is not read. Headers named vmlinux*.h are never read:
+ * that is not a regular file there (generated, found through -I, a
+ * device), and every `#include <...>`, is not read. Headers named vmlinux*.h are never read:
  * they are the header being made, whose every name would select
  * everything.
  */

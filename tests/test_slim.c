@@ -324,6 +324,7 @@ START_TEST(test_names)
 		   "#include \"sub/b.h\"\n"
 		   "#include \"vmlinux.h\"\n"
 		   "#include \"missing.h\"\n"
+		   "#include \"/dev/zero\"\n"
 		   "#  include <bpf/bpf_helpers.h>\n"
 		   "/* in_comment\n in_comment */ int kept_ident;\n"
 		   "// in_line_comment \\\n continued_comment\n"
