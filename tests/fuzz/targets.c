@@ -622,11 +622,19 @@ int fuzz_package_one(const uint8_t *data, size_t size)
  * no more types; bc_dump_c() then writes it or refuses it with a
  * message, as it would the whole.
  */
+static char slim_dir[] = "/tmp/btfcanon-fuzz-slim-XXXXXX";
+static char slim_source[64];
+
+static void remove_slim_dir(void)
+{
+	unlink(slim_source);
+	rmdir(slim_dir);
+}
+
 int fuzz_slim_one(const uint8_t *data, size_t size)
 {
-	static char dir[] = "/tmp/btfcanon-fuzz-slim-XXXXXX";
-	static char source[64];
-	const char *const sources[] = { source };
+	char *dir = slim_dir, *source = slim_source;
+	const char *const sources[] = { slim_source };
 	struct bc_slim_request req = { .sources = sources, .nr_sources = 1 };
 	struct bc_btf *parsed = NULL, *slim_parsed = NULL;
 	struct btf *full = NULL, *slim = NULL;
@@ -645,7 +653,8 @@ int fuzz_slim_one(const uint8_t *data, size_t size)
 	if (!source[0]) {
 		if (!mkdtemp(dir))
 			abort();
-		snprintf(source, sizeof(source), "%s/prog.c", dir);
+		snprintf(source, sizeof(slim_source), "%s/prog.c", dir);
+		atexit(remove_slim_dir);
 	}
 	f = fopen(source, "w");
 	if (!f)
