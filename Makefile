@@ -1,7 +1,8 @@
 # btfcanon — build, test, install.
 #
 #   make            build build/btfcanon
-#   make check      build and run every test (unit, property, real inputs)
+#   make check      build and run every test (unit, property, real inputs),
+#                   its parts side by side (CHECK_JOBS=N or make -jN: how many)
 #   make asan       the tests under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the tests and tools under ThreadSanitizer (build-tsan/)
 #   make tsan-check the parallel encoder's tests under ThreadSanitizer

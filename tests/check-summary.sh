@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The end of `make check`: one line per part (tests/check-part.sh wrote
-# them), the parts that failed, and the totals.
+# them), the totals, and the logs of the parts that failed.
 #
 #   tests/check-summary.sh DIR START PART...
 #
@@ -34,6 +34,11 @@ done
 printf '=== %d s wall in all; the parts %.1f s wall, %.1f s CPU summed\n' \
 	$(($(date +%s) - start)) "$wall_sum" "$cpu_sum"
 if [ ${#failed[@]} -gt 0 ]; then
+	# again here, where the run ends, whatever scrolled by since
+	for part in "${failed[@]}"; do
+		echo "=== the log of $part ($dir/$part.log):"
+		cat "$dir/$part.log" 2> /dev/null
+	done
 	echo "=== FAILED: ${failed[*]} (logs in $dir)"
 	exit 1
 fi
