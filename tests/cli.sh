@@ -1297,8 +1297,10 @@ check_paired_bench() {
 	stdout_has "3 runs each"
 	grep -q '^A: wall 0\.2' stdout || die "A's median wall is not 0.2 s"
 	grep -q '^B: wall 0\.4' stdout || die "B's median wall is not 0.4 s"
-	grep -q 'median of the pairs: wall 0\.5' stdout ||
-		die "the ratio of the pairs is not 0.5"
+	# 0.45-0.55: a run held up by 10 ms on a busy machine (make check
+	# runs the parts side by side) moves a ratio of 0.5 to 0.49 or 0.51
+	grep -Eq 'median of the pairs: wall 0\.(4[5-9]|5[0-5])x' stdout ||
+		die "the ratio of the pairs is not 0.5 (0.45-0.55): $(grep pairs stdout)"
 	run 0 "$src/tools/paired-bench.sh" -n 1 -w 0 -a 'exit 3'
 	stdout_has "[1 runs exited non-zero]"
 	run 2 "$src/tools/paired-bench.sh" -n 1
