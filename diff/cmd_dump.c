@@ -323,6 +323,24 @@ int bc_check_header(const char *header, const char *producer,
 	return 1;
 }
 
+/* "--for F... INPUT", what --check says the header should be (static). */
+static const char *for_label(const struct dump_args *args)
+{
+	static char label[4096];
+	size_t i, len = 0;
+
+	for (i = 0; i < args->nr_sources + args->nr_objects; i++) {
+		const char *file = i < args->nr_sources ? args->sources[i] :
+				   args->objects[i - args->nr_sources];
+
+		len += snprintf(label + len, sizeof(label) - len, "--for %s ", file);
+		if (len >= sizeof(label) - 1)
+			return args->input;
+	}
+	snprintf(label + len, sizeof(label) - len, "%s", args->input);
+	return label;
+}
+
 int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_input in = { 0 };
@@ -344,7 +362,8 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 		char producer[4096];
 
 		snprintf(producer, sizeof(producer), "btfcanon dump -f c %s",
-			 args.input);
+			 args.nr_sources || args.nr_objects ? for_label(&args) :
+							      args.input);
 		status = bc_check_header(args.check, producer, &out, log);
 	}
 	else

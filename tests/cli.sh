@@ -583,6 +583,40 @@ check_dump_check() {
 }
 run_case "dump -f c --check" check_dump_check
 
+# dump -f c --for: the slim header of a program (types it names, the
+# enum of a constant it uses, nothing else); --check on it; unreadable
+# sources and bad objects refused naming the file, with no output file.
+check_dump_for() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	k=$src/tests/data/dummy.btf
+	cat > prog.c <<'EOF'
+#include "vmlinux.h"
+/* struct sk_buff: in a comment only */
+int f(void *p) { return sizeof(struct inode) + PIDTYPE_TGID; }
+EOF
+	run 0 "$BTFCANON" dump -f c --for prog.c "$k" -o slim.h
+	grep -q '^struct inode {$' slim.h || die "slim.h lacks struct inode"
+	grep -q '	PIDTYPE_TGID = 1,' slim.h || die "slim.h lacks enum pid_type"
+	! grep -q '^struct sk_buff {$' slim.h || die "slim.h defines struct sk_buff"
+	[ "$(wc -l < slim.h)" -lt 2000 ] || die "slim.h has $(wc -l < slim.h) lines"
+	cp slim.h vmlinux.h
+	run 0 clang -target bpf -O2 -g -I. -c prog.c -o prog.o
+	run 0 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	echo '/* edited */' >> slim.h
+	run 1 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	stdout_has "differs from what \`btfcanon dump -f c --for prog.c $k\` writes"
+	run 0 "$BTFCANON" dump -f c --for prog.o --for prog.c "$k" -o both.h
+	run 2 "$BTFCANON" dump -f c --for missing.c "$k" -o out.h
+	stderr_has "missing.c"
+	[ ! -e out.h ] || die "out.h written for a missing source"
+	printf '\177ELF and nothing more' > bad.o
+	run 2 "$BTFCANON" dump -f c --for bad.o "$k" -o out.h
+	stderr_has "bad.o"
+	[ ! -e out.h ] || die "out.h written for a bad object"
+	no_temps .
+}
+run_case "dump -f c --for: the slim header" check_dump_for
+
 # diff: 0 equal, 1 different, 2 bad input (with the file named, no report).
 check_diff_status() {
 	run 0 "$BTFCANON" diff "$IN/clang.o" "$IN/good.btf"
