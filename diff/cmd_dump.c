@@ -359,7 +359,7 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 	if (err)
 		status = 2;
 	else if (args.check) {
-		char producer[4096];
+		char producer[4096 + 32];	/* for_label(): under 4096 */
 
 		snprintf(producer, sizeof(producer), "btfcanon dump -f c %s",
 			 args.nr_sources || args.nr_objects ? for_label(&args) :
