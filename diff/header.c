@@ -57,6 +57,7 @@
 #include "cdecl.h"
 #include "dump.h"
 #include "header.h"
+#include "kpart.h"
 
 static const char *const arch_names[BC_HEADER_NR_ARCHS] = {
 	[BC_HEADER_X86] = "x86",
@@ -1417,10 +1418,25 @@ static struct sig_entry *sig_find(struct synth *y, uint64_t sig, bool *found)
 	return &y->sigs[i];
 }
 
+/* The entry of a signature seen already, or NULL (nothing added). */
+static const struct sig_entry *sig_peek(const struct synth *y, uint64_t sig)
+{
+	uint32_t i;
+
+	if (!sig)
+		sig = 1;
+	if (!y->cap_sigs)
+		return NULL;
+	i = sig & (y->cap_sigs - 1);
+	while (y->sigs[i].sig && y->sigs[i].sig != sig)
+		i = (i + 1) & (y->cap_sigs - 1);
+	return y->sigs[i].sig == sig ? &y->sigs[i] : NULL;
+}
+
 /* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
 static int merge_older(struct synth *y, const struct btf *old,
 		       const struct bc_archive_view *view, uint64_t view_seed,
-		       const char *label, uint32_t order)
+		       const uint32_t *orig, const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old };
 	struct sig_src g = { .btf = old };
@@ -1456,7 +1472,8 @@ static int merge_older(struct synth *y, const struct btf *old,
 			continue;
 		/* an archive's record number is its content, and free */
 		if (view)
-			sigs[i] = mix(view_seed, bc_archive_view_record(view, i)) | 1;
+			sigs[i] = mix(view_seed, bc_archive_view_record(view,
+							orig ? orig[i] : i)) | 1;
 		else
 			sigs[i] = mix(mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
 		e = sig_find(y, sigs[i], &seen);
@@ -1914,15 +1931,12 @@ static void synth_deinit(struct synth *y)
 	btf__free(y->s);
 }
 
-/* Reads kernel k and checks that its BTF is of the architecture its name says. */
-static int load_checked(const struct hdr_kernel *k, struct btf **btf,
-			const struct bc_log *log)
+/* Checks that kernel k's BTF is of the architecture its name says (frees it if not). */
+static int check_arch(const struct hdr_kernel *k, struct btf **btf,
+		      const struct bc_log *log)
 {
-	int err = load_kernel(k, btf, log), arch;
+	int arch = arch_of_btf(*btf);
 
-	if (err)
-		return err;
-	arch = arch_of_btf(*btf);
 	if (arch >= 0 && arch != k->arch) {
 		btf__free(*btf);
 		*btf = NULL;
@@ -1932,6 +1946,121 @@ static int load_checked(const struct hdr_kernel *k, struct btf **btf,
 			bc_header_arch_name(arch));
 	}
 	return 0;
+}
+
+/* Reads kernel k and checks that its BTF is of the architecture its name says. */
+static int load_checked(const struct hdr_kernel *k, struct btf **btf,
+			const struct bc_log *log)
+{
+	int err = load_kernel(k, btf, log);
+
+	return err ? err : check_arch(k, btf, log);
+}
+
+/* kpart's stop: a named type copy_type() would map by name, not copy. */
+static bool mapped_by_name(void *ctx, const struct btf_type *t, const char *name)
+{
+	return name_tag(t) && find_named(ctx, t, name);
+}
+
+static int push_id(uint32_t **v, uint32_t *nr, uint32_t *cap, uint32_t id)
+{
+	if (*nr == *cap) {
+		uint32_t n = *cap ? 2 * *cap : 1024;
+		uint32_t *grown = realloc(*v, n * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+		*cap = n;
+	}
+	(*v)[(*nr)++] = id;
+	return 0;
+}
+
+/*
+ * merge_older() on an archive's kernel, through its view: only the part
+ * of the kernel merge_older() acts on is built (kpart.h), not its 110k
+ * types. The same result, type for type, as merge_older() on the whole
+ * kernel:
+ *
+ *  - the named structs, unions, enums and typedefs whose signature (the
+ *    record's number, from the view: the same as on the whole kernel)
+ *    was seen already are marked as seen here (touch_again()) and
+ *    skipped, as merge_older() does: those marks only raise "oldest"
+ *    values (a maximum), so their order among the other steps does not
+ *    matter;
+ *  - the others, the kfunc tags (add_kfuncs() walks every "bpf_kfunc"
+ *    and "bpf_fastcall" DECL_TAG) and struct pt_regs (check_arch()) are
+ *    the part's seeds, whole, with everything they reach: what copy_type()
+ *    copies, flatten() looks through and cdecl spells. Past a named type
+ *    that the synthetic BTF has already (mapped_by_name(): copy_type()
+ *    maps it by name and goes no further, cdecl spells it by name), its
+ *    references are not read. The synthetic BTF only grows during the
+ *    merge, so a type mapped when the part is built is mapped when
+ *    copy_type() meets it, to the same synthetic type (find_named()
+ *    depends on the synthetic BTF and the type's kind and name alone);
+ *  - the part keeps the kernel's id order, so merge_older() walks the
+ *    seeds in the order it walks them in the whole kernel, and copies
+ *    happen in the same order, giving the same synthetic ids.
+ *
+ * tests/test_header.c (case view) compares both ways on the test
+ * kernels' archive; BENCH.md has the bcc tools' headers byte for byte.
+ */
+static int merge_older_view(struct synth *y, const struct hdr_kernel *k,
+			    const struct bc_archive_view *view, uint64_t seed,
+			    uint32_t order, const struct bc_log *log)
+{
+	uint32_t id, n = bc_archive_view_nr_types(view), kind;
+	uint32_t *seeds = NULL, nr = 0, cap = 0, *orig = NULL;
+	struct btf *part = NULL;
+	int err = 0;
+
+	for (id = 1; !err && id <= n; id++) {
+		const char *name = bc_archive_view_name(view, id, &kind);
+		const struct sig_entry *e;
+
+		if (!name || !*name)
+			continue;
+		switch (kind) {
+		case BTF_KIND_STRUCT:
+			if (!strcmp(name, "pt_regs")) {
+				err = push_id(&seeds, &nr, &cap, id);
+				break;
+			}
+			/* fall through */
+		case BTF_KIND_UNION:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_TYPEDEF:
+			e = sig_peek(y, mix(seed, bc_archive_view_record(view, id)) | 1);
+			if (e)
+				touch_again(y, e->start, e->count, order);
+			else
+				err = push_id(&seeds, &nr, &cap, id);
+			break;
+		case BTF_KIND_DECL_TAG:
+			if (!strcmp(name, "bpf_kfunc") || !strcmp(name, "bpf_fastcall"))
+				err = push_id(&seeds, &nr, &cap, id);
+			break;
+		default:
+			break;
+		}
+	}
+	if (err) {
+		free(seeds);
+		return bc_log_error(log, err, "out of memory");
+	}
+	err = bc_kpart_btf(view, seeds, nr, mapped_by_name, y, k->label,
+			   &part, &orig, log);
+	free(seeds);
+	if (!err)
+		err = check_arch(k, &part, log);
+	if (!err)
+		err = merge_older(y, part, view, seed, orig, k->label, order);
+	btf__free(part);
+	free(orig);
+	return err;
 }
 
 static int cmp_str_ptr(const void *pa, const void *pb)
@@ -1981,15 +2110,20 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		struct bc_archive_view *view = NULL;
 		uint64_t seed = 0;
 
+		if (kernels[i]->ar && !opts->whole_kernels &&
+		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
+		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log)) {
+			seed = mix_str(0x5ca1ab1e, kernels[i]->ar_path);
+			err = merge_older_view(&y, kernels[i], view, seed, i, log);
+			bc_archive_view_free(view);
+			if (err)
+				goto out;
+			continue;
+		}
 		err = load_checked(kernels[i], &old, log);
 		if (err)
 			goto out;
-		if (kernels[i]->ar &&
-		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
-		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log))
-			seed = mix_str(0x5ca1ab1e, kernels[i]->ar_path);
-		err = merge_older(&y, old, view, seed, kernels[i]->label, i);
-		bc_archive_view_free(view);
+		err = merge_older(&y, old, NULL, 0, NULL, kernels[i]->label, i);
 		btf__free(old);
 	}
 	if (!err)

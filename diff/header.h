@@ -16,6 +16,7 @@
 #ifndef BTFCANON_HEADER_H
 #define BTFCANON_HEADER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../canon/log.h"
@@ -43,6 +44,11 @@ struct bc_header_opts {
 	uint32_t nr_kernels;
 	bc_header_slim_fn slim;		/* NULL: the full header */
 	const void *slim_req;
+	/*
+	 * Read every older kernel whole, not an archive's through a view
+	 * (kpart.h): the same header, slower; for tests comparing the two.
+	 */
+	bool whole_kernels;
 };
 
 /*
