@@ -69,12 +69,26 @@ const char *bc_header_arch_name(enum bc_header_arch arch)
 	return arch < BC_HEADER_NR_ARCHS ? arch_names[arch] : "?";
 }
 
-/* ---- a string -> u32 map (open addressing, keys owned) ---- */
+/*
+ * ---- a string -> u32 map (open addressing, keys owned) ----
+ *
+ * Keys are copied into chunks of the map's own (one free per chunk, not
+ * per key: the maps hold 300k keys per architecture), and each slot keeps
+ * its key's hash, so that a probe compares strings only when the hashes
+ * agree. Slots are those of the plain table (the same hash, probing and
+ * growth), so walking keys[] gives the same order as before.
+ */
+
+#define SMAP_CHUNK 65536
 
 struct smap {
 	char **keys;
 	uint32_t *vals;
+	uint32_t *hashes;
 	uint32_t cap, nr;
+	char **chunks;			/* the keys' storage */
+	uint32_t nr_chunks;
+	size_t used;			/* in the last chunk */
 };
 
 static uint64_t fnv64(const char *s, size_t n)
@@ -93,18 +107,22 @@ static void smap_free(struct smap *m)
 {
 	uint32_t i;
 
-	for (i = 0; i < m->cap; i++)
-		free(m->keys[i]);
+	for (i = 0; i < m->nr_chunks; i++)
+		free(m->chunks[i]);
+	free(m->chunks);
 	free(m->keys);
 	free(m->vals);
+	free(m->hashes);
 	memset(m, 0, sizeof(*m));
 }
 
-static uint32_t smap_slot(const struct smap *m, const char *key)
+/* The slot of key (hash h): its own, or the empty one where it goes. */
+static uint32_t smap_slot(const struct smap *m, const char *key, uint64_t h)
 {
-	uint32_t i = fnv64(key, strlen(key)) & (m->cap - 1);
+	uint32_t i = h & (m->cap - 1);
 
-	while (m->keys[i] && strcmp(m->keys[i], key))
+	while (m->keys[i] && (m->hashes[i] != (uint32_t)h ||
+			      strcmp(m->keys[i], key)))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -115,7 +133,7 @@ static bool smap_get(const struct smap *m, const char *key, uint32_t *val)
 
 	if (!m->cap)
 		return false;
-	i = smap_slot(m, key);
+	i = smap_slot(m, key, fnv64(key, strlen(key)));
 	if (!m->keys[i])
 		return false;
 	*val = m->vals[i];
@@ -127,11 +145,16 @@ static int smap_grow(struct smap *m)
 	struct smap n = { .cap = m->cap ? m->cap * 2 : 1024 };
 	uint32_t i;
 
+	if (m->cap >= 1u << 31)
+		return -ENOMEM;
+
 	n.keys = calloc(n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
+	n.hashes = calloc(n.cap, sizeof(*n.hashes));
+	if (!n.keys || !n.vals || !n.hashes) {
 		free(n.keys);
 		free(n.vals);
+		free(n.hashes);
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->cap; i++) {
@@ -139,33 +162,97 @@ static int smap_grow(struct smap *m)
 
 		if (!m->keys[i])
 			continue;
-		j = smap_slot(&n, m->keys[i]);
+		/* a slot is the hash's low bits: the kept 32 are enough */
+		j = m->hashes[i] & (n.cap - 1);
+		while (n.keys[j])
+			j = (j + 1) & (n.cap - 1);
 		n.keys[j] = m->keys[i];
 		n.vals[j] = m->vals[i];
+		n.hashes[j] = m->hashes[i];
 	}
-	n.nr = m->nr;
 	free(m->keys);
 	free(m->vals);
-	*m = n;
+	free(m->hashes);
+	m->keys = n.keys;
+	m->vals = n.vals;
+	m->hashes = n.hashes;
+	m->cap = n.cap;
+	return 0;
+}
+
+/* A copy of key (len bytes and a NUL) in the map's chunks, or NULL. */
+static char *smap_store(struct smap *m, const char *key, size_t len)
+{
+	char *at;
+
+	if (len + 1 > SMAP_CHUNK) {
+		/* a chunk of its own, before the current one */
+		char **grown = realloc(m->chunks, (m->nr_chunks + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->chunks = grown;
+		at = malloc(len + 1);
+		if (!at)
+			return NULL;
+		if (m->nr_chunks) {
+			m->chunks[m->nr_chunks] = m->chunks[m->nr_chunks - 1];
+			m->chunks[m->nr_chunks - 1] = at;
+		} else {
+			m->chunks[0] = at;
+			m->used = SMAP_CHUNK;	/* no room: the next key opens one */
+		}
+		m->nr_chunks++;
+		memcpy(at, key, len + 1);
+		return at;
+	}
+	if (!m->nr_chunks || m->used + len + 1 > SMAP_CHUNK) {
+		char **grown = realloc(m->chunks, (m->nr_chunks + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->chunks = grown;
+		m->chunks[m->nr_chunks] = malloc(SMAP_CHUNK);
+		if (!m->chunks[m->nr_chunks])
+			return NULL;
+		m->nr_chunks++;
+		m->used = 0;
+	}
+	at = m->chunks[m->nr_chunks - 1] + m->used;
+	memcpy(at, key, len + 1);
+	m->used += len + 1;
+	return at;
+}
+
+/* Room for n keys without growing (for maps never walked: it moves slots). */
+static int smap_reserve(struct smap *m, uint32_t n)
+{
+	while (2 * (uint64_t)n > m->cap) {
+		if (smap_grow(m))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 /* Sets key to val; an existing key keeps its value unless replace. */
 static int smap_put(struct smap *m, const char *key, uint32_t val, bool replace)
 {
+	size_t len = strlen(key);
+	uint64_t h = fnv64(key, len);
 	uint32_t i;
 
 	if (2 * (m->nr + 1) > m->cap && smap_grow(m))
 		return -ENOMEM;
-	i = smap_slot(m, key);
+	i = smap_slot(m, key, h);
 	if (m->keys[i]) {
 		if (replace)
 			m->vals[i] = val;
 		return 0;
 	}
-	m->keys[i] = strdup(key);
+	m->keys[i] = smap_store(m, key, len);
 	if (!m->keys[i])
 		return -ENOMEM;
+	m->hashes[i] = (uint32_t)h;
 	m->vals[i] = val;
 	m->nr++;
 	return 0;
@@ -1021,6 +1108,19 @@ static void touch_again(struct synth *y, uint32_t start, uint32_t count,
 	}
 }
 
+/* "T|TYPE|MEMBER" into key (printf's cost, without its parsing: a key per member compared). */
+static void member_key(struct bc_text *key, char tag, const char *type,
+		       const char *member)
+{
+	char head[2] = { tag, '|' };
+
+	bc_text_truncate(key, 0);
+	bc_text_add(key, head, 2);
+	bc_text_puts(key, type);
+	bc_text_add(key, "|", 1);
+	bc_text_puts(key, member);
+}
+
 /* Records the members of source struct or union id that the synthetic one lacks. */
 static int compare_composite(struct synth *y, struct copy_src *src,
 			     uint32_t id, uint32_t sid, const char *name,
@@ -1044,9 +1144,8 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 		int type;
 
 		if (now && !strcmp(now->decl, l->decl)) {
-			bc_text_truncate(&scratch, 0);
-			bc_text_printf(&scratch, "%c|%s|%s",
-				       kind == BTF_KIND_UNION ? 'u' : 's', name, l->name);
+			member_key(&scratch, kind == BTF_KIND_UNION ? 'u' : 's',
+				   name, l->name);
 			err = scratch.err ? scratch.err :
 			      note_current(y, bc_text_str(&scratch), order);
 			continue;
@@ -1084,9 +1183,8 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 
 		if (find_leaf(&old, cur->v[i].name))
 			continue;
-		bc_text_truncate(&scratch, 0);
-		bc_text_printf(&scratch, "%c|%s|%s", kind == BTF_KIND_UNION ? 'u' : 's',
-			       name, cur->v[i].name);
+		member_key(&scratch, kind == BTF_KIND_UNION ? 'u' : 's', name,
+			   cur->v[i].name);
 		err = scratch.err ? scratch.err :
 		      smap_put(&y->absent, bc_text_str(&scratch), order, false);
 	}
@@ -2097,6 +2195,12 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		goto out;
 	}
 	y.nr_newest = btf__type_cnt(y.s);
+	/* about two names a type and an identifier every other (enumerators) */
+	if (smap_reserve(&y.names, 2 * y.nr_newest) ||
+	    smap_reserve(&y.idents, y.nr_newest)) {
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 1; !err && i < y.nr_newest; i++)
 		err = note_type(&y, i);
 	if (!err) {
