@@ -36,10 +36,11 @@
  * Invariant: the output is a function of the set of (name, BTF): the
  * kernels are sorted before anything is read, ties broken by name.
  * Cost: each kernel is read once (twice for one whose name does not tell
- * its architecture); a kernel's comparison is one pass over its named
- * types, comparing only those whose signature is new (one C spelling per
- * member) with the synthetic type's spellings, kept once. 118 Debian
- * kernels from an archive: 2.3 s of CPU on two threads (BENCH.md).
+ * its architecture); an older kernel of an archive only in part, through
+ * a view (merge_older_view()); a kernel's comparison is one pass over its
+ * named types, comparing only those whose signature is new (one C
+ * spelling per member) with the synthetic type's spellings, kept once.
+ * 118 Debian kernels from an archive: BENCH.md, header.
  */
 #include <ctype.h>
 #include <errno.h>
