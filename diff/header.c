@@ -2189,12 +2189,8 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 	err = load_checked(kernels[0], &newest, log);
 	if (err)
 		goto out;
-	raw = btf__raw_data(newest, &size);
-	y.s = raw ? btf__new(raw, size) : NULL;
-	if (!y.s) {
-		err = bc_log_error(log, -ENOMEM, "out of memory");
-		goto out;
-	}
+	y.s = newest;	/* libbpf's parse of it, now the synthetic BTF */
+	newest = NULL;
 	y.nr_newest = btf__type_cnt(y.s);
 	/* about two names a type and an identifier every other (enumerators) */
 	if (smap_reserve(&y.names, 2 * y.nr_newest) ||
