@@ -634,6 +634,13 @@ struct synth {
 	struct smap absent;
 	struct bc_text key;		/* scratch */
 	const struct bc_log *log;
+	/*
+	 * --for: the type names whose flavors the program can name (see
+	 * merge_older()); NULL: every type is compared. skipped: some
+	 * type's comparison was left out.
+	 */
+	const struct smap *flavored;
+	bool skipped;
 };
 
 /* The source of a copy: an older kernel and its ids already copied. */
@@ -1532,6 +1539,62 @@ static const struct sig_entry *sig_peek(const struct synth *y, uint64_t sig)
 	return y->sigs[i].sig == sig ? &y->sigs[i] : NULL;
 }
 
+/*
+ * Whether copying the types of source type id's members (what
+ * compare_composite() copies for a new declaration) can only make
+ * anonymous types other than enums: every named type on the way is
+ * one the synthetic BTF maps by name (copy_type() stops there). Such
+ * copies are referenced by the member's flavor alone; an anonymous
+ * enum (its enumerators become identifiers, a seed of slim's by
+ * enumerator) or a named type copied (a FWD, an int: later copies map
+ * to it by name) could change more. false when unsure (depth).
+ */
+static bool copies_nothing_named(struct synth *y, const struct btf *btf,
+				 uint32_t id, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *name;
+	uint32_t j;
+
+	if (!id)
+		return true;
+	if (!t || depth > 32)
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	if (*name && depth)
+		return name_tag(t) && find_named(y, t, name);
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		for (j = 0; j < btf_vlen(t); j++) {
+			if (!copies_nothing_named(y, btf, btf_members(t)[j].type,
+						  depth + 1))
+				return false;
+		}
+		return true;
+	case BTF_KIND_PTR:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return copies_nothing_named(y, btf, t->type, depth + 1);
+	case BTF_KIND_ARRAY:
+		return copies_nothing_named(y, btf, btf_array(t)->type, depth + 1) &&
+		       copies_nothing_named(y, btf, btf_array(t)->index_type, depth + 1);
+	case BTF_KIND_FUNC_PROTO:
+		if (!copies_nothing_named(y, btf, t->type, depth + 1))
+			return false;
+		for (j = 0; j < btf_vlen(t); j++) {
+			if (!copies_nothing_named(y, btf, btf_params(t)[j].type,
+						  depth + 1))
+				return false;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
 static int merge_older(struct synth *y, const struct btf *old,
 		       const struct bc_archive_view *view, uint64_t view_seed,
@@ -1595,7 +1658,7 @@ static int merge_older(struct synth *y, const struct btf *old,
 	for (i = 1; !err && i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(old, i);
 		const char *name = btf__name_by_offset(old, t->name_off);
-		uint32_t sid, start = y->nr_touched;
+		uint32_t sid, start = y->nr_touched, dummy;
 		struct sig_entry *e;
 		bool seen;
 
@@ -1609,7 +1672,10 @@ static int merge_older(struct synth *y, const struct btf *old,
 		sid = find_named(y, t, name);
 		if (!sid)
 			continue;
-		if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
+		if (y->flavored && !smap_get(y->flavored, name, &dummy) &&
+		    (btf_is_any_enum(t) || copies_nothing_named(y, old, i, 0)))
+			y->skipped = true;	/* no flavor of it can be selected */
+		else if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
 			err = compare_composite(y, &src, i, sid, name, order);
 		else if (btf_is_any_enum(t))
 			err = compare_enum(y, &src, i, sid, name, order);
@@ -2167,15 +2233,51 @@ static int cmp_str_ptr(const void *pa, const void *pb)
 	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
 }
 
-/*
- * The header text of one architecture: kernels[0] the newest, the rest
- * older in order.
- */
-static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
-		      const struct bc_header_opts *opts, struct bc_text *out,
-		      const struct bc_log *log)
+/* Whether the tags struct, union, enum and FWD share a name space in C. */
+static bool is_tag_type(uint32_t kind)
 {
-	struct synth y = { .log = log };
+	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
+	       kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64 ||
+	       kind == BTF_KIND_FWD;
+}
+
+/*
+ * Whether a struct, union, enum or FWD of btf is named NAME___X with NAME
+ * not in flavored (a type whose flavor could be its twin was maybe not
+ * compared).
+ */
+static bool twin_unflavored(const struct btf *btf, const struct smap *flavored)
+{
+	uint32_t i, n = btf__type_cnt(btf), dummy;
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *name = btf__name_by_offset(btf, t->name_off), *at;
+
+		if (!is_tag_type(btf_kind(t)))
+			continue;
+		for (at = strstr(name, "___"); at; at = strstr(at + 1, "___")) {
+			char *prefix = strndup(name, at - name);
+			bool known = prefix && smap_get(flavored, prefix, &dummy);
+
+			free(prefix);
+			if (!known)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * write_arch() with the types it compares limited to flavored's, or
+ * every type (NULL); -EAGAIN (nothing said) when a limit cannot hold.
+ */
+static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
+			   const struct bc_header_opts *opts,
+			   const struct smap *flavored, struct bc_text *out,
+			   const struct bc_log *log)
+{
+	struct synth y = { .log = log, .flavored = flavored };
 	struct btf *newest = NULL, *cut = NULL;
 	const struct btf *final;
 	struct bc_btf *parsed = NULL;
@@ -2227,6 +2329,8 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		err = merge_older(&y, old, NULL, 0, NULL, kernels[i]->label, i);
 		btf__free(old);
 	}
+	if (!err && y.skipped && twin_unflavored(y.s, flavored))
+		err = -EAGAIN;	/* a type some flavor left out could twin */
 	if (!err)
 		err = add_flavors(&y);
 	if (err)
@@ -2268,6 +2372,86 @@ out:
 	btf__free(newest);
 	synth_deinit(&y);
 	return err;
+}
+
+static int add_flavored(void *ctx, const char *name)
+{
+	struct smap *set = ctx;
+	const char *at;
+	int err = 0;
+
+	for (at = strstr(name, "___"); !err && at; at = strstr(at + 1, "___")) {
+		char *prefix = strndup(name, at - name);
+
+		err = prefix ? smap_put(set, prefix, 1, false) : -ENOMEM;
+		free(prefix);
+		if (!err)
+			err = smap_put(set, at + 3, 1, false);
+	}
+	return err;
+}
+
+/*
+ * The header text of one architecture: kernels[0] the newest, the rest
+ * older in order.
+ *
+ * --for (opts->slim_names): the slim cut keeps a flavor NAME___TAG (a
+ * struct, union or enum ENUMERATOR___NAME) only when the program names
+ * it: a seed of the selection by name or enumerator, since no type
+ * refers to a flavor. So only the types whose names the program can
+ * name flavors of are compared: the prefixes and suffixes around each
+ * "___" of the program's names (flavored). A comparison left out loses
+ * that type's variants, so its flavors, and the copies its new member
+ * declarations would make, which copies_nothing_named() limits to
+ * anonymous types referenced by those flavors only (else the type is
+ * compared anyway). Everything else of the synthetic BTF is as without
+ * --for, the types keep their order, so the selection keeps the same
+ * types and the cut is the same BTF. One more way a flavor is kept: a
+ * struct, union, enum or FWD of its very name that the selection keeps
+ * (slim keeps types of one name together): a kernel type NAME___X
+ * (nf_conn___init) makes NAME flavored, from the archives' name tables;
+ * a kernel read from a file that has one the archives did not name has
+ * the architecture synthesized again, comparing everything. Checked byte
+ * for byte against comparing everything: BENCH.md, header.
+ */
+static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
+		      const struct bc_header_opts *opts, struct bc_text *out,
+		      const struct bc_log *log)
+{
+	struct smap flavored = { 0 };
+	size_t len = out->len;
+	uint32_t i, j, k;
+	int err;
+
+	if (!opts->slim || !opts->slim_names)
+		return write_arch_once(kernels, nr, opts, NULL, out, log);
+	err = opts->slim_names(opts->slim_req, add_flavored, &flavored);
+	/* the NAME of a struct, union, enum or FWD NAME___X of any kernel */
+	for (i = 0; !err && i < nr; i++) {
+		for (j = 0; j < i && kernels[j]->ar != kernels[i]->ar; j++)
+			;
+		if (!kernels[i]->ar || j < i)
+			continue;
+		for (k = 0; !err && k < bc_archive_nr_type_names(kernels[i]->ar); k++) {
+			uint32_t kind;
+			const char *name = bc_archive_type_name(kernels[i]->ar, k, &kind);
+
+			if (is_tag_type(kind) && strstr(name, "___"))
+				err = add_flavored(&flavored, name);
+		}
+	}
+	if (err) {
+		smap_free(&flavored);
+		return bc_log_error(log, err, "out of memory");
+	}
+	err = write_arch_once(kernels, nr, opts, &flavored, out, log);
+	smap_free(&flavored);
+	if (err != -EAGAIN)
+		return err;
+	bc_text_truncate(out, len);
+	bc_log_printf(log, BC_LOG_DEBUG, "%s: a type name has ___: every type compared",
+		      kernels[0]->label);
+	return write_arch_once(kernels, nr, opts, NULL, out, log);
 }
 
 /*
