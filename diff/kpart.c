@@ -168,7 +168,7 @@ static int cmp_ent(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Writes the part as raw BTF into out. */
+/* The part as raw BTF: its type section into types, its strings into strs. */
 static int write_raw(struct part *p, struct bc_text *types, struct bc_text *strs)
 {
 	uint32_t i, k;
