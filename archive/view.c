@@ -333,6 +333,21 @@ uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id)
 	return id && id <= view->n ? view->list[id - 1] + 1 : 0;
 }
 
+const char *bc_archive_view_name(const struct bc_archive_view *view,
+				 uint32_t id, uint32_t *kind)
+{
+	const struct bc_archive *ar = view->ar;
+	uint32_t kn1;
+
+	if (!id || id > view->n)
+		return NULL;
+	kn1 = ar->cells[ar->rec_off[view->list[id - 1]] + 1];
+	if (!kn1)
+		return NULL;
+	*kind = ar->kns[kn1 - 1].kind;
+	return ar->strs[ar->kns[kn1 - 1].sid].s;
+}
+
 uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)
 {
 	return ar->nr_kns;

@@ -313,6 +313,22 @@ static int add_object_names(struct bc_slim_names *n,
 	return err;
 }
 
+int bc_slim_names_each(const struct bc_slim_names *names,
+		       int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	uint32_t off = 0;
+	int ret;
+
+	while (off < names->set.len) {
+		const char *s = names->set.buf + off;
+
+		off += strlen(s) + 1;
+		if (*s && (ret = fn(ctx, s)))
+			return ret;
+	}
+	return 0;
+}
+
 void bc_slim_names_free(struct bc_slim_names *names)
 {
 	if (!names)
