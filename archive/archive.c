@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../canon/canon.h"
 #include "internal.h"
@@ -65,6 +66,19 @@ int bc_archive_new(struct bc_archive **out)
 	}
 	*out = ar;
 	return 0;
+}
+
+/*
+ * The writer's lock (lock.c takes it) is the flock on lock_fd: closing the
+ * descriptor releases it. Here, with the object that owns the descriptor,
+ * so that freeing an archive and writing one (format.c) need not call up
+ * into lock.c.
+ */
+void ar_unlock(struct bc_archive *ar)
+{
+	if (ar->lock_fd >= 0)
+		close(ar->lock_fd);	/* the flock goes with it */
+	ar->lock_fd = -1;
 }
 
 void bc_archive_free(struct bc_archive *ar)

@@ -149,24 +149,3 @@ bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len)
 			return true;
 	return false;	/* already all bytes */
 }
-
-int ar_keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)
-{
-	struct ar_buf body = { 0 };
-	void *bytes_file = NULL;
-	size_t bytes_size = 0;
-	int err;
-
-	err = ar_serialize_bytes_form(ar, &body);
-	err = err ? err : ar_wrap_body(body.data, body.len, AR_PACK_WORDS,
-				       &bytes_file, &bytes_size);
-	free(body.data);
-	if (!err && bytes_size < *size) {
-		free(*file);
-		*file = bytes_file;
-		*size = bytes_size;
-		bytes_file = NULL;
-	}
-	free(bytes_file);
-	return err;
-}

@@ -27,10 +27,4 @@ int ar_unraw_kernels(struct bc_archive *ar);
  */
 bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len);
 
-/*
- * *file (*size bytes) replaced by the archive written as bytes if that
- * file is smaller. 0 or a negative errno.
- */
-int ar_keep_smaller_form(struct bc_archive *ar, void **file, size_t *size);
-
 #endif

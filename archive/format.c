@@ -478,6 +478,32 @@ int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 	return 0;
 }
 
+/*
+ * *file (*size bytes) replaced by the archive written with every kernel as
+ * bytes (bytes_form.c builds that body) if that file is smaller. 0 or a
+ * negative errno.
+ */
+static int keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)
+{
+	struct ar_buf body = { 0 };
+	void *bytes_file = NULL;
+	size_t bytes_size = 0;
+	int err;
+
+	err = ar_serialize_bytes_form(ar, &body);
+	err = err ? err : ar_wrap_body(body.data, body.len, AR_PACK_WORDS,
+				       &bytes_file, &bytes_size);
+	free(body.data);
+	if (!err && bytes_size < *size) {
+		free(*file);
+		*file = bytes_file;
+		*size = bytes_size;
+		bytes_file = NULL;
+	}
+	free(bytes_file);
+	return err;
+}
+
 static int serialize(struct bc_archive *ar, bool quick, void **out,
 		     size_t *size, const struct bc_log *log)
 {
@@ -499,7 +525,7 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 		err = ar_wrap_body(body.data, body.len,
 				   quick ? AR_PACK_ZSTD : AR_PACK_BEST, out, size);
 		if (!err && bytes_too)
-			err = ar_keep_smaller_form(ar, out, size);
+			err = keep_smaller_form(ar, out, size);
 	}
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);

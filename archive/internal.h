@@ -386,7 +386,7 @@ int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
 int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
 	       const struct bc_log *log);
 
-/* Lets go of the writers' lock ar holds, if any (lock.c). */
+/* Lets go of the writers' lock ar holds, if any (archive.c). */
 void ar_unlock(struct bc_archive *ar);
 
 #endif

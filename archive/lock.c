@@ -137,13 +137,6 @@ int bc_archive_lock_file(const char *path, uint32_t wait_ms, bool must_exist,
 	return 0;
 }
 
-void ar_unlock(struct bc_archive *ar)
-{
-	if (ar->lock_fd >= 0)
-		close(ar->lock_fd);	/* the flock goes with it */
-	ar->lock_fd = -1;
-}
-
 int bc_archive_lock(struct bc_archive *ar, const char *path, uint32_t wait_ms,
 		    const struct bc_log *log)
 {
