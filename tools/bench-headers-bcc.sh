@@ -17,8 +17,8 @@
 # Headers (MODES, default "a b c"):
 #   a  bpftool btf dump file NEWEST_<arch> format c, one per architecture
 #   b  btfcanon header --kernel K... (full), one for every architecture
-#   c  btfcanon header --kernel K... --for TOOL.bpf.c LOCAL-HEADERS (slim),
-#      one per tool; LOCAL-HEADERS are the "..." includes found in BCC,
+#   c  btfcanon header --kernel K... --for TOOL.bpf.c --for LOCAL-HEADER...
+#      (slim), one per tool; LOCAL-HEADERs: the "..." includes found in BCC,
 #      followed recursively, vmlinux.h excepted
 #
 # Every BCC/*.bpf.c is compiled against each header for each of ARCHS
@@ -141,6 +141,11 @@ locals() {
 	for f in $seen; do echo "$BCC/$f"; done
 }
 
+# fors TOOL: "--for FILE" for each of locals TOOL, quoted for eval
+fors() {
+	for f in $(locals "$1"); do printf " --for '%s'" "$f"; done
+}
+
 # --- the headers ---
 t0=$(date +%s)
 if has a; then
@@ -167,7 +172,7 @@ if has c; then
 		mkdir -p "$OUT/hdr/c/$t"
 		rm -f "$OUT/hdr/c/$t/vmlinux.h"
 		# shellcheck disable=SC2046
-		eval "\"\$BTFCANON\" header $kargs -o \"\$OUT/hdr/c/\$t/vmlinux.h\" --for \$(locals \$t)" \
+		eval "\"\$BTFCANON\" header $kargs -o \"\$OUT/hdr/c/\$t/vmlinux.h\" $(fors "$t")" \
 			2>> "$OUT/err/header-c.err" ||
 			echo "$t: slim header failed" >> "$OUT/err/header-c.err"
 	done
@@ -277,7 +282,7 @@ first_error() {
 	echo "bcc libbpf-tools: $BCC ($ntools .bpf.c)$([ -n "${BCC_REV:-}" ] && echo ", $BCC_REV")"
 	echo "kernels: $*"
 	for a in $ARCHS; do eval "echo \"newest $a (a): \${NEWEST_$a:-}\""; done
-	echo "$($CLANG --version | head -1); $($BPFTOOL version | head -1); libbpf headers $(sed -n 's/^#define LIBBPF_M[AI][JN]OR_VERSION //p' /usr/include/bpf/libbpf_version.h 2>/dev/null | paste -sd.); btfcanon $(git -C "$src" describe --always --dirty 2>/dev/null || echo '?')"
+	echo "$($CLANG --version | head -1); $($BPFTOOL version | head -1); libbpf headers $(sed -n 's/^#define LIBBPF_M[AI][JN]OR_VERSION //p' /usr/include/bpf/libbpf_version.h 2>/dev/null | paste -sd.); btfcanon $(git -C "$(dirname "$BTFCANON")" describe --always --dirty 2>/dev/null || echo "?")"
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); headers $((t1 - t0)) s, compiles $((t2 - t1)) s, deps $((t3 - t2)) s"
 	echo
 	echo "| header | arch | compiled | failed | header lines |"
@@ -359,7 +364,7 @@ first_error() {
 			-a "\"$BTFCANON\" header $kargs -o \"$OUT/speed-full.h\""
 		echo "--for $SPEED_TOOL:"
 		sh "$src/tools/paired-bench.sh" -n "$SPEED_RUNS" \
-			-a "\"$BTFCANON\" header $kargs -o \"$OUT/speed-slim.h\" --for $(locals "$SPEED_TOOL" | tr '\n' ' ')"
+			-a "\"$BTFCANON\" header $kargs -o \"$OUT/speed-slim.h\" $(fors "$SPEED_TOOL")"
 	fi
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"
