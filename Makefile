@@ -71,6 +71,10 @@ $(BUILD)/dwarf-walk: $(BUILD)/tools/dwarf-walk.o
 $(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The cutter of tests/data/header's kernels (tests/data/README.md); not in all.
+$(BUILD)/btf-cut: $(BUILD)/tools/btf-cut.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The drop-in for pahole -J in the kernel build; encodes in its own process.
 $(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o $(TOOL_OBJS) \
 		$(BUILD)/libbtfcanon.a

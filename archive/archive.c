@@ -35,12 +35,26 @@ static void kernel_deinit(struct ar_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void ar_views_free(struct ar_views *v)
+{
+	while (v->nr_spare)
+		free(v->spare[--v->nr_spare]);
+	free(v->by_name);
+	free(v->kn_start);
+	free(v->kn_recs);
+	free(v->named);
+	memset(v, 0, sizeof(*v));
+}
+
 int bc_archive_new(struct bc_archive **out)
 {
 	struct bc_archive *ar = calloc(1, sizeof(*ar));
 
 	*out = NULL;
-	if (!ar || ar_push_str(ar, "", 0)) {
+	if (!ar)
+		return -ENOMEM;
+	ar->lock_fd = -1;
+	if (ar_push_str(ar, "", 0)) {
 		free(ar);
 		return -ENOMEM;
 	}
@@ -59,6 +73,7 @@ void bc_archive_free(struct bc_archive *ar)
 
 	if (!ar)
 		return;
+	ar_unlock(ar);
 	for (i = 0; i < ar->nr_kernels; i++)
 		kernel_deinit(&ar->kernels[i]);
 	free(ar->kernels);
@@ -321,6 +336,63 @@ int bc_archive_kernel_btf(struct bc_archive *ar, uint32_t k,
 	err = bc_btf_parse_blob(&blob, NULL, NULL, what, log, btf);
 	free(what);
 	return err;
+}
+
+/* ---- the kernels' order -------------------------------------------------- */
+
+static int kernel_name_cmp(const void *a, const void *b)
+{
+	const struct ar_kernel *const *x = a, *const *y = b;
+
+	return bc_archive_name_cmp((*x)->name, (*y)->name);
+}
+
+/*
+ * Puts the kernels just read into version order, their parents following
+ * them. An archive keeps its kernels in version order, but one written
+ * before that order changed (names.c) holds them in the old one: it is
+ * read in the new order, and written in it by add and remove. Cost: one
+ * pass when in order (every archive written since); else a sort.
+ */
+int ar_sort_kernels(struct bc_archive *ar)
+{
+	uint32_t n = ar->nr_kernels, i;
+	struct ar_kernel **by_name, *sorted;
+	int64_t *at;
+
+	for (i = 1; i < n; i++)
+		if (bc_archive_name_cmp(ar->kernels[i - 1].name,
+					ar->kernels[i].name) >= 0)
+			break;
+	if (i >= n)
+		return 0;
+	by_name = malloc(n * sizeof(*by_name));
+	at = malloc(n * sizeof(*at));
+	sorted = calloc(ar->cap_kernels, sizeof(*sorted));
+	if (!by_name || !at || !sorted) {
+		free(by_name);
+		free(at);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		by_name[i] = &ar->kernels[i];
+	qsort(by_name, n, sizeof(*by_name), kernel_name_cmp);
+	for (i = 0; i < n; i++) {
+		sorted[i] = *by_name[i];
+		at[by_name[i] - ar->kernels] = i;
+	}
+	for (i = 0; i < n; i++)
+		if (sorted[i].parent >= 0)
+			sorted[i].parent = at[sorted[i].parent];
+	free(by_name);
+	free(at);
+	free(ar->kernels);
+	ar->kernels = sorted;
+	for (i = 1; i < n; i++)	/* a name twice */
+		if (!bc_archive_name_cmp(sorted[i - 1].name, sorted[i].name))
+			return -EINVAL;
+	return 0;
 }
 
 /* ---- adding and removing kernels --------------------------------------- */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,23 +20,30 @@
 #include "archive_cmd.h"
 
 const char bc_archive_usage[] =
-"Usage: btfcanon archive create OUT INPUT... [--name NAME]... [-j N]\n"
-"       btfcanon archive add ARCHIVE INPUT... [--name NAME]... [-j N]\n"
+"Usage: btfcanon archive create OUT INPUT... [--name NAME]... [-j N] [--wait S]\n"
+"       btfcanon archive add ARCHIVE INPUT... [--name NAME]... [-j N] [--wait S]\n"
 "       btfcanon archive list ARCHIVE\n"
 "       btfcanon archive extract ARCHIVE NAME -o FILE\n"
-"       btfcanon archive remove ARCHIVE NAME...\n"
+"       btfcanon archive remove ARCHIVE NAME... [--wait S]\n"
 "       btfcanon archive log ARCHIVE TYPE[.MEMBER]\n"
 "\n"
 "Many kernels' BTF in one file, each under a name. An INPUT is anything\n"
 "sort reads (raw BTF, ELF .BTF, a kernel image or package, ARCHIVE:NAME);\n"
-"the i-th --name names the i-th INPUT, else the name comes from the file\n"
-"-j N: inputs read and sorted on N threads (default: one per CPU, up to 8;\n"
-"the bytes do not depend on it)\n"
-"(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64). extract writes\n"
-"the bytes btfcanon sort writes for the input. ARCHIVE:NAME (NAME may be a\n"
-"glob matching one kernel) is an input of sort, dump and diff too.\n"
-"log TYPE is 'struct NAME', 'union NAME', 'enum NAME', 'typedef NAME',\n"
-"'func NAME' or a bare NAME (any kind); .MEMBER follows one member.\n";
+"its name comes from the file unless --name gives one\n"
+"(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64, X.btf.tar.xz -> X).\n"
+"Kernels are listed in version order. extract writes the bytes btfcanon\n"
+"sort writes for the input. ARCHIVE:NAME (NAME may be a glob matching one\n"
+"kernel) is an input of sort, dump and diff too. log TYPE is 'struct NAME',\n"
+"'union NAME', 'enum NAME', 'typedef NAME', 'func NAME' or a bare NAME\n"
+"(any kind); .MEMBER follows one member.\n"
+"\n"
+"Options:\n"
+"  --name NAME  the i-th --name names the i-th INPUT\n"
+"  -j N         inputs read and sorted on N threads (default: one per CPU,\n"
+"               up to 8; the bytes do not depend on it)\n"
+"  --wait S     writers (create over a file, add, remove) take turns: wait\n"
+"               at most S seconds (default 60) for another writer, else\n"
+"               exit 2 changing nothing\n";
 
 /* ---- create, add, list, extract, remove ---------------------------------- */
 
@@ -47,12 +55,38 @@ static uint32_t online_cpus(void)
 	return n < 1 ? 1 : n > 8 ? 8 : (uint32_t)n;
 }
 
+/*
+ * --wait SECONDS: how long a writer waits for the writers' lock (a
+ * decimal number, 0 to a day). Returns 0 or -EINVAL after a message.
+ */
+static int parse_wait(const char *cmd, const char *arg, uint32_t *wait_ms)
+{
+	char *end;
+	double s = strtod(arg, &end);
+
+	if (end == arg || *end || !isfinite(s) || s < 0 || s > 86400) {
+		fprintf(stderr,
+			"btfcanon archive %s: --wait '%s': seconds, 0 to 86400\n",
+			cmd, arg);
+		return -EINVAL;
+	}
+	*wait_ms = (uint32_t)(s * 1000 + 0.5);
+	return 0;
+}
+
+/* A writer's exit status: 2 when it timed out waiting for the lock. */
+static int writer_status(int err)
+{
+	return err == -ETIMEDOUT ? 2 : err ? 1 : 0;
+}
+
 struct add_args {
 	const char *archive;
 	const char **inputs;
 	const char **names;	/* [nr_inputs], NULL past the last --name */
 	int nr_inputs, nr_names;
 	uint32_t jobs;
+	uint32_t wait_ms;
 };
 
 static int parse_add_args(const char *cmd, int argc, char **argv,
@@ -61,6 +95,7 @@ static int parse_add_args(const char *cmd, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,6 +108,7 @@ static int parse_add_args(const char *cmd, int argc, char **argv,
 		return -ENOMEM;
 	optind = 1;
 	args->jobs = online_cpus();
+	args->wait_ms = BC_ARCHIVE_WAIT_MS;
 	while ((c = getopt_long(argc, argv, "-n:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
@@ -86,6 +122,10 @@ static int parse_add_args(const char *cmd, int argc, char **argv,
 			break;
 		case 'j':
 			args->jobs = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			if (parse_wait(cmd, optarg, &args->wait_ms))
+				return -EINVAL;
 			break;
 		case 'h':
 			fputs(bc_archive_usage, stdout);
@@ -113,11 +153,17 @@ static int parse_add_args(const char *cmd, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * create builds the archive from its inputs, then takes the lock of the
+ * file it replaces, if any, for the write alone (it reads nothing of it);
+ * add holds the lock from reading the archive to renaming the new one.
+ */
 static int cmd_create_add(const char *cmd, int argc, char **argv,
 			  const struct bc_log *log)
 {
 	struct bc_archive *ar = NULL;
 	struct add_args args;
+	bool create = !strcmp(cmd, "create");
 	int err = parse_add_args(cmd, argc, argv, &args);
 
 	if (err) {
@@ -125,20 +171,22 @@ static int cmd_create_add(const char *cmd, int argc, char **argv,
 		free(args.names);
 		return 2;
 	}
-	if (!strcmp(cmd, "create"))
+	if (create)
 		err = bc_archive_new(&ar);
 	else
-		err = bc_archive_open(args.archive, &ar, log);
+		err = bc_archive_open_locked(args.archive, args.wait_ms, &ar, log);
 	if (!err)
 		err = bc_archive_add_files(ar, args.inputs, args.names,
 					   (uint32_t)args.nr_inputs, args.jobs,
 					   log);
+	if (!err && create)
+		err = bc_archive_lock(ar, args.archive, args.wait_ms, log);
 	if (!err)
 		err = bc_archive_write(ar, args.archive, log);
 	bc_archive_free(ar);
 	free(args.inputs);
 	free(args.names);
-	return err ? 1 : 0;
+	return writer_status(err);
 }
 
 static int cmd_list(int argc, char **argv, const struct bc_log *log)
@@ -225,28 +273,54 @@ static int cmd_extract(int argc, char **argv, const struct bc_log *log)
 
 static int cmd_remove(int argc, char **argv, const struct bc_log *log)
 {
+	static const struct option opts[] = {
+		{ "wait", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t wait_ms = BC_ARCHIVE_WAIT_MS;
+	const char *path = NULL;
 	struct bc_archive *ar;
-	int i, k, err = 0;
+	char **names;
+	int c, i, k, nr = 0, err = 0;
 
-	if (argc < 3) {
+	names = calloc(argc + 1, sizeof(*names));
+	if (!names)
+		return 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "-", opts, NULL)) != -1) {
+		if (c == 1 && !path) {
+			path = optarg;
+		} else if (c == 1) {
+			names[nr++] = optarg;
+		} else if (c != 'w' || parse_wait("remove", optarg, &wait_ms)) {
+			free(names);
+			return 2;
+		}
+	}
+	if (!nr) {
 		fprintf(stderr, "btfcanon archive remove: expected ARCHIVE NAME...\n%s",
 			bc_archive_usage);
+		free(names);
 		return 2;
 	}
-	if (bc_archive_open(argv[1], &ar, log))
-		return 1;
-	for (i = 2; i < argc && !err; i++) {
-		k = bc_archive_find_kernel(ar, argv[i]);
+	err = bc_archive_open_locked(path, wait_ms, &ar, log);
+	if (err) {
+		free(names);
+		return writer_status(err);
+	}
+	for (i = 0; i < nr && !err; i++) {
+		k = bc_archive_find_kernel(ar, names[i]);
 		if (k < 0)
-			err = bc_log_error(log, k, "%s: no kernel '%s'", argv[1],
-					   argv[i]);
+			err = bc_log_error(log, k, "%s: no kernel '%s'", path,
+					   names[i]);
 		else
 			err = bc_archive_remove(ar, (uint32_t)k);
 	}
 	if (!err)
-		err = bc_archive_write(ar, argv[1], log);
+		err = bc_archive_write(ar, path, log);
 	bc_archive_free(ar);
-	return err ? 1 : 0;
+	free(names);
+	return writer_status(err);
 }
 
 int bc_cmd_archive(int argc, char **argv, const struct bc_log *log)

@@ -4,10 +4,12 @@
  * coding the lists) and reading it back with every number checked.
  *
  * The file (all integers little-endian):
- *	"BTFCARC1", u32 version 3, u32 flags 0, u64 body bytes, u64 payload
- *	bytes, payload (one LZ4 frame of the body: independent blocks, the
- *	content size in the frame header, no checksums of its own), u32
- *	CRC-32 of all that precedes it. Nothing may follow.
+ *	"BTFCARC1", u32 version 4, u32 flags 0, u64 body bytes, u64 payload
+ *	bytes, payload (archive/pack.c: the body cut into streams, each
+ *	compressed on its own with zstd or xz), u32 CRC-32 of all that
+ *	precedes it. Nothing may follow. Version 3 had the same body in
+ *	one LZ4 frame (independent blocks, the content size in the frame
+ *	header, no checksums of its own).
  * The body, in LEB128 varints:
  *	strings:  count; every length; then every string's bytes and a NUL
  *	          (string 0 is "")
@@ -25,8 +27,8 @@
  * Debian's 118 kernels), and decodes a record's words (2.5 MB in all)
  * only when the kernel it rebuilds uses them (bc_archive_open_lazy:
  * 6.12.117 cloud-amd64 uses 107k of the 170k records). The record
- * lengths cost 30 kB of the 4.68 MB file.
- * Versions 1 and 2 are still read, never written. Both had each string's
+ * lengths cost 30 kB of the 4.68 MB file of version 3.
+ * Versions 1, 2 and 3 are still read, never written. Both had each string's
  * length before its bytes and each record's head before its words, with
  * no length: a reader had to decode every record to find the next one.
  * Version 1 compressed the body with zstd (level 5): 2.92 MB for Debian's
@@ -35,7 +37,8 @@
  * against 3 ms for LZ4, and 0.16-0.29 s to compress on every add and
  * remove against 0.03 s. Every reader needs most of the body (a kernel
  * uses two thirds of the shared records, spread over all of them), so
- * the codec's speed is what counts.
+ * the codec's speed counts: version 4 compresses each section on its
+ * own (pack.c), zstd where xz would be slow to read back, 2.31 MB.
  * A script lists a kernel's records as copies of a run of its parent's
  * list (length << 1 | 1, then the start's distance from where the last
  * copy ended, zigzag) and literals (count << 1, then each record number
@@ -63,15 +66,16 @@
 #include <zstd.h>
 
 #include "../canon/btf_data.h"
+#include "bytes_form.h"
 #include "internal.h"
+#include "pack.h"
 
 #define HEADER_LEN 32
 #define TRAILER_LEN 4
-#define FORMAT_VERSION 3
+#define FORMAT_VERSION 4
+#define FORMAT_VERSION_SPLIT 3	/* still read: 4's body in one LZ4 frame */
 #define FORMAT_VERSION_LZ4 2	/* still read: the body laid out as in 1 */
 #define FORMAT_VERSION_ZSTD 1	/* still read: 2 with a zstd payload */
-/* LZ4's fast mode (LZ4HC's levels 3-9 save 0.7-0.8 MB of 4.8 for 0.3-0.6 s a write) */
-#define LZ4_LEVEL 0
 /* choose_parents() compares kernels on every PARENT_SAMPLE-th record */
 #define PARENT_SAMPLE 64
 
@@ -406,7 +410,7 @@ static uint32_t crc_of(const uint8_t *data, size_t len)
 	return (uint32_t)crc;
 }
 
-/* LZ4 frame preferences of the payload: nothing in it depends on more. */
+/* LZ4 frame preferences of format 2 and 3's payload. */
 static LZ4F_preferences_t lz4_prefs(size_t len, int level)
 {
 	LZ4F_preferences_t prefs;
@@ -421,10 +425,21 @@ static LZ4F_preferences_t lz4_prefs(size_t len, int level)
 	return prefs;
 }
 
-int ar_wrap_body(const void *body, size_t len, int level, void **out,
-		 size_t *size)
+/* The header and the checksum around a payload of z bytes at file + HEADER_LEN. */
+static void seal_file(uint8_t *file, uint32_t version, size_t body_len, size_t z)
 {
-	LZ4F_preferences_t prefs = lz4_prefs(len, level);
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	put_le32(file + 8, version);
+	put_le32(file + 12, 0);
+	put_le64(file + 16, body_len);
+	put_le64(file + 24, z);
+	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+}
+
+int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
+		     void **out, size_t *size)
+{
+	LZ4F_preferences_t prefs = lz4_prefs(len, 0);
 	size_t bound = LZ4F_compressFrameBound(len, &prefs), z;
 	uint8_t *file = malloc(HEADER_LEN + bound + TRAILER_LEN);
 
@@ -436,19 +451,35 @@ int ar_wrap_body(const void *body, size_t len, int level, void **out,
 		free(file);
 		return -EIO;
 	}
-	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
-	put_le32(file + 8, FORMAT_VERSION);
-	put_le32(file + 12, 0);
-	put_le64(file + 16, len);
-	put_le64(file + 24, z);
-	put_le32(file + HEADER_LEN + z, crc_of(file, HEADER_LEN + z));
+	seal_file(file, version, len, z);
 	*out = file;
 	*size = HEADER_LEN + z + TRAILER_LEN;
 	return 0;
 }
 
-int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
-			 const struct bc_log *log)
+int ar_wrap_body(const void *body, size_t len, int effort, void **out,
+		 size_t *size)
+{
+	struct ar_buf file = { 0 };
+	uint8_t header[HEADER_LEN] = { 0 };
+	int err;
+
+	*out = NULL;
+	err = ar_buf_put(&file, header, HEADER_LEN);
+	err = err ? err : ar_pack(body, len, (enum ar_pack_effort)effort, &file);
+	err = err ? err : ar_buf_reserve(&file, TRAILER_LEN);
+	if (err) {
+		free(file.data);
+		return err;
+	}
+	seal_file(file.data, FORMAT_VERSION, len, file.len - HEADER_LEN);
+	*out = file.data;
+	*size = file.len + TRAILER_LEN;
+	return 0;
+}
+
+static int serialize(struct bc_archive *ar, bool quick, void **out,
+		     size_t *size, const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
 	int err;
@@ -457,19 +488,37 @@ int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
 	err = ar_decode_all(ar, log);
 	if (err)
 		return err;
-	err = ar_serialize_body(ar, &body);
+	err = ar_unraw_kernels(ar);
+	err = err ? err : ar_serialize_body(ar, &body);
 	if (!err) {
+		bool bytes_too = !quick && ar_bytes_form_tried(ar, body.len);
+
 		bc_log_printf(log, BC_LOG_DEBUG,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-		err = ar_wrap_body(body.data, body.len, LZ4_LEVEL, out, size);
+		err = ar_wrap_body(body.data, body.len,
+				   quick ? AR_PACK_ZSTD : AR_PACK_BEST, out, size);
+		if (!err && bytes_too)
+			err = ar_keep_smaller_form(ar, out, size);
 	}
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", ar->path);
 	else if (err)
-		bc_log_error(log, err, "%s: lz4 cannot compress", ar->path);
+		bc_log_error(log, err, "%s: cannot compress", ar->path);
 	free(body.data);
 	return err;
+}
+
+int bc_archive_serialize(struct bc_archive *ar, void **out, size_t *size,
+			 const struct bc_log *log)
+{
+	return serialize(ar, false, out, size, log);
+}
+
+int bc_archive_serialize_quick(struct bc_archive *ar, void **out,
+			       size_t *size, const struct bc_log *log)
+{
+	return serialize(ar, true, out, size, log);
 }
 
 static int write_all_fd(int fd, const uint8_t *data, size_t size)
@@ -522,6 +571,8 @@ int bc_archive_write(struct bc_archive *ar, const char *path,
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
+	if (!err)
+		ar_unlock(ar);	/* its file is no longer the archive */
 	if (err) {
 		unlink(tmp);
 		bc_log_error(log, err, "%s: cannot write: %s", path, strerror(-err));
@@ -710,8 +761,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r)
 		kern->name = strndup((const char *)p, len);
 		if (!kern->name)
 			return -ENOMEM;
-		if (strlen(kern->name) != len || !ar_name_ok(kern->name) ||
-		    (k && bc_archive_name_cmp(ar->kernels[k - 1].name, kern->name) >= 0)) {
+		if (strlen(kern->name) != len || !ar_name_ok(kern->name)) {
 			r->bad = true;
 			break;
 		}
@@ -906,15 +956,15 @@ bad:
 }
 
 /*
- * The body of a file of the given version into ar. Format 3's records
- * are loaded into cells unless lazy.
+ * The body of a file of the given version into ar. The records of
+ * formats 3 and 4 (one body layout) are loaded into cells unless lazy.
  */
 static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 {
 	struct reader r = { ar->body, ar->body_size, 0, false };
 	int err;
 
-	if (version == FORMAT_VERSION) {
+	if (version >= FORMAT_VERSION_SPLIT) {
 		err = read_strings_v3(ar, &r);
 		err = err || r.bad ? err : read_pairs(ar, &r);
 		err = err || r.bad ? err : read_records_v3(ar, &r);
@@ -925,6 +975,8 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 	}
 	if (!err && !r.bad)
 		err = read_kernels(ar, &r);
+	if (!err && !r.bad)
+		err = ar_sort_kernels(ar);	/* and no name twice */
 	if (err)
 		return err;
 	if (r.bad || r.pos != r.len)
@@ -1054,7 +1106,8 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 	    get_le32(file + 12))
 		return READ_VERSION;
 	if (body_len > (1ull << 34) || body_len > payload_len * 2048 + 4096 ||
-	    frame_content_size(version, file + HEADER_LEN, payload_len) != body_len)
+	    (version < FORMAT_VERSION &&
+	     frame_content_size(version, file + HEADER_LEN, payload_len) != body_len))
 		return READ_FRAME;
 	if (bc_archive_new(&ar))
 		return READ_NOMEM;
@@ -1066,8 +1119,15 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 		return READ_NOMEM;
 	}
 	ar->body_size = body_len;
-	err = unpack_body(version, file + HEADER_LEN, payload_len, ar->body,
-			  body_len);
+	if (version == FORMAT_VERSION)
+		err = ar_unpack(file + HEADER_LEN, payload_len, ar->body, body_len);
+	else
+		err = unpack_body(version, file + HEADER_LEN, payload_len,
+				  ar->body, body_len);
+	if (err == -EINVAL && version == FORMAT_VERSION) {
+		bc_archive_free(ar);
+		return READ_FRAME;
+	}
 	if (!err)
 		err = parse_body(ar, version, lazy);
 	if (err) {
@@ -1137,37 +1197,30 @@ int bc_archive_parse(const void *data, size_t size, const char *path,
 	return ar_parse(data, size, path, false, out, log);
 }
 
-static int open_file(const char *path, bool lazy, struct bc_archive **ar,
-		     const struct bc_log *log)
+int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
+	       const struct bc_log *log)
 {
 	struct bc_blob blob = { 0 };
 	struct stat st;
 	uint8_t *data;
 	size_t done = 0;
-	int fd, err;
+	int err;
 
 	*ar = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st)) {
 		err = -errno;
-		close(fd);
 		return bc_log_error(log, err, "%s: %s", path, strerror(-err));
 	}
 	/* mapped where it can be: no copy of the compressed file */
 	if (S_ISREG(st.st_mode) && st.st_size &&
 	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
-		close(fd);
 		err = ar_parse(blob.data, blob.size, path, lazy, ar, log);
 		bc_blob_release(&blob);
 		return err;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data) {
-		close(fd);
+	if (!data)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
-	}
 	while (done < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + done, (size_t)st.st_size - done);
 
@@ -1175,16 +1228,27 @@ static int open_file(const char *path, bool lazy, struct bc_archive **ar,
 			if (n < 0 && errno == EINTR)
 				continue;
 			err = n < 0 ? -errno : -EIO;
-			close(fd);
 			free(data);
 			return bc_log_error(log, err, "%s: cannot read: %s", path,
 					    strerror(-err));
 		}
 		done += (size_t)n;
 	}
-	close(fd);
 	err = ar_parse(data, done, path, lazy, ar, log);
 	free(data);
+	return err;
+}
+
+static int open_file(const char *path, bool lazy, struct bc_archive **ar,
+		     const struct bc_log *log)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	*ar = NULL;
+	if (fd < 0)
+		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
+	err = ar_read_fd(fd, path, lazy, ar, log);
+	close(fd);
 	return err;
 }
 

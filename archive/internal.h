@@ -201,7 +201,9 @@ void ar_scratch_free(struct ar_scratch *sc);
 /*
  * What the views of an archive share (view.c): the (kind, name) pairs by
  * name, the records of each pair, which records are named, and record ->
- * id arrays that views borrow and give back zeroed.
+ * id arrays that views borrow and give back zeroed. view.c builds them;
+ * the archive object holds and frees them (archive.c), so calls run one
+ * way, view.c -> archive.c.
  */
 struct ar_views {
 	uint64_t *by_name;		/* hash << 32 | (kn + 1); 0: empty */
@@ -214,6 +216,7 @@ struct ar_views {
 	uint32_t nr_spare;
 };
 
+/* Frees what the views built (archive.c). */
 void ar_views_free(struct ar_views *v);
 
 struct ar_chunk {
@@ -252,11 +255,13 @@ struct bc_archive {
 	struct ar_views views;		/* view.c */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
+	int lock_fd;			/* lock.c: the writers' lock held, or -1 */
 };
 
 /*
  * The pools (pool.c). push appends; intern finds by content or appends
- * (ar_index_pools() first); each returns the number or a negative errno.
+ * (ar_index_pools() first, with the records loaded as cells:
+ * ar_load_records()); each returns the number or a negative errno.
  */
 void ar_idtab_free(struct idtab *t);
 int ar_push_str(struct bc_archive *ar, const char *s, uint32_t len);
@@ -270,6 +275,8 @@ int64_t ar_intern_rec(struct bc_archive *ar, const uint32_t *cells, uint32_t n);
 /* The archive object (archive.c). ar_decode_all loads the records too. */
 int ar_decode_all(struct bc_archive *ar, const struct bc_log *log);
 bool ar_name_ok(const char *name);
+/* The kernels read into version order (0; -EINVAL: a name twice; -ENOMEM). */
+int ar_sort_kernels(struct bc_archive *ar);
 int ar_refresh_att_names(struct ar_kernel *k);
 
 /*
@@ -355,15 +362,29 @@ int ar_index_names(struct bc_archive *ar);
 
 /*
  * The body of the archive file (lists decoded first), and a body wrapped
- * as a file: header, LZ4 frame at level (LZ4F: 0 fast, 3.. HC), checksum. For the fuzz target, which
- * feeds bodies without having to forge checksums.
+ * as a file of format 4: header, ar_pack()'s payload (effort: enum
+ * ar_pack_effort, pack.h; 0 the smallest, 1 LZ4 only), checksum. For the fuzz targets,
+ * which feed bodies without having to forge checksums.
  */
 int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body);
 
 /* bc_archive_parse(), or (lazy) as bc_archive_open_lazy() reads. */
 int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 	     struct bc_archive **ar, const struct bc_log *log);
-int ar_wrap_body(const void *body, size_t len, int level, void **out,
+int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 		 size_t *size);
+/* A body wrapped as format 3 or 2 (version): one LZ4 frame. */
+int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
+		     void **out, size_t *size);
+
+/*
+ * The archive read from fd, open on the file path names (format.c);
+ * fd stays open. As bc_archive_open() or, lazy, bc_archive_open_lazy().
+ */
+int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
+	       const struct bc_log *log);
+
+/* Lets go of the writers' lock ar holds, if any (lock.c). */
+void ar_unlock(struct bc_archive *ar);
 
 #endif

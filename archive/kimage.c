@@ -335,10 +335,33 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
 			   log);
 }
 
+/*
+ * Takes suffix off the end of base[0..*len) when it is there and leaves
+ * something; returns whether it did.
+ */
+static bool strip_suffix(const char *base, size_t *len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	if (*len <= n || memcmp(base + *len - n, suffix, n))
+		return false;
+	*len -= n;
+	return true;
+}
+
+/*
+ * A file's kernel name: its base name without a kernel image's prefix
+ * (vmlinuz-), then without the suffixes of one compressed stream of BTF
+ * or of a tar of it (BTFHub's 4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz):
+ * one compression's (each that decompress.c reads), then .tar, then .btf.
+ */
 static char *strip_name(const char *path)
 {
 	static const char *const prefixes[] = {
 		"vmlinuz-", "vmlinux-", "bzImage-", "Image-", "zImage-",
+	};
+	static const char *const compressions[] = {
+		".gz", ".bz2", ".lzma", ".xz", ".lzo", ".lz4", ".zst",
 	};
 	const char *base = strrchr(path, '/');
 	size_t i, len;
@@ -353,8 +376,11 @@ static char *strip_name(const char *path)
 		}
 	}
 	len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".btf"))
-		len -= 4;
+	for (i = 0; i < sizeof(compressions) / sizeof(compressions[0]); i++)
+		if (strip_suffix(base, &len, compressions[i]))
+			break;
+	strip_suffix(base, &len, ".tar");
+	strip_suffix(base, &len, ".btf");
 	return strndup(base, len);
 }
 

@@ -90,9 +90,12 @@ int bc_kimage_read_btf(const char *path, const uint8_t *data, size_t size,
  *   linux-image-6.1.0-56-cloud-amd64_6.1.192-2_amd64.deb  6.1.0-56-cloud-amd64
  *       (a package: from its kernel member's name, so the package is read)
  *   6.1.0-56-cloud-amd64.btf                              6.1.0-56-cloud-amd64
+ *   4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz                4.18.0-147.5.1.el8_1.x86_64
  * A file's base name loses a leading "vmlinuz-", "vmlinux-", "bzImage-",
- * "Image-" or "zImage-" and a trailing ".btf"; other names stay as they
- * are. *name is malloc'd. Returns 0 or a negative errno after a message
+ * "Image-" or "zImage-", then a trailing compression suffix (".gz",
+ * ".bz2", ".lzma", ".xz", ".lzo", ".lz4", ".zst"), then ".tar", then
+ * ".btf", each when there and something is left; other names stay as
+ * they are. *name is malloc'd. Returns 0 or a negative errno after a message
  * (a package that cannot be read, or has no kernel in it).
  */
 int bc_kernel_default_name(const char *path, char **name,

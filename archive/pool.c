@@ -347,13 +347,11 @@ int ar_index_names(struct bc_archive *ar)
 	return err;
 }
 
-/* Adds the table that finds a record by content. */
+/* Adds the table that finds a record by content (the records are cells). */
 int ar_index_pools(struct bc_archive *ar)
 {
 	uint32_t i;
-	int err = ar_load_records(ar);
-
-	err = err ? err : ar_index_names(ar);
+	int err = ar_index_names(ar);
 
 	if (err || ar->indexed)
 		return err;

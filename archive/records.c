@@ -178,8 +178,9 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 {
 	struct encoder e = { .ar = ar, .btf = btf };
 	uint32_t n = btf->nr_types, i, *count = NULL, nr_count = 0;
-	int err = ar_index_pools(ar);
+	int err = ar_load_records(ar);
 
+	err = err ? err : ar_index_pools(ar);
 	*list = NULL;
 	if (err)
 		return err;

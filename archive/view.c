@@ -37,17 +37,6 @@ struct bc_archive_view {
 	struct ar_ids ids;
 };
 
-void ar_views_free(struct ar_views *v)
-{
-	while (v->nr_spare)
-		free(v->spare[--v->nr_spare]);
-	free(v->by_name);
-	free(v->kn_start);
-	free(v->kn_recs);
-	free(v->named);
-	memset(v, 0, sizeof(*v));
-}
-
 static uint32_t name_hash(uint32_t kind, const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ kind;	/* FNV-1a */
@@ -315,6 +304,11 @@ bool bc_archive_view_same_record(const struct bc_archive_view *a,
 {
 	return a->ar == b->ar && a_id && a_id <= a->n && b_id && b_id <= b->n &&
 	       a->list[a_id - 1] == b->list[b_id - 1];
+}
+
+uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id)
+{
+	return id && id <= view->n ? view->list[id - 1] + 1 : 0;
 }
 
 uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)

@@ -4,8 +4,9 @@
  * check of libbpf's refusals at open (libbpf_open.c) share: the image,
  * its section headers and their names, all checked to lie inside the
  * image by the reader before the check runs. The calls run one way:
- * libbpf_open.c's bc_bpf_object_load() and bc_bpf_object_parse() (the
- * entry points bpf_object.h declares) run the reader, then the check.
+ * libbpf_open.c's bc_bpf_object_load(), bc_bpf_object_parse() and their
+ * _any forms (the entry points bpf_object.h declares) run the reader,
+ * then the check.
  */
 #ifndef BTFCANON_BPF_ELF_H
 #define BTFCANON_BPF_ELF_H

@@ -763,6 +763,7 @@ void bc_bpf_object_deinit(struct bc_bpf_object *obj)
 	free(obj->sections);
 	free(obj->programs);
 	free(obj->license);
+	free(obj->refused);
 	bc_btf_free(obj->btf);
 	free(obj->image);
 	free(obj->path);

@@ -65,6 +65,14 @@ struct bc_bpf_object {
 	struct bc_bpf_extern *externs;	/* symbol table order */
 	uint32_t nr_externs;
 	char *license;			/* "GPL", or NULL */
+	/*
+	 * Only from the _any loads below, when libbpf 1.1 refuses the
+	 * object at open: libbpf's reason (malloc'd), and what libbpf's open
+	 * rules after the refusing one would have looked at (static text:
+	 * libbpf stops at its first refusal). NULL when libbpf opens it.
+	 */
+	char *refused;
+	const char *unchecked;
 };
 
 /*
@@ -79,6 +87,19 @@ int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
 /* The same, from bytes in memory (the fuzz target); data is copied. */
 int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 			struct bc_bpf_object *obj, const struct bc_log *log);
+
+/*
+ * The same two, but an object the reader takes and libbpf 1.1 refuses at
+ * open is no error: it loads whole, with libbpf's reason in obj->refused
+ * (deps reports it and what else it can tell of it). Only what the
+ * reader cannot take (not an ELF file, not a BPF object, cut short, no
+ * or damaged .BTF or .BTF.ext) fails, as above.
+ */
+int bc_bpf_object_load_any(const char *path, struct bc_bpf_object *obj,
+			   const struct bc_log *log);
+int bc_bpf_object_parse_any(const void *data, size_t size, const char *path,
+			    struct bc_bpf_object *obj,
+			    const struct bc_log *log);
 
 /* Frees what a load filled in; accepts a zeroed object. */
 void bc_bpf_object_deinit(struct bc_bpf_object *obj);

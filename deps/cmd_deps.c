@@ -11,9 +11,19 @@
  * of the dependencies ok everywhere, and the details of the cells that
  * have one. --json writes one document per object, one a line.
  *
- * Exit status: 0 nothing breaks; 1 some dependency gives an error or
- * wrong data on some kernel; 2 bad usage or bad input. All output is
- * built in memory first: a bad object prints nothing about the others.
+ * An object libbpf 1.1 refuses at open is a report like the others,
+ * status "refused at open" with libbpf's reason and what libbpf's later
+ * open rules were not checked for, then its dependencies as if it opened
+ * (the reader took it whole: every CO-RE relocation, hook, extern,
+ * helper, map and program type); its externs without BTF are rows
+ * unknown everywhere. It fails the run (exit status 1) as a dependency
+ * that breaks does, and the other objects are reported in full.
+ *
+ * Exit status: 0 nothing breaks; 1 some object is refused at open, or
+ * some dependency gives an error or wrong data on some kernel; 2 bad
+ * usage or bad input: a file that is no BPF object the reader can read
+ * (not ELF, another machine, cut short, no .BTF). Every input is read
+ * and checked before a report is written: bad input prints no report.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,8 +59,11 @@ const char bc_deps_usage[] =
 "  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
 "               modules) to FILE, a saved kernel file (an archive of one\n"
 "               kernel) that --kernel takes and reads fast\n"
-"Exit status: 0 nothing breaks, 1 an error or wrong data on some kernel,\n"
-"2 bad usage or input.\n";
+"An object libbpf 1.1 refuses at open is reported \"refused at open\" with\n"
+"libbpf's reason, then what else it tells; a file that is no BPF object\n"
+"(not ELF, another machine, cut short) is bad input.\n"
+"Exit status: 0 nothing breaks, 1 an object refused at open or an error or\n"
+"wrong data on some kernel, 2 bad usage or input.\n";
 
 struct deps_args {
 	char **objects;
@@ -234,7 +247,8 @@ static size_t text_width(const char *s)
 	return strlen(s);
 }
 
-static void print_text(const struct bc_deps_report *r, char **kernels,
+static void print_text(const struct bc_deps_report *r,
+		       const struct bc_bpf_object *obj, char **kernels,
 		       char **kconfigs, bool all, bool color,
 		       struct bc_text *out)
 {
@@ -271,8 +285,18 @@ static void print_text(const struct bc_deps_report *r, char **kernels,
 				col_w[k] = t.len;
 		}
 	}
-	bc_text_printf(out, "%s: %u dependencies, %u not ok on some kernel\n",
-		       r->object, r->nr_deps, r->nr_deps - ok);
+	if (obj->refused) {
+		const char *on = color ? colour_of(BC_CONS_ERROR) : "";
+
+		bc_text_printf(out, "%s: %srefused at open%s by libbpf 1.1 (loads on no kernel): %s\n"
+			       "  not told: whether libbpf's later open rules refuse it too (%s)\n"
+			       "  if it opened: %u dependencies, %u not ok on some kernel\n",
+			       r->object, on, *on ? "\033[0m" : "", obj->refused,
+			       obj->unchecked, r->nr_deps, r->nr_deps - ok);
+	} else {
+		bc_text_printf(out, "%s: %u dependencies, %u not ok on some kernel\n",
+			       r->object, r->nr_deps, r->nr_deps - ok);
+	}
 	for (k = 0; k < nr; k++)
 		bc_text_printf(out, "  [%u] %s%s%s\n", k + 1, kernels[k],
 			       kconfigs[k] ? "  config: " : "",
@@ -455,7 +479,8 @@ static void json_list(const struct bc_deps_report *r, enum bc_dep_class class,
 	bc_text_puts(out, "]");
 }
 
-static void print_json(const struct bc_deps_report *r, char **kernels,
+static void print_json(const struct bc_deps_report *r,
+		       const struct bc_bpf_object *obj, char **kernels,
 		       struct bc_text *out)
 {
 	char **keys = calloc(r->nr_kernels ? r->nr_kernels : 1, sizeof(*keys));
@@ -477,6 +502,15 @@ static void print_json(const struct bc_deps_report *r, char **kernels,
 	}
 	bc_text_puts(out, "{\"object\":");
 	bc_text_json_str(out, r->object);
+	if (obj->refused) {
+		/* the dependencies below: as if libbpf opened it */
+		bc_text_puts(out, ",\"status\":\"refused at open\",\"consequence\":\"error\",\"reason\":");
+		bc_text_json_str(out, obj->refused);
+		bc_text_puts(out, ",\"not_checked\":");
+		bc_text_json_str(out, obj->unchecked);
+	} else {
+		bc_text_puts(out, ",\"status\":\"opens\"");
+	}
 	bc_text_puts(out, ",\"kernels\":[");
 	for (k = 0; k < r->nr_kernels; k++) {
 		bc_text_puts(out, k ? "," : "");
@@ -579,9 +613,12 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
-	/* objects first: a bad one stops the run before any kernel is read */
+	/*
+	 * Objects first: one that is no BPF object stops the run before any
+	 * kernel is read; one libbpf refuses at open is reported (refused).
+	 */
 	for (i = 0; i < a.nr_objects; i++, nr_objs++) {
-		if (bc_bpf_object_load(a.objects[i], &objs[i], log))
+		if (bc_bpf_object_load_any(a.objects[i], &objs[i], log))
 			goto out;
 		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
@@ -611,6 +648,8 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		uint32_t d;
 
 		r->object = a.objects[i];
+		if (objs[i].refused)
+			breaks = true;
 		for (d = 0; d < r->nr_deps; d++) {
 			enum bc_dep_consequence c = bc_dep_worst(&r->deps[d],
 								 r->nr_kernels);
@@ -619,9 +658,10 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 				breaks = true;
 		}
 		if (a.json)
-			print_json(r, labels, &out);
+			print_json(r, &objs[i], labels, &out);
 		else
-			print_text(r, labels, kconfigs, a.all, a.color, &out);
+			print_text(r, &objs[i], labels, kconfigs, a.all, a.color,
+				   &out);
 		if (out.err) {
 			bc_log_error(log, out.err, "out of memory");
 			goto out;

@@ -444,7 +444,7 @@ int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
 		err = attach(ar, ATT_MODULES_BASE, put_base_v,
 			     k->modules_base ? k->modules_base : btf);
 	if (!err)
-		err = bc_archive_serialize(ar, out, size, log);
+		err = bc_archive_serialize_quick(ar, out, size, log);
 	bc_archive_free(ar);
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "%s: out of memory", k->arg);
@@ -459,14 +459,20 @@ int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 		     bc_archive_default_name(k->arg);
 	void *data = NULL;
 	size_t size = 0;
-	int err;
+	int lock_fd = -1, err;
 
 	if (!name)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", out_path);
 	err = bc_deps_kernel_serialize(k, name, &data, &size, log);
 	free(name);
+	/* over an archive an `archive add` may be rewriting: take turns */
+	if (!err && strcmp(out_path, "-"))
+		err = bc_archive_lock_file(out_path, BC_ARCHIVE_WAIT_MS, false,
+					   &lock_fd, log);
 	if (!err)
 		err = bc_file_write_atomic(out_path, data, size, log);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(data);
 	return err;
 }
@@ -2174,6 +2180,30 @@ static int kconfig_cell(const struct bc_btf *btf, uint32_t type,
 	return why[0] ? set_detail(c, "%s", why) : 0;
 }
 
+/*
+ * An extern of an object libbpf refuses that its BTF does not type (no
+ * VAR or FUNC of a .ksyms or .kconfig DATASEC: libbpf's "failed to find
+ * BTF for extern"): neither a kfunc, a ksym nor a kconfig, so no kernel
+ * can be asked about it. A row of its own, unknown everywhere, so that
+ * the report names it.
+ */
+static int untyped_extern(struct builder *b, const struct bc_bpf_extern *x)
+{
+	struct bc_dep *d = add_dep(b, BC_DEP_EXTERN, NULL, "extern", NULL,
+				   x->name);
+	uint32_t k;
+
+	if (!d)
+		return -ENOMEM;
+	d->weak = x->weak;
+	for (k = 0; k < b->nr_kernels; k++) {
+		d->cells[k].status = BC_DEP_UNKNOWN;
+		if (set_detail(&d->cells[k], "no BTF in the object's .ksyms or .kconfig: neither kfunc, ksym nor kconfig, not checked"))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 			 const struct bc_deps_kernel *kernels)
 {
@@ -2187,8 +2217,14 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 		const char *what;
 		struct bc_dep *d;
 
-		if (!sec)
+		if (!sec && !obj->refused)
+			continue;	/* not an extern libbpf knows of */
+		if (!sec) {
+			/* libbpf refuses the object: say what it stops at */
+			if (untyped_extern(b, x))
+				return -ENOMEM;
 			continue;
+		}
 		if (!strcmp(sec, ".kconfig"))
 			what = "kconfig";
 		else

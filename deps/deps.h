@@ -157,7 +157,10 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
  * Writes k (its BTF, symbols, inlined names, config, modules) to path as
  * a saved kernel file: an archive of one kernel named after k's file,
  * with checksums, which bc_deps_kernel_load() takes like any kernel; the
- * bytes depend on the kernel only. Returns 0 or a negative errno.
+ * bytes depend on the kernel only. A file already at path is replaced
+ * under the archive writers' lock (archive.h: bc_archive_lock_file), so
+ * the save waits for an `archive add` or `remove` rewriting it (at most
+ * BC_ARCHIVE_WAIT_MS, then -ETIMEDOUT). Returns 0 or a negative errno.
  */
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *path,
 			const struct bc_log *log);

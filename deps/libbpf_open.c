@@ -3,9 +3,11 @@
  * What libbpf 1.1 refuses when it opens an object (bpf_object__open).
  *
  * Problem: an object libbpf will not open never loads, on any kernel;
- * `deps` must say so, with libbpf's reason, instead of checking the
- * object's dependencies as if it could load. The reader (bpf_object.c)
- * takes far more than libbpf does, so its acceptance says nothing here.
+ * `deps` must say so, with libbpf's reason, and not as if it could load.
+ * The reader (bpf_object.c) takes far more than libbpf does, so its
+ * acceptance says nothing here. A refusal is kept with the object for
+ * deps (bc_bpf_object_load_any(): a row "refused at open" with libbpf's
+ * reason, its dependencies told as if it opened) or is an error (min).
  * Example: bcc's sigsnoop.bpf.c calls bpf_ksym_exists(), which Debian's
  * libbpf 1.1 headers do not define; clang makes it an implicit extern
  * function with no BTF, and libbpf stops at "failed to find BTF for
@@ -63,7 +65,7 @@ struct open_check {
 	const char *path;
 	const struct elf_view *v;
 	const struct bc_bpf_object *obj;
-	const struct bc_log *log;
+	char why[320];			/* libbpf's reason, once refused */
 	uint32_t symtab;		/* section index of the symbol table */
 	const Elf64_Sym *syms;
 	size_t nr_syms;
@@ -73,20 +75,18 @@ struct open_check {
 	uint32_t maps;			/* .maps, or 0 */
 };
 
-/* libbpf's reason, after the file's name; returns err. */
-static int refuse(const struct open_check *c, int err, const char *fmt, ...)
+/* Keeps libbpf's reason in c->why; returns err. */
+static int refuse(struct open_check *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int refuse(const struct open_check *c, int err, const char *fmt, ...)
+static int refuse(struct open_check *c, int err, const char *fmt, ...)
 {
-	char why[320];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
-	return bc_log_error(c->log, err, "%s: libbpf 1.1 refuses it at open: %s",
-			    c->path, why);
+	return err;
 }
 
 static const char *sym_name(const struct open_check *c, const Elf64_Sym *s)
@@ -375,7 +375,7 @@ static bool is_extern_name(const struct open_check *c, const char *name)
 }
 
 /* Every entry of an extern DATASEC is an extern of the symbol table. */
-static int check_extern_datasec(const struct open_check *c, uint32_t sec)
+static int check_extern_datasec(struct open_check *c, uint32_t sec)
 {
 	const struct bc_btf *btf = c->obj->btf;
 	const struct btf_type *t = bc_btf_type(btf, sec);
@@ -402,7 +402,7 @@ static int check_extern_datasec(const struct open_check *c, uint32_t sec)
 }
 
 /* 3: bpf_object__collect_externs(). */
-static int check_externs(const struct open_check *c)
+static int check_externs(struct open_check *c)
 {
 	const struct bc_btf *btf = c->obj->btf;
 	uint32_t ksyms = 0, kconfig = 0;
@@ -493,7 +493,7 @@ static uint64_t elf_section_size(const struct open_check *c, const char *name)
 }
 
 /* 4: bpf_object_fixup_btf(), the DATASECs of data. */
-static int check_datasecs(const struct open_check *c)
+static int check_datasecs(struct open_check *c)
 {
 	const struct bc_btf *btf = c->obj->btf;
 	uint32_t id, end = bc_btf_end_id(btf), j;
@@ -530,7 +530,7 @@ static int check_datasecs(const struct open_check *c)
 }
 
 /* libbpf's get_map_field_int(): a pointer to an array. */
-static int check_map_int_field(const struct open_check *c, const char *map,
+static int check_map_int_field(struct open_check *c, const char *map,
 			       const struct btf_member *m, const char *field)
 {
 	const struct bc_btf *btf = c->obj->btf;
@@ -559,7 +559,7 @@ static uint32_t map_int_value(const struct bc_btf *btf,
 }
 
 /* libbpf's parse_btf_map_def() of a map of .maps, strict. */
-static int check_map_def(const struct open_check *c, const char *map,
+static int check_map_def(struct open_check *c, const char *map,
 			 const struct btf_type *def)
 {
 	static const char *const int_fields[] = {
@@ -614,7 +614,7 @@ static int check_map_def(const struct open_check *c, const char *map,
 }
 
 /* 5: bpf_object__init_user_btf_maps(), strict. */
-static int check_maps(const struct open_check *c)
+static int check_maps(struct open_check *c)
 {
 	static const char *const linkages[] = { "static", "global", "extern" };
 	const struct bc_btf *btf = c->obj->btf;
@@ -690,7 +690,7 @@ static bool sym_is_subprog(const Elf64_Sym *sym, uint32_t text)
 }
 
 /* One relocation of a program's instruction (bpf_program__record_reloc). */
-static int check_reloc(const struct open_check *c,
+static int check_reloc(struct open_check *c,
 		       const struct bc_bpf_program *prog,
 		       const struct bpf_insn *insn, uint32_t insn_idx,
 		       const Elf64_Sym *sym, const char *name)
@@ -735,7 +735,7 @@ static int check_reloc(const struct open_check *c,
 }
 
 /* 6: bpf_object__collect_prog_relos() for every program section. */
-static int check_relocations(const struct open_check *c)
+static int check_relocations(struct open_check *c)
 {
 	const struct elf_view *v = c->v;
 	uint32_t i, s;
@@ -804,41 +804,69 @@ static int check_relocations(const struct open_check *c)
 }
 
 /*
+ * libbpf's open rules in its order; after a refusal it checks nothing
+ * more, so neither does deps. unchecked: what the rules after each one
+ * would have looked at (said of a refused object as what deps cannot
+ * tell).
+ */
+static const struct {
+	int (*check)(struct open_check *c);
+	const char *unchecked;
+} open_rules[] = {
+	{ check_sections,
+	  "the rest of its sections, its externs, data sections, .maps and the relocations of its programs" },
+	{ check_externs,
+	  "the rest of its externs, its data sections, .maps and the relocations of its programs" },
+	{ check_datasecs,
+	  "the rest of its data sections, its .maps and the relocations of its programs" },
+	{ check_maps, "the rest of its .maps and the relocations of its programs" },
+	{ check_relocations, "the rest of the relocations of its programs" },
+};
+
+/*
  * What libbpf 1.1's bpf_object__open() refuses in an object the reader
  * took (v over obj's image, obj filled in): 0, or libbpf's negative errno
- * after one message naming the file and giving libbpf's reason.
+ * with libbpf's reason in c->why and *unchecked set (open_rules).
  */
-static int check_open(const char *path, const struct elf_view *v,
-		      const struct bc_bpf_object *obj,
-		      const struct bc_log *log)
+static int check_open(struct open_check *c, const char **unchecked)
 {
-	struct open_check c = {
-		.path = path, .v = v, .obj = obj, .log = log,
-	};
+	size_t r;
 	int err;
 
-	err = check_sections(&c);
-	if (!err)
-		err = check_externs(&c);
-	if (!err)
-		err = check_datasecs(&c);
-	if (!err)
-		err = check_maps(&c);
-	if (!err)
-		err = check_relocations(&c);
-	return err;
+	for (r = 0; r < sizeof(open_rules) / sizeof(open_rules[0]); r++) {
+		err = open_rules[r].check(c);
+		if (err) {
+			*unchecked = open_rules[r].unchecked;
+			return err;
+		}
+	}
+	return 0;
 }
 
 /*
  * Opening an object as libbpf does (bpf_object.h): the reader, then what
  * libbpf refuses at open; an object libbpf will not open never loads
- * anywhere. Then the file's bytes go but for the instructions.
+ * anywhere. A refusal is an error, or with keep_refused the object loads
+ * with libbpf's reason in obj->refused (deps reports what else it can
+ * tell of it). Then the file's bytes go but for the instructions.
  */
 static int open_checked(const char *path, struct bc_bpf_object *obj,
-			const struct elf_view *v, const struct bc_log *log)
+			const struct elf_view *v, bool keep_refused,
+			const struct bc_log *log)
 {
-	int err = check_open(path, v, obj, log);
+	struct open_check c = { .path = path, .v = v, .obj = obj };
+	const char *unchecked = NULL;
+	int err = check_open(&c, &unchecked);
 
+	if (err && !keep_refused) {
+		bc_log_error(log, err, "%s: libbpf 1.1 refuses it at open: %s",
+			     path, c.why);
+	} else if (err) {
+		obj->refused = strdup(c.why);
+		obj->unchecked = unchecked;
+		err = obj->refused ? 0 :
+		      bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
 	if (!err && bc_bpf_object_keep_insns(obj))
 		err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	if (err)
@@ -852,7 +880,7 @@ int bc_bpf_object_load(const char *path, struct bc_bpf_object *obj,
 	struct elf_view v;
 	int err = bc_bpf_object_read_file(path, obj, &v, log);
 
-	return err ? err : open_checked(path, obj, &v, log);
+	return err ? err : open_checked(path, obj, &v, false, log);
 }
 
 int bc_bpf_object_parse(const void *data, size_t size, const char *path,
@@ -861,5 +889,24 @@ int bc_bpf_object_parse(const void *data, size_t size, const char *path,
 	struct elf_view v;
 	int err = bc_bpf_object_read(data, size, path, obj, &v, log);
 
-	return err ? err : open_checked(path, obj, &v, log);
+	return err ? err : open_checked(path, obj, &v, false, log);
+}
+
+int bc_bpf_object_load_any(const char *path, struct bc_bpf_object *obj,
+			   const struct bc_log *log)
+{
+	struct elf_view v;
+	int err = bc_bpf_object_read_file(path, obj, &v, log);
+
+	return err ? err : open_checked(path, obj, &v, true, log);
+}
+
+int bc_bpf_object_parse_any(const void *data, size_t size, const char *path,
+			    struct bc_bpf_object *obj,
+			    const struct bc_log *log)
+{
+	struct elf_view v;
+	int err = bc_bpf_object_read(data, size, path, obj, &v, log);
+
+	return err ? err : open_checked(path, obj, &v, true, log);
 }

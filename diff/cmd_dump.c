@@ -2,11 +2,14 @@
 /*
  * btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT
  * btfcanon dump -f c --check HEADER INPUT
+ * btfcanon dump [-f c] --for FILE [--for FILE]... INPUT
  *
  * The whole output is built in memory and written at the end (atomically
  * with -o), so a bad input writes nothing. --check compares the header
  * that would be written with a checked-in one and shows the difference
  * with diff -u: the CI test for projects that keep vmlinux.h in git.
+ * --for makes it the slim header of one program (slim.h): the input's
+ * sub-BTF that the program's sources and objects select.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,10 +25,12 @@
 #include "commands.h"
 #include "dump.h"
 #include "../archive/input.h"
+#include "slim.h"
 
 const char bc_dump_usage[] =
 "Usage: btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT\n"
 "       btfcanon dump -f c --check HEADER [--base FILE] INPUT\n"
+"       btfcanon dump -f c --for FILE [--for FILE]... INPUT\n"
 "  -f c       C header (vmlinux.h) ordered by name, for stable diffs\n"
 "  -f raw     listing of every type with its id, as bpftool prints it (default)\n"
 "  -f json    the same as JSON, one type per line\n"
@@ -33,6 +38,8 @@ const char bc_dump_usage[] =
 "  --keep-ids list the input's own ids instead of the canonical order\n"
 "  -o F       write to F (atomically) instead of standard output\n"
 "  --check H  exit 1 and show the difference when H is not what -f c writes\n"
+"  --for F    only what the program needs: F is one of its C sources or\n"
+"             headers, or a BPF object (ELF); repeat for each file\n"
 "Exit status: 0 written (or up to date), 1 stale (--check), 2 error.\n";
 
 enum dump_format {
@@ -47,17 +54,41 @@ struct dump_args {
 	const char *check;
 	enum dump_format format;
 	struct bc_input_opts input_opts;
+	/* --for: argv's strings, sources and objects apart */
+	const char **sources, **objects;
+	size_t nr_sources, nr_objects;
 };
+
+/* An ELF file (a BPF object) or, else, a C source. */
+static bool is_elf_file(const char *path)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return false;	/* the source reader says why */
+	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic))
+		magic[0] = 0;
+	fclose(f);
+	return !memcmp(magic, "\177ELF", 4);
+}
+
+static void free_dump_args(struct dump_args *args)
+{
+	free(args->sources);
+	free(args->objects);
+}
 
 static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 {
-	enum { OPT_BASE = 256, OPT_KEEP_IDS, OPT_CHECK };
+	enum { OPT_BASE = 256, OPT_KEEP_IDS, OPT_CHECK, OPT_FOR };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "keep-ids", no_argument, NULL, OPT_KEEP_IDS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "for", required_argument, NULL, OPT_FOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,6 +96,12 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 
 	memset(args, 0, sizeof(*args));
 	args->input_opts.canonicalize = true;
+	args->sources = calloc(argc + 1, sizeof(*args->sources));
+	args->objects = calloc(argc + 1, sizeof(*args->objects));
+	if (!args->sources || !args->objects) {
+		fprintf(stderr, "btfcanon dump: out of memory\n");
+		return -ENOMEM;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -94,6 +131,12 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 		case OPT_CHECK:
 			args->check = optarg;
 			break;
+		case OPT_FOR:
+			if (is_elf_file(optarg))
+				args->objects[args->nr_objects++] = optarg;
+			else
+				args->sources[args->nr_sources++] = optarg;
+			break;
 		case 'h':
 			fputs(bc_dump_usage, stdout);
 			exit(0);
@@ -118,12 +161,66 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 	return 0;
 }
 
+/*
+ * in's slim sub-BTF for the --for files, as *btf (parsed) and *lbtf
+ * (libbpf's view, the same ids). Returns 0 or a negative errno after a
+ * message.
+ */
+static int slim_input(const struct dump_args *args, const struct bc_input *in,
+		      struct bc_btf **btf, struct btf **lbtf,
+		      const struct bc_log *log)
+{
+	struct bc_slim_request req = {
+		.sources = args->sources, .nr_sources = args->nr_sources,
+		.objects = args->objects, .nr_objects = args->nr_objects,
+	};
+	struct btf *lbase = NULL, *lfull = NULL;
+	const void *raw;
+	uint32_t size;
+	int err;
+
+	err = bc_input_to_libbpf(in, &lbase, &lfull, log);
+	if (!err)
+		err = bc_slim_btf(lfull, &req, lbtf, log);
+	btf__free(lfull);
+	btf__free(lbase);
+	if (err)
+		return err;
+	raw = btf__raw_data(*lbtf, &size);
+	if (!raw)
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", args->input);
+	else
+		err = bc_btf_parse(raw, size, NULL, in->btf->path, log, btf);
+	if (err) {
+		btf__free(*lbtf);
+		*lbtf = NULL;
+	}
+	return err;
+}
+
 static int render(const struct dump_args *args, const struct bc_input *in,
 		  struct bc_text *out, const struct bc_log *log)
 {
 	struct btf *lbase = NULL, *lbtf = NULL;
+	struct bc_btf *slim = NULL;
 	int err;
 
+	if (args->nr_sources || args->nr_objects) {
+		err = slim_input(args, in, &slim, &lbtf, log);
+		if (err)
+			return err;
+		if (args->format == DUMP_C)
+			err = bc_dump_c(slim, lbtf, out, log);
+		else if (args->format == DUMP_JSON)
+			err = bc_dump_json(slim, out);
+		else
+			err = bc_dump_raw(slim, out);
+		if (err && args->format != DUMP_C)
+			bc_log_error(log, err, "%s: out of memory", args->input);
+		bc_btf_free(slim);
+		btf__free(lbtf);
+		return err;
+	}
 	switch (args->format) {
 	case DUMP_RAW:
 		err = bc_dump_raw(in->btf, out);
@@ -144,8 +241,8 @@ static int render(const struct dump_args *args, const struct bc_input *in,
 	return err;
 }
 
-/* Shows "diff -u HEADER <what dump -f c writes>". */
-static void show_difference(const char *header, const char *input,
+/* Shows "diff -u HEADER <what producer writes>". */
+static void show_difference(const char *header, const char *producer,
 			    const struct bc_text *fresh)
 {
 	char tmp[] = "/tmp/btfcanon-check.XXXXXX";
@@ -160,19 +257,19 @@ static void show_difference(const char *header, const char *input,
 			close(fd);
 			unlink(tmp);
 		}
-		fprintf(stderr, "btfcanon dump: cannot show the difference: %s\n",
+		fprintf(stderr, "btfcanon: cannot show the difference: %s\n",
 			strerror(errno));
 		return;
 	}
 	fwrite(bc_text_str(fresh), 1, fresh->len, f);
 	fclose(f);
-	snprintf(label, sizeof(label), "btfcanon dump -f c %s", input);
+	snprintf(label, sizeof(label), "%s", producer);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		execlp("diff", "diff", "-u", "--label", header, "--label", label,
 		       header, tmp, (char *)NULL);
-		fprintf(stderr, "btfcanon dump: cannot run diff: %s\n",
+		fprintf(stderr, "btfcanon: cannot run diff: %s\n",
 			strerror(errno));
 		_exit(2);
 	}
@@ -200,9 +297,8 @@ static int read_text_file(const char *path, struct bc_text *text)
 	return err ? err : text->err;
 }
 
-/* Returns 0 when header holds exactly fresh, 1 when not, 2 on error. */
-static int check_header(const char *header, const char *input,
-			const struct bc_text *fresh, const struct bc_log *log)
+int bc_check_header(const char *header, const char *producer,
+		    const struct bc_text *fresh, const struct bc_log *log)
 {
 	struct bc_text old;
 	bool stale;
@@ -221,9 +317,9 @@ static int check_header(const char *header, const char *input,
 	bc_text_deinit(&old);
 	if (!stale)
 		return 0;
-	printf("%s is stale: it differs from what `btfcanon dump -f c %s` writes\n",
-	       header, input);
-	show_difference(header, input, fresh);
+	printf("%s is stale: it differs from what `%s` writes\n", header,
+	       producer);
+	show_difference(header, producer, fresh);
 	return 1;
 }
 
@@ -234,19 +330,27 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 	struct bc_text out;
 	int err, status;
 
-	if (parse_dump_args(argc, argv, &args))
+	if (parse_dump_args(argc, argv, &args)) {
+		free_dump_args(&args);
 		return 2;
+	}
 	bc_text_init(&out);
 	err = bc_input_load(args.input, &args.input_opts, &in, log);
 	if (!err)
 		err = render(&args, &in, &out, log);
 	if (err)
 		status = 2;
-	else if (args.check)
-		status = check_header(args.check, args.input, &out, log);
+	else if (args.check) {
+		char producer[4096];
+
+		snprintf(producer, sizeof(producer), "btfcanon dump -f c %s",
+			 args.input);
+		status = bc_check_header(args.check, producer, &out, log);
+	}
 	else
 		status = bc_file_write_atomic(args.output ? args.output : "-",
 					      bc_text_str(&out), out.len, log) ? 2 : 0;
+	free_dump_args(&args);
 	bc_input_deinit(&in);
 	bc_text_deinit(&out);
 	return status;

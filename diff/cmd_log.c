@@ -4,7 +4,8 @@
  * of an archive. tools/btfcanon.c routes it here, since the log is a diff
  * across kernels; the rest of the `archive` command is archive/cmd_archive.c.
  *
- * Kernels of a flavor in version order, runs of kernels whose definition
+ * Kernels of a line (a flavor of a distribution: "cloud-amd64", "el
+ * x86_64"; archive/names.c) in version order, runs of kernels whose definition
  * reads the same folded into one line, the definition printed in full
  * where it first appears and as removed/added lines where it changes.
  * Definitions are C read through a view (archive/ktypes.h) and spelled by
@@ -319,6 +320,16 @@ static void print_indented(const char *text)
 	}
 }
 
+/* Kernel names a and b are of one line (flavor and distribution). */
+static bool same_line(const char *a, const char *b)
+{
+	char la[512], lb[512];
+
+	bc_archive_name_line(a, la, sizeof(la));
+	bc_archive_name_line(b, lb, sizeof(lb));
+	return !strcmp(la, lb);
+}
+
 static bool same_text(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
@@ -348,14 +359,15 @@ int bc_cmd_archive_log(int argc, char **argv, const struct bc_log *log)
 		says[k] = kernel_says(ar, argv[1], k, &want, log);
 	printf("%s\n", argv[2]);
 	for (start = 0; start < nr;) {
-		const char *flavor = bc_archive_name_flavor(bc_archive_kernel_name(ar, start));
+		const char *first = bc_archive_kernel_name(ar, start);
 		const char *prev = NULL;
 		uint32_t end = start;
+		char line[512];
 
-		while (end < nr &&
-		       !strcmp(flavor, bc_archive_name_flavor(bc_archive_kernel_name(ar, end))))
+		while (end < nr && same_line(first, bc_archive_kernel_name(ar, end)))
 			end++;
-		printf("%s:\n", *flavor ? flavor : "(no flavor)");
+		bc_archive_name_line(first, line, sizeof(line));
+		printf("%s:\n", *line ? line : "(no flavor)");
 		for (k = start; k < end;) {
 			uint32_t run = k;
 

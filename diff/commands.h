@@ -14,9 +14,20 @@
 int bc_cmd_dump(int argc, char **argv, const struct bc_log *log);
 int bc_cmd_diff(int argc, char **argv, const struct bc_log *log);
 int bc_cmd_archive_log(int argc, char **argv, const struct bc_log *log);
+int bc_cmd_header(int argc, char **argv, const struct bc_log *log);
+
+/*
+ * --check of dump and header: 0 when the file header holds exactly fresh;
+ * 1 when not, after "HEADER is stale" and diff -u against what producer
+ * (the command line, for the label) writes; 2 when header cannot be read.
+ */
+struct bc_text;
+int bc_check_header(const char *header, const char *producer,
+		    const struct bc_text *fresh, const struct bc_log *log);
 
 /* Usage lines of both commands, for btfcanon --help. */
 extern const char bc_dump_usage[];
 extern const char bc_diff_usage[];
+extern const char bc_header_usage[];
 
 #endif

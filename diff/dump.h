@@ -30,4 +30,19 @@ int bc_dump_json(const struct bc_btf *btf, struct bc_text *out);
 int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log);
 
+struct bc_dump_c_opts {
+	/*
+	 * kfuncs written without __weak ("extern DECL __ksym;"): those every
+	 * kernel of a header's set has. Names sorted by strcmp; the others
+	 * stay "__weak __ksym" as bpftool writes every one.
+	 */
+	const char *const *strong_kfuncs;
+	uint32_t nr_strong_kfuncs;
+};
+
+/* bc_dump_c() with options (NULL: bc_dump_c()'s text). */
+int bc_dump_c_with(const struct bc_btf *btf, const struct btf *lbtf,
+		   const struct bc_dump_c_opts *opts, struct bc_text *out,
+		   const struct bc_log *log);
+
 #endif

@@ -99,6 +99,7 @@ struct fwd_line {
 struct c_dump {
 	const struct bc_btf *btf;
 	struct btf_dump *d;
+	const struct bc_dump_c_opts *opts;	/* never NULL */
 	struct bc_text *sink;	/* where btf_dump writes now */
 	struct fwd_line *fwds;	/* every struct, union and FWD, sorted by text */
 	uint32_t nr_fwds;
@@ -469,7 +470,12 @@ static int cmp_fwd_root(const void *pa, const void *pb)
  * Asks btf_dump for "struct foo;" of every named struct, union and forward
  * declaration, by name, into a scratch text: this fixes the ___N suffixes
  * in name order, and keeps each spelling (c->fwds, sorted by text) to
- * recognize btf_dump's own forward declarations later.
+ * recognize btf_dump's own forward declarations later. Typedefs are named
+ * the same way (their spelling is not kept): two typedefs of one name
+ * ("typedef __u8 u8" and "typedef unsigned char u8") would otherwise get
+ * their suffixes in the order btf_dump first writes them, which any type
+ * written before them can change, and which differs between a header and
+ * the slim header of the same BTF (slim.h).
  */
 static int name_aggregates(struct c_dump *c, const struct root *roots,
 			   uint32_t nr_roots)
@@ -491,7 +497,8 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 		uint32_t kind = bc_type_kind(t);
 
 		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
-		     kind == BTF_KIND_FWD) && t->name_off)
+		     kind == BTF_KIND_FWD || kind == BTF_KIND_TYPEDEF) &&
+		    t->name_off)
 			decls[nr++] = roots[i];
 	}
 	qsort(decls, nr, sizeof(*decls), cmp_fwd_root);
@@ -499,6 +506,7 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 	c->sink = &scratch;
 	for (i = 0; i < nr && !err; i++) {
 		struct fwd_line *line = &c->fwds[c->nr_fwds];
+		uint32_t kind = bc_type_kind(bc_btf_type(c->btf, decls[i].id));
 
 		bc_text_truncate(&scratch, 0);
 		err = btf_dump__emit_type_decl(c->d, decls[i].id, &opts);
@@ -507,9 +515,10 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 			err = scratch.err;
 		if (err)
 			break;
+		if (kind == BTF_KIND_TYPEDEF)
+			continue;
 		line->text = strdup(bc_text_str(&scratch));
-		line->is_fwd_kind =
-			bc_type_kind(bc_btf_type(c->btf, decls[i].id)) == BTF_KIND_FWD;
+		line->is_fwd_kind = kind == BTF_KIND_FWD;
 		if (!line->text)
 			err = -ENOMEM;
 		else
@@ -759,6 +768,25 @@ static int collect_kfuncs(const struct bc_btf *btf, struct kfunc **out)
 	return j;
 }
 
+/* Whether opts lists kfunc name as present in every kernel (not __weak). */
+static bool is_strong(const struct bc_dump_c_opts *opts, const char *name)
+{
+	uint32_t lo = 0, hi = opts->nr_strong_kfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(opts->strong_kfuncs[mid], name);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /*
  * The kfunc prototypes, as bpftool >= 7.5 writes them after the types:
  * "extern [__bpf_fastcall ]DECL __weak __ksym;" inside
@@ -781,7 +809,8 @@ static int emit_kfuncs(struct c_dump *c)
 							  "extern ");
 		opts.field_name = kfuncs[i].name;
 		err = btf_dump__emit_type_decl(c->d, func->type, &opts);
-		bc_text_puts(c->sink, " __weak __ksym;\n");
+		bc_text_puts(c->sink, is_strong(c->opts, kfuncs[i].name) ?
+				      " __ksym;\n" : " __weak __ksym;\n");
 	}
 	bc_text_puts(c->sink, "#endif\n\n");
 	free(kfuncs);
@@ -1044,7 +1073,15 @@ static int check_layout(const struct bc_btf *btf, const struct btf *lbtf,
 int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log)
 {
-	struct c_dump c = { .btf = btf };
+	return bc_dump_c_with(btf, lbtf, NULL, out, log);
+}
+
+int bc_dump_c_with(const struct bc_btf *btf, const struct btf *lbtf,
+		   const struct bc_dump_c_opts *opts, struct bc_text *out,
+		   const struct bc_log *log)
+{
+	static const struct bc_dump_c_opts no_opts;
+	struct c_dump c = { .btf = btf, .opts = opts ? opts : &no_opts };
 	struct root *roots = NULL;
 	uint32_t i, nr_roots = 0;
 	struct bc_text body;

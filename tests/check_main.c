@@ -28,6 +28,7 @@ int main(void)
 	srunner_add_suite(sr, distill_suite());
 	srunner_add_suite(sr, kimage_suite());
 	srunner_add_suite(sr, archive_suite());
+	srunner_add_suite(sr, header_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

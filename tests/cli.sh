@@ -327,6 +327,16 @@ check_help() {
 	stdout_has "sort"
 	run 0 "$BTFCANON" sort --help
 	stdout_has "sort"
+	# archive's options stand in their own list after the prose, not in
+	# the middle of a sentence (issue 27); no line past 80 columns
+	run 0 "$BTFCANON" archive --help
+	stdout_has "Usage: btfcanon archive create"
+	awk '/^Options:$/ { opts = 1 }
+	     /^ *-j N/ && !opts { exit 1 }
+	     length($0) > 80 { exit 1 }
+	     END { exit !opts }' stdout ||
+		die "archive --help: an option outside its Options: list, or a line past 80 columns"
+	grep -q '^  -j N  ' stdout || die "archive --help: no -j N in Options:"
 }
 run_case "--help" check_help
 
@@ -1115,6 +1125,74 @@ check_archive() {
 	no_temps .
 }
 run_case "archive: create, add, list, extract, remove, log, ARCHIVE:NAME" check_archive
+
+# BTFHub's files (X.btf.tar.xz) and one compressed stream of BTF (X.btf.xz,
+# .gz, .zst) are kernel X; RPM releases sort in version order, each
+# distribution's line together (archive/names.c), and log reads by line.
+check_archive_btfhub() {
+	cp "$IN/good.btf" 4.18.0-147.5.1.el8_1.x86_64.btf
+	tar -cJf 4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz 4.18.0-147.5.1.el8_1.x86_64.btf
+	xz -c "$IN/good.btf" > 4.18.0-80.el8.x86_64.btf.xz
+	zstd -q -c "$IN/good.btf" > 4.18.0-193.el8_2.x86_64.btf.zst
+	gzip -n -c "$IN/good.btf" > 4.19.90-2003.4.0.0036.oe1.x86_64.btf.gz
+	run 0 "$BTFCANON" archive create k.bca 4.19.90-2003.4.0.0036.oe1.x86_64.btf.gz \
+		4.18.0-193.el8_2.x86_64.btf.zst 4.18.0-147.5.1.el8_1.x86_64.btf.tar.xz \
+		4.18.0-80.el8.x86_64.btf.xz
+	run 0 "$BTFCANON" archive list k.bca
+	printf '%s\n' 4.18.0-80.el8.x86_64 4.18.0-147.5.1.el8_1.x86_64 \
+		4.18.0-193.el8_2.x86_64 4.19.90-2003.4.0.0036.oe1.x86_64 > want
+	same stdout want "names and order of BTFHub's files"
+	run 0 "$BTFCANON" archive log k.bca 'struct pair'
+	stdout_has "el x86_64:"
+	stdout_has "4.18.0-80.el8.x86_64 .. 4.18.0-193.el8_2.x86_64 (3 kernels)"
+	stdout_has "oe x86_64:"
+	no_temps .
+}
+run_case "archive: BTFHub's file names, RPM releases in version order" check_archive_btfhub
+
+# Writers take turns (issue 27): a lock held by flock(1) makes add and
+# remove wait --wait seconds, then exit 2 changing nothing; readers do not
+# wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
+# deps --save over the file waits for the lock.
+# The concurrent and killed writers: the archive suite (writers, lockkill).
+check_archive_lock() {
+	command -v flock > /dev/null || die "flock not found (util-linux)"
+	run 0 "$BTFCANON" archive create k.bca "$IN/good.btf" --name 6.1.0-1-amd64
+	cp k.bca before.bca
+	flock -o k.bca sleep 3 &	# -o: flock itself holds it, not sleep
+	holder=$!
+	sleep 0.3
+	run 2 "$BTFCANON" archive add k.bca "$IN/tiny.o" --name 6.1.0-2-amd64 \
+		--wait 0.5
+	stderr_has "k.bca: locked by another writer for 0.5 s; nothing changed"
+	run 2 "$BTFCANON" archive remove k.bca 6.1.0-1-amd64 --wait 0
+	stderr_has "k.bca: locked by another writer for 0 s; nothing changed"
+	same k.bca before.bca "a writer that timed out"
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 6.1.0-1-amd64
+	kill "$holder"
+	wait "$holder" || true
+	run 2 "$BTFCANON" archive add k.bca "$IN/tiny.o" --wait soon
+	stderr_has "--wait 'soon'"
+	run 0 "$BTFCANON" archive add k.bca k.bca:6.1.0-1-amd64 \
+		--name 6.1.0-3-amd64 --wait 0
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has 6.1.0-3-amd64
+	# deps --save over an existing file takes its turn too
+	flock -o k.bca sleep 0.8 &
+	holder=$!
+	sleep 0.2
+	t0=$(date +%s%N)
+	run 0 "$BTFCANON" deps --kernel "$IN/tiny.o" --save k.bca
+	waited=$((($(date +%s%N) - t0) / 1000000))
+	wait "$holder"
+	[ "$waited" -ge 400 ] ||
+		die "deps --save over a locked file took $waited ms: it did not wait"
+	run 0 "$BTFCANON" sort k.bca -o saved.btf
+	no_temps .
+}
+run_case "archive: writers take turns (flock(1) holds the lock)" \
+	check_archive_lock
 
 # A saved kernel file (deps --save) is an archive of one kernel: an input
 # of sort and dump like its kernel's BTF; an archive of several is not.

@@ -14,12 +14,15 @@ Suite *badtable_suite(void);	/* test_badtable.c: bad inputs and outputs via the 
 Suite *faults_suite(void);	/* test_faults.c: worker errors, allocation failures, -j, RSS */
 Suite *fuzzfound_suite(void);	/* test_fuzzfound.c: what the fuzzers found */
 Suite *diff_suite(void);	/* test_diff.c: diff and dump views */
+void slim_add_cases(Suite *s);	/* test_slim.c: the slim header, in diff_suite */
 Suite *funcs_suite(void);	/* test_funcs.c: functions, variables, kfuncs */
 Suite *layout_suite(void);	/* test_layout.c: the 2026 header, kind layout, unknown kinds */
 Suite *deps_suite(void);	/* test_deps.c: BPF objects against kernels, libbpf agreement */
 Suite *kimage_suite(void);	/* test_kimage.c: kernel images and packages */
 Suite *distill_suite(void);	/* test_distill.c: distilled base, relocation */
 
+Suite *header_suite(void);	/* test_header.c: one vmlinux.h of many kernels */
 Suite *archive_suite(void);	/* test_archive.c: the kernel archive */
+void archive_lock_cases(Suite *s); /* test_archive_lock.c: its writers take turns */
 
 #endif

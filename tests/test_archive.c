@@ -34,6 +34,8 @@
  *			gives it; a forged record refuses its kernel
  *	chain		extracting a kernel keeps its own list only, not its
  *			parents' (decoded through two buffers)
+ *
+ * Writers taking turns (writers, wait, lockkill): test_archive_lock.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,12 +45,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <lzma.h>
 
 #include "suites.h"
 #include "testutil.h"
 #include "../archive/add_input.h"
 #include "../archive/archive.h"
 #include "../archive/internal.h"
+#include "../archive/pack.h"
 #include "../canon/canon.h"
 #include "../archive/btf_file.h"
 
@@ -803,35 +807,171 @@ START_TEST(test_jobs)
 }
 END_TEST
 
+/*
+ * The version order of names of several distributions (names.c): the
+ * table is in that order, and every pair of it compares so (the old
+ * order put 4.18.0-147.5.1.el8_1 before 4.18.0-80.el8, its "flavor" being
+ * ".5.1.el8_1.aarch64"); the flavor and line of some.
+ */
 START_TEST(test_names)
 {
 	static const char *const order[] = {
-		"6.1.0-44-amd64", "6.1.0-56-amd64", "6.12.100+deb12-amd64",
-		"6.12.117+deb12-amd64", "6.1.0-44-cloud-amd64", "6.12.9+deb12-cloud-amd64",
-		"6.12.10+deb12-cloud-amd64",
+		/* no flavor: Ubuntu's package versions; '~' before the end */
+		"5.15.0-1034.38~20.04.1", "5.15.0-1034.38",
+		/* RPM: flavor the arch, then the distribution, el before oe */
+		"4.18.0-80.el8.aarch64", "4.18.0-147.el8_1.aarch64",
+		"4.18.0-147.5.1.el8_1.aarch64", "4.18.0-193.el8_2.aarch64",
+		"4.19.90-2003.4.0.0036.oe1.aarch64",
+		/* Debian: backports (0.bpo.N, 0.debN.M) before the ABI numbers */
+		"4.19.0-21-amd64", "5.10.0-0.bpo.9-amd64", "5.10.0-9-amd64",
+		"5.10.0-10-amd64", "6.1.0-0.deb11.17-amd64", "6.1.0-44-amd64",
+		"6.1.0-56-amd64", "6.12.100+deb12-amd64", "6.12.117+deb12-amd64",
+		/* Ubuntu */
+		"5.4.0-1029-aws", "5.4.0-1100-aws", "5.15.0-1034-aws",
+		"6.1.0-44-cloud-amd64", "6.12.9+deb12-cloud-amd64",
+		"6.12.10+deb12-cloud-amd64", "6.12.117+deb12-cloud-amd64",
+		/* SUSE */
+		"5.3.18-150300.59.43-default", "5.14.21-150400.24.46-default",
+		"dummy",
+		"5.4.0-26-generic", "5.15.0-91-generic",
+		"6.12.117+deb12-rt-amd64",
+		/* x86_64: amzn, el (Oracle's el8uek too), fc, oe */
+		"4.14.352-268.568.amzn2.x86_64", "5.10.223-212.873.amzn2.x86_64",
+		"3.10.0-957.el7.x86_64", "3.10.0-1160.el7.x86_64",
+		"4.18.0-80.el8.x86_64", "4.18.0-147.5.1.el8_1.x86_64",
+		"4.18.0-305.el8.x86_64", "4.18.0-305.3.1.el8_4.x86_64",
+		"5.4.17-2136.300.7.el8uek.x86_64", "5.14.0-284.11.1.el9_2.x86_64",
+		"6.5.6-300.fc39.x86_64", "6.8.5-301.fc40.x86_64",
+		"4.19.90-2003.4.0.0036.oe1.x86_64",
+		"5.10.0-60.18.0.50.oe2203.x86_64",
+		"5.14.0-70.13.1.el9_0.x86_64+debug",
 	};
-	size_t i;
-
-	char *name;
+	static const struct { const char *name, *flavor, *line; } parts[] = {
+		{ "6.12.117+deb12-rt-arm64", "rt-arm64", "rt-arm64" },
+		{ "6.1.0-56-cloud-amd64", "cloud-amd64", "cloud-amd64" },
+		{ "5.10.0-0.bpo.9-amd64", "amd64", "amd64" },
+		{ "5.4.0-1029-aws", "aws", "aws" },
+		{ "4.18.0-147.5.1.el8_1.aarch64", "aarch64", "el aarch64" },
+		{ "4.19.90-2003.4.0.0036.oe1.x86_64", "x86_64", "oe x86_64" },
+		{ "5.4.17-2136.300.7.el8uek.x86_64", "x86_64", "el x86_64" },
+		{ "5.14.0-70.13.1.el9_0.x86_64+debug", "x86_64+debug",
+		  "el x86_64+debug" },
+		{ "4.18.0-147.el8", "", "el" },
+		{ "5.15.0-1034.38~20.04.1", "", "" },
+		{ "5.15.0-generic", "generic", "generic" },
+		{ "dummy", "dummy", "dummy" },
+	};
+	size_t n = sizeof(order) / sizeof(order[0]), i, j;
+	char *name, line[256];
 
 	/* the default names themselves are kimage's (kimage suite) */
 	ck_assert_int_eq(bc_archive_input_name("/boot/vmlinuz-6.1.0-56-cloud-amd64",
 					       &name, NULL), 0);
 	ck_assert_str_eq(name, "6.1.0-56-cloud-amd64");
 	free(name);
-	for (i = 0; i + 1 < sizeof(order) / sizeof(order[0]); i++)
-		ck_assert_msg(bc_archive_name_cmp(order[i], order[i + 1]) < 0,
-			      "%s < %s", order[i], order[i + 1]);
-	ck_assert_str_eq(bc_archive_name_flavor("6.12.117+deb12-rt-arm64"), "rt-arm64");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			int c = bc_archive_name_cmp(order[i], order[j]);
+
+			ck_assert_msg(i < j ? c < 0 : i > j ? c > 0 : !c,
+				      "%s against %s: %d", order[i], order[j], c);
+		}
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		ck_assert_str_eq(bc_archive_name_flavor(parts[i].name),
+				 parts[i].flavor);
+		bc_archive_name_line(parts[i].name, line, sizeof(line));
+		ck_assert_str_eq(line, parts[i].line);
+	}
+}
+END_TEST
+
+/* Swaps the names a and b (of one length) in an archive's body. */
+static void swap_names(struct ar_buf *body, const char *a, const char *b)
+{
+	size_t len = strlen(a);
+	uint8_t *pa = memmem(body->data, body->len, a, len);
+	uint8_t *pb = memmem(body->data, body->len, b, len);
+
+	ck_assert_uint_eq(strlen(b), len);
+	ck_assert(pa && pb);
+	ck_assert(!memmem(pa + 1, body->len - (size_t)(pa + 1 - body->data), a, len));
+	memcpy(pa, b, len);
+	memcpy(pb, a, len);
+}
+
+/*
+ * An archive written in the old order (flavor, then strverscmp: the
+ * el8_2 kernel, "flavor" .1.2.el8_2.x86_64, before the el8_1 one) is read
+ * in the new order, parents following their kernels, whole and lazily,
+ * and written back as a create of its kernels writes them. A name twice
+ * is refused.
+ */
+START_TEST(test_old_order)
+{
+	static const char a[] = "4.18.0-147.5.1.el8_1.x86_64";
+	static const char b[] = "4.18.0-193.1.2.el8_2.x86_64";
+	struct blob k0 = fixture(0), k1 = fixture(1), want, again;
+	struct bc_archive *ar;
+	struct ar_buf body = { 0 };
+	void *file, *raw;
+	size_t size, raw_size;
+	int pass;
+
+	ck_assert_int_gt(bc_archive_name_cmp(b, a), 0);
+	/* a holds fixture 0, b fixture 1 (b's parent a); then swap names */
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, a, k0.data, k0.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, b, k1.data, k1.size, NULL), 0);
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	bc_archive_free(ar);
+	swap_names(&body, a, b);
+	ck_assert_int_eq(ar_wrap_body(body.data, body.len, 0, &file, &size), 0);
+	/* what a create of a = fixture 1, b = fixture 0 writes */
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, a, k1.data, k1.size, NULL), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, b, k0.data, k0.size, NULL), 0);
+	want = serialize(ar);
+	bc_archive_free(ar);
+	for (pass = 0; pass < 2; pass++) {
+		ck_assert_int_eq(ar_parse(file, size, "old.bca", pass, &ar, NULL), 0);
+		ck_assert_str_eq(bc_archive_kernel_name(ar, 0), a);
+		ck_assert_str_eq(bc_archive_kernel_name(ar, 1), b);
+		ck_assert_int_eq(ar->kernels[0].parent, 1);
+		ck_assert_int_eq(ar->kernels[1].parent, -1);
+		ck_assert_int_eq(bc_archive_find_kernel(ar, b), 1);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, 0, &raw, &raw_size, NULL), 0);
+		ck_assert(raw_size == k1.size && !memcmp(raw, k1.data, k1.size));
+		free(raw);
+		ck_assert_int_eq(bc_archive_kernel_raw(ar, 1, &raw, &raw_size, NULL), 0);
+		ck_assert(raw_size == k0.size && !memcmp(raw, k0.data, k0.size));
+		free(raw);
+		again = serialize(ar);
+		ck_assert_msg(blob_eq(&again, &want), "pass %d: not written in the new order",
+			      pass);
+		blob_free(&again);
+		bc_archive_free(ar);
+	}
+	free(file);
+	/* one name twice: refused */
+	memcpy(memmem(body.data, body.len, b, strlen(b)), a, strlen(a));
+	ck_assert_int_eq(ar_wrap_body(body.data, body.len, 0, &file, &size), 0);
+	expect_damage(file, size, "a name twice", 0);
+	free(file);
+	free(body.data);
+	blob_free(&want);
+	blob_free(&k0);
+	blob_free(&k1);
 }
 END_TEST
 
 /*
  * tests/data/archive-v1.bca and archive-v2.bca: fixtures 0-3 as formats 1
  * (zstd payload) and 2 (LZ4 payload; strings and records interleaved)
- * wrote them, at bb0c15a. Each is read (whole and lazily), gives every
- * fixture back, and is written back as format 3: the bytes a create of
- * the four gives. A flipped byte of its payload is refused.
+ * wrote them, at bb0c15a; archive-v3.bca as format 3 (one LZ4 frame of
+ * the body format 4 cuts into streams) wrote them, at 7df117c. Each is
+ * read (whole and lazily), gives every fixture back, and is written back
+ * as format 4: the bytes a create of the four gives. A flipped byte of
+ * its payload is refused.
  */
 static void check_old_version(const char *path, int version)
 {
@@ -841,7 +981,7 @@ static void check_old_version(const char *path, int version)
 
 	ck_assert_msg(old.size, "%s missing", path);
 	ck_assert_uint_eq(((uint8_t *)old.data)[8], version);
-	ck_assert_uint_eq(((uint8_t *)now.data)[8], 3);
+	ck_assert_uint_eq(((uint8_t *)now.data)[8], 4);
 	ar = parse_ok(&old);
 	ck_assert_int_eq(ar_parse(old.data, old.size, path, true, &lazy, NULL), 0);
 	for (i = 0; i < 4; i++) {
@@ -858,10 +998,10 @@ static void check_old_version(const char *path, int version)
 		blob_free(&got_lazy);
 	}
 	again = serialize(ar);
-	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3", path);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 4", path);
 	blob_free(&again);
 	again = serialize(lazy);
-	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 3 (lazy)", path);
+	ck_assert_msg(blob_eq(&again, &now), "%s not written back as version 4 (lazy)", path);
 	/* damaged: a flipped byte of its payload */
 	((uint8_t *)old.data)[40] ^= 1;
 	expect_damage(old.data, old.size, "old version, flipped bit", 40);
@@ -881,6 +1021,143 @@ END_TEST
 START_TEST(test_version2)
 {
 	check_old_version("tests/data/archive-v2.bca", 2);
+}
+END_TEST
+
+START_TEST(test_version3)
+{
+	check_old_version("tests/data/archive-v3.bca", 3);
+}
+END_TEST
+
+/*
+ * Issue 27: an archive is never larger than `xz -9e` of the BTF files it
+ * replaces, one kernel alone included (the case records help least: the
+ * archive then holds the kernel's sorted bytes when that is smaller).
+ * Debian's 6.1.0-56 cloud-amd64 alone: the archive against liblzma's
+ * preset 9e of the kernel's own BTF; it gives the sorted bytes back.
+ */
+START_TEST(test_real_smaller)
+{
+	struct blob raw, sorted, file, back;
+	struct bc_archive *ar;
+	enum bc_file_format format;
+	size_t xz_size = 0, bound;
+	uint8_t *xz;
+
+	if (access(real_kernels[0], R_OK)) {
+		fprintf(stderr, "archive real: %s absent: skipped\n", real_kernels[0]);
+		return;
+	}
+	ck_assert_int_eq(bc_file_read_btf(real_kernels[0], &raw.data, &raw.size,
+					  &format, NULL), 0);
+	bound = lzma_stream_buffer_bound(raw.size);
+	xz = malloc(bound);
+	ck_assert_ptr_nonnull(xz);
+	ck_assert_int_eq(lzma_easy_buffer_encode(9 | LZMA_PRESET_EXTREME,
+						 LZMA_CHECK_CRC64, NULL, raw.data,
+						 raw.size, xz, &xz_size, bound), LZMA_OK);
+	free(xz);
+	sorted = sorted_of(&raw);
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_sorted(ar, "6.1.0-56-cloud-amd64",
+					       sorted.data, sorted.size, NULL), 0);
+	file = serialize(ar);
+	bc_archive_free(ar);
+	ck_assert_msg(file.size <= xz_size, "archive %zu bytes, xz -9e %zu",
+		      file.size, xz_size);
+	ar = parse_ok(&file);
+	ck_assert_int_eq(bc_archive_kernel_raw(ar, 0, &back.data, &back.size,
+					       NULL), 0);
+	ck_assert_msg(blob_eq(&back, &sorted), "other bytes back");
+	bc_archive_free(ar);
+	blob_free(&back);
+	blob_free(&file);
+	blob_free(&sorted);
+	blob_free(&raw);
+}
+END_TEST
+
+/*
+ * Format 4's payload (archive/pack.c): a body laid out as the writer lays
+ * it out is cut into its six sections, any other bytes are one stream;
+ * both efforts give back the body exactly, and the same bytes on every
+ * call. A tiny stream is stored. A stream table that does not add up to
+ * the body and the payload, an unknown codec or a stream that does not
+ * decode to its size is refused (-EINVAL).
+ */
+static void check_pack(const uint8_t *body, size_t len, unsigned streams)
+{
+	enum ar_pack_effort effort;
+
+	for (effort = AR_PACK_BEST; effort <= AR_PACK_FAST; effort++) {
+		struct ar_buf one = { 0 }, two = { 0 };
+		uint8_t *back = malloc(len + 1);
+
+		ck_assert_ptr_nonnull(back);
+		ck_assert_int_eq(ar_pack(body, len, effort, &one), 0);
+		ck_assert_int_eq(ar_pack(body, len, effort, &two), 0);
+		ck_assert_msg(one.len == two.len && !memcmp(one.data, two.data, one.len),
+			      "effort %d: other bytes the second time", effort);
+		ck_assert_uint_eq(one.data[0], streams);
+		ck_assert_int_eq(ar_unpack(one.data, one.len, back, len), 0);
+		ck_assert_msg(!memcmp(back, body, len), "effort %d: other body", effort);
+		/* one byte more or less of body or payload */
+		ck_assert_int_eq(ar_unpack(one.data, one.len - 1, back, len), -EINVAL);
+		if (len)
+			ck_assert_int_eq(ar_unpack(one.data, one.len, back, len - 1), -EINVAL);
+		free(back);
+		free(one.data);
+		free(two.data);
+	}
+}
+
+START_TEST(test_pack)
+{
+	struct blob file = archive_of((1u << NR_FIX) - 1, NULL);
+	struct bc_archive *ar = parse_ok(&file);
+	struct ar_buf body = { 0 }, packed = { 0 };
+	uint8_t text[4096], *back;
+	size_t i;
+
+	ck_assert_int_eq(ar_serialize_body(ar, &body), 0);
+	check_pack(body.data, body.len, 6);
+	for (i = 0; i < sizeof(text); i++)	/* no count fits: one stream */
+		text[i] = (uint8_t)(0xff - i % 7);
+	check_pack(text, sizeof(text), 1);
+	check_pack(text, 0, 1);
+	/* stored: codec 0, as long as the body */
+	ck_assert_int_eq(ar_pack(text, 10, AR_PACK_BEST, &packed), 0);
+	ck_assert_uint_eq(packed.len, 1 + 17 + 10);
+	ck_assert_uint_eq(packed.data[1], 0);
+	packed.len = 0;
+	/* damaged tables */
+	ck_assert_int_eq(ar_pack(body.data, body.len, AR_PACK_BEST, &packed), 0);
+	back = malloc(body.len);
+	ck_assert_ptr_nonnull(back);
+	for (i = 0; i < 6; i++) {
+		uint8_t *entry = packed.data + 1 + 17 * i, codec = entry[0];
+
+		entry[0] = 4;	/* no such codec */
+		ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+		entry[0] = codec == 0 ? 2 : 0;	/* another codec */
+		ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+		entry[0] = codec;
+	}
+	packed.data[0] = 0;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[0] = 9;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[0] = 6;
+	packed.data[1 + 1] ^= 1;	/* stream 0's body bytes */
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), -EINVAL);
+	packed.data[1 + 1] ^= 1;
+	ck_assert_int_eq(ar_unpack(packed.data, packed.len, back, body.len), 0);
+	free(back);
+	free(packed.data);
+	free(body.data);
+	bc_archive_free(ar);
+	blob_free(&file);
 }
 END_TEST
 
@@ -1022,12 +1299,19 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_old_order);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("version1");
 	tcase_add_test(tc, test_version1);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("version2");
 	tcase_add_test(tc, test_version2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("version3");
+	tcase_add_test(tc, test_version3);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pack");
+	tcase_add_test(tc, test_pack);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("lazy");
 	tcase_add_test(tc, test_lazy);
@@ -1036,9 +1320,11 @@ Suite *archive_suite(void)
 	tc = tcase_create("chain");
 	tcase_add_test(tc, test_chain);
 	suite_add_tcase(s, tc);
+	archive_lock_cases(s);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_real);
+	tcase_add_test(tc, test_real_smaller);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
  *				modules mod_a.c and mod_b.c over it
  *	mod.bpf.o		what only the modules have
  *	ops.bpf.o		a struct_ops map
+ *	noopen.bpf.o		(refused_row only) an extern without BTF
  *	real.bpf.o		reads of real kernel types (task_struct, ...)
  *
  * Cases:
@@ -44,8 +45,15 @@
  *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
  *			object libbpf 1.1 refuses at open): libbpf's
  *			bpf_object__open_file and the reader agree, and the
- *			reader gives libbpf's reason; a .BTF.ext libbpf
+ *			reader gives libbpf's reason (also kept by
+ *			bc_bpf_object_load_any()); a .BTF.ext libbpf
  *			cannot read
+ *	refused_row	noopen.bpf.o (an extern without BTF, which libbpf
+ *			refuses) among other objects: a row "refused at
+ *			open" with libbpf's reason and what else it tells,
+ *			the others' reports whole, exit status 1 (JSON,
+ *			text, --all, an archive); a file not ELF, cut short
+ *			or of another machine among them: 2; min: 2
  *	min		`btfcanon min` of the fixture objects against the
  *			fixture kernels (as files and as an archive) and
  *			6.12.117: libbpf's relocation
@@ -970,6 +978,36 @@ static uint32_t agree(const char *object, const char *kernel,
 	return n;
 }
 
+/* For tests/test_header.c (testutil.h): agree() of one object and kernel. */
+uint32_t deps_agree_with_libbpf(const char *object, const char *kernel)
+{
+	return agree(object, kernel, false, false);
+}
+
+bool deps_relo_value(const char *object, const char *kernel, const char *kind,
+		     const char *type, const char *name, bool *patched,
+		     unsigned long long *value)
+{
+	const char *kernels[] = { kernel };
+	struct checked c;
+	bool found = false;
+	uint32_t i;
+
+	check_object(object, kernels, 1, &c);
+	for (i = 0; i < c.report.nr_deps && !found; i++) {
+		const struct bc_dep *d = &c.report.deps[i];
+
+		if (d->class != BC_DEP_RELO || strcmp(d->kind, kind) ||
+		    strcmp(d->type, type) || strcmp(d->name, name))
+			continue;
+		found = true;
+		*patched = d->cells[0].status == BC_DEP_OK;
+		*value = d->cells[0].value;
+	}
+	checked_deinit(&c);
+	return found;
+}
+
 static const char *const debian_kernels[] = {
 	"/usr/lib/debug/boot/vmlinux-6.1.0-56-cloud-amd64",
 	"/usr/lib/debug/boot/vmlinux-6.12.115+deb12-cloud-amd64",
@@ -1409,6 +1447,10 @@ START_TEST(test_libbpf_open)
 	if (!want) {
 		ck_assert_msg(!err, "REFUSE_%s: libbpf takes it, deps says: %s",
 			      what, cap.text);
+		ck_assert_int_eq(bc_bpf_object_load_any(in_scratch(name), &obj,
+							NULL), 0);
+		ck_assert_ptr_null(obj.refused);
+		bc_bpf_object_deinit(&obj);
 		return;
 	}
 	ck_assert_msg(err < 0, "REFUSE_%s: libbpf refuses it (%s), deps takes it",
@@ -1416,6 +1458,12 @@ START_TEST(test_libbpf_open)
 	ck_assert_msg(strstr(cap.text, name) && strstr(cap.text, want),
 		      "REFUSE_%s: libbpf says '%s', deps '%s'", what, want,
 		      cap.text);
+	/* deps' load keeps the object, with libbpf's reason */
+	ck_assert_int_eq(bc_bpf_object_load_any(in_scratch(name), &obj, NULL), 0);
+	ck_assert_msg(obj.refused && !strcmp(obj.refused, want) && obj.unchecked,
+		      "REFUSE_%s: libbpf says '%s', deps keeps '%s'", what, want,
+		      obj.refused ? obj.refused : "(nothing)");
+	bc_bpf_object_deinit(&obj);
 	free(want);
 }
 END_TEST
@@ -2010,6 +2058,177 @@ START_TEST(test_archive_views)
 }
 END_TEST
 
+/* ---- an object libbpf refuses, among others --------------------------- */
+
+/* Line n (from 0) of text, malloc'd, without its newline; NULL if none. */
+static char *line_of(const char *text, int n)
+{
+	const char *end;
+
+	while (n-- > 0 && text)
+		text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
+	if (!text || !*text)
+		return NULL;
+	end = strchr(text, '\n');
+	return strndup(text, end ? (size_t)(end - text) : strlen(text));
+}
+
+/*
+ * noopen.bpf.c calls a function no header declares: an extern without
+ * BTF, which libbpf 1.1 refuses at open (bcc's sigsnoop under Debian's
+ * libbpf 1.1). Among other objects, deps gives it a row "refused at open"
+ * with libbpf's own reason and what else it tells (its CO-RE relocations
+ * evaluated on each kernel, its map, the extern unknown), the others'
+ * reports are those they get alone, and the exit status is 1; in JSON,
+ * text, --all and over an archive's kernels. A file that is no BPF
+ * object among them is still bad input: 2, its name, no report. min
+ * still refuses the object (2, libbpf's reason, no file).
+ */
+START_TEST(test_refused_row)
+{
+	const char *cli = getenv("BTFCANON");
+	const char *noopen, *fix, *amb;
+	char *want, *json, *line, *alone, *text, *reason;
+	struct bc_bpf_object obj;
+	int i;
+
+	build_fixtures();
+	noopen = in_scratch("noopen.bpf.o");
+	fix = in_scratch("fix.bpf.o");
+	amb = in_scratch("amb.bpf.o");
+	ck_assert_msg(!sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+			  "-c -o %s " FIXTURES "/noopen.bpf.c", noopen),
+		      "clang cannot build noopen.bpf.c");
+	/* libbpf itself refuses it, and the reader keeps libbpf's reason */
+	want = libbpf_open_verdict(noopen);
+	ck_assert_msg(want && strstr(want, "failed to find BTF for extern 'undeclared_ksym_exists'"),
+		      "libbpf on noopen.bpf.o: %s", want ? want : "(opened)");
+	ck_assert_int_eq(bc_bpf_object_load_any(noopen, &obj, NULL), 0);
+	ck_assert_str_eq(obj.refused, want);
+	bc_bpf_object_deinit(&obj);
+	ck_assert_int_lt(bc_bpf_object_load(noopen, &obj, NULL), 0);
+
+	/* JSON: a row for every object, the refused one with libbpf's reason */
+	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s 2> %s",
+			    cli, fix, noopen, amb, in_scratch("a.btf"),
+			    in_scratch("b.btf"), in_scratch("refused.json"),
+			    in_scratch("refused.err")), 1);
+	json = text_of(in_scratch("refused.json"));
+	text = text_of(in_scratch("refused.err"));
+	ck_assert_msg(!*text, "stderr: %s", text);
+	free(text);
+	ck_assert_msg(asprintf(&reason, "\"status\":\"refused at open\",\"consequence\":\"error\",\"reason\":\"%s\",\"not_checked\":\"the rest of its externs",
+			       want) > 0, "asprintf");
+	line = line_of(json, 1);
+	ck_assert_msg(line && strstr(line, noopen) && strstr(line, reason),
+		      "the refused object's row: %s", line ? line : json);
+	/* what is still told: relocations on each kernel, the map, the extern */
+	ck_assert_msg(strstr(line, "\"kind\":\"byte_off\",\"type\":\"struct dep_task\",\"access\":\"pid\",\"autoload\":true,\"kernels\":{") &&
+		      strstr(line, "{\"value\":0,\"status\":\"ok\"") &&
+		      strstr(line, "{\"value\":4,\"status\":\"ok\"") &&
+		      strstr(line, "\"maps\":[{\"id\":1,\"name\":\"seen\"") &&
+		      strstr(line, "\"hooks\":[{\"section\":\"tp_btf/dep_event\"") &&
+		      strstr(line, "{\"kind\":\"extern\",\"name\":\"undeclared_ksym_exists\",\"weak\":false,\"kernels\":{") &&
+		      strstr(line, "\"status\":\"unknown\",\"consequence\":\"unknown\",\"detail\":\"no BTF"),
+		      "what is still told: %s", line);
+	free(line);
+	free(reason);
+	/* the others: opened, and each the report it gets alone */
+	for (i = 0; i < 3; i += 2) {
+		const char *o = i ? amb : fix;
+
+		ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kernel %s > %s",
+				    cli, o, in_scratch("a.btf"), in_scratch("b.btf"),
+				    in_scratch("alone.json")), 1);
+		alone = text_of(in_scratch("alone.json"));
+		line = line_of(json, i);
+		ck_assert_msg(line && strstr(line, "\"status\":\"opens\",\"kernels\""),
+			      "row %d: %s", i, line ? line : json);
+		ck_assert_msg(!strncmp(alone, line, strlen(line)) &&
+			      alone[strlen(line)] == '\n' && !alone[strlen(line) + 1],
+			      "%s among others differs from alone", o);
+		free(line);
+		free(alone);
+	}
+	ck_assert_ptr_null(line_of(json, 3));
+	free(json);
+
+	/* text, --all: the object's header says it and why */
+	ck_assert_int_eq(sh("%s deps --all %s %s --kernel %s > %s", cli, noopen,
+			    amb, in_scratch("a.btf"), in_scratch("refused.txt")), 1);
+	text = text_of(in_scratch("refused.txt"));
+	ck_assert_msg(asprintf(&reason, "%s: refused at open by libbpf 1.1 (loads on no kernel): %s\n"
+			       "  not told: whether libbpf's later open rules refuse it too",
+			       noopen, want) > 0, "asprintf");
+	ck_assert_msg(strstr(text, reason) &&
+		      strstr(text, "  if it opened: 8 dependencies,") &&
+		      strstr(text, "relo tp_btf/dep_event #0 byte_off struct dep_task.pid") &&
+		      strstr(text, "extern undeclared_ksym_exists") &&
+		      strstr(text, "map seen type 1") &&
+		      strstr(text, "\n  6 ok on every kernel\n"), "text: %s", text);
+	free(reason);
+	/* amb.bpf.o's report follows */
+	ck_assert_msg(strstr(strstr(text, "\n  6 ok on every kernel\n"), amb) &&
+		      strstr(text, ": 4 dependencies, 1 not ok on some kernel\n"),
+		      "text: %s", text);
+	free(text);
+	/* and without --all, the text view still has the row */
+	ck_assert_int_eq(sh("%s deps %s --kernel %s | grep -q '^%s: refused at open by libbpf 1.1'",
+			    cli, noopen, in_scratch("a.btf"), noopen), 0);
+
+	/* an archive's kernels */
+	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb", cli,
+			    in_scratch("refused.bca"), in_scratch("a.btf"),
+			    in_scratch("b.btf")), 0);
+	ck_assert_int_eq(sh("%s deps --json %s %s --kernel '%s:k*' > %s", cli, noopen,
+			    fix, in_scratch("refused.bca"),
+			    in_scratch("refused-ar.json")), 1);
+	json = text_of(in_scratch("refused-ar.json"));
+	line = line_of(json, 0);
+	ck_assert_msg(line && strstr(line, "\"status\":\"refused at open\"") &&
+		      strstr(line, want) && strstr(line, ":kb\":{\"value\":4,"),
+		      "archive: %s", json);
+	free(line);
+	line = line_of(json, 1);
+	ck_assert_msg(line && strstr(line, "\"status\":\"opens\""), "archive: %s", json);
+	free(line);
+	free(json);
+
+	/* no BPF object among them: bad input, 2, named, no report */
+	ck_assert_int_eq(sh("printf 'not an object' > %s && head -c 4096 %s > %s",
+			    in_scratch("notelf.o"), fix, in_scratch("cut.bpf.o")), 0);
+	for (i = 0; i < 3; i++) {
+		static const char *const bad[] = { "notelf.o", "cut.bpf.o", "kern_a.o" };
+		static const char *const why[] = {
+			"not an ELF file", "outside the file", "not a BPF object",
+		};
+
+		ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s > %s 2> %s",
+				    cli, fix, noopen, in_scratch(bad[i]),
+				    in_scratch("a.btf"), in_scratch("bad.json"),
+				    in_scratch("bad.err")), 2);
+		text = text_of(in_scratch("bad.err"));
+		ck_assert_msg(strstr(text, in_scratch(bad[i])) && strstr(text, why[i]),
+			      "%s: stderr: %s", bad[i], text);
+		free(text);
+		text = text_of(in_scratch("bad.json"));
+		ck_assert_msg(!*text, "%s: output on bad input: %s", bad[i], text);
+		free(text);
+	}
+
+	/* min writes one file for every object: it refuses the object */
+	ck_assert_int_eq(sh("%s min %s %s --kernel %s -o %s 2> %s", cli, fix,
+			    noopen, in_scratch("a.btf"), in_scratch("refused-min"),
+			    in_scratch("min.err")), 2);
+	text = text_of(in_scratch("min.err"));
+	ck_assert_msg(strstr(text, noopen) && strstr(text, "libbpf 1.1 refuses it at open") &&
+		      strstr(text, want), "min: %s", text);
+	free(text);
+	ck_assert_int_ne(access(in_scratch("refused-min"), F_OK), 0);
+	free(want);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -2044,6 +2263,9 @@ Suite *deps_suite(void)
 	tcase_add_loop_test(tc, test_libbpf_open, 0,
 			    sizeof(refusals) / sizeof(refusals[0]));
 	tcase_add_test(tc, test_libbpf_open_btf_ext);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("refused_row");
+	tcase_add_test(tc, test_refused_row);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("min");
 	tcase_add_test(tc, test_min);

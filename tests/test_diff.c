@@ -782,5 +782,6 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, test_dump_c_pull);
 	tcase_add_test(tc, test_dump_c_anon_loop);
 	suite_add_tcase(s, tc);
+	slim_add_cases(s);
 	return s;
 }

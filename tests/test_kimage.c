@@ -76,6 +76,25 @@ START_TEST(names)
 		{ "bzImage-5.15.0", "5.15.0" },
 		{ "vmlinuz-", "vmlinuz-" },
 		{ "kernel.bin", "kernel.bin" },
+		/* one compressed stream of BTF, or a tar of it (BTFHub) */
+		{ "centos/8/aarch64/4.18.0-147.5.1.el8_1.aarch64.btf.tar.xz",
+		  "4.18.0-147.5.1.el8_1.aarch64" },
+		{ "5.4.0-1029-aws.btf.tar.gz", "5.4.0-1029-aws" },
+		{ "6.1.0-56-cloud-amd64.btf.xz", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.gz", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.zst", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.bz2", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.lzma", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.lz4", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.lzo", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.btf.tar", "6.1.0-56-cloud-amd64" },
+		{ "6.1.0-56-cloud-amd64.tar.zst", "6.1.0-56-cloud-amd64" },
+		{ "vmlinux-6.1.0-56-cloud-amd64.xz", "6.1.0-56-cloud-amd64" },
+		{ "Image.gz", "Image" },
+		/* one compression, one .tar, one .btf; never the whole name */
+		{ "k.btf.xz.gz", "k.btf.xz" },
+		{ ".btf.tar.xz", ".btf" },
+		{ ".xz", ".xz" },
 	};
 	char msg[512] = "", *name, *deb;
 	struct bc_log log = { .fn = quiet, .ctx = msg };

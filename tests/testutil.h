@@ -89,4 +89,17 @@ int kernel_load_btf(const struct blob *raw, char *log_buf, size_t log_size);
 uint64_t die_reader_agrees(const char *path, uint32_t unit_stride,
 			   bool section_abbrevs);
 
+/*
+ * Defined in test_deps.c, for test_header.c: libbpf's relocation of
+ * object against kernel (btf_custom_path) agrees with btfcanon deps',
+ * relocation by relocation (0 when libbpf cannot get to relocation here:
+ * no bpf()); and the value deps gives one relocation (kind "byte_sz",
+ * type "struct fd", name "flags"), *patched false when it is poisoned or
+ * missing. Both fail the test on error.
+ */
+uint32_t deps_agree_with_libbpf(const char *object, const char *kernel);
+bool deps_relo_value(const char *object, const char *kernel, const char *kind,
+		     const char *type, const char *name, bool *patched,
+		     unsigned long long *value);
+
 #endif

@@ -55,6 +55,10 @@ static void usage(FILE *out)
 "  dump [-f c|raw|json] [--base FILE] [-o OUTPUT] [--check HEADER] INPUT\n"
 "      Print INPUT as a C header ordered for stable diffs (-f c), or list\n"
 "      its types in canonical order (raw, json); see btfcanon dump --help.\n"
+"  header --kernel K [--kernel K]... [--for FILE...] [-o OUTPUT | --check H]\n"
+"      One vmlinux.h for every kernel and architecture given: the newest\n"
+"      kernel's types, CO-RE flavors for older ones, #if per architecture;\n"
+"      see btfcanon header --help.\n"
 "  diff [--json|--stat] [--base FILE] OLD NEW\n"
 "      Semantic diff of two BTFs: types, members, enumerators, functions,\n"
 "      variables. Exit 0 equal, 1 different, 2 error, like diff(1).\n"
@@ -386,6 +390,8 @@ int main(int argc, char **argv)
 		return bc_cmd_dump(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "diff"))
 		return bc_cmd_diff(argc - 1, argv + 1, &log);
+	if (!strcmp(argv[1], "header"))
+		return bc_cmd_header(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "deps"))
 		return bc_cmd_deps(argc - 1, argv + 1, &log);
 	if (!strcmp(argv[1], "min"))

@@ -15,6 +15,38 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=tests/fuzz/corpus
 tmp=$(mktemp -d)
+
+# The body of an archive file of format 4 on stdout: each stream of its
+# payload (archive/pack.c: a count, then codec, body bytes and packed
+# bytes per stream, le64) through the tool of its codec.
+body_of() {
+	n=$(od -An -tu1 -j32 -N1 "$1" | tr -d ' ')
+	at=$((33 + 17 * n))
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		e=$((33 + 17 * i))
+		codec=$(od -An -tu1 -j$e -N1 "$1" | tr -d ' ')
+		packed=$(od -An -tu8 -j$((e + 9)) -N8 "$1" | tr -d ' ')
+		case $codec in
+		0) tool=cat ;;
+		1) tool='lz4 -dcq' ;;
+		2) tool='zstd -dcq' ;;
+		*) tool='xz -dcq' ;;
+		esac
+		tail -c +$((at + 1)) "$1" | head -c "$packed" | $tool
+		at=$((at + packed))
+		i=$((i + 1))
+	done
+}
+
+# fuzz_archive's payload input: "BTFCPAY4", the body's size (le24, then a
+# zero byte), the payload of the archive file $1.
+payload_of() {
+	size=$(od -An -tu8 -j16 -N8 "$1" | tr -d ' ')
+	printf 'BTFCPAY4'
+	printf "\\$(printf %o $((size & 255)))\\$(printf %o $((size >> 8 & 255)))\\$(printf %o $((size >> 16 & 255)))\\0"
+	tail -c +33 "$1" | head -c -4
+}
 trap 'rm -rf "$tmp"' EXIT
 max=8192
 small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
@@ -131,11 +163,13 @@ for src in tests/fixtures/*.s; do
 		cp "$tmp/$name-as.o" "$out/encode/$name-as.o"
 done
 layout_seeds
-# bpf_object: the deps fixtures' BPF objects (CO-RE records, hooks, externs),
-# up to 32 KB: fewer, bigger seeds are what a BPF object is
+# bpf_object: the deps fixtures' BPF objects (CO-RE records, hooks, externs;
+# noopen.bpf.c calls an undeclared function: an object libbpf refuses at
+# open, which deps still checks), up to 32 KB: fewer, bigger seeds are what
+# a BPF object is
 for src in tests/fixtures/deps/*.bpf.c; do
 	name=$(basename "$src" .bpf.c)
-	clang -target bpf -O2 -g -c "$src" -o "$tmp/$name.bpf.o" 2>/dev/null &&
+	clang -target bpf -O2 -g -Wno-implicit-function-declaration -c "$src" -o "$tmp/$name.bpf.o" 2>/dev/null &&
 		[ "$(stat -c %s "$tmp/$name.bpf.o")" -le 32768 ] &&
 		cp "$tmp/$name.bpf.o" "$out/bpf_object/$name.bpf.o"
 done
@@ -157,12 +191,13 @@ build/btfcanon deps --kernel "$tmp/kern_b.o" --kconfig $f/kconfig_b \
 build/btfcanon deps --kernel "$tmp/kdir" --save "$out/kernel_file/kdir.saved" &&
 for k in kern_b kdir; do
 	# the body alone, which the target wraps with a fresh checksum
-	tail -c +33 "$out/kernel_file/$k.saved" | head -c -4 | lz4 -dcq \
-		> "$out/kernel_file/$k.body" || exit 1
+	body_of "$out/kernel_file/$k.saved" > "$out/kernel_file/$k.body" || exit 1
 done
-# archive: archives of the sort seeds (a file each: header, checksum; and
-# its body alone, which the target wraps with a fresh checksum so that
-# mutations reach the body's parser)
+# archive: archives of the sort seeds (a file each: header, checksum; its
+# body alone, which the target wraps with a fresh checksum so that
+# mutations reach the body's parser; and its payload after "BTFCPAY4" and
+# the body's size, le24, which the target gives a header and checksum so
+# that mutations reach format 4's stream table and codecs)
 mkdir -p "$out/archive"
 c=tests/fuzz/corpus/sort
 build/btfcanon archive create "$tmp/a.bca" "$c/anon_members-gcc.btf" \
@@ -172,7 +207,8 @@ build/btfcanon archive create "$tmp/b.bca" "$c/base_types-clang.btf" \
 	--name base &&
 for a in a b; do
 	cp "$tmp/$a.bca" "$out/archive/$a.bca"
-	tail -c +33 "$tmp/$a.bca" | head -c -4 | lz4 -dcq > "$out/archive/$a.body"
+	body_of "$tmp/$a.bca" > "$out/archive/$a.body" || exit 1
+	payload_of "$tmp/$a.bca" > "$out/archive/$a.payload"
 done
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"

@@ -285,7 +285,8 @@ int fuzz_encode_one(const uint8_t *data, size_t size)
 
 /*
  * A BPF object into deps: the ELF reader, .BTF (with the kfunc fix-up of
- * bpf_object.c) and .BTF.ext; then, whatever it accepts, the whole check
+ * bpf_object.c) and .BTF.ext, libbpf's open rules (an object they refuse
+ * goes on, as deps reports it); then, whatever it accepts, the whole check
  * against the object's own BTF taken as a kernel's (every relocation
  * evaluated and described, hooks, externs, helpers, maps, program types).
  * Property: the report holds one relocation per CO-RE record.
@@ -297,7 +298,7 @@ int fuzz_bpf_object_one(const uint8_t *data, size_t size)
 	struct bc_bpf_object obj;
 	uint32_t i, relos = 0, reported = 0;
 
-	if (bc_bpf_object_parse(data, size, "fuzz.o", &obj, &fuzz_log))
+	if (bc_bpf_object_parse_any(data, size, "fuzz.o", &obj, &fuzz_log))
 		return 0;
 	memset(&kernel, 0, sizeof(kernel));
 	kernel.arg = "self";
@@ -527,34 +528,70 @@ static void archive_file_one(const uint8_t *file, size_t size)
 	bc_archive_free(ar);
 }
 
+/* A header (version 4), the payload and a fresh checksum: the file. */
+#define FUZZ_PAYLOAD_MAGIC "BTFCPAY4"
+
+static void archive_payload_one(const uint8_t *data, size_t size)
+{
+	size_t body_len = (size_t)data[8] | (size_t)data[9] << 8 |
+			  (size_t)data[10] << 16, payload = size - 12, k;
+	uint8_t *file = malloc(32 + payload + 4);
+	uint32_t crc;
+
+	if (!file)
+		return;
+	memcpy(file, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN);
+	memset(file + 8, 0, 24);
+	file[8] = 4;
+	for (k = 0; k < 8; k++) {
+		file[16 + k] = (uint8_t)((uint64_t)body_len >> (8 * k));
+		file[24 + k] = (uint8_t)((uint64_t)payload >> (8 * k));
+	}
+	memcpy(file + 32, data + 12, payload);
+	crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), file, (uInt)(32 + payload));
+	for (k = 0; k < 4; k++)
+		file[32 + payload + k] = (uint8_t)(crc >> (8 * k));
+	archive_file_one(file, 32 + payload + 4);
+	free(file);
+}
+
 /*
  * An archive (archive/archive.h) into its reader. An input that starts
  * with the archive magic is a whole file (header, sizes and checksum
- * checks); any other is taken as a body and wrapped into a file with the
- * right checksum first, so mutations reach the body's parser: once as
- * format 3 (what is written), once as format 2 (strings and records laid
- * out otherwise; still read), the header's version and checksum redone.
+ * checks). One that starts with "BTFCPAY4" and a le24 body size is a
+ * format 4 payload (archive/pack.c: the stream table, each stream's
+ * codec), given a header and a fresh checksum, so mutations reach the
+ * stream table and the zstd and xz streams. Any other is taken as a
+ * body and wrapped into a file with the right checksum first, so
+ * mutations reach the body's parser: as format 4 (its streams in LZ4),
+ * as format 3 and as format 2 (strings and records laid out otherwise;
+ * still read).
  */
 int fuzz_archive_one(const uint8_t *data, size_t size)
 {
-	uint8_t *file = NULL;
+	void *file = NULL;
 	size_t file_size = 0;
-	uint32_t crc, k;
+	uint32_t version;
 
 	if (size >= BC_ARCHIVE_MAGIC_LEN &&
 	    !memcmp(data, BC_ARCHIVE_MAGIC, BC_ARCHIVE_MAGIC_LEN)) {
 		archive_file_one(data, size);
 		return 0;
 	}
-	if (ar_wrap_body(data, size, 1, (void **)&file, &file_size))
+	if (size >= 12 && !memcmp(data, FUZZ_PAYLOAD_MAGIC, 8)) {
+		archive_payload_one(data, size);
+		return 0;
+	}
+	if (ar_wrap_body(data, size, 1, &file, &file_size))
 		return 0;
 	archive_file_one(file, file_size);
-	file[8] = 2;	/* version, little-endian u32 */
-	crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), file, (uInt)(file_size - 4));
-	for (k = 0; k < 4; k++)
-		file[file_size - 4 + k] = (uint8_t)(crc >> (8 * k));
-	archive_file_one(file, file_size);
 	free(file);
+	for (version = 3; version >= 2; version--) {
+		if (ar_wrap_body_lz4(data, size, version, &file, &file_size))
+			return 0;
+		archive_file_one(file, file_size);
+		free(file);
+	}
 	return 0;
 }
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An archive of a kernel or two written with every kernel stored as its
+ * sorted bytes, when that makes the smaller file (format.c's
+ * bc_archive_serialize() writes both forms and keeps the smaller one).
+ *
+ * Problem: records pay where kernels share them. One kernel alone shares
+ * nothing; its records, coded as varints in six streams, compress to
+ * 0.97-0.98 of `xz -9e` of the kernel's own file (Debian's 6.1 amd64,
+ * 6.12 arm64-16k; 6.18), while its sorted BTF, in canonical order, comes
+ * to 0.93 of it under the same xz (pahole's order scatters what sort puts
+ * together). So for a small body (up to AR_PACK_SMALL_BODY: xz is what
+ * compresses it, and what is saved by bytes is what makes the archive
+ * never larger than `xz -9e` of the files it replaces) the archive is
+ * also written as bytes and the smaller file is kept.
+ *
+ * Invariant (determinism): the choice depends on the set of kernels
+ * only. A kernel read as bytes is turned back into records before the
+ * archive is written again (ar_unraw_kernels(), the test add runs: its
+ * records rebuilt must give its bytes back), so an `add` to an archive
+ * written as bytes writes what a `create` of the new set writes; a
+ * kernel that records cannot give back (a loop of anonymous types) stays
+ * bytes, as when it was added.
+ *
+ * Cost: a small body is compressed twice; turning kernels back into
+ * records costs what adding them cost, for the kernels stored as bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../canon/btf_data.h"
+#include "bytes_form.h"
+#include "internal.h"
+#include "pack.h"
+
+/*
+ * Smaller bodies stay records: not a kernel's (a module's BTF, the tests'
+ * fixtures, whose records paths the tests exercise).
+ */
+#define BYTES_FORM_MIN ((size_t)1 << 20)
+
+static int put_bytes(struct ar_buf *out, const void *data, size_t len)
+{
+	int err = ar_buf_varint(out, len);
+
+	return err ? err : ar_buf_put(out, data, len);
+}
+
+int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
+{
+	uint32_t k, i;
+	int err;
+
+	/* strings: one, ""; no (kind, name) pairs; no records */
+	err = ar_buf_varint(body, 1);
+	err = err ? err : ar_buf_varint(body, 0);
+	err = err ? err : ar_buf_put(body, "", 1);
+	err = err ? err : ar_buf_varint(body, 0);
+	err = err ? err : ar_buf_varint(body, 0);
+	err = err ? err : ar_buf_varint(body, ar->nr_kernels);
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
+		const struct ar_kernel *kern = &ar->kernels[k];
+		void *raw = NULL;
+		size_t size = 0;
+
+		err = bc_archive_kernel_raw(ar, k, &raw, &size, NULL);
+		err = err ? err : put_bytes(body, kern->name, strlen(kern->name));
+		err = err ? err : ar_buf_varint(body, AR_FLAG_RAW);
+		err = err ? err : put_bytes(body, raw, size);
+		free(raw);
+		/* the bytes hold the layout section, if any */
+		err = err ? err : put_bytes(body, NULL, 0);
+		err = err ? err : ar_buf_varint(body, kern->nr_att);
+		for (i = 0; i < kern->nr_att && !err; i++) {
+			err = put_bytes(body, kern->att[i].name,
+					strlen(kern->att[i].name));
+			err = err ? err : put_bytes(body, kern->att[i].data,
+						    kern->att[i].size);
+		}
+	}
+	return err;
+}
+
+/* Kernel k, stored as bytes, as records if they give its bytes back. */
+static int unraw_kernel(struct bc_archive *ar, struct ar_kernel *kern)
+{
+	struct bc_btf *btf = NULL;
+	struct bc_btf_layout *layout = NULL;
+	uint32_t *list = NULL;
+	void *back = NULL;
+	size_t back_size = 0;
+	int err;
+
+	if (bc_btf_parse(kern->blob, kern->blob_size, NULL, kern->name, NULL,
+			 &btf))
+		return 0;	/* stays bytes: sort's own output, or forged */
+	err = ar_encode_kernel(ar, btf, &list);
+	err = err ? err : ar_build_raw(ar, list, btf->nr_types, btf->layout,
+				       btf->nr_layout, &back, &back_size);
+	if (!err && back_size == kern->blob_size &&
+	    !memcmp(back, kern->blob, back_size) && !kern->nr_layout) {
+		if (btf->nr_layout) {
+			layout = malloc(btf->nr_layout * sizeof(*layout));
+			if (!layout) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(layout, btf->layout, btf->nr_layout * sizeof(*layout));
+		}
+		free(kern->blob);
+		kern->blob = NULL;
+		kern->blob_size = 0;
+		kern->raw = false;
+		kern->recs = list;
+		kern->nr_types = btf->nr_types;
+		kern->layout = layout;
+		kern->nr_layout = btf->nr_layout;
+		list = NULL;
+	}
+	if (err != -ENOMEM)
+		err = 0;	/* not by name: stays bytes */
+out:
+	free(back);
+	free(list);
+	bc_btf_free(btf);
+	return err;
+}
+
+int ar_unraw_kernels(struct bc_archive *ar)
+{
+	uint32_t k;
+	int err = 0;
+
+	for (k = 0; k < ar->nr_kernels && !err; k++)
+		if (ar->kernels[k].raw)
+			err = unraw_kernel(ar, &ar->kernels[k]);
+	return err;
+}
+
+bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len)
+{
+	uint32_t k;
+
+	if (body_len < BYTES_FORM_MIN || body_len > AR_PACK_SMALL_BODY)
+		return false;
+	for (k = 0; k < ar->nr_kernels; k++)
+		if (!ar->kernels[k].raw)
+			return true;
+	return false;	/* already all bytes */
+}
+
+int ar_keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)
+{
+	struct ar_buf body = { 0 };
+	void *bytes_file = NULL;
+	size_t bytes_size = 0;
+	int err;
+
+	err = ar_serialize_bytes_form(ar, &body);
+	err = err ? err : ar_wrap_body(body.data, body.len, AR_PACK_WORDS,
+				       &bytes_file, &bytes_size);
+	free(body.data);
+	if (!err && bytes_size < *size) {
+		free(*file);
+		*file = bytes_file;
+		*size = bytes_size;
+		bytes_file = NULL;
+	}
+	free(bytes_file);
+	return err;
+}

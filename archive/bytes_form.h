@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The archive with every kernel stored as its sorted bytes
+ * (archive/bytes_form.c): the smaller file for a kernel or two.
+ */
+#ifndef BTFCANON_ARCHIVE_BYTES_FORM_H
+#define BTFCANON_ARCHIVE_BYTES_FORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+/* The body with every kernel as bytes (rebuilt where it is records). */
+int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body);
+
+/*
+ * Every kernel stored as bytes turned back into records where its
+ * records give its bytes back (before writing: what add does). 0 or
+ * -ENOMEM.
+ */
+int ar_unraw_kernels(struct bc_archive *ar);
+
+/*
+ * Whether the archive is also written as bytes: a body of a kernel or two
+ * (1 MiB to AR_PACK_SMALL_BODY), a kernel at least as records.
+ */
+bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len);
+
+/*
+ * *file (*size bytes) replaced by the archive written as bytes if that
+ * file is smaller. 0 or a negative errno.
+ */
+int ar_keep_smaller_form(struct bc_archive *ar, void **file, size_t *size);
+
+#endif

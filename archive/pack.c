@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The payload of archive format 4: the body (laid out exactly as format
+ * 3's) cut into streams that each hold one kind of number, each
+ * compressed on its own with the codec that makes it smallest.
+ *
+ * Problem: one LZ4 frame of the whole body (format 3) made Debian's 118
+ * kernels 4.68 MB and a single kernel 2.2 times the size of its own
+ * `xz -9e`. The body's sections are unlike each other (string bytes,
+ * string lengths, (kind, name) pairs that count up by one, record heads,
+ * record words, kernel scripts): a compressor that sees one at a time
+ * models it better, and each can take the codec that pays for it.
+ *
+ * The payload (integers little-endian):
+ *	u8 stream count (1..AR_PACK_MAX_STREAMS), then per stream: u8
+ *	codec, le64 bytes of body it fills, le64 bytes it takes here; then
+ *	the streams' bytes in that order. The streams fill the body in
+ *	order, end to end. Codecs: 0 stored, 1 an LZ4 frame, 2 a zstd frame,
+ *	3 an xz stream (LZMA2, no check: the file's CRC covers it).
+ * Cuts: where format 3's sections meet (ar_pack cuts them by walking the
+ * body's counts and lengths; the reader needs no cuts, it only fills the
+ * body): string lengths | string bytes | pairs | record heads | record
+ * words | kernels. A body that does not walk (the fuzz targets wrap any
+ * bytes) is cut where the walk stopped.
+ *
+ * Codec (the writer's choice, the reader follows the codec bytes): zstd
+ * (ZSTD_LEVEL, its window the stream) unless storing is smaller; xz
+ * (-9e, the dictionary the stream; no literal context for varints, 3
+ * bits for the string bytes; 1 literal and 2 position bits for kernels
+ * stored as bytes, AR_PACK_WORDS) where it is smaller still and decoding
+ * it costs little: every stream of a body up to AR_PACK_SMALL_BODY (a
+ * kernel or two: what xz saves there is what keeps the archive below
+ * `xz -9e` of the kernels' files, and such a body takes 40-80 ms to
+ * unpack), and of a larger body only the (kind, name) pairs, up to
+ * XZ_STREAM_MAX, where xz makes them at most a quarter of zstd's size:
+ * on Debian's 118 kernels 26 KB instead of 239, for 3 ms more of
+ * unpacking (the record heads would be 95 KB instead of 204 for 5 ms
+ * more of every extract and 0.2 s more of every write). LZMA decodes at 10-20 ns a byte here, zstd at 1-2: xz on all of
+ * the 118 kernels' 7.3 MB body would be 0.4 MB smaller and take 0.13 s
+ * to unpack.
+ *
+ * Threads: streams are compressed and decompressed on two threads, each
+ * taking the next stream from an atomic cursor; every stream's bytes
+ * depend on the stream alone, so the file does not depend on threads.
+ * Cost: the writer runs zstd over the body once and xz over the streams
+ * it may choose; the reader runs one decoder a stream.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lz4frame.h>
+#include <lzma.h>
+#include <zstd.h>
+
+#include "pack.h"
+
+#define AR_PACK_MAX_STREAMS 8
+#define ENTRY_LEN 17		/* codec, le64 body bytes, le64 packed bytes */
+#define ZSTD_LEVEL 9		/* 19: 0.22 MB less of 2.4 for 4 s more a write */
+#define XZ_STREAM_MAX ((size_t)2 << 20)
+#define XZ_DICT_MAX ((uint32_t)64 << 20)
+#define XZ_MEMLIMIT ((uint64_t)96 << 20)
+#define STORE_BELOW 64		/* shorter streams are stored */
+#define THREADED_MIN ((size_t)1 << 20)	/* smaller bodies: one thread */
+
+enum codec { CODEC_STORED, CODEC_LZ4, CODEC_ZSTD, CODEC_XZ, NR_CODECS };
+
+/* The streams of a body that walks, in order. */
+enum section {
+	SECTION_STRING_LENGTHS,
+	SECTION_STRING_BYTES,
+	SECTION_PAIRS,
+	SECTION_HEADS,
+	SECTION_WORDS,
+	SECTION_KERNELS,
+};
+
+/* ---- cutting ------------------------------------------------------------ */
+
+/*
+ * n varints from *pos; false when they run past end. Sums them in *sum
+ * (false past end too: what they count must fit in the body).
+ */
+static bool skip_varints(const uint8_t *d, size_t end, size_t *pos,
+			 uint64_t n, uint64_t *sum)
+{
+	uint64_t v, i;
+
+	for (i = 0; i < n; i++) {
+		if (ar_get_varint(d, end, pos, &v))
+			return false;
+		if (sum && (v > end || (*sum += v) > end))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Where format 3's sections end, into cut[] (ascending, each below len);
+ * returns how many. Every count is bounded by the bytes left, so a body
+ * of any bytes is walked in linear time and cut where the walk stops.
+ */
+static unsigned body_cuts(const uint8_t *d, size_t len, size_t *cut)
+{
+	size_t pos = 0;
+	uint64_t n, sum = 0, i;
+	unsigned nr = 0;
+
+	/* string lengths, then the strings with their NULs */
+	if (ar_get_varint(d, len, &pos, &n) || n > len ||
+	    !skip_varints(d, len, &pos, n, &sum) || sum + n > len - pos)
+		return nr;
+	cut[nr++] = pos;
+	pos += sum + n;
+	cut[nr++] = pos;
+	/* (kind, name) pairs */
+	if (ar_get_varint(d, len, &pos, &n) || n > len ||
+	    !skip_varints(d, len, &pos, 2 * n, NULL))
+		return nr;
+	cut[nr++] = pos;
+	/* record heads (kind, vlen, kn + 1, bytes of words), then the words */
+	if (ar_get_varint(d, len, &pos, &n) || n > len)
+		return nr;
+	for (i = 0, sum = 0; i < n; i++)
+		if (!skip_varints(d, len, &pos, 3, NULL) ||
+		    !skip_varints(d, len, &pos, 1, &sum))
+			return nr;
+	cut[nr++] = pos;
+	if (sum > len - pos)
+		return nr;
+	pos += sum;
+	cut[nr++] = pos;
+	/* the kernels follow; no empty stream at the end */
+	while (nr && cut[nr - 1] >= len)
+		nr--;
+	return nr;
+}
+
+/* ---- one stream ----------------------------------------------------------- */
+
+struct stream {
+	const uint8_t *raw;	/* writer: the body's bytes; reader: the packed */
+	size_t raw_len;
+	uint8_t *body;		/* reader: where it unpacks to */
+	uint8_t *packed;	/* writer: the chosen encoding (malloc) */
+	size_t packed_len;
+	enum codec codec;
+	int err;
+};
+
+static int lz4_pack(const uint8_t *in, size_t len, uint8_t **out,
+		    size_t *out_len)
+{
+	LZ4F_preferences_t prefs;
+	size_t bound, z;
+
+	memset(&prefs, 0, sizeof(prefs));
+	prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+	prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	prefs.frameInfo.contentSize = len;
+	bound = LZ4F_compressFrameBound(len, &prefs);
+	*out = malloc(bound);
+	if (!*out)
+		return -ENOMEM;
+	z = LZ4F_compressFrame(*out, bound, in, len, &prefs);
+	if (LZ4F_isError(z))
+		return -EIO;
+	*out_len = z;
+	return 0;
+}
+
+static int zstd_pack(const uint8_t *in, size_t len, uint8_t **out,
+		     size_t *out_len)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(len), z;
+	int wlog = 10;
+
+	*out = malloc(bound);
+	if (!cctx || !*out) {
+		ZSTD_freeCCtx(cctx);
+		return -ENOMEM;
+	}
+	while (wlog < 27 && ((size_t)1 << wlog) < len)
+		wlog++;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, wlog);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+	z = ZSTD_compress2(cctx, *out, bound, in, len);
+	ZSTD_freeCCtx(cctx);
+	if (ZSTD_isError(z))
+		return -EIO;
+	*out_len = z;
+	return 0;
+}
+
+static int xz_pack(const uint8_t *in, size_t len, uint32_t lc, uint32_t lp,
+		   uint8_t **out, size_t *out_len)
+{
+	lzma_options_lzma opt;
+	lzma_filter filters[2];
+	size_t bound = lzma_stream_buffer_bound(len), pos = 0;
+
+	if (lzma_lzma_preset(&opt, 9 | LZMA_PRESET_EXTREME))
+		return -EIO;
+	opt.dict_size = len < 4096 ? 4096 : len > XZ_DICT_MAX ? XZ_DICT_MAX :
+			(uint32_t)len;
+	opt.lc = lc;
+	opt.lp = lp;
+	opt.pb = lp;	/* position bits: 0 for varints, 2 for BTF's words */
+	filters[0].id = LZMA_FILTER_LZMA2;
+	filters[0].options = &opt;
+	filters[1].id = LZMA_VLI_UNKNOWN;
+	filters[1].options = NULL;
+	*out = malloc(bound ? bound : 1);
+	if (!*out)
+		return -ENOMEM;
+	if (lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, in, len,
+				      *out, &pos, bound) != LZMA_OK)
+		return -EIO;
+	*out_len = pos;
+	return 0;
+}
+
+/* Keep (codec, buf, n) in s if smaller than what s has; frees the loser. */
+static void keep_smaller(struct stream *s, enum codec codec, uint8_t *buf,
+			 size_t n)
+{
+	if (n < s->packed_len) {
+		free(s->packed);
+		s->packed = buf;
+		s->packed_len = n;
+		s->codec = codec;
+	} else {
+		free(buf);
+	}
+}
+
+/*
+ * The smallest encoding of s that the effort and body size allow; s is
+ * the body's section'th stream (enum section when the body walked).
+ */
+static int pack_stream(struct stream *s, unsigned section,
+		       enum ar_pack_effort effort, size_t body_len)
+{
+	bool small = body_len <= AR_PACK_SMALL_BODY;
+	size_t zstd_len, n = 0;
+	uint8_t *buf = NULL;
+	int err;
+
+	s->codec = CODEC_STORED;
+	s->packed = NULL;
+	s->packed_len = s->raw_len;
+	if (s->raw_len < STORE_BELOW)
+		return 0;
+	err = effort == AR_PACK_FAST ? lz4_pack(s->raw, s->raw_len, &buf, &n) :
+				      zstd_pack(s->raw, s->raw_len, &buf, &n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	keep_smaller(s, effort == AR_PACK_FAST ? CODEC_LZ4 : CODEC_ZSTD, buf, n);
+	if (effort == AR_PACK_FAST || effort == AR_PACK_ZSTD ||
+	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX)))
+		return 0;
+	zstd_len = s->packed_len;
+	buf = NULL;
+	if (effort == AR_PACK_WORDS)	/* BTF: 4-byte words */
+		err = xz_pack(s->raw, s->raw_len, 1, 2, &buf, &n);
+	else	/* text: the usual literal context; varints: none */
+		err = xz_pack(s->raw, s->raw_len,
+			      section == SECTION_STRING_BYTES ? 3 : 0, 0, &buf, &n);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	if (!small && n * 4 > zstd_len)
+		n = SIZE_MAX;	/* not worth its decoding time */
+	keep_smaller(s, CODEC_XZ, buf, n);
+	return 0;
+}
+
+static int lz4_unpack(const uint8_t *in, size_t len, uint8_t *out,
+		      size_t out_len)
+{
+	LZ4F_decompressionContext_t dctx;
+	size_t in_done = 0, out_done = 0, hint = 1;
+	int err = 0;
+
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+		return -ENOMEM;
+	while (hint && !err) {
+		size_t in_n = len - in_done, out_n = out_len - out_done;
+
+		hint = LZ4F_decompress(dctx, out + out_done, &out_n,
+				       in + in_done, &in_n, NULL);
+		if (LZ4F_isError(hint) || (!in_n && !out_n && hint))
+			err = -EINVAL;
+		in_done += in_n;
+		out_done += out_n;
+	}
+	LZ4F_freeDecompressionContext(dctx);
+	if (!err && (in_done != len || out_done != out_len))
+		err = -EINVAL;
+	return err;
+}
+
+static int zstd_unpack(const uint8_t *in, size_t len, uint8_t *out,
+		       size_t out_len)
+{
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	ZSTD_DCtx *dctx;
+	size_t got;
+
+	if (size != out_len || ZSTD_findFrameCompressedSize(in, len) != len)
+		return -EINVAL;
+	dctx = ZSTD_createDCtx();
+	if (!dctx)
+		return -ENOMEM;
+	got = ZSTD_decompressDCtx(dctx, out, out_len, in, len);
+	ZSTD_freeDCtx(dctx);
+	return ZSTD_isError(got) || got != out_len ? -EINVAL : 0;
+}
+
+static int xz_unpack(const uint8_t *in, size_t len, uint8_t *out,
+		     size_t out_len)
+{
+	/* the writer's dictionary is the stream's size: a larger one is forged */
+	uint64_t memlimit = 2 * (uint64_t)out_len + ((uint64_t)1 << 20);
+	size_t in_pos = 0, out_pos = 0;
+
+	if (memlimit > XZ_MEMLIMIT)
+		memlimit = XZ_MEMLIMIT;
+	lzma_ret ret;
+
+	ret = lzma_stream_buffer_decode(&memlimit, 0, NULL, in, &in_pos, len,
+					out, &out_pos, out_len);
+	if (ret == LZMA_MEM_ERROR)
+		return -ENOMEM;
+	return ret == LZMA_OK && in_pos == len && out_pos == out_len ? 0 :
+	       -EINVAL;
+}
+
+static int unpack_stream(const struct stream *s)
+{
+	switch (s->codec) {
+	case CODEC_STORED:
+		if (s->packed_len != s->raw_len)
+			return -EINVAL;
+		memcpy(s->body, s->raw, s->raw_len);
+		return 0;
+	case CODEC_LZ4:
+		return lz4_unpack(s->raw, s->packed_len, s->body, s->raw_len);
+	case CODEC_ZSTD:
+		return zstd_unpack(s->raw, s->packed_len, s->body, s->raw_len);
+	case CODEC_XZ:
+		return xz_unpack(s->raw, s->packed_len, s->body, s->raw_len);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- the streams on two threads ------------------------------------------- */
+
+struct stream_job {
+	struct stream *s;
+	unsigned nr;
+	unsigned next;		/* atomic cursor */
+	bool pack;
+	enum ar_pack_effort effort;
+	size_t body_len;
+};
+
+static void *stream_worker(void *arg)
+{
+	struct stream_job *job = arg;
+	unsigned i;
+
+	while ((i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->nr) {
+		struct stream *s = &job->s[i];
+
+		s->err = job->pack ? pack_stream(s, i, job->effort, job->body_len) :
+				     unpack_stream(s);
+	}
+	return NULL;
+}
+
+/* Every stream of job through its worker, on two threads if it pays. */
+static int run_streams(struct stream_job *job)
+{
+	pthread_t thread;
+	bool threaded;
+	unsigned i;
+	int err = 0;
+
+	threaded = job->nr > 1 && job->body_len >= THREADED_MIN &&
+		   !pthread_create(&thread, NULL, stream_worker, job);
+	stream_worker(job);
+	if (threaded)
+		pthread_join(thread, NULL);
+	/* the first error in stream order: the same whatever the threads */
+	for (i = 0; i < job->nr && !err; i++)
+		err = job->s[i].err;
+	return err;
+}
+
+/* ---- the payload ---------------------------------------------------------- */
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+int ar_pack(const uint8_t *body, size_t len, enum ar_pack_effort effort,
+	    struct ar_buf *out)
+{
+	struct stream s[AR_PACK_MAX_STREAMS];
+	struct stream_job job = { s, 0, 0, true, effort, len };
+	size_t cut[AR_PACK_MAX_STREAMS], from = 0;
+	uint8_t entry[ENTRY_LEN];
+	unsigned nr = body_cuts(body, len, cut), i;
+	int err;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i <= nr; i++) {
+		size_t to = i < nr ? cut[i] : len;
+
+		s[i].raw = body + from;
+		s[i].raw_len = to - from;
+		from = to;
+	}
+	job.nr = nr + 1;
+	err = run_streams(&job);
+	entry[0] = (uint8_t)job.nr;
+	err = err ? err : ar_buf_put(out, entry, 1);
+	for (i = 0; i < job.nr && !err; i++) {
+		entry[0] = (uint8_t)s[i].codec;
+		put_le64(entry + 1, s[i].raw_len);
+		put_le64(entry + 9, s[i].packed_len);
+		err = ar_buf_put(out, entry, ENTRY_LEN);
+	}
+	for (i = 0; i < job.nr && !err; i++)
+		err = ar_buf_put(out, s[i].packed ? s[i].packed : s[i].raw,
+				 s[i].packed_len);
+	for (i = 0; i < job.nr; i++)
+		free(s[i].packed);
+	return err;
+}
+
+int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
+	      size_t body_len)
+{
+	struct stream s[AR_PACK_MAX_STREAMS];
+	struct stream_job job = { s, 0, 0, false, AR_PACK_BEST, body_len };
+	size_t at, filled = 0;
+	unsigned i;
+
+	if (!len || !payload[0] || payload[0] > AR_PACK_MAX_STREAMS ||
+	    len < 1 + (size_t)payload[0] * ENTRY_LEN)
+		return -EINVAL;
+	job.nr = payload[0];
+	at = 1 + (size_t)job.nr * ENTRY_LEN;
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < job.nr; i++) {
+		const uint8_t *e = payload + 1 + (size_t)i * ENTRY_LEN;
+		uint64_t raw = get_le64(e + 1), packed = get_le64(e + 9);
+
+		if (e[0] >= NR_CODECS || raw > body_len - filled ||
+		    packed > len - at)
+			return -EINVAL;
+		s[i].codec = (enum codec)e[0];
+		s[i].raw = payload + at;
+		s[i].packed_len = (size_t)packed;
+		s[i].body = body + filled;
+		s[i].raw_len = (size_t)raw;
+		filled += (size_t)raw;
+		at += (size_t)packed;
+	}
+	if (filled != body_len || at != len)
+		return -EINVAL;
+	return run_streams(&job);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The identifiers a BPF program's C sources name, for the slim header
+ * (slim.h): every identifier of a .c or .h file and of the local headers
+ * it includes, outside comments and string and character literals.
+ *
+ * There is no preprocessor: no macro is expanded, no #if evaluated, so
+ * the set holds every identifier any configuration of the file could use
+ * (conservative: a name too many costs a few lines of header, one too few
+ * a compile error). `#include "x.h"` is followed relative to the
+ * including file's directory, as the compiler does without -I; an include
+ * that is not found there (generated, or found through -I), and every
+ * `#include <...>`, is not read. Headers named vmlinux*.h are never read:
+ * they are the header being made, whose every name would select
+ * everything.
+ */
+#ifndef BTFCANON_C_NAMES_H
+#define BTFCANON_C_NAMES_H
+
+#include "../canon/log.h"
+#include "../canon/strset.h"
+
+/*
+ * Adds to names (a set made with bc_strset_init(names, NULL, 0)) every
+ * identifier of the C file at path and of the local headers it includes,
+ * each file read once. Returns 0, or a negative errno after a message
+ * naming the file that cannot be read.
+ */
+int bc_c_names_read(const char *path, struct bc_strset *names,
+		    const struct bc_log *log);
+
+/*
+ * Adds the names libbpf's BPF-side headers (<bpf/bpf_helpers.h> and the
+ * rest) take from vmlinux.h; bc_c_names_read() adds them when a file
+ * includes one. 0 or -ENOMEM.
+ */
+int bc_c_names_add_libbpf(struct bc_strset *names);
+
+#endif

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `btfcanon header` (diff/header.c, diff/cmd_header.c), against the four
+ * kernels of tests/data/header/ (cut from Debian's 6.1.0-56 amd64 and
+ * arm64, 6.12.117 arm64 and a 6.18 x86 kernel: tests/data/README.md).
+ *
+ * Cases:
+ *	compile		tests/fixtures/header/core.bpf.c compiles against the
+ *			header with -D__TARGET_ARCH_x86 and _arm64; without
+ *			either, the header's #error names both; each
+ *			architecture's projection (clang -E) is the header
+ *			of that architecture's kernels alone
+ *	libbpf		each object against each kernel of its architecture:
+ *			libbpf's own relocation (btf_custom_path) equals
+ *			btfcanon deps' (test_deps.c); the flavors reach what
+ *			only 6.1 has (fd___flags, io_fadvise___len, the
+ *			enumerator ARG_PTR_TO_KPTR) and nothing on the newer
+ *			kernel; the kfunc only 6.18 has is __weak
+ *	check		--check: 0 and silent when current, 1 with a diff -u
+ *			when stale, 2 when the file cannot be read
+ *	order		the kernels' order, given one by one or as an archive
+ *			or ARCHIVE:GLOB, does not change a byte
+ *	adding		adding 6.1.0-56-amd64 to a set changes the header
+ *			only in the kernel list, the kfuncs it lacks (now
+ *			__weak), #if lines and new blocks (its flavors: x86's
+ *			pt_regs___cs); nothing of the 6.18 header is lost
+ *	bad_input	a missing file, a file that is not BTF, a kernel of
+ *			no known architecture, a name without a version, a
+ *			missing --for file: exit 2, a message naming it, no
+ *			output file
+ *	newer		a kernel newer than the others that declares members
+ *			as an older one did (one removed and back, one whose
+ *			type changed and changed back, an enumerator removed
+ *			and back): every flavor stays, same name and text
+ *	slim		--for the fixture: a shorter header that compiles it
+ *			for both architectures into the same instructions
+ *			and CO-RE relocations as the full header
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <check.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+#define DATA "tests/data/header"
+#define FIXTURE "tests/fixtures/header/core.bpf.c"
+
+#define K61X DATA "/6.1.0-56-amd64.btf"
+#define K618 DATA "/6.18.44-fc-v669.btf"
+#define K61A DATA "/6.1.0-56-arm64.btf"
+#define K612A DATA "/6.12.117+deb12-arm64.btf"
+#define ALL4 "--kernel " K61X " --kernel " K618 " --kernel " K61A " --kernel " K612A
+
+static char scratch[64];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	rc = system(cmd);
+	free(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static const char *in_scratch(const char *name)
+{
+	static char path[32][160];
+	static int next;
+	char *p = path[next++ % 32];
+
+	snprintf(p, sizeof(path[0]), "%s/%s", scratch, name);
+	return p;
+}
+
+static const char *cli(void)
+{
+	const char *c = getenv("BTFCANON");
+
+	ck_assert_msg(c, "BTFCANON names the binary (make check sets it)");
+	return c;
+}
+
+static void setup(void)
+{
+	snprintf(scratch, sizeof(scratch), "/tmp/btfcanon-header.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void teardown(void)
+{
+	sh("rm -rf %s", scratch);
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	struct blob b = read_file(path);
+	bool has = b.data && memmem(b.data, b.size, text, strlen(text));
+
+	blob_free(&b);
+	return has;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return !sh("cmp -s %s %s", a, b);
+}
+
+/* The header of the four kernels and the fixture compiled for both arches. */
+static void build_objects(void)
+{
+	ck_assert_int_eq(sh("%s header " ALL4 " -o %s", cli(),
+			    in_scratch("vmlinux.h")), 0);
+	ck_assert_msg(!sh("clang -target bpf -O2 -g -D__TARGET_ARCH_x86 -I%s -c "
+			  FIXTURE " -o %s", scratch, in_scratch("x86.o")),
+		      "core.bpf.c does not compile for x86");
+	ck_assert_msg(!sh("clang -target bpf -O2 -g -D__TARGET_ARCH_arm64 -I%s -c "
+			  FIXTURE " -o %s", scratch, in_scratch("arm64.o")),
+		      "core.bpf.c does not compile for arm64");
+}
+
+START_TEST(test_compile)
+{
+	build_objects();
+	ck_assert_int_ne(sh("clang -target bpf -O2 -g -I%s -c " FIXTURE
+			    " -o %s 2> %s", scratch, in_scratch("none.o"),
+			    in_scratch("none.err")), 0);
+	ck_assert(file_has(in_scratch("none.err"),
+			   "define __TARGET_ARCH_x86 or __TARGET_ARCH_arm64"));
+	/*
+	 * each architecture's projection (the preprocessor's view) is that
+	 * architecture's own header, blank lines aside
+	 */
+	ck_assert_int_eq(sh("%s header --kernel " K61X " --kernel " K618 " -o %s",
+			    cli(), in_scratch("x86.h")), 0);
+	ck_assert_int_eq(sh("cd %s && clang -E -P -D__TARGET_ARCH_x86 vmlinux.h | grep -v '^ *$' > p.x86 && "
+			    "clang -E -P x86.h | grep -v '^ *$' > s.x86 && cmp p.x86 s.x86",
+			    scratch), 0);
+	/* one architecture: no #if at all */
+	ck_assert_int_eq(sh("%s header --kernel " K61A " --kernel " K612A " -o %s",
+			    cli(), in_scratch("arm64.h")), 0);
+	ck_assert(!file_has(in_scratch("arm64.h"), "__TARGET_ARCH"));
+	ck_assert_int_eq(sh("cd %s && clang -E -P -D__TARGET_ARCH_arm64 vmlinux.h | grep -v '^ *$' > p.arm64 && "
+			    "clang -E -P arm64.h | grep -v '^ *$' > s.arm64 && cmp p.arm64 s.arm64",
+			    scratch), 0);
+	ck_assert(file_has(in_scratch("vmlinux.h"), "#elif defined(__TARGET_ARCH_arm64)"));
+}
+END_TEST
+
+/* deps' value of one relocation; fails when deps has no such relocation. */
+static bool relo(const char *object, const char *kernel, const char *kind,
+		 const char *type, const char *name, unsigned long long *value)
+{
+	bool patched;
+
+	ck_assert_msg(deps_relo_value(object, kernel, kind, type, name, &patched,
+				      value),
+		      "%s: no relocation %s %s.%s", object, kind, type, name);
+	return patched;
+}
+
+START_TEST(test_libbpf)
+{
+	const char *x86 = in_scratch("x86.o"), *arm = in_scratch("arm64.o");
+	const char *const olds[] = { K61X, K61A }, *const news[] = { K618, K612A };
+	const char *const objs[] = { x86, arm };
+	unsigned long long v;
+	uint32_t n = 0, a;
+
+	build_objects();
+	for (a = 0; a < 2; a++) {
+		n += deps_agree_with_libbpf(objs[a], olds[a]);
+		n += deps_agree_with_libbpf(objs[a], news[a]);
+		/* a member only the older kernel has, through its flavor */
+		ck_assert(relo(objs[a], olds[a], "field_exists", "struct fd___flags",
+			       "flags", &v) && v == 1);
+		ck_assert(!relo(objs[a], news[a], "field_exists", "struct fd___flags",
+				"flags", &v) && v == 0);
+		ck_assert(relo(objs[a], olds[a], "byte_off", "struct fd___flags",
+			       "flags", &v) && v == 8);
+		ck_assert(relo(objs[a], news[a], "field_exists", "struct fd",
+			       "word", &v) && v == 1);
+		/* a member whose type changed: u32, then u64 */
+		ck_assert(relo(objs[a], olds[a], "byte_sz", "struct io_fadvise___len",
+			       "len", &v) && v == 4);
+		ck_assert(relo(objs[a], news[a], "byte_sz", "struct io_fadvise",
+			       "len", &v) && v == 8);
+		/* an enumerator removed since 6.1 */
+		ck_assert(relo(objs[a], olds[a], "enumval_value",
+			       "enum bpf_arg_type___ARG_PTR_TO_KPTR",
+			       "ARG_PTR_TO_KPTR___bpf_arg_type", &v) && v == 21);
+		ck_assert(!relo(objs[a], news[a], "enumval_exists",
+				"enum bpf_arg_type___ARG_PTR_TO_KPTR",
+				"ARG_PTR_TO_KPTR___bpf_arg_type", &v) && v == 0);
+	}
+	/* the arch-specific type: each reads its own pt_regs */
+	ck_assert(relo(x86, K618, "byte_off", "struct pt_regs", "di", &v) && v == 112);
+	ck_assert(relo(arm, K612A, "byte_off", "struct user_pt_regs", "regs[0]", &v) &&
+		  v == 0);
+	/* the kfunc only 6.18 has: weak */
+	ck_assert(file_has(in_scratch("vmlinux.h"),
+			   "extern struct task_struct *bpf_task_acquire(struct task_struct *p) __weak __ksym;"));
+	fprintf(stderr, "header: %u relocations agree with libbpf\n", n);
+}
+END_TEST
+
+START_TEST(test_check)
+{
+	const char *h = in_scratch("vmlinux.h");
+
+	ck_assert_int_eq(sh("%s header " ALL4 " -o %s", cli(), h), 0);
+	ck_assert_int_eq(sh("%s header " ALL4 " --check %s > %s", cli(), h,
+			    in_scratch("current.out")), 0);
+	ck_assert(!file_has(in_scratch("current.out"), "stale"));
+	ck_assert_int_eq(sh("sed -i 's/__weak __ksym/__ksym/' %s", h), 0);
+	ck_assert_int_eq(sh("%s header " ALL4 " --check %s > %s", cli(), h,
+			    in_scratch("stale.out")), 1);
+	ck_assert(file_has(in_scratch("stale.out"), "is stale"));
+	ck_assert(file_has(in_scratch("stale.out"), "+extern struct task_struct *bpf_task_acquire"));
+	ck_assert_int_eq(sh("%s header " ALL4 " --check %s 2> /dev/null", cli(),
+			    in_scratch("missing.h")), 2);
+	/* dump --check still says what it said */
+	ck_assert_int_eq(sh("%s dump -f c " K618 " -o %s", cli(), in_scratch("d.h")), 0);
+	ck_assert_int_eq(sh("echo >> %s; %s dump -f c --check %s " K618 " > %s",
+			    in_scratch("d.h"), cli(), in_scratch("d.h"),
+			    in_scratch("d.out")), 1);
+	ck_assert(file_has(in_scratch("d.out"),
+			   "differs from what `btfcanon dump -f c " K618 "` writes"));
+}
+END_TEST
+
+START_TEST(test_order)
+{
+	const char *a = in_scratch("a.h"), *ar = in_scratch("k.bca");
+
+	ck_assert_int_eq(sh("%s header " ALL4 " -o %s", cli(), a), 0);
+	ck_assert_int_eq(sh("%s header --kernel " K612A " --kernel " K618
+			    " --kernel " K61A " --kernel " K61X " -o %s", cli(),
+			    in_scratch("b.h")), 0);
+	ck_assert(same_file(a, in_scratch("b.h")));
+	/* the same kernel twice counts once */
+	ck_assert_int_eq(sh("%s header " ALL4 " --kernel " K61X " -o %s", cli(),
+			    in_scratch("c.h")), 0);
+	ck_assert(same_file(a, in_scratch("c.h")));
+	ck_assert_int_eq(sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
+			    " > /dev/null", cli(), ar), 0);
+	ck_assert_int_eq(sh("%s header --kernel %s -o %s", cli(), ar,
+			    in_scratch("d.h")), 0);
+	ck_assert(same_file(a, in_scratch("d.h")));
+	ck_assert_int_eq(sh("%s header --kernel '%s:*arm64' -o %s", cli(), ar,
+			    in_scratch("e.h")), 0);
+	ck_assert_int_eq(sh("%s header --kernel " K61A " --kernel " K612A " -o %s",
+			    cli(), in_scratch("f.h")), 0);
+	ck_assert(same_file(in_scratch("e.h"), in_scratch("f.h")));
+}
+END_TEST
+
+START_TEST(test_adding)
+{
+	const char *small = in_scratch("small.h"), *big = in_scratch("big.h");
+
+	ck_assert_int_eq(sh("%s header --kernel " K618 " --kernel " K61A
+			    " --kernel " K612A " -o %s", cli(), small), 0);
+	ck_assert_int_eq(sh("%s header " ALL4 " -o %s", cli(), big), 0);
+	ck_assert(file_has(small, "bpf_task_acquire(struct task_struct *p) __ksym;"));
+	/*
+	 * What the smaller header has and the larger lacks: lines of the
+	 * kernel list, the kfuncs that became __weak, and #if lines (blocks
+	 * that now hold on both architectures leave their #if), nothing else.
+	 */
+	ck_assert_int_eq(sh("diff %s %s | grep '^<' | grep -v -E '^< ( \\*|extern |#if |#elif |#endif|$)' > %s",
+			    small, big, in_scratch("lost")), 1);
+	/* what it adds: the list, the kfuncs, and whole blocks of 6.1's */
+	ck_assert_int_eq(sh("diff %s %s | grep '^>' > %s", small, big,
+			    in_scratch("added")), 0);
+	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___cs {"));
+	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___ss {"));
+	ck_assert(file_has(in_scratch("added"), ">  *     6.1.0-56-amd64"));
+	ck_assert(file_has(in_scratch("added"), "> extern struct task_struct *bpf_task_acquire(struct task_struct *p) __weak __ksym;"));
+	/* flavors are named by their content: the same names either way */
+	ck_assert_int_eq(sh("grep -q '^struct fd___flags {' %s", small), 0);
+}
+END_TEST
+
+START_TEST(test_slim)
+{
+	const char *dir = in_scratch("slim");
+	struct blob full, slim;
+	const char *arch[] = { "x86", "arm64" };
+	int a;
+
+	build_objects();
+	ck_assert_int_eq(sh("mkdir %s && %s header " ALL4 " --for " FIXTURE " -o %s/vmlinux.h",
+			    dir, cli(), dir), 0);
+	full = read_file(in_scratch("vmlinux.h"));
+	slim = read_file(in_scratch("slim/vmlinux.h"));
+	ck_assert_uint_lt(slim.size, full.size);
+	blob_free(&full);
+	blob_free(&slim);
+	for (a = 0; a < 2; a++) {
+		ck_assert_msg(!sh("clang -target bpf -O2 -g -D__TARGET_ARCH_%s -I%s -c "
+				  FIXTURE " -o %s/%s.o", arch[a], dir, dir, arch[a]),
+			      "core.bpf.c does not compile against its slim header for %s",
+			      arch[a]);
+		/* the same code and relocations: llvm-objdump of both */
+		ck_assert_int_eq(sh("cd %s && llvm-objdump -dr %s.o | tail -n +3 > full.%s.txt && "
+				    "llvm-objdump -dr slim/%s.o | tail -n +3 > slim.%s.txt && "
+				    "cmp -s full.%s.txt slim.%s.txt", scratch, arch[a], arch[a],
+				    arch[a], arch[a], arch[a], arch[a]), 0);
+	}
+}
+END_TEST
+
+/*
+ * A small x86 kernel: struct pt_regs { long orig_ax; }, struct s { int
+ * a; [long b;] X x; } with X int or long, enum e { E_A, [E_B] }.
+ */
+static void write_small_kernel(const char *path, bool with_b, bool x_long)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	int i_int, i_long;
+	FILE *f;
+
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	ck_assert_int_gt(btf__add_struct(btf, "pt_regs", 8), 0);
+	ck_assert_int_eq(btf__add_field(btf, "orig_ax", i_long, 0, 0), 0);
+	ck_assert_int_gt(btf__add_struct(btf, "s", 24), 0);
+	ck_assert_int_eq(btf__add_field(btf, "a", i_int, 0, 0), 0);
+	if (with_b)
+		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
+	ck_assert_int_eq(btf__add_field(btf, "x", x_long ? i_long : i_int, 128, 0), 0);
+	ck_assert_int_gt(btf__add_enum(btf, "e", 4), 0);
+	ck_assert_int_eq(btf__add_enum_value(btf, "E_A", 0), 0);
+	if (with_b)
+		ck_assert_int_eq(btf__add_enum_value(btf, "E_B", 1), 0);
+	raw = blob_from_libbpf(btf);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
+	fclose(f);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
+/* The text of the block that starts with line in file, "" when none. */
+static char *block_of(const char *file, const char *line)
+{
+	struct blob b = read_file(file);
+	char *text = calloc(1, b.size + 1), *at, *end;
+
+	ck_assert_ptr_nonnull(text);
+	if (b.size)
+		memcpy(text, b.data, b.size);
+	blob_free(&b);
+	at = strstr(text, line);
+	if (!at) {
+		text[0] = 0;
+		return text;
+	}
+	end = strstr(at, "};\n");
+	ck_assert_ptr_nonnull(end);
+	end[3] = 0;
+	memmove(text, at, strlen(at) + 1);
+	return text;
+}
+
+START_TEST(test_newer)
+{
+	const char *k1 = in_scratch("6.1.0-1-amd64.btf");
+	const char *k2 = in_scratch("6.2.0-1-amd64.btf");
+	const char *k3 = in_scratch("6.3.0-1-amd64.btf");
+	const char *blocks[] = { "struct s___b {", "struct s___x {", "enum e___E_B {" };
+	size_t i;
+
+	/* b and E_B removed in 6.2 and back in 6.3; x int, long, int again */
+	write_small_kernel(k1, true, false);
+	write_small_kernel(k2, false, true);
+	write_small_kernel(k3, true, false);
+	ck_assert_int_eq(sh("%s header --kernel %s --kernel %s -o %s", cli(), k1, k2,
+			    in_scratch("two.h")), 0);
+	ck_assert_int_eq(sh("%s header --kernel %s --kernel %s --kernel %s -o %s", cli(),
+			    k1, k2, k3, in_scratch("three.h")), 0);
+	/* a newer kernel takes no flavor away and changes none */
+	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+		char *two = block_of(in_scratch("two.h"), blocks[i]);
+		char *three = block_of(in_scratch("three.h"), blocks[i]);
+
+		ck_assert_msg(*two, "no %s in the header of 6.1 and 6.2", blocks[i]);
+		ck_assert_str_eq(two, three);
+		free(two);
+		free(three);
+	}
+	/* 6.2's long x, now an older kernel's declaration, gets a hashed name */
+	ck_assert_int_eq(sh("grep -q '^struct s___x_[0-9a-f]\\{8\\} {' %s",
+			    in_scratch("three.h")), 0);
+}
+END_TEST
+
+/* A BTF with one int and no struct pt_regs, written to path. */
+static void write_archless(const char *path)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	FILE *f;
+
+	ck_assert_int_gt(btf__add_int(btf, "int", 4, BTF_INT_SIGNED), 0);
+	raw = blob_from_libbpf(btf);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
+	fclose(f);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
+/* header with args exits 2, says what (in stderr) and writes no -o file. */
+static void refused(const char *args, const char *what)
+{
+	const char *out = in_scratch("out.h"), *err = in_scratch("err");
+
+	ck_assert_int_eq(sh("%s header %s -o %s 2> %s", cli(), args, out, err), 2);
+	ck_assert_msg(access(out, F_OK), "%s: wrote %s", args, out);
+	ck_assert_msg(file_has(err, what), "%s: no '%s' in its message", args, what);
+}
+
+START_TEST(test_bad_input)
+{
+	char args[512];
+
+	refused("--kernel /nonexistent/6.1.0-1-amd64.btf",
+		"/nonexistent/6.1.0-1-amd64.btf: No such file or directory");
+	refused("--kernel " K618 " --kernel /nonexistent.btf",
+		"/nonexistent.btf: No such file or directory");
+	ck_assert_int_eq(sh("echo junk > %s", in_scratch("6.1.0-9-amd64.btf")), 0);
+	snprintf(args, sizeof(args), "--kernel " K618 " --kernel %s",
+		 in_scratch("6.1.0-9-amd64.btf"));
+	refused(args, in_scratch("6.1.0-9-amd64.btf"));
+	write_archless(in_scratch("6.5.0-1-foo.btf"));
+	snprintf(args, sizeof(args), "--kernel %s", in_scratch("6.5.0-1-foo.btf"));
+	refused(args, "cannot tell its architecture");
+	write_archless(in_scratch("vmlinux-junk.btf"));
+	snprintf(args, sizeof(args), "--kernel %s", in_scratch("vmlinux-junk.btf"));
+	refused(args, "has no version");
+	refused("--kernel " K618 " --for /nonexistent/prog.bpf.c", "/nonexistent/prog.bpf.c");
+	refused("", "expected --kernel");
+	refused("--kernel " K618 " stray", "unexpected argument 'stray'");
+}
+END_TEST
+
+Suite *header_suite(void)
+{
+	Suite *s = suite_create("header");
+	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
+				"bad_input", "slim", "newer" };
+	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
+				 test_adding, test_bad_input, test_slim, test_newer };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		TCase *tc = tcase_create(names[i]);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_set_timeout(tc, 60);
+		tcase_add_test(tc, tests[i]);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
