@@ -39,9 +39,10 @@
 # field (the file name) is dropped. The slim header's lines are compared
 # with the lines of a's x86 header (median over the tools).
 #
-# With SPEED=1 (needs b and c) it also times, with tools/paired-bench.sh
-# (SPEED_RUNS runs, default 5; the machine's load is printed), the full
-# header of the set and the slim header of SPEED_TOOL (default runqlat).
+# With SPEED=1 it also times, with tools/paired-bench.sh (SPEED_RUNS runs,
+# default 5; the machine's load is printed), the full header of the set
+# and the slim header of SPEED_TOOL (default runqlat); MODES="" SPEED=1
+# does only that.
 #
 # OUT (outside the repository, created) keeps the headers (hdr/), the
 # objects (obj/MODE-ARCH/), clang's messages (err/MODE-ARCH/TOOL.err),
@@ -96,7 +97,7 @@ case $BTFCANON in /*) ;; *) BTFCANON=$(pwd)/$BTFCANON ;; esac
 BPFTOOL=${BPFTOOL:-bpftool}
 CLANG=${CLANG:-clang}
 JOBS=${JOBS:-2}
-MODES=${MODES:-a b c}
+MODES=${MODES-a b c}
 ARCHS=${ARCHS:-x86 arm64}
 SPEED=${SPEED:-0}
 SPEED_RUNS=${SPEED_RUNS:-5}
@@ -186,7 +187,7 @@ for m in $MODES; do
 			echo "$m $a $t"
 		done
 	done
-done | xargs -P "$JOBS" -n 3 sh "$0" __compile
+done | xargs -r -P "$JOBS" -n 3 sh "$0" __compile
 t2=$(date +%s)
 
 # --- deps: a against b and c, per architecture ---
@@ -265,15 +266,18 @@ print(f"SUMMARY {same} {differ}")
 EOF
 }
 for m in b c; do
-	has a && has $m || continue
+	has a && has "$m" || continue
 	for a in $ARCHS; do
-		deps_pair $m "$a"
+		deps_pair "$m" "$a"
 	done
 done
 t3=$(date +%s)
 
 # --- the summary ---
-count() { ls "$OUT/obj/$1" | grep -c '\.bpf\.o$' || true; }
+count() {
+	set -- "$OUT/obj/$1"/*.bpf.o
+	if [ -e "$1" ]; then echo $#; else echo 0; fi
+}
 first_error() {
 	l=$(grep -m1 'error:' "$1" || head -1 "$1")
 	echo "$l" | sed "s|$BCC/||g; s|$OUT/||g"
@@ -307,7 +311,7 @@ first_error() {
 		[ "$m" = a ] && continue
 		has a || continue
 		for a in $ARCHS; do
-			lost= gained=
+			lost='' gained=''
 			for t in $tools; do
 				if [ -e "$OUT/obj/a-$a/$t.bpf.o" ] && [ ! -e "$OUT/obj/$m-$a/$t.bpf.o" ]; then lost="$lost $t"; fi
 				if [ ! -e "$OUT/obj/a-$a/$t.bpf.o" ] && [ -e "$OUT/obj/$m-$a/$t.bpf.o" ]; then gained="$gained $t"; fi
@@ -331,8 +335,7 @@ first_error() {
 		has a && has $m || continue
 		echo
 		for a in $ARCHS; do
-			set -- $(grep '^SUMMARY' "$OUT/deps/a-vs-$m-$a.txt")
-			echo "deps a vs $m, $a: $2 identical, $3 differ"
+			echo "deps a vs $m, $a: $(awk '/^SUMMARY/ { print $2 " identical, " $3 " differ" }' "$OUT/deps/a-vs-$m-$a.txt")"
 			grep -v '^SUMMARY' "$OUT/deps/a-vs-$m-$a.txt" | sed 's/^/- /'
 		done
 	done
