@@ -1,7 +1,8 @@
 # btfcanon — build, test, install.
 #
 #   make            build build/btfcanon
-#   make check      build and run every test (unit, property, real inputs)
+#   make check      build and run every test (unit, property, real inputs),
+#                   its parts side by side (CHECK_JOBS=N or make -jN: how many)
 #   make asan       the tests under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the tests and tools under ThreadSanitizer (build-tsan/)
 #   make tsan-check the parallel encoder's tests under ThreadSanitizer
@@ -85,13 +86,44 @@ $(BUILD)/btfcanon-tests: $(TEST_OBJS) $(BUILD)/libbtfcanon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
+# make check runs its parts side by side: each suite of btfcanon-tests,
+# each case that runs on its own (`btfcanon-tests --list`, longest first),
+# and each script, in a process of its own. They share nothing but the
+# run's cache, $(CHECK_DIR)/cache (testutil.h: test_cached()): what several
+# cases read, a fixture compiled or a real kernel encoded, made once per
+# run by the first to need it; emptied here at every start, so never stale.
+# A part's output is held in $(CHECK_DIR)/PART.log and printed whole when
+# it ends (tests/check-part.sh); a summary follows, and a failed part fails
+# the run. As many parts at once as there are CPUs, or as make -jN says.
+# CHECK_ONLY="deps cli.sh ...": only those parts (the same plumbing).
 # CK_DEFAULT_TIMEOUT: the real-kernel cases sort 127k-type graphs many times.
+CHECK_DIR     = $(BUILD)/check
+CHECK_SCRIPTS := pahole-dropin.sh cli.sh images.sh
+CHECK_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_ONLY    ?=
+
 check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
-	CK_DEFAULT_TIMEOUT=600 BTFCANON=$(BUILD)/btfcanon \
-		$(BUILD)/btfcanon-tests
-	BTFCANON=$(BUILD)/btfcanon tests/cli.sh
-	BTFCANON=$(BUILD)/btfcanon tests/pahole-dropin.sh
-	BTFCANON=$(BUILD)/btfcanon tests/images.sh
+	@rm -rf $(CHECK_DIR) && mkdir -p $(CHECK_DIR)/cache
+	@start=$$(date +%s); \
+	parts="$(or $(CHECK_ONLY),$(CHECK_SCRIPTS) $$($(BUILD)/btfcanon-tests --list))" || exit 2; \
+	$(MAKE) --no-print-directory -k -Otarget \
+		$(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) \
+		CHECK_PARTS="$$parts" check-parts; \
+	tests/check-summary.sh $(CHECK_DIR) $$start $$parts
+
+check-parts: $(addprefix check-part/,$(CHECK_PARTS))
+
+check-part/%.sh: FORCE
+	@tests/check-part.sh $(CHECK_DIR) $*.sh \
+		env BTFCANON=$(BUILD)/btfcanon tests/$*.sh
+
+check-part/%: FORCE
+	@tests/check-part.sh $(CHECK_DIR) $* \
+		env CK_DEFAULT_TIMEOUT=600 BTFCANON=$(BUILD)/btfcanon \
+		BTFCANON_TEST_CACHE=$(abspath $(CHECK_DIR))/cache \
+		$(BUILD)/btfcanon-tests --part $*
+
+FORCE:
 
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
@@ -165,4 +197,4 @@ include tests/fuzz/fuzz.mk
 clean:
 	rm -rf build build-asan build-tsan build-fuzz build-deb
 
-.PHONY: all check asan tsan tsan-check install clean kernel-build-check
+.PHONY: all check check-parts FORCE asan tsan tsan-check install clean kernel-build-check

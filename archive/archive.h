@@ -264,6 +264,14 @@ bool bc_archive_view_same_record(const struct bc_archive_view *a,
 uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id);
 
 /*
+ * Type id's name and kind (*kind, BTF_KIND_*) when it is named, without
+ * decoding its record; NULL for an anonymous type or a bad id. A pass
+ * over every id of a kernel costs a table read per type.
+ */
+const char *bc_archive_view_name(const struct bc_archive_view *view,
+				 uint32_t id, uint32_t *kind);
+
+/*
  * The archive's (kind, name) pairs: every kind and name that a type of
  * some kernel has, nr of them; pair i's name, its kind in *kind. For
  * indexes over names that a reader builds once per archive rather than

@@ -253,6 +253,8 @@ struct bc_archive {
 	size_t arena_used, arena_cap;
 	struct ar_scratch scratch;	/* records.c, ar_build_raw() */
 	struct ar_views views;		/* view.c */
+	bool views_unrawed;		/* kernels stored as bytes turned into
+					   records before the first view */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
 	int lock_fd;			/* lock.c: the writers' lock held, or -1 */

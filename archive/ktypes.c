@@ -351,8 +351,6 @@ int bc_ktypes_init_view(struct bc_ktypes *kt, struct bc_archive *ar,
 	int err;
 
 	memset(kt, 0, sizeof(*kt));
-	if (bc_archive_kernel_stored_as_bytes(ar, k))
-		return -EOPNOTSUPP;
 	kt->cache = calloc(1, sizeof(*kt->cache));
 	if (kt->cache) {
 		kt->cache->mask = 255;

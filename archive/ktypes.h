@@ -56,7 +56,8 @@ int bc_ktypes_init_btf(struct bc_ktypes *kt, const struct bc_btf *btf,
 
 /*
  * Kernel k of ar through a view; flavors is ar's (bc_ktypes_flavors_new()).
- * Returns 0, -EOPNOTSUPP for a kernel stored as bytes (read it whole), or
+ * Returns 0, -EOPNOTSUPP for a kernel stored as bytes that records cannot
+ * give back (read it whole), or
  * a negative errno after a message on log.
  */
 int bc_ktypes_init_view(struct bc_ktypes *kt, struct bc_archive *ar,

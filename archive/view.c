@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes_form.h"
 #include "internal.h"
 
 struct bc_archive_view {
@@ -200,6 +201,27 @@ int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
 	*out = NULL;
 	if (k >= ar->nr_kernels)
 		return -ENOENT;
+	/*
+	 * An archive of a kernel or two may store its kernels as bytes (the
+	 * smaller file: bytes_form.c). A view reads records, so before the
+	 * first view, while none is open to see the pools grow, such kernels
+	 * are turned into records in memory, as a write does: log, deps and
+	 * header then read them like any other. One that records cannot give
+	 * back (a loop of anonymous types) stays bytes.
+	 */
+	if (!ar->views_unrawed) {
+		ar->views_unrawed = true;
+		for (uint32_t i = 0; i < ar->nr_kernels; i++) {
+			if (!ar->kernels[i].raw)
+				continue;
+			err = ar_load_records(ar);
+			err = err ? err : ar_unraw_kernels(ar);
+			if (err)
+				return bc_log_error(log, err, "%s: out of memory",
+						    ar->path);
+			break;
+		}
+	}
 	kern = &ar->kernels[k];
 	if (kern->raw)
 		return bc_log_error(log, -EOPNOTSUPP,
@@ -309,6 +331,21 @@ bool bc_archive_view_same_record(const struct bc_archive_view *a,
 uint32_t bc_archive_view_record(const struct bc_archive_view *view, uint32_t id)
 {
 	return id && id <= view->n ? view->list[id - 1] + 1 : 0;
+}
+
+const char *bc_archive_view_name(const struct bc_archive_view *view,
+				 uint32_t id, uint32_t *kind)
+{
+	const struct bc_archive *ar = view->ar;
+	uint32_t kn1;
+
+	if (!id || id > view->n)
+		return NULL;
+	kn1 = ar->cells[ar->rec_off[view->list[id - 1]] + 1];
+	if (!kn1)
+		return NULL;
+	*kind = ar->kns[kn1 - 1].kind;
+	return ar->strs[ar->kns[kn1 - 1].sid].s;
 }
 
 uint32_t bc_archive_nr_type_names(const struct bc_archive *ar)

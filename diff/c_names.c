@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "c_names.h"
@@ -32,7 +33,8 @@
  * <bpf/...>) take from vmlinux.h without declaring it: the fixed-width
  * typedefs of their prototypes, the registers BPF_KPROBE() and the
  * PT_REGS_*() macros read (pt_regs; user_pt_regs on arm64, s390 and
- * others; user_regs_struct for i386), and the map types of usdt.bpf.h's
+ * others; user_regs_struct for i386), the iterator bpf_for() and
+ * bpf_repeat() declare (libbpf 1.2), and the map types of usdt.bpf.h's
  * maps. Added when a file includes <bpf/...>: the program's own text
  * never names them (BPF_KPROBE expands to a struct pt_regs parameter).
  */
@@ -40,6 +42,7 @@ static const char *const libbpf_header_names[] = {
 	"__u8", "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64",
 	"__be16", "__be32", "__wsum", "bool", "u32", "u64",
 	"pt_regs", "user_pt_regs", "user_regs_struct",
+	"bpf_iter_num",	/* bpf_for() and bpf_repeat() hold one by value */
 	"BPF_MAP_TYPE_ARRAY", "BPF_MAP_TYPE_HASH",
 };
 
@@ -74,12 +77,13 @@ static int read_whole(const char *path, char **text, size_t *len)
 	size_t cap = 65536, got = 0, n;
 	char *buf = malloc(cap + 1);
 	FILE *f = fopen(path, "r");
-	int err = 0;
+	int err = f ? 0 : -errno;
 
-	if (!f || !buf) {
-		err = f ? -ENOMEM : -errno;
+	if (err || !buf) {
+		err = err ? err : -ENOMEM;
 		goto out;
 	}
+	errno = 0;
 	while ((n = fread(buf + got, 1, cap - got, f)) > 0) {
 		got += n;
 		if (got == cap) {
@@ -94,7 +98,7 @@ static int read_whole(const char *path, char **text, size_t *len)
 		}
 	}
 	if (ferror(f))
-		err = -EIO;
+		err = errno ? -errno : -EIO;	/* EISDIR for a directory */
 out:
 	if (f)
 		fclose(f);
@@ -163,6 +167,7 @@ static int follow_include(struct c_reader *r, const char *from, const char *s)
 {
 	const char *end, *slash;
 	size_t dir_len, name_len;
+	struct stat st;
 	char *path;
 
 	while (*s == ' ' || *s == '\t')
@@ -188,7 +193,8 @@ static int follow_include(struct c_reader *r, const char *from, const char *s)
 	memcpy(path, from, dir_len);
 	memcpy(path + dir_len, s, name_len);
 	path[dir_len + name_len] = '\0';
-	if (access(path, R_OK)) {
+	/* a device or FIFO (#include "/dev/zero") is no header */
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, R_OK)) {
 		free(path);
 		return 0;
 	}
@@ -301,6 +307,32 @@ int bc_c_names_add_libbpf(struct bc_strset *names)
 	return 0;
 }
 
+int bc_c_names_add_iterators(struct bc_strset *names)
+{
+	static const char *const suffixes[] = { "", "_new", "_next", "_destroy" };
+	uint32_t off, end = names->len;
+	char name[256], buf[512];
+	size_t i, len;
+
+	if (bc_strset_find(names, "bpf_for_each") < 0)
+		return 0;
+	/* the strings present now; those added on the way are not names */
+	for (off = 0; off < end; off += len + 1) {
+		len = strlen(names->buf + off);
+		/* a copy: adding may move the set's strings */
+		if (!len || len >= sizeof(name) ||
+		    !strncmp(names->buf + off, "bpf_iter_", 9))
+			continue;
+		memcpy(name, names->buf + off, len + 1);
+		for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+			snprintf(buf, sizeof(buf), "bpf_iter_%s%s", name, suffixes[i]);
+			if (bc_strset_add(names, buf) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int bc_c_names_read(const char *path, struct bc_strset *names,
 		    const struct bc_log *log)
 {
@@ -312,6 +344,7 @@ int bc_c_names_read(const char *path, struct bc_strset *names,
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 	err = bc_strset_init(&r.seen, NULL, 0);
 	if (err) {
+		bc_strset_deinit(&r.seen);	/* what a failed init holds */
 		free(first);
 		return bc_log_error(log, err, "%s: out of memory", path);
 	}

@@ -9,8 +9,8 @@
  * (conservative: a name too many costs a few lines of header, one too few
  * a compile error). `#include "x.h"` is followed relative to the
  * including file's directory, as the compiler does without -I; an include
- * that is not found there (generated, or found through -I), and every
- * `#include <...>`, is not read. Headers named vmlinux*.h are never read:
+ * that is not a regular file there (generated, found through -I, a
+ * device), and every `#include <...>`, is not read. Headers named vmlinux*.h are never read:
  * they are the header being made, whose every name would select
  * everything.
  */
@@ -35,5 +35,16 @@ int bc_c_names_read(const char *path, struct bc_strset *names,
  * includes one. 0 or -ENOMEM.
  */
 int bc_c_names_add_libbpf(struct bc_strset *names);
+
+/*
+ * Adds the names libbpf's iterator macro makes by pasting tokens (libbpf
+ * 1.4's bpf_helpers.h): bpf_for_each(T, ...) declares a struct
+ * bpf_iter_T and calls the kfuncs bpf_iter_T_new, _next and _destroy,
+ * none of which the program's text spells. When names holds
+ * "bpf_for_each", each name N of the set adds the four for T = N. Call it
+ * once every source is read, so that the result does not depend on their
+ * order. 0 or -ENOMEM.
+ */
+int bc_c_names_add_iterators(struct bc_strset *names);
 
 #endif

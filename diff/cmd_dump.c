@@ -323,6 +323,28 @@ int bc_check_header(const char *header, const char *producer,
 	return 1;
 }
 
+/* "--for F... INPUT", what --check says the header should be (static). */
+/*
+ * The command that writes the header, for --check's message: "btfcanon
+ * dump -f c [--for FILE]... INPUT" (the --for files left out when they do
+ * not fit).
+ */
+static void for_label(const struct dump_args *args, char *label, size_t size)
+{
+	size_t i, len;
+
+	len = snprintf(label, size, "btfcanon dump -f c ");
+	for (i = 0; i < args->nr_sources + args->nr_objects && len < size; i++) {
+		const char *file = i < args->nr_sources ? args->sources[i] :
+				   args->objects[i - args->nr_sources];
+
+		len += snprintf(label + len, size - len, "--for %s ", file);
+	}
+	if (len >= size)
+		len = snprintf(label, size, "btfcanon dump -f c ");
+	snprintf(label + len, size - len, "%s", args->input);
+}
+
 int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_input in = { 0 };
@@ -343,8 +365,7 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 	else if (args.check) {
 		char producer[4096];
 
-		snprintf(producer, sizeof(producer), "btfcanon dump -f c %s",
-			 args.input);
+		for_label(&args, producer, sizeof(producer));
 		status = bc_check_header(args.check, producer, &out, log);
 	}
 	else

@@ -134,6 +134,13 @@ static int slim_select(const struct btf *full, const void *names,
 	return bc_slim_select(full, names, out, log);
 }
 
+/* header's names hook: slim.h's names of the program. */
+static int slim_each_name(const void *names, int (*fn)(void *ctx, const char *name),
+			  void *ctx)
+{
+	return bc_slim_names_each(names, fn, ctx);
+}
+
 /* The command line that writes the header, for --check's messages. */
 static void producer_text(const struct header_args *a, struct bc_text *t)
 {
@@ -177,6 +184,7 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 			goto out;
 		opts.slim = slim_select;
 		opts.slim_req = names;
+		opts.slim_names = slim_each_name;
 	}
 	err = bc_header_write(&opts, &out, log);
 	if (err)

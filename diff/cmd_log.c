@@ -237,7 +237,7 @@ static int parse_wanted(const char *spec, struct wanted *w)
 }
 
 /* What kernel k says of the wanted type or member (NULL: absent). */
-static char *kernel_says(struct bc_archive *ar, const char *path, uint32_t k,
+static char *kernel_says(struct bc_archive *ar, uint32_t k,
 			 const struct wanted *want, const struct bc_log *log)
 {
 	struct log_kernel lk = { .c = { .type_of = bc_ktypes_type_of,
@@ -245,12 +245,6 @@ static char *kernel_says(struct bc_archive *ar, const char *path, uint32_t k,
 	struct bc_text out;
 	uint32_t ids[16], i, j, nr;
 
-	if (bc_archive_kernel_stored_as_bytes(ar, k)) {
-		bc_log_printf(log, BC_LOG_WARN,
-			      "%s: kernel '%s' is stored as bytes: log does not read it",
-			      path, bc_archive_kernel_name(ar, k));
-		return strdup("(unreadable)\n");
-	}
 	if (bc_ktypes_init_view(&lk.kt, ar, k, NULL, log))
 		return strdup("(unreadable)\n");
 	lk.c.src = &lk.kt;
@@ -356,7 +350,7 @@ int bc_cmd_archive_log(int argc, char **argv, const struct bc_log *log)
 		return 1;
 	}
 	for (k = 0; k < nr; k++)
-		says[k] = kernel_says(ar, argv[1], k, &want, log);
+		says[k] = kernel_says(ar, k, &want, log);
 	printf("%s\n", argv[2]);
 	for (start = 0; start < nr;) {
 		const char *first = bc_archive_kernel_name(ar, start);

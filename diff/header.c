@@ -36,10 +36,11 @@
  * Invariant: the output is a function of the set of (name, BTF): the
  * kernels are sorted before anything is read, ties broken by name.
  * Cost: each kernel is read once (twice for one whose name does not tell
- * its architecture); a kernel's comparison is one pass over its named
- * types, comparing only those whose signature is new (one C spelling per
- * member) with the synthetic type's spellings, kept once. 118 Debian
- * kernels from an archive: 2.3 s of CPU on two threads (BENCH.md).
+ * its architecture); an older kernel of an archive only in part, through
+ * a view (merge_older_view()); a kernel's comparison is one pass over its
+ * named types, comparing only those whose signature is new (one C
+ * spelling per member) with the synthetic type's spellings, kept once.
+ * 118 Debian kernels from an archive: BENCH.md, header.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -57,6 +58,7 @@
 #include "cdecl.h"
 #include "dump.h"
 #include "header.h"
+#include "kpart.h"
 
 static const char *const arch_names[BC_HEADER_NR_ARCHS] = {
 	[BC_HEADER_X86] = "x86",
@@ -68,12 +70,26 @@ const char *bc_header_arch_name(enum bc_header_arch arch)
 	return arch < BC_HEADER_NR_ARCHS ? arch_names[arch] : "?";
 }
 
-/* ---- a string -> u32 map (open addressing, keys owned) ---- */
+/*
+ * ---- a string -> u32 map (open addressing, keys owned) ----
+ *
+ * Keys are copied into chunks of the map's own (one free per chunk, not
+ * per key: the maps hold 300k keys per architecture), and each slot keeps
+ * its key's hash, so that a probe compares strings only when the hashes
+ * agree. Slots are those of the plain table (the same hash, probing and
+ * growth), so walking keys[] gives the same order as before.
+ */
+
+#define SMAP_CHUNK 65536
 
 struct smap {
 	char **keys;
 	uint32_t *vals;
+	uint32_t *hashes;
 	uint32_t cap, nr;
+	char **chunks;			/* the keys' storage */
+	uint32_t nr_chunks;
+	size_t used;			/* in the last chunk */
 };
 
 static uint64_t fnv64(const char *s, size_t n)
@@ -92,18 +108,22 @@ static void smap_free(struct smap *m)
 {
 	uint32_t i;
 
-	for (i = 0; i < m->cap; i++)
-		free(m->keys[i]);
+	for (i = 0; i < m->nr_chunks; i++)
+		free(m->chunks[i]);
+	free(m->chunks);
 	free(m->keys);
 	free(m->vals);
+	free(m->hashes);
 	memset(m, 0, sizeof(*m));
 }
 
-static uint32_t smap_slot(const struct smap *m, const char *key)
+/* The slot of key (hash h): its own, or the empty one where it goes. */
+static uint32_t smap_slot(const struct smap *m, const char *key, uint64_t h)
 {
-	uint32_t i = fnv64(key, strlen(key)) & (m->cap - 1);
+	uint32_t i = h & (m->cap - 1);
 
-	while (m->keys[i] && strcmp(m->keys[i], key))
+	while (m->keys[i] && (m->hashes[i] != (uint32_t)h ||
+			      strcmp(m->keys[i], key)))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -114,7 +134,7 @@ static bool smap_get(const struct smap *m, const char *key, uint32_t *val)
 
 	if (!m->cap)
 		return false;
-	i = smap_slot(m, key);
+	i = smap_slot(m, key, fnv64(key, strlen(key)));
 	if (!m->keys[i])
 		return false;
 	*val = m->vals[i];
@@ -126,11 +146,16 @@ static int smap_grow(struct smap *m)
 	struct smap n = { .cap = m->cap ? m->cap * 2 : 1024 };
 	uint32_t i;
 
+	if (m->cap >= 1u << 31)
+		return -ENOMEM;
+
 	n.keys = calloc(n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
+	n.hashes = calloc(n.cap, sizeof(*n.hashes));
+	if (!n.keys || !n.vals || !n.hashes) {
 		free(n.keys);
 		free(n.vals);
+		free(n.hashes);
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->cap; i++) {
@@ -138,33 +163,97 @@ static int smap_grow(struct smap *m)
 
 		if (!m->keys[i])
 			continue;
-		j = smap_slot(&n, m->keys[i]);
+		/* a slot is the hash's low bits: the kept 32 are enough */
+		j = m->hashes[i] & (n.cap - 1);
+		while (n.keys[j])
+			j = (j + 1) & (n.cap - 1);
 		n.keys[j] = m->keys[i];
 		n.vals[j] = m->vals[i];
+		n.hashes[j] = m->hashes[i];
 	}
-	n.nr = m->nr;
 	free(m->keys);
 	free(m->vals);
-	*m = n;
+	free(m->hashes);
+	m->keys = n.keys;
+	m->vals = n.vals;
+	m->hashes = n.hashes;
+	m->cap = n.cap;
+	return 0;
+}
+
+/* A copy of key (len bytes and a NUL) in the map's chunks, or NULL. */
+static char *smap_store(struct smap *m, const char *key, size_t len)
+{
+	char *at;
+
+	if (len + 1 > SMAP_CHUNK) {
+		/* a chunk of its own, before the current one */
+		char **grown = realloc(m->chunks, (m->nr_chunks + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->chunks = grown;
+		at = malloc(len + 1);
+		if (!at)
+			return NULL;
+		if (m->nr_chunks) {
+			m->chunks[m->nr_chunks] = m->chunks[m->nr_chunks - 1];
+			m->chunks[m->nr_chunks - 1] = at;
+		} else {
+			m->chunks[0] = at;
+			m->used = SMAP_CHUNK;	/* no room: the next key opens one */
+		}
+		m->nr_chunks++;
+		memcpy(at, key, len + 1);
+		return at;
+	}
+	if (!m->nr_chunks || m->used + len + 1 > SMAP_CHUNK) {
+		char **grown = realloc(m->chunks, (m->nr_chunks + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->chunks = grown;
+		m->chunks[m->nr_chunks] = malloc(SMAP_CHUNK);
+		if (!m->chunks[m->nr_chunks])
+			return NULL;
+		m->nr_chunks++;
+		m->used = 0;
+	}
+	at = m->chunks[m->nr_chunks - 1] + m->used;
+	memcpy(at, key, len + 1);
+	m->used += len + 1;
+	return at;
+}
+
+/* Room for n keys without growing (for maps never walked: it moves slots). */
+static int smap_reserve(struct smap *m, uint32_t n)
+{
+	while (2 * (uint64_t)n > m->cap) {
+		if (smap_grow(m))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 /* Sets key to val; an existing key keeps its value unless replace. */
 static int smap_put(struct smap *m, const char *key, uint32_t val, bool replace)
 {
+	size_t len = strlen(key);
+	uint64_t h = fnv64(key, len);
 	uint32_t i;
 
 	if (2 * (m->nr + 1) > m->cap && smap_grow(m))
 		return -ENOMEM;
-	i = smap_slot(m, key);
+	i = smap_slot(m, key, h);
 	if (m->keys[i]) {
 		if (replace)
 			m->vals[i] = val;
 		return 0;
 	}
-	m->keys[i] = strdup(key);
+	m->keys[i] = smap_store(m, key, len);
 	if (!m->keys[i])
 		return -ENOMEM;
+	m->hashes[i] = (uint32_t)h;
 	m->vals[i] = val;
 	m->nr++;
 	return 0;
@@ -545,6 +634,13 @@ struct synth {
 	struct smap absent;
 	struct bc_text key;		/* scratch */
 	const struct bc_log *log;
+	/*
+	 * --for: the type names whose flavors the program can name (see
+	 * merge_older()); NULL: every type is compared. skipped: some
+	 * type's comparison was left out.
+	 */
+	const struct smap *flavored;
+	bool skipped;
 };
 
 /* The source of a copy: an older kernel and its ids already copied. */
@@ -1020,6 +1116,19 @@ static void touch_again(struct synth *y, uint32_t start, uint32_t count,
 	}
 }
 
+/* "T|TYPE|MEMBER" into key (printf's cost, without its parsing: a key per member compared). */
+static void member_key(struct bc_text *key, char tag, const char *type,
+		       const char *member)
+{
+	char head[2] = { tag, '|' };
+
+	bc_text_truncate(key, 0);
+	bc_text_add(key, head, 2);
+	bc_text_puts(key, type);
+	bc_text_add(key, "|", 1);
+	bc_text_puts(key, member);
+}
+
 /* Records the members of source struct or union id that the synthetic one lacks. */
 static int compare_composite(struct synth *y, struct copy_src *src,
 			     uint32_t id, uint32_t sid, const char *name,
@@ -1043,9 +1152,8 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 		int type;
 
 		if (now && !strcmp(now->decl, l->decl)) {
-			bc_text_truncate(&scratch, 0);
-			bc_text_printf(&scratch, "%c|%s|%s",
-				       kind == BTF_KIND_UNION ? 'u' : 's', name, l->name);
+			member_key(&scratch, kind == BTF_KIND_UNION ? 'u' : 's',
+				   name, l->name);
 			err = scratch.err ? scratch.err :
 			      note_current(y, bc_text_str(&scratch), order);
 			continue;
@@ -1083,9 +1191,8 @@ static int compare_composite(struct synth *y, struct copy_src *src,
 
 		if (find_leaf(&old, cur->v[i].name))
 			continue;
-		bc_text_truncate(&scratch, 0);
-		bc_text_printf(&scratch, "%c|%s|%s", kind == BTF_KIND_UNION ? 'u' : 's',
-			       name, cur->v[i].name);
+		member_key(&scratch, kind == BTF_KIND_UNION ? 'u' : 's', name,
+			   cur->v[i].name);
 		err = scratch.err ? scratch.err :
 		      smap_put(&y->absent, bc_text_str(&scratch), order, false);
 	}
@@ -1417,10 +1524,81 @@ static struct sig_entry *sig_find(struct synth *y, uint64_t sig, bool *found)
 	return &y->sigs[i];
 }
 
+/* The entry of a signature seen already, or NULL (nothing added). */
+static const struct sig_entry *sig_peek(const struct synth *y, uint64_t sig)
+{
+	uint32_t i;
+
+	if (!sig)
+		sig = 1;
+	if (!y->cap_sigs)
+		return NULL;
+	i = sig & (y->cap_sigs - 1);
+	while (y->sigs[i].sig && y->sigs[i].sig != sig)
+		i = (i + 1) & (y->cap_sigs - 1);
+	return y->sigs[i].sig == sig ? &y->sigs[i] : NULL;
+}
+
+/*
+ * Whether copying the types of source type id's members (what
+ * compare_composite() copies for a new declaration) can only make
+ * anonymous types other than enums: every named type on the way is
+ * one the synthetic BTF maps by name (copy_type() stops there). Such
+ * copies are referenced by the member's flavor alone; an anonymous
+ * enum (its enumerators become identifiers, a seed of slim's by
+ * enumerator) or a named type copied (a FWD, an int: later copies map
+ * to it by name) could change more. false when unsure (depth).
+ */
+static bool copies_nothing_named(struct synth *y, const struct btf *btf,
+				 uint32_t id, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *name;
+	uint32_t j;
+
+	if (!id)
+		return true;
+	if (!t || depth > 32)
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	if (*name && depth)
+		return name_tag(t) && find_named(y, t, name);
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		for (j = 0; j < btf_vlen(t); j++) {
+			if (!copies_nothing_named(y, btf, btf_members(t)[j].type,
+						  depth + 1))
+				return false;
+		}
+		return true;
+	case BTF_KIND_PTR:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return copies_nothing_named(y, btf, t->type, depth + 1);
+	case BTF_KIND_ARRAY:
+		return copies_nothing_named(y, btf, btf_array(t)->type, depth + 1) &&
+		       copies_nothing_named(y, btf, btf_array(t)->index_type, depth + 1);
+	case BTF_KIND_FUNC_PROTO:
+		if (!copies_nothing_named(y, btf, t->type, depth + 1))
+			return false;
+		for (j = 0; j < btf_vlen(t); j++) {
+			if (!copies_nothing_named(y, btf, btf_params(t)[j].type,
+						  depth + 1))
+				return false;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
 static int merge_older(struct synth *y, const struct btf *old,
 		       const struct bc_archive_view *view, uint64_t view_seed,
-		       const char *label, uint32_t order)
+		       const uint32_t *orig, const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old };
 	struct sig_src g = { .btf = old };
@@ -1456,7 +1634,8 @@ static int merge_older(struct synth *y, const struct btf *old,
 			continue;
 		/* an archive's record number is its content, and free */
 		if (view)
-			sigs[i] = mix(view_seed, bc_archive_view_record(view, i)) | 1;
+			sigs[i] = mix(view_seed, bc_archive_view_record(view,
+							orig ? orig[i] : i)) | 1;
 		else
 			sigs[i] = mix(mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
 		e = sig_find(y, sigs[i], &seen);
@@ -1479,7 +1658,7 @@ static int merge_older(struct synth *y, const struct btf *old,
 	for (i = 1; !err && i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(old, i);
 		const char *name = btf__name_by_offset(old, t->name_off);
-		uint32_t sid, start = y->nr_touched;
+		uint32_t sid, start = y->nr_touched, dummy;
 		struct sig_entry *e;
 		bool seen;
 
@@ -1493,7 +1672,10 @@ static int merge_older(struct synth *y, const struct btf *old,
 		sid = find_named(y, t, name);
 		if (!sid)
 			continue;
-		if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
+		if (y->flavored && !smap_get(y->flavored, name, &dummy) &&
+		    (btf_is_any_enum(t) || copies_nothing_named(y, old, i, 0)))
+			y->skipped = true;	/* no flavor of it can be selected */
+		else if (btf_is_composite(t) && is_composite(btf__type_by_id(y->s, sid)))
 			err = compare_composite(y, &src, i, sid, name, order);
 		else if (btf_is_any_enum(t))
 			err = compare_enum(y, &src, i, sid, name, order);
@@ -1914,15 +2096,12 @@ static void synth_deinit(struct synth *y)
 	btf__free(y->s);
 }
 
-/* Reads kernel k and checks that its BTF is of the architecture its name says. */
-static int load_checked(const struct hdr_kernel *k, struct btf **btf,
-			const struct bc_log *log)
+/* Checks that kernel k's BTF is of the architecture its name says (frees it if not). */
+static int check_arch(const struct hdr_kernel *k, struct btf **btf,
+		      const struct bc_log *log)
 {
-	int err = load_kernel(k, btf, log), arch;
+	int arch = arch_of_btf(*btf);
 
-	if (err)
-		return err;
-	arch = arch_of_btf(*btf);
 	if (arch >= 0 && arch != k->arch) {
 		btf__free(*btf);
 		*btf = NULL;
@@ -1934,20 +2113,171 @@ static int load_checked(const struct hdr_kernel *k, struct btf **btf,
 	return 0;
 }
 
+/* Reads kernel k and checks that its BTF is of the architecture its name says. */
+static int load_checked(const struct hdr_kernel *k, struct btf **btf,
+			const struct bc_log *log)
+{
+	int err = load_kernel(k, btf, log);
+
+	return err ? err : check_arch(k, btf, log);
+}
+
+/* kpart's stop: a named type copy_type() would map by name, not copy. */
+static bool mapped_by_name(void *ctx, const struct btf_type *t, const char *name)
+{
+	return name_tag(t) && find_named(ctx, t, name);
+}
+
+static int push_id(uint32_t **v, uint32_t *nr, uint32_t *cap, uint32_t id)
+{
+	if (*nr == *cap) {
+		uint32_t n = *cap ? 2 * *cap : 1024;
+		uint32_t *grown = realloc(*v, n * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+		*cap = n;
+	}
+	(*v)[(*nr)++] = id;
+	return 0;
+}
+
+/*
+ * merge_older() on an archive's kernel, through its view: only the part
+ * of the kernel merge_older() acts on is built (kpart.h), not its 110k
+ * types. The same result, type for type, as merge_older() on the whole
+ * kernel:
+ *
+ *  - the named structs, unions, enums and typedefs whose signature (the
+ *    record's number, from the view: the same as on the whole kernel)
+ *    was seen already are marked as seen here (touch_again()) and
+ *    skipped, as merge_older() does: those marks only raise "oldest"
+ *    values (a maximum), so their order among the other steps does not
+ *    matter;
+ *  - the others, the kfunc tags (add_kfuncs() walks every "bpf_kfunc"
+ *    and "bpf_fastcall" DECL_TAG) and struct pt_regs (check_arch()) are
+ *    the part's seeds, whole, with everything they reach: what copy_type()
+ *    copies, flatten() looks through and cdecl spells. Past a named type
+ *    that the synthetic BTF has already (mapped_by_name(): copy_type()
+ *    maps it by name and goes no further, cdecl spells it by name), its
+ *    references are not read. The synthetic BTF only grows during the
+ *    merge, so a type mapped when the part is built is mapped when
+ *    copy_type() meets it, to the same synthetic type (find_named()
+ *    depends on the synthetic BTF and the type's kind and name alone);
+ *  - the part keeps the kernel's id order, so merge_older() walks the
+ *    seeds in the order it walks them in the whole kernel, and copies
+ *    happen in the same order, giving the same synthetic ids.
+ *
+ * tests/test_header.c (case view) compares both ways on the test
+ * kernels' archive; BENCH.md has the bcc tools' headers byte for byte.
+ */
+static int merge_older_view(struct synth *y, const struct hdr_kernel *k,
+			    const struct bc_archive_view *view, uint64_t seed,
+			    uint32_t order, const struct bc_log *log)
+{
+	uint32_t id, n = bc_archive_view_nr_types(view), kind;
+	uint32_t *seeds = NULL, nr = 0, cap = 0, *orig = NULL;
+	struct btf *part = NULL;
+	int err = 0;
+
+	for (id = 1; !err && id <= n; id++) {
+		const char *name = bc_archive_view_name(view, id, &kind);
+		const struct sig_entry *e;
+
+		if (!name || !*name)
+			continue;
+		switch (kind) {
+		case BTF_KIND_STRUCT:
+			if (!strcmp(name, "pt_regs")) {
+				err = push_id(&seeds, &nr, &cap, id);
+				break;
+			}
+			/* fall through */
+		case BTF_KIND_UNION:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_TYPEDEF:
+			e = sig_peek(y, mix(seed, bc_archive_view_record(view, id)) | 1);
+			if (e)
+				touch_again(y, e->start, e->count, order);
+			else
+				err = push_id(&seeds, &nr, &cap, id);
+			break;
+		case BTF_KIND_DECL_TAG:
+			if (!strcmp(name, "bpf_kfunc") || !strcmp(name, "bpf_fastcall"))
+				err = push_id(&seeds, &nr, &cap, id);
+			break;
+		default:
+			break;
+		}
+	}
+	if (err) {
+		free(seeds);
+		return bc_log_error(log, err, "out of memory");
+	}
+	err = bc_kpart_btf(view, seeds, nr, mapped_by_name, y, k->label,
+			   &part, &orig, log);
+	free(seeds);
+	if (!err)
+		err = check_arch(k, &part, log);
+	if (!err)
+		err = merge_older(y, part, view, seed, orig, k->label, order);
+	btf__free(part);
+	free(orig);
+	return err;
+}
+
 static int cmp_str_ptr(const void *pa, const void *pb)
 {
 	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
 }
 
-/*
- * The header text of one architecture: kernels[0] the newest, the rest
- * older in order.
- */
-static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
-		      const struct bc_header_opts *opts, struct bc_text *out,
-		      const struct bc_log *log)
+/* Whether the tags struct, union, enum and FWD share a name space in C. */
+static bool is_tag_type(uint32_t kind)
 {
-	struct synth y = { .log = log };
+	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
+	       kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64 ||
+	       kind == BTF_KIND_FWD;
+}
+
+/*
+ * Whether a struct, union, enum or FWD of btf is named NAME___X with NAME
+ * not in flavored (a type whose flavor could be its twin was maybe not
+ * compared).
+ */
+static bool twin_unflavored(const struct btf *btf, const struct smap *flavored)
+{
+	uint32_t i, n = btf__type_cnt(btf), dummy;
+
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *name = btf__name_by_offset(btf, t->name_off), *at;
+
+		if (!is_tag_type(btf_kind(t)))
+			continue;
+		for (at = strstr(name, "___"); at; at = strstr(at + 1, "___")) {
+			char *prefix = strndup(name, at - name);
+			bool known = prefix && smap_get(flavored, prefix, &dummy);
+
+			free(prefix);
+			if (!known)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * write_arch() with the types it compares limited to flavored's, or
+ * every type (NULL); -EAGAIN (nothing said) when a limit cannot hold.
+ */
+static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
+			   const struct bc_header_opts *opts,
+			   const struct smap *flavored, struct bc_text *out,
+			   const struct bc_log *log)
+{
+	struct synth y = { .log = log, .flavored = flavored };
 	struct btf *newest = NULL, *cut = NULL;
 	const struct btf *final;
 	struct bc_btf *parsed = NULL;
@@ -1961,13 +2291,15 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 	err = load_checked(kernels[0], &newest, log);
 	if (err)
 		goto out;
-	raw = btf__raw_data(newest, &size);
-	y.s = raw ? btf__new(raw, size) : NULL;
-	if (!y.s) {
+	y.s = newest;	/* libbpf's parse of it, now the synthetic BTF */
+	newest = NULL;
+	y.nr_newest = btf__type_cnt(y.s);
+	/* about two names a type and an identifier every other (enumerators) */
+	if (smap_reserve(&y.names, 2 * y.nr_newest) ||
+	    smap_reserve(&y.idents, y.nr_newest)) {
 		err = bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
-	y.nr_newest = btf__type_cnt(y.s);
 	for (i = 1; !err && i < y.nr_newest; i++)
 		err = note_type(&y, i);
 	if (!err) {
@@ -1981,17 +2313,24 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		struct bc_archive_view *view = NULL;
 		uint64_t seed = 0;
 
+		if (kernels[i]->ar && !opts->whole_kernels &&
+		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
+		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log)) {
+			seed = mix_str(0x5ca1ab1e, kernels[i]->ar_path);
+			err = merge_older_view(&y, kernels[i], view, seed, i, log);
+			bc_archive_view_free(view);
+			if (err)
+				goto out;
+			continue;
+		}
 		err = load_checked(kernels[i], &old, log);
 		if (err)
 			goto out;
-		if (kernels[i]->ar &&
-		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
-		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log))
-			seed = mix_str(0x5ca1ab1e, kernels[i]->ar_path);
-		err = merge_older(&y, old, view, seed, kernels[i]->label, i);
-		bc_archive_view_free(view);
+		err = merge_older(&y, old, NULL, 0, NULL, kernels[i]->label, i);
 		btf__free(old);
 	}
+	if (!err && y.skipped && twin_unflavored(y.s, flavored))
+		err = -EAGAIN;	/* a type some flavor left out could twin */
 	if (!err)
 		err = add_flavors(&y);
 	if (err)
@@ -2033,6 +2372,86 @@ out:
 	btf__free(newest);
 	synth_deinit(&y);
 	return err;
+}
+
+static int add_flavored(void *ctx, const char *name)
+{
+	struct smap *set = ctx;
+	const char *at;
+	int err = 0;
+
+	for (at = strstr(name, "___"); !err && at; at = strstr(at + 1, "___")) {
+		char *prefix = strndup(name, at - name);
+
+		err = prefix ? smap_put(set, prefix, 1, false) : -ENOMEM;
+		free(prefix);
+		if (!err)
+			err = smap_put(set, at + 3, 1, false);
+	}
+	return err;
+}
+
+/*
+ * The header text of one architecture: kernels[0] the newest, the rest
+ * older in order.
+ *
+ * --for (opts->slim_names): the slim cut keeps a flavor NAME___TAG (a
+ * struct, union or enum ENUMERATOR___NAME) only when the program names
+ * it: a seed of the selection by name or enumerator, since no type
+ * refers to a flavor. So only the types whose names the program can
+ * name flavors of are compared: the prefixes and suffixes around each
+ * "___" of the program's names (flavored). A comparison left out loses
+ * that type's variants, so its flavors, and the copies its new member
+ * declarations would make, which copies_nothing_named() limits to
+ * anonymous types referenced by those flavors only (else the type is
+ * compared anyway). Everything else of the synthetic BTF is as without
+ * --for, the types keep their order, so the selection keeps the same
+ * types and the cut is the same BTF. One more way a flavor is kept: a
+ * struct, union, enum or FWD of its very name that the selection keeps
+ * (slim keeps types of one name together): a kernel type NAME___X
+ * (nf_conn___init) makes NAME flavored, from the archives' name tables;
+ * a kernel read from a file that has one the archives did not name has
+ * the architecture synthesized again, comparing everything. Checked byte
+ * for byte against comparing everything: BENCH.md, header.
+ */
+static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
+		      const struct bc_header_opts *opts, struct bc_text *out,
+		      const struct bc_log *log)
+{
+	struct smap flavored = { 0 };
+	size_t len = out->len;
+	uint32_t i, j, k;
+	int err;
+
+	if (!opts->slim || !opts->slim_names)
+		return write_arch_once(kernels, nr, opts, NULL, out, log);
+	err = opts->slim_names(opts->slim_req, add_flavored, &flavored);
+	/* the NAME of a struct, union, enum or FWD NAME___X of any kernel */
+	for (i = 0; !err && i < nr; i++) {
+		for (j = 0; j < i && kernels[j]->ar != kernels[i]->ar; j++)
+			;
+		if (!kernels[i]->ar || j < i)
+			continue;
+		for (k = 0; !err && k < bc_archive_nr_type_names(kernels[i]->ar); k++) {
+			uint32_t kind;
+			const char *name = bc_archive_type_name(kernels[i]->ar, k, &kind);
+
+			if (is_tag_type(kind) && strstr(name, "___"))
+				err = add_flavored(&flavored, name);
+		}
+	}
+	if (err) {
+		smap_free(&flavored);
+		return bc_log_error(log, err, "out of memory");
+	}
+	err = write_arch_once(kernels, nr, opts, &flavored, out, log);
+	smap_free(&flavored);
+	if (err != -EAGAIN)
+		return err;
+	bc_text_truncate(out, len);
+	bc_log_printf(log, BC_LOG_DEBUG, "%s: a type name has ___: every type compared",
+		      kernels[0]->label);
+	return write_arch_once(kernels, nr, opts, NULL, out, log);
 }
 
 /*

@@ -36,6 +36,13 @@ struct bc_slim_names;
 int bc_slim_names_read(const struct bc_slim_request *req,
 		       struct bc_slim_names **out, const struct bc_log *log);
 
+/*
+ * Calls fn(ctx, name) on each name of names (not the empty one), in no
+ * particular order, until fn returns nonzero; returns that, or 0.
+ */
+int bc_slim_names_each(const struct bc_slim_names *names,
+		       int (*fn)(void *ctx, const char *name), void *ctx);
+
 /* Frees names; accepts NULL. */
 void bc_slim_names_free(struct bc_slim_names *names);
 

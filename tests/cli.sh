@@ -583,6 +583,40 @@ check_dump_check() {
 }
 run_case "dump -f c --check" check_dump_check
 
+# dump -f c --for: the slim header of a program (types it names, the
+# enum of a constant it uses, nothing else); --check on it; unreadable
+# sources and bad objects refused naming the file, with no output file.
+check_dump_for() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	k=$src/tests/data/dummy.btf
+	cat > prog.c <<'EOF'
+#include "vmlinux.h"
+/* struct sk_buff: in a comment only */
+int f(void *p) { return sizeof(struct inode) + PIDTYPE_TGID; }
+EOF
+	run 0 "$BTFCANON" dump -f c --for prog.c "$k" -o slim.h
+	grep -q '^struct inode {$' slim.h || die "slim.h lacks struct inode"
+	grep -q '	PIDTYPE_TGID = 1,' slim.h || die "slim.h lacks enum pid_type"
+	! grep -q '^struct sk_buff {$' slim.h || die "slim.h defines struct sk_buff"
+	[ "$(wc -l < slim.h)" -lt 2000 ] || die "slim.h has $(wc -l < slim.h) lines"
+	cp slim.h vmlinux.h
+	run 0 clang -target bpf -O2 -g -I. -c prog.c -o prog.o
+	run 0 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	echo '/* edited */' >> slim.h
+	run 1 "$BTFCANON" dump -f c --for prog.c --check slim.h "$k"
+	stdout_has "differs from what \`btfcanon dump -f c --for prog.c $k\` writes"
+	run 0 "$BTFCANON" dump -f c --for prog.o --for prog.c "$k" -o both.h
+	run 2 "$BTFCANON" dump -f c --for missing.c "$k" -o out.h
+	stderr_has "missing.c"
+	[ ! -e out.h ] || die "out.h written for a missing source"
+	printf '\177ELF and nothing more' > bad.o
+	run 2 "$BTFCANON" dump -f c --for bad.o "$k" -o out.h
+	stderr_has "bad.o"
+	[ ! -e out.h ] || die "out.h written for a bad object"
+	no_temps .
+}
+run_case "dump -f c --for: the slim header" check_dump_for
+
 # diff: 0 equal, 1 different, 2 bad input (with the file named, no report).
 check_diff_status() {
 	run 0 "$BTFCANON" diff "$IN/clang.o" "$IN/good.btf"
@@ -1150,6 +1184,25 @@ check_archive_btfhub() {
 }
 run_case "archive: BTFHub's file names, RPM releases in version order" check_archive_btfhub
 
+# An archive of one kernel is smaller stored as its sorted bytes (format
+# 4's bytes form); every command still reads that kernel: log through a
+# view of it (turned into records in memory), extract byte for byte.
+check_archive_bytes_form() {
+	[ -r "$VMLINUX" ] || skip_case "$VMLINUX absent"
+	run 0 "$BTFCANON" archive create k.bca "$VMLINUX" --name 6.18.0-1-amd64
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has "6.18.0-1-amd64 (stored as bytes)"
+	run 0 "$BTFCANON" archive log k.bca 'struct task_struct.pid'
+	stdout_has "pid_t pid;"
+	grep -q unreadable stdout && die "log of a kernel stored as bytes: unreadable"
+	run 0 "$BTFCANON" archive extract k.bca 6.18.0-1-amd64 -o k.btf
+	run 0 "$BTFCANON" sort "$VMLINUX" -o sorted.btf
+	same k.btf sorted.btf "a kernel stored as bytes, extracted"
+	no_temps .
+}
+run_case "archive: a kernel stored as bytes is read by log and extract" \
+	check_archive_bytes_form
+
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
 # wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
@@ -1244,8 +1297,10 @@ check_paired_bench() {
 	stdout_has "3 runs each"
 	grep -q '^A: wall 0\.2' stdout || die "A's median wall is not 0.2 s"
 	grep -q '^B: wall 0\.4' stdout || die "B's median wall is not 0.4 s"
-	grep -q 'median of the pairs: wall 0\.5' stdout ||
-		die "the ratio of the pairs is not 0.5"
+	# 0.45-0.55: a run held up by 10 ms on a busy machine (make check
+	# runs the parts side by side) moves a ratio of 0.5 to 0.49 or 0.51
+	grep -Eq 'median of the pairs: wall 0\.(4[5-9]|5[0-5])x' stdout ||
+		die "the ratio of the pairs is not 0.5 (0.45-0.55): $(grep pairs stdout)"
 	run 0 "$src/tools/paired-bench.sh" -n 1 -w 0 -a 'exit 3'
 	stdout_has "[1 runs exited non-zero]"
 	run 2 "$src/tools/paired-bench.sh" -n 1

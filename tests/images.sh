@@ -434,7 +434,10 @@ check_real() {
 	echo "  $(basename "$1"): sort in all $(awk "BEGIN { print $t1 - $t0 }") s"
 	[ -s img.btf ] || die "no BTF"
 	# the package's /boot/vmlinuz-* on its own, as /boot holds it
-	dpkg-deb --fsys-tarfile "$1" | tar -xOf - --wildcards './boot/vmlinuz-*' > vmlinuz
+	# (the first member of that name: tar stops there, not at the end of
+	# a data.tar of 5,000 files, and dpkg-deb's broken pipe is expected)
+	dpkg-deb --fsys-tarfile "$1" 2> /dev/null |
+		tar -xOf - --occurrence=1 --wildcards './boot/vmlinuz-*' > vmlinuz
 	t0=$(now)
 	run 0 "$BTFCANON" sort vmlinuz -o vmlinuz.btf
 	echo "  $(basename "$1"): its /boot/vmlinuz alone, sort in all $(awk "BEGIN { print $(now) - $t0 }") s"

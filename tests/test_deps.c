@@ -2,7 +2,8 @@
 /*
  * `btfcanon deps` (deps/: bpf_object.c, core_relo.c, deps.c, cmd_deps.c).
  *
- * Fixtures, built at test time in a scratch directory:
+ * Fixtures, built at test time once per run (the run's cache) and copied
+ * into each case's scratch directory:
  *	kern_a.o, kern_b.o	tests/fixtures/deps/kern_*.c, gcc -g -O2 -r;
  *				a.btf, b.btf: the same encoded by btfcanon
  *	fix.bpf.o		every CO-RE relocation kind and every hook
@@ -81,11 +82,11 @@
 
 #define FIXTURES "tests/fixtures/deps"
 
-static char scratch[64];
+static char scratch[256];
 
 static void remove_scratch(void)
 {
-	char cmd[96];
+	char cmd[320];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
 	if (system(cmd))
@@ -111,7 +112,7 @@ static int sh(const char *fmt, ...)
 /* A path in the scratch directory; valid for the test's process. */
 static const char *in_scratch(const char *name)
 {
-	static char path[64][128];
+	static char path[64][384];
 	static int next;
 	char *p = path[next++ % 64];
 
@@ -182,20 +183,19 @@ static void make_type_matches(const char *path, const char *type_name)
 	blob_free(&file);
 }
 
-/* Builds every fixture once per process. */
-static void build_fixtures(void)
+/* Builds every fixture in dir, through scratch (build_fixtures). */
+static void make_fixtures(const char *dir, void *ctx)
 {
 	const char *cli = getenv("BTFCANON");
 	static const char *const objects[] = { "fix", "amb", "ext", "real", "ops",
 						"opt", "narrow", "mod" };
 	size_t i;
 
-	if (scratch[0])
-		return;
+	(void)ctx;
 	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
-	snprintf(scratch, sizeof(scratch), "/tmp/btfcanon-deps-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-	atexit(remove_scratch);
+	ck_assert_msg(strlen(dir) < sizeof(scratch), "%s: too long", dir);
+	ck_assert_msg(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
+	snprintf(scratch, sizeof(scratch), "%s", dir);
 	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_a.c",
 			    in_scratch("kern_a.o")), 0);
 	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_b.c "
@@ -229,6 +229,26 @@ static void build_fixtures(void)
 	}
 	make_type_matches(in_scratch("fix.bpf.o"), "dep_pair");
 	make_type_matches(in_scratch("real.bpf.o"), "list_head");
+	scratch[0] = '\0';
+}
+
+/*
+ * Every fixture, built once per run (the run's cache: each case is a
+ * process of its own) and copied into this process's scratch directory,
+ * where the case writes what it makes.
+ */
+static void build_fixtures(void)
+{
+	char *built;
+
+	if (scratch[0])
+		return;
+	built = test_cached("deps-fixtures", make_fixtures, NULL);
+	snprintf(scratch, sizeof(scratch), "/tmp/btfcanon-deps-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	atexit(remove_scratch);
+	ck_assert_int_eq(sh("cp -a %s/. %s", built, scratch), 0);
+	free(built);
 }
 
 static char *replaced(const char *path, const char *from, const char *to);

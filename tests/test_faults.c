@@ -37,6 +37,7 @@
 #include "../archive/archive.h"
 #include "../diff/btf_diff.h"
 #include "../diff/dump.h"
+#include "../diff/slim.h"
 #include "../encode/encoder.h"
 #include "../encode/merge.h"
 #include "../archive/btf_file.h"
@@ -217,6 +218,83 @@ START_TEST(test_alloc_failure)
 	fprintf(stderr, "faults: %s: each of %ld allocations failed in turn", path, n);
 	n = fail_each_allocation(run_file, path, path);
 	fprintf(stderr, ", and %ld of the reader\n", n);
+	blob_free(&raw);
+}
+END_TEST
+
+/* --- the slim header: a source's names, the selection, its dump --- */
+
+struct slim_run {
+	const struct blob *raw;
+	const char *source;
+};
+
+static int slim_select_dump(const void *arg)
+{
+	const struct slim_run *run = arg;
+	const char *const sources[] = { run->source };
+	struct bc_slim_request req = { .sources = sources, .nr_sources = 1 };
+	struct btf *full = btf__new(run->raw->data, run->raw->size), *slim = NULL;
+	struct bc_btf *parsed = NULL;
+	struct bc_text text;
+	const void *raw;
+	uint32_t size;
+	int err;
+
+	bc_text_init(&text);
+	err = full ? bc_slim_btf(full, &req, &slim, &quiet_log) : -errno;
+	if (!err) {
+		raw = btf__raw_data(slim, &size);
+		err = raw ? bc_btf_parse(raw, size, NULL, "slim.btf", &quiet_log,
+					 &parsed) : -ENOMEM;
+	}
+	if (!err)
+		err = bc_dump_c(parsed, slim, &text, &quiet_log);
+	bc_text_deinit(&text);
+	bc_btf_free(parsed);
+	btf__free(slim);
+	btf__free(full);
+	return err;
+}
+
+/*
+ * Every allocation of the slim header's path failed in turn, on seeds
+ * with pointers and forward declarations, from a source that names every
+ * other named type of the seed (so some are whole, some FWDs).
+ */
+START_TEST(test_slim_alloc_failure)
+{
+	static const char *const seeds[] = {
+		"forward_decls-gcc.btf", "func_types-clang.btf",
+	};
+	char path[256], source[] = "/tmp/btfcanon-slim-src-XXXXXX";
+	struct slim_run run = { .source = source };
+	struct blob raw;
+	struct btf *btf;
+	uint32_t id;
+	long n;
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SEED_DIR "%s", seeds[_i]);
+	raw = read_file(path);
+	ck_assert_msg(raw.data, "%s: missing", path);
+	btf = btf__new(raw.data, raw.size);
+	ck_assert_ptr_nonnull(btf);
+	fd = mkstemp(source);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	for (id = 1; id < btf__type_cnt(btf); id += 2)
+		fprintf(f, "%s\n", btf__name_by_offset(btf, btf__type_by_id(btf, id)->name_off));
+	fclose(f);
+	btf__free(btf);
+	run.raw = &raw;
+	n = fail_each_allocation(slim_select_dump, &run, path);
+	ck_assert_msg(n > 10, "%s: only %ld allocations", path, n);
+	fprintf(stderr, "faults: slim header of %s: each of %ld allocations failed in turn\n",
+		path, n);
+	unlink(source);
 	blob_free(&raw);
 }
 END_TEST
@@ -625,6 +703,7 @@ Suite *faults_suite(void)
 			    sizeof(alloc_inputs) / sizeof(alloc_inputs[0]));
 	tcase_add_test(tc, test_merge_alloc_failure);
 	tcase_add_test(tc, test_views_alloc_failure);
+	tcase_add_loop_test(tc, test_slim_alloc_failure, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resources");

@@ -92,26 +92,36 @@ static void remove_tmpdir(void)
 		return;
 }
 
-/* Builds the fixture object for a variant; returns its path (static). */
+static void make_fixture(const char *path, void *ctx)
+{
+	const struct variant *v = ctx;
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s -g %s -r -nostdlib -w -o %s " FIXTURES "/*.c", v->cc, v->opt,
+		 path);
+	ck_assert_msg(!system(cmd), "cannot build the fixtures: %s", cmd);
+}
+
+/*
+ * Builds the fixture object for a variant, once per run (the run's
+ * cache: every case reads the same five objects); returns its path
+ * (static). Makes tmpdir, this process's, for what a case builds itself.
+ */
 static const char *build(const struct variant *v)
 {
-	static char path[128];
-	char cmd[1024];
-	int rc;
+	static char path[4096];
+	char name[64], *cached;
 
 	if (!tmpdir[0]) {
 		snprintf(tmpdir, sizeof(tmpdir), "/tmp/btfcanon-funcs-XXXXXX");
 		ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 		atexit(remove_tmpdir);
 	}
-	snprintf(path, sizeof(path), "%s/%s%s.o", tmpdir, v->cc, v->opt);
-	if (!access(path, R_OK))
-		return path;
-	snprintf(cmd, sizeof(cmd),
-		 "%s -g %s -r -nostdlib -w -o %s " FIXTURES "/*.c", v->cc, v->opt,
-		 path);
-	rc = system(cmd);
-	ck_assert_msg(!rc, "cannot build the fixtures: %s", cmd);
+	snprintf(name, sizeof(name), "funcs-%s%s.o", v->cc, v->opt);
+	cached = test_cached(name, make_fixture, (void *)v);
+	snprintf(path, sizeof(path), "%s", cached);
+	free(cached);
 	return path;
 }
 

@@ -35,7 +35,17 @@
  *	slim		--for the fixture: a shorter header that compiles it
  *			for both architectures into the same instructions
  *			and CO-RE relocations as the full header
+ *	view		an archive's older kernels read through views
+ *			(kpart.h) give the header that reading them whole
+ *			gives, full and --for the fixture, byte for byte
+ *			(the four kernels; the three small ones of newer)
+ *	limited		--for with only the types whose flavors the program
+ *			can name compared gives the same header as with all
+ *			compared (the fixture on the four kernels; a program
+ *			naming s___b and E_B___e on the small ones)
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +56,8 @@
 #include <bpf/btf.h>
 #include <check.h>
 
+#include "../diff/header.h"
+#include "../diff/slim.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -86,12 +98,17 @@ static const char *in_scratch(const char *name)
 	return p;
 }
 
+/* The binary, as an absolute path: some cases run it after a cd. */
 static const char *cli(void)
 {
+	static char path[PATH_MAX];
 	const char *c = getenv("BTFCANON");
 
 	ck_assert_msg(c, "BTFCANON names the binary (make check sets it)");
-	return c;
+	if (!*path)
+		ck_assert_msg(realpath(c, path), "BTFCANON=%s: %s", c,
+			      strerror(errno));
+	return path;
 }
 
 static void setup(void)
@@ -411,6 +428,132 @@ START_TEST(test_newer)
 }
 END_TEST
 
+static int slim_hook(const struct btf *full, const void *names,
+		     struct btf **out, const struct bc_log *log)
+{
+	return bc_slim_select(full, names, out, log);
+}
+
+static int each_name(const void *names, int (*fn)(void *ctx, const char *name),
+		     void *ctx)
+{
+	return bc_slim_names_each(names, fn, ctx);
+}
+
+/*
+ * The header of archive (--for names when given), whole or through views;
+ * limited: comparing only the types whose flavors names can name.
+ */
+static char *header_of_ex(const char *archive, const struct bc_slim_names *names,
+			  bool whole, bool limited)
+{
+	const char *kernels[] = { archive };
+	struct bc_header_opts opts = { .kernels = kernels, .nr_kernels = 1,
+				       .whole_kernels = whole };
+	struct bc_log log = { 0 };
+	struct bc_text out;
+
+	if (names) {
+		opts.slim = slim_hook;
+		opts.slim_req = names;
+		opts.slim_names = limited ? each_name : NULL;
+	}
+	bc_text_init(&out);
+	ck_assert_int_eq(bc_header_write(&opts, &out, &log), 0);
+	ck_assert_uint_gt(out.len, 100);
+	return bc_text_take(&out);
+}
+
+static char *header_of(const char *archive, const struct bc_slim_names *names,
+		       bool whole)
+{
+	return header_of_ex(archive, names, whole, false);
+}
+
+static void same_both_ways(const char *archive, const struct bc_slim_names *names)
+{
+	char *whole = header_of(archive, names, true);
+	char *viewed = header_of(archive, names, false);
+
+	ck_assert_msg(!strcmp(whole, viewed), "%s%s: views change the header",
+		      archive, names ? " --for" : "");
+	free(whole);
+	free(viewed);
+}
+
+START_TEST(test_view)
+{
+	const char *four = in_scratch("four.bca"), *small = in_scratch("small.bca");
+	const char *fixture[] = { FIXTURE };
+	struct bc_slim_request req = { .sources = fixture, .nr_sources = 1 };
+	struct bc_slim_names *names;
+	struct bc_log log = { 0 };
+
+	ck_assert_int_eq(sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
+			    " > /dev/null", cli(), four), 0);
+	/*
+	 * Newest first: 6.3 and 6.2.0-1 declare int x, 6.2.0-2 and 6.1 long
+	 * x; 6.1's s is 6.2.0-2's record, seen already, whose variant 6.1
+	 * makes the oldest (the plain s___x): only marked, never compared.
+	 */
+	write_small_kernel(in_scratch("6.3.0-1-amd64.btf"), true, false);
+	write_small_kernel(in_scratch("6.2.0-2-amd64.btf"), false, true);
+	write_small_kernel(in_scratch("6.2.0-1-amd64.btf"), true, false);
+	write_small_kernel(in_scratch("6.1.0-1-amd64.btf"), false, true);
+	ck_assert_int_eq(sh("cd %s && %s archive create %s 6.1.0-1-amd64.btf "
+			    "6.2.0-1-amd64.btf 6.3.0-1-amd64.btf 6.2.0-2-amd64.btf > /dev/null",
+			    scratch, cli(), small), 0);
+	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), 0);
+	same_both_ways(four, NULL);
+	same_both_ways(four, names);
+	same_both_ways(small, NULL);
+	bc_slim_names_free(names);
+}
+END_TEST
+
+/* --for with the comparisons limited to what the program can name, or not. */
+static void same_limited(const char *archive, const struct bc_slim_names *names,
+			 const char *has)
+{
+	char *all = header_of_ex(archive, names, false, false);
+	char *limited = header_of_ex(archive, names, false, true);
+
+	ck_assert_msg(!strcmp(all, limited), "%s: limiting the comparisons changes --for",
+		      archive);
+	ck_assert_msg(!has || strstr(limited, has), "%s: no '%s'", archive, has);
+	free(all);
+	free(limited);
+}
+
+START_TEST(test_limited)
+{
+	const char *four = in_scratch("four.bca"), *small = in_scratch("small.bca");
+	const char *fixture[] = { FIXTURE }, *prog[] = { in_scratch("prog.bpf.c") };
+	struct bc_slim_request req = { .sources = fixture, .nr_sources = 1 };
+	struct bc_slim_names *names;
+	struct bc_log log = { 0 };
+
+	ck_assert_int_eq(sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
+			    " > /dev/null", cli(), four), 0);
+	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), 0);
+	same_limited(four, names, "struct fd___flags {");
+	bc_slim_names_free(names);
+	/* flavors of the small kernels, by name and by enumerator */
+	write_small_kernel(in_scratch("6.3.0-1-amd64.btf"), true, false);
+	write_small_kernel(in_scratch("6.2.0-1-amd64.btf"), false, true);
+	write_small_kernel(in_scratch("6.1.0-1-amd64.btf"), true, false);
+	ck_assert_int_eq(sh("cd %s && %s archive create %s 6.1.0-1-amd64.btf "
+			    "6.2.0-1-amd64.btf 6.3.0-1-amd64.btf > /dev/null",
+			    scratch, cli(), small), 0);
+	ck_assert_int_eq(sh("printf 'struct s___b *p; int v = E_B___e;\n' > %s", prog[0]), 0);
+	req = (struct bc_slim_request){ .sources = prog, .nr_sources = 1 };
+	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), 0);
+	same_limited(small, names, "struct s___b {");
+	same_limited(small, names, "E_B___e = 1");
+	bc_slim_names_free(names);
+}
+END_TEST
+
 /* A BTF with one int and no struct pt_regs, written to path. */
 static void write_archless(const char *path)
 {
@@ -466,9 +609,10 @@ Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
-				"bad_input", "slim", "newer" };
+				"bad_input", "slim", "newer", "view", "limited" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
-				 test_adding, test_bad_input, test_slim, test_newer };
+				 test_adding, test_bad_input, test_slim, test_newer,
+				 test_view, test_limited };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -7,22 +7,28 @@
  *	slim_rules	bc_slim_select() on a small BTF built here: what is
  *			kept whole, what becomes a FWD, what is dropped
  *			(pointer-only structs, member names through two
- *			pointer hops, anonymous pointees, enumerators,
- *			same-name types, kfuncs and other functions)
+ *			pointer hops and through a member the program does
+ *			not name, anonymous pointees, prototypes' pointees,
+ *			enumerators, same-name types, kfuncs and other
+ *			functions)
  *	slim_names	the identifier reader: comments, literals, numbers,
  *			local includes (relative, in a loop, missing,
  *			vmlinux.h), <bpf/...> includes
  *	slim_compile	tests/fixtures/slim/ *.bpf.c, one per thing a program
- *			can need without leaving it in its object, compiled
- *			by clang against the full and the slim header of
- *			(0) tests/data/dummy.btf (6.12.117's dummy.ko types)
- *			with two kfuncs added, (1) Debian's 6.12.117 package
- *			(skipped when absent): the objects' .BTF, .BTF.ext,
- *			code and data byte-identical; the slim header a small
- *			part of the full one (under 5% on the real kernel)
+ *			can need without leaving it in its object (and what
+ *			libbpf's BPF_KPROBE needs), compiled by clang against
+ *			the full and the slim header of (0)
+ *			tests/data/dummy.btf (6.12.117's dummy.ko types) with
+ *			two kfuncs added, (1) Debian's 6.12.117 amd64 and (2)
+ *			6.1.192 arm64 packages (skipped when absent): the
+ *			same code and data bytes, the same types in .BTF
+ *			(canonical order), the same deps --json; the slim
+ *			header a small part of the full one (under 5% on the
+ *			real kernels)
  *	slim_objects	--for an object alone compiles the same object; the
  *			order of the --for files changes no byte
- *	slim_errors	unreadable sources, bad objects: the file named
+ *	slim_errors	unreadable sources, bad objects: the file named; an
+ *			object libbpf 1.1 refuses at open is read
  */
 #include <elf.h>
 #include <errno.h>
@@ -45,6 +51,8 @@
 #define FIXTURES "tests/fixtures/slim"
 #define DEBIAN_6_12 \
 	"/var/cache/btfcanon-tests/linux-image-6.12.117+deb12-cloud-amd64_6.12.117-1~deb12u1_amd64.deb"
+#define DEBIAN_6_1_ARM64 \
+	"/var/cache/btfcanon-tests/linux-image-6.1.0-56-cloud-arm64_6.1.192-2_arm64.deb"
 
 static char scratch[64];
 
@@ -206,11 +214,46 @@ START_TEST(test_rules)
 	ENTRY(btf__add_field(full, "deep_member", 1, 0, 0));
 	/* [23] a FUNC without the kfunc tag: never kept */
 	ADD(23, btf__add_func(full, "not_kfunc", BTF_FUNC_STATIC, 16));
+	/*
+	 * [24] struct far { int member_used; }, [25] a pointer to it and
+	 * [26] struct holder2 { struct far *unnamed_ptr; }: the program
+	 * names member_used but never unnamed_ptr, so far stays a FWD
+	 */
+	ADD(24, btf__add_struct(full, "far", 4));
+	ENTRY(btf__add_field(full, "member_used", 1, 0, 0));
+	ADD(25, btf__add_ptr(full, 24));
+	ADD(26, btf__add_struct(full, "holder2", 8));
+	ENTRY(btf__add_field(full, "unnamed_ptr", 25, 0, 0));
+	/*
+	 * [27] struct bpf_iter_task_vma, [28] FUNC bpf_iter_task_vma_new and
+	 * [29] its tag: named by bpf_for_each(task_vma, ...) alone
+	 */
+	ADD(27, btf__add_struct(full, "bpf_iter_task_vma", 4));
+	ENTRY(btf__add_field(full, "x", 1, 0, 0));
+	ADD(28, btf__add_func(full, "bpf_iter_task_vma_new", BTF_FUNC_STATIC, 16));
+	ADD(29, btf__add_decl_tag(full, "bpf_kfunc", 28, -1));
+	/*
+	 * [30], [31] two struct twin, pointed to by [34] struct holder3 {
+	 * struct twin *t1; struct twin___2 *t2; } only: btf_dump would
+	 * write both FWDs "struct twin", so both are whole
+	 */
+	ADD(30, btf__add_struct(full, "twin", 4));
+	ENTRY(btf__add_field(full, "a", 1, 0, 0));
+	ADD(31, btf__add_struct(full, "twin", 8));
+	ENTRY(btf__add_field(full, "a", 1, 0, 0));
+	ENTRY(btf__add_field(full, "b", 1, 32, 0));
+	ADD(32, btf__add_ptr(full, 30));
+	ADD(33, btf__add_ptr(full, 31));
+	ADD(34, btf__add_struct(full, "holder3", 16));
+	ENTRY(btf__add_field(full, "t1", 32, 0, 0));
+	ENTRY(btf__add_field(full, "t2", 33, 64, 0));
 
 	write_text(src,
 		   "/* unrelated, other: in a comment */\n"
 		   "outer_t *x; int v = x->p->member_used + x->p->next->deep_member;\n"
 		   "int w = E_TWO; struct holder h; int k = bpf_kf(0) + not_kfunc();\n"
+		   "struct holder2 h2; struct holder3 h3;\n"
+		   "bpf_for_each(task_vma, vma, task, 0) {}\n"
 		   "char *s = \"unrelated2 y\"; char c = 'y';\n");
 	ck_assert_int_eq(bc_slim_btf(full, &req, &out, NULL), 0);
 
@@ -223,6 +266,9 @@ START_TEST(test_rules)
 	/* a member's pointee, none of its members named: a declaration */
 	ck_assert_int_eq(count_named(out, "other", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "other", BTF_KIND_FWD), 1);
+	/* one whose members the program names, through an unnamed member */
+	ck_assert_int_eq(count_named(out, "far", BTF_KIND_FWD), 1);
+	ck_assert_int_eq(count_named(out, "holder2", BTF_KIND_STRUCT), 1);
 	/* a prototype's pointee: the definition, as clang writes it */
 	ck_assert_int_eq(count_named(out, "unrelated2", BTF_KIND_FWD), 0);
 	ck_assert_int_eq(count_named(out, "unrelated2", BTF_KIND_STRUCT), 1);
@@ -231,12 +277,18 @@ START_TEST(test_rules)
 	ck_assert_int_eq(count_named(out, "dup", BTF_KIND_STRUCT), 2);
 	ck_assert_int_eq(count_named(out, "holder", BTF_KIND_STRUCT), 1);
 	ck_assert_int_eq(count_named(out, "bpf_kf", BTF_KIND_FUNC), 1);
-	ck_assert_int_eq(count_named(out, "bpf_kfunc", BTF_KIND_DECL_TAG), 1);
+	ck_assert_int_eq(count_named(out, "bpf_kfunc", BTF_KIND_DECL_TAG), 2);
+	/* two structs of a name, pointed to only: whole, to keep ___2 */
+	ck_assert_int_eq(count_named(out, "twin", BTF_KIND_STRUCT), 2);
+	ck_assert_int_eq(count_named(out, "twin", BTF_KIND_FWD), 0);
+	/* what bpf_for_each() pastes together */
+	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma", BTF_KIND_STRUCT), 1);
+	ck_assert_int_eq(count_named(out, "bpf_iter_task_vma_new", BTF_KIND_FUNC), 1);
 	/* never named, or a function that is no kfunc */
 	ck_assert_int_eq(count_named(out, "unrelated", BTF_KIND_STRUCT), 0);
 	ck_assert_int_eq(count_named(out, "not_kfunc", BTF_KIND_FUNC), 0);
 	/* every type but those two (a FWD in place of other) */
-	ck_assert_int_eq(btf__type_cnt(out), 23 - 2 + 1);
+	ck_assert_int_eq(btf__type_cnt(out), 34 - 2 + 1);
 	/* layouts unchanged; the anonymous pointee kept whole */
 	t = btf__type_by_id(out, btf__find_by_name_kind(out, "outer", BTF_KIND_STRUCT));
 	ck_assert_int_eq(btf_vlen(t), 4);
@@ -257,12 +309,12 @@ START_TEST(test_names)
 {
 	static const char *const present[] = {
 		"kept_ident", "M", "macro_member", "from_b", "from_c", "__u32",
-		"pt_regs", "after_string", "after_char",
+		"pt_regs", "after_string", "after_char", "bpf_iter_num",
 	};
 	static const char *const absent[] = {
 		"in_comment", "in_line_comment", "continued_comment",
 		"in_string", "x", "ULL", "f", "e5", "from_vmlinux", "bpf_helpers",
-		"h", "missing",
+		"h", "missing", "bpf_iter_kept_ident",
 	};
 	struct bc_strset names;
 	size_t i;
@@ -272,6 +324,7 @@ START_TEST(test_names)
 		   "#include \"sub/b.h\"\n"
 		   "#include \"vmlinux.h\"\n"
 		   "#include \"missing.h\"\n"
+		   "#include \"/dev/zero\"\n"
 		   "#  include <bpf/bpf_helpers.h>\n"
 		   "/* in_comment\n in_comment */ int kept_ident;\n"
 		   "// in_line_comment \\\n continued_comment\n"
@@ -287,12 +340,19 @@ START_TEST(test_names)
 	write_text(in_scratch("names/vmlinux.h"), "int from_vmlinux;\n");
 	ck_assert_int_eq(bc_strset_init(&names, NULL, 0), 0);
 	ck_assert_int_eq(bc_c_names_read(in_scratch("names/a.c"), &names, NULL), 0);
+	/* no bpf_for_each: no iterator names */
+	ck_assert_int_eq(bc_c_names_add_iterators(&names), 0);
 	for (i = 0; i < sizeof(present) / sizeof(present[0]); i++)
 		ck_assert_msg(bc_strset_find(&names, present[i]) >= 0,
 			      "'%s' not read", present[i]);
 	for (i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
 		ck_assert_msg(bc_strset_find(&names, absent[i]) < 0,
 			      "'%s' read", absent[i]);
+	ck_assert_int_ge(bc_strset_add(&names, "bpf_for_each"), 0);
+	ck_assert_int_eq(bc_c_names_add_iterators(&names), 0);
+	ck_assert_int_ge(bc_strset_find(&names, "bpf_iter_kept_ident"), 0);
+	ck_assert_int_ge(bc_strset_find(&names, "bpf_iter_kept_ident_destroy"), 0);
+	ck_assert_int_lt(bc_strset_find(&names, "bpf_iter_bpf_iter_num"), 0);
 	bc_strset_deinit(&names);
 }
 END_TEST
@@ -308,18 +368,21 @@ static const struct program {
 	{ "sizeof", true },
 	{ "typedef", false },
 	{ "kfunc", false },
+	{ "kprobe", true },
 };
 
 struct kernel_case {
 	const char *name;	/* directory in the scratch */
 	const char *path;	/* NULL: the committed fixture, built here */
+	const char *arch;	/* __TARGET_ARCH_ARCH */
 	bool kfuncs;		/* declares bpf_cgroup_from_id and _release */
 	unsigned int max_percent;	/* slim lines, of the full header's */
 };
 
 static const struct kernel_case kernels[] = {
-	{ "dummy", NULL, true, 50 },
-	{ "debian-6.12.117", DEBIAN_6_12, false, 5 },
+	{ "dummy", NULL, "x86", true, 20 },
+	{ "debian-6.12.117", DEBIAN_6_12, "x86", false, 5 },
+	{ "debian-6.1.192-arm64", DEBIAN_6_1_ARM64, "arm64", false, 5 },
 };
 
 /*
@@ -501,11 +564,13 @@ static void assert_same_objects(const char *dir, const char *kernel,
 			      "%s: no relocation in deps --json", dir);
 }
 
-/* clang -target bpf of fixture program against the vmlinux.h in dir. */
-static void compile(const char *program, const char *dir, const char *object)
+/* clang -target bpf of fixture program for arch against the vmlinux.h in dir. */
+static void compile(const char *program, const char *arch, const char *dir,
+		    const char *object)
 {
-	ck_assert_msg(!sh("clang -target bpf -O2 -g -Werror=implicit-function-declaration "
-			  "-I%s -c -o %s " FIXTURES "/%s.bpf.c", dir, object, program),
+	ck_assert_msg(!sh("clang -target bpf -D__TARGET_ARCH_%s -O2 -g "
+			  "-Werror=implicit-function-declaration -I%s -c -o %s "
+			  FIXTURES "/%s.bpf.c", arch, dir, object, program),
 		      "%s.bpf.c does not compile against %s/vmlinux.h", program, dir);
 }
 
@@ -513,11 +578,14 @@ static void compile(const char *program, const char *dir, const char *object)
  * Compiles program against the headers kdir/full/vmlinux.h and
  * pdir/slim/vmlinux.h into pdir/full/obj.o and pdir/slim/obj.o.
  */
-static void compile_both(const char *program, const char *kdir, const char *pdir)
+static void compile_both(const char *program, const char *arch, const char *kdir,
+			 const char *pdir)
 {
 	ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-	compile(program, in_scratch("%s/full", kdir), in_scratch("%s/full/obj.o", pdir));
-	compile(program, in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
+	compile(program, arch, in_scratch("%s/full", kdir),
+		in_scratch("%s/full/obj.o", pdir));
+	compile(program, arch, in_scratch("%s/slim", pdir),
+		in_scratch("%s/slim/obj.o", pdir));
 }
 
 START_TEST(test_compile)
@@ -539,12 +607,14 @@ START_TEST(test_compile)
 		char *pdir = strdup(in_scratch("%s/%s", k->name, p));
 		size_t slim_lines;
 
-		if (!strcmp(p, "kfunc") && !k->kfuncs)
+		if (!strcmp(p, "kfunc") && !k->kfuncs) {
+			free(pdir);
 			continue;
+		}
 		ck_assert_int_eq(sh("mkdir -p %s/slim", pdir), 0);
 		ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/%s.bpf.c %s -o %s/slim/vmlinux.h",
 				    cli(), p, kernel, pdir), 0);
-		compile_both(p, k->name, pdir);
+		compile_both(p, k->arch, k->name, pdir);
 		assert_same_objects(pdir, kernel, programs[i].relocates);
 		slim_lines = count_lines(in_scratch("%s/slim/vmlinux.h", pdir));
 		fprintf(stderr, "slim: %s %s.bpf.c: %zu of %zu lines (%.2f%%)\n",
@@ -555,6 +625,8 @@ START_TEST(test_compile)
 			      k->name, p, slim_lines, full_lines);
 		free(pdir);
 	}
+	if (!k->path)
+		free((char *)kernel);
 }
 END_TEST
 
@@ -574,10 +646,10 @@ START_TEST(test_objects)
 		char *pdir = strdup(in_scratch("obj/%s", p));
 
 		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-		compile(p, in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
+		compile(p, "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
 		ck_assert_int_eq(sh("%s dump -f c --for %s/full/obj.o %s -o %s/slim/vmlinux.h",
 				    cli(), pdir, kernel, pdir), 0);
-		compile(p, in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
+		compile(p, "x86", in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, !i);
 		free(pdir);
 	}
@@ -600,8 +672,8 @@ START_TEST(test_objects)
 		char *pdir = strdup(in_scratch("obj/both-%s", both[i]));
 
 		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
-		compile(both[i], in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
-		compile(both[i], in_scratch("obj/a/slim"), in_scratch("%s/slim/obj.o", pdir));
+		compile(both[i], "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
+		compile(both[i], "x86", in_scratch("obj/a/slim"), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, i == 2);
 		free(pdir);
 	}
@@ -648,6 +720,20 @@ START_TEST(test_errors)
 	ck_assert_int_eq(sh("cc -g -c -o %s %s", host, in_scratch("host.c")), 0);
 	assert_refused(NULL, host, 0, "host.o");
 	assert_refused(NULL, in_scratch("missing.o"), -ENOENT, "missing.o");
+	/* an object libbpf 1.1 refuses at open still names its types */
+	{
+		const char *noopen = in_scratch("noopen.bpf.o");
+		struct bc_slim_request req = { .objects = &noopen, .nr_objects = 1 };
+		struct bc_slim_names *names = NULL;
+
+		ck_assert_int_eq(sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+				    "-c -o %s tests/fixtures/deps/noopen.bpf.c", noopen), 0);
+		ck_assert_int_eq(bc_slim_names_read(&req, &names, NULL), 0);
+		bc_slim_names_free(names);
+	}
+	/* a directory given as a source */
+	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("adir.c")), 0);
+	assert_refused(in_scratch("adir.c"), NULL, -EISDIR, "adir.c");
 }
 END_TEST
 

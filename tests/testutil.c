@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 
@@ -488,4 +490,69 @@ uint64_t die_reader_agrees(const char *path, uint32_t unit_stride,
 	die_reader_deinit(&r);
 	dwfl_end(dwfl);
 	return dies;
+}
+
+/* ---- the run's cache ---------------------------------------------------- */
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* rm -rf path; absent is fine. */
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *test_cached(const char *name, test_cache_make_fn make, void *ctx)
+{
+	const char *dir = getenv("BTFCANON_TEST_CACHE");
+	char *path, *lock_path, *tmp_path;
+	struct flock whole = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct stat st;
+	int lock;
+
+	ck_assert_msg(dir && *dir, "BTFCANON_TEST_CACHE is not set "
+		      "(tests/check_main.c sets it)");
+	ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+	ck_assert_int_ge(asprintf(&lock_path, "%s.lock", path), 0);
+	ck_assert_int_ge(asprintf(&tmp_path, "%s.tmp", path), 0);
+	/*
+	 * A record lock, not flock(): it belongs to the process, so a case
+	 * that failed inside make() under CK_FORK=no (the lock's descriptor
+	 * lost in the longjmp) does not lock out the cases after it.
+	 */
+	lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_msg(lock >= 0, "%s: %s", lock_path, strerror(errno));
+	ck_assert_msg(!fcntl(lock, F_SETLKW, &whole),
+		      "lock %s: %s", lock_path, strerror(errno));
+	if (stat(path, &st)) {
+		/* what a failed make() left: it died holding the lock */
+		remove_tree(tmp_path);
+		make(tmp_path, ctx);
+		ck_assert_msg(!stat(tmp_path, &st), "%s: not made", tmp_path);
+		if (S_ISREG(st.st_mode))
+			ck_assert_msg(!chmod(tmp_path, 0444), "chmod %s: %s",
+				      tmp_path, strerror(errno));
+		ck_assert_msg(!rename(tmp_path, path), "rename %s: %s",
+			      tmp_path, strerror(errno));
+	}
+	close(lock);	/* releases the lock */
+	free(lock_path);
+	free(tmp_path);
+	return path;
+}
+
+void blob_write_or_fail(const struct blob *b, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	ck_assert_msg(fwrite(b->data, 1, b->size, f) == b->size &&
+		      !fclose(f), "%s: cannot write: %s", path, strerror(errno));
 }

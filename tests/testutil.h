@@ -102,4 +102,29 @@ bool deps_relo_value(const char *object, const char *kernel, const char *kind,
 		     const char *type, const char *name, bool *patched,
 		     unsigned long long *value);
 
+/*
+ * The run's cache: an artefact several cases need (a fixture compiled, a
+ * real kernel encoded) made once per run of the tests instead of once per
+ * case. Each case runs in a process of its own (CK_FORK), so a static in
+ * the test's file does not outlive it; the cache is the directory
+ * BTFCANON_TEST_CACHE, which tests/check_main.c makes (and removes) when it
+ * is not set and `make check` empties at its start, shared by its parts.
+ *
+ * name is a file or directory in it. The first process to ask makes it,
+ * holding name.lock: make(path, ctx) writes a temporary name that is
+ * renamed into place, so no one sees half of it; the others wait on the
+ * lock and reuse it. An artefact is a function of its name and of the
+ * run's binaries and inputs (deterministic), so a reuse sees the bytes a
+ * case of its own would have made, and nothing survives the run to go
+ * stale. Cases read it, never write it: a file is made read-only (copy a
+ * directory before changing what is in it). A make() that fails the test
+ * leaves nothing behind; the next case to ask makes it again.
+ * Returns the artefact's path (malloc'd).
+ */
+typedef void (*test_cache_make_fn)(const char *path, void *ctx);
+char *test_cached(const char *name, test_cache_make_fn make, void *ctx);
+
+/* A blob as a cache artefact's make(): writes the file path. */
+void blob_write_or_fail(const struct blob *b, const char *path);
+
 #endif

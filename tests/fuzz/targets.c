@@ -34,6 +34,7 @@
 #include "../../deps/min.h"
 #include "../../diff/btf_diff.h"
 #include "../../diff/dump.h"
+#include "../../diff/slim.h"
 #include "../../archive/input.h"
 #include "../../encode/encoder.h"
 #include "../../archive/btf_file.h"
@@ -645,5 +646,74 @@ int fuzz_package_one(const uint8_t *data, size_t size)
 		free(image);
 	}
 	close(fd);
+	return 0;
+}
+
+/*
+ * The slim header (`dump -f c --for`): the input is a 32-bit length N,
+ * N bytes of raw BTF, and a C source (the rest). The source is written
+ * as prog.c in a directory of its own (so that its includes resolve
+ * there). Besides "no crash, no leak": when the parser accepts the BTF,
+ * the sub-BTF bc_slim_btf() makes of it is BTF the parser accepts, with
+ * no more types; bc_dump_c() then writes it or refuses it with a
+ * message, as it would the whole.
+ */
+static char slim_dir[] = "/tmp/btfcanon-fuzz-slim-XXXXXX";
+static char slim_source[64];
+
+static void remove_slim_dir(void)
+{
+	unlink(slim_source);
+	rmdir(slim_dir);
+}
+
+int fuzz_slim_one(const uint8_t *data, size_t size)
+{
+	char *dir = slim_dir, *source = slim_source;
+	const char *const sources[] = { slim_source };
+	struct bc_slim_request req = { .sources = sources, .nr_sources = 1 };
+	struct bc_btf *parsed = NULL, *slim_parsed = NULL;
+	struct btf *full = NULL, *slim = NULL;
+	struct bc_text text;
+	uint32_t btf_size, slim_size;
+	const void *raw;
+	FILE *f;
+
+	if (size < 4)
+		return 0;
+	memcpy(&btf_size, data, 4);
+	data += 4;
+	size -= 4;
+	if (btf_size > size)
+		btf_size = size;
+	if (!source[0]) {
+		if (!mkdtemp(dir))
+			abort();
+		snprintf(source, sizeof(slim_source), "%s/prog.c", dir);
+		atexit(remove_slim_dir);
+	}
+	f = fopen(source, "w");
+	if (!f)
+		abort();
+	if (size > btf_size)
+		fwrite(data + btf_size, 1, size - btf_size, f);
+	fclose(f);
+	if (bc_btf_parse(data, btf_size, NULL, "fuzz.btf", &fuzz_log, &parsed))
+		return 0;
+	full = btf__new(data, btf_size);
+	if (full && !bc_slim_btf(full, &req, &slim, &fuzz_log)) {
+		FUZZ_ASSERT(btf__type_cnt(slim) <= btf__type_cnt(full));
+		raw = btf__raw_data(slim, &slim_size);
+		FUZZ_ASSERT(raw);
+		FUZZ_ASSERT(!bc_btf_parse(raw, slim_size, NULL, "slim.btf", &fuzz_log,
+					  &slim_parsed));
+		bc_text_init(&text);
+		bc_dump_c(slim_parsed, slim, &text, &fuzz_log);
+		bc_text_deinit(&text);
+	}
+	bc_btf_free(slim_parsed);
+	btf__free(slim);
+	btf__free(full);
+	bc_btf_free(parsed);
 	return 0;
 }

@@ -21,5 +21,6 @@ int fuzz_kimage_one(const uint8_t *data, size_t size);	/* kernel image into its 
 int fuzz_package_one(const uint8_t *data, size_t size);	/* .deb/.rpm into the package reader */
 
 int fuzz_archive_one(const uint8_t *data, size_t size);	/* archive file or body into the archive reader */
+int fuzz_slim_one(const uint8_t *data, size_t size);	/* BTF + C source into the slim header */
 
 #endif
