@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stddef.h>
+
 #include "btf_kinds.h"
 
 /* Layout facts from the BTF format (include/uapi/linux/btf.h). */
@@ -88,6 +90,39 @@ uint32_t bc_type_refs(const struct btf_type *t, uint32_t *refs)
 			if ((k->entry_ref_mask >> i) & 1)
 				refs[n++] = entry[i];
 	return n;
+}
+
+uint32_t *bc_type_word_of_class(uint32_t *w, enum bc_word_class cls, uint32_t k)
+{
+	uint32_t kind = bc_type_kind((const struct btf_type *)w), i, per, e;
+	const struct bc_kind_layout *kl;
+	uint8_t fixed_mask, entry_mask;
+
+	if (!bc_kind_valid(kind))
+		return NULL;
+	kl = &bc_kinds[kind];
+	if (cls == BC_WORD_NAME) {
+		fixed_mask = 0;
+		entry_mask = kl->entry_name_mask;
+		if (!k--)
+			return &w[0];
+	} else {
+		fixed_mask = kl->fixed_ref_mask;
+		entry_mask = kl->entry_ref_mask;
+		if (kl->head_ref && !k--)
+			return &w[2];
+	}
+	for (i = 0; i < kl->fixed_words; i++)
+		if ((fixed_mask >> i) & 1 && !k--)
+			return &w[3 + i];
+	per = bits_set(entry_mask);
+	if (!per || (e = k / per) >= bc_type_entries((const struct btf_type *)w))
+		return NULL;
+	k %= per;
+	for (i = 0; i < kl->entry_words; i++)
+		if ((entry_mask >> i) & 1 && !k--)
+			break;
+	return &w[3 + kl->fixed_words + e * kl->entry_words + i];
 }
 
 struct bc_btf_layout bc_kind_btf_layout(uint32_t kind)

@@ -144,6 +144,15 @@ uint32_t bc_type_nr_refs(const struct btf_type *t);
 uint32_t bc_type_refs(const struct btf_type *t, uint32_t *refs);
 
 /*
+ * The kth word of class cls of the record at w, in word order, or NULL
+ * past the last (or for a kind the table does not know). cls is
+ * BC_WORD_REF (the order of bc_type_refs) or BC_WORD_NAME (word 0, then
+ * the entries' names). For passes that rewrite ids or string offsets in
+ * place without a switch of their own on the kind.
+ */
+uint32_t *bc_type_word_of_class(uint32_t *w, enum bc_word_class cls, uint32_t k);
+
+/*
  * One entry of the kind layout section (2026): for a kind, the bytes of its
  * fixed part after the 12-byte head and of each of its vlen entries. The
  * UAPI's struct btf_layout; Debian's <linux/btf.h> predates it.

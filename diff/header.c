@@ -55,6 +55,7 @@
 
 #include "../archive/archive.h"
 #include "../archive/input.h"
+#include "../canon/btf_kinds.h"
 #include "cdecl.h"
 #include "dump.h"
 #include "header.h"
@@ -743,32 +744,7 @@ static uint32_t find_named(struct synth *y, const struct btf_type *t,
 /* The kth type reference slot of t, or NULL past the last. */
 static uint32_t *ref_slot(struct btf_type *t, uint32_t k)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG:
-		return k ? NULL : &t->type;
-	case BTF_KIND_ARRAY:
-		return k == 0 ? &btf_array(t)->type :
-		       k == 1 ? &btf_array(t)->index_type : NULL;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return k < btf_vlen(t) ? &btf_members(t)[k].type : NULL;
-	case BTF_KIND_FUNC_PROTO:
-		if (!k)
-			return &t->type;
-		return k - 1 < btf_vlen(t) ? &btf_params(t)[k - 1].type : NULL;
-	case BTF_KIND_DATASEC:
-		return k < btf_vlen(t) ? &btf_var_secinfos(t)[k].type : NULL;
-	default:
-		return NULL;
-	}
+	return bc_type_word_of_class((uint32_t *)t, BC_WORD_REF, k);
 }
 
 /*

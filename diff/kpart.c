@@ -30,6 +30,7 @@
 #include <bpf/btf.h>
 
 #include "../archive/archive.h"
+#include "../canon/btf_kinds.h"
 #include "../canon/text.h"
 #include "kpart.h"
 
@@ -66,61 +67,6 @@ static int grow(void **v, uint32_t *cap, uint32_t need, size_t size)
 	*v = g;
 	*cap = n;
 	return 0;
-}
-
-/* The kth reference slot of record w (kernel ids), or NULL past the last. */
-static uint32_t *ref_word(uint32_t *w, uint32_t k)
-{
-	const struct btf_type *t = (const struct btf_type *)w;
-	uint32_t vlen = btf_vlen(t);
-
-	switch (btf_kind(t)) {
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG:
-		return k ? NULL : &w[2];
-	case BTF_KIND_ARRAY:
-		return k < 2 ? &w[3 + k] : NULL;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return k < vlen ? &w[3 + 3 * k + 1] : NULL;
-	case BTF_KIND_FUNC_PROTO:
-		if (!k)
-			return &w[2];
-		return k - 1 < vlen ? &w[3 + 2 * (k - 1) + 1] : NULL;
-	case BTF_KIND_DATASEC:
-		return k < vlen ? &w[3 + 3 * k] : NULL;
-	default:
-		return NULL;
-	}
-}
-
-/* The kth name slot of record w (string numbers), or NULL past the last. */
-static uint32_t *name_word(uint32_t *w, uint32_t k)
-{
-	const struct btf_type *t = (const struct btf_type *)w;
-	uint32_t vlen = btf_vlen(t);
-
-	if (!k)
-		return &w[0];
-	k--;
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-	case BTF_KIND_ENUM64:
-		return k < vlen ? &w[3 + 3 * k] : NULL;
-	case BTF_KIND_ENUM:
-	case BTF_KIND_FUNC_PROTO:
-		return k < vlen ? &w[3 + 2 * k] : NULL;
-	default:
-		return NULL;
-	}
 }
 
 /* Reaches kernel type id: decoded and pushed once. */
@@ -190,9 +136,11 @@ static int write_raw(struct part *p, struct bc_text *types, struct bc_text *strs
 				nr = 3;
 			}
 		}
-		for (k = 0; (slot = ref_word(w, k)) && slot < w + nr; k++)
+		for (k = 0; (slot = bc_type_word_of_class(w, BC_WORD_REF, k)) &&
+			    slot < w + nr; k++)
 			*slot = *slot ? p->pos[*slot] : 0;
-		for (k = 0; (slot = name_word(w, k)) && slot < w + nr; k++) {
+		for (k = 0; (slot = bc_type_word_of_class(w, BC_WORD_NAME, k)) &&
+			    slot < w + nr; k++) {
 			const char *s = bc_archive_view_str(p->view, *slot);
 
 			if (!*s) {
@@ -244,7 +192,7 @@ int bc_kpart_btf(const struct bc_archive_view *view, const uint32_t *seeds,
 		for (k = 0; !err; k++) {
 			uint32_t *w = p.words + p.ents[at].off;
 
-			slot = ref_word(w, k);
+			slot = bc_type_word_of_class(w, BC_WORD_REF, k);
 			if (!slot || slot >= w + p.ents[at].nr)
 				break;
 			err = reach(&p, *slot, false);
