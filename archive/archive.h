@@ -330,6 +330,29 @@ int bc_archive_split_spec(const char *spec, char **archive,
 			  const char **pattern);
 
 /*
+ * One --kernel argument of the commands that read many kernels (deps,
+ * min, header): a file that is no archive (ar NULL), or an archive whole
+ * or as ARCHIVE:GLOB, opened, with the indices of the kernels that match
+ * in version order. A kernel's label is "PATH:NAME".
+ */
+struct bc_archive_arg {
+	struct bc_archive *ar;	/* the archive, the caller's to free */
+	char *path;		/* its file (malloc'd) */
+	uint32_t *idx, nr;	/* the matching kernels (malloc'd), nr > 0 */
+	bool spec;		/* ARCHIVE:GLOB, not the whole archive */
+};
+
+/*
+ * Fills *a from arg. Returns 0 or a negative errno after a message
+ * (-ENOENT when no kernel of the archive matches), with nothing to free.
+ */
+int bc_archive_arg_open(const char *arg, struct bc_archive_arg *a,
+			const struct bc_log *log);
+
+/* Frees a's path and indices (not its archive); accepts a zeroed one. */
+void bc_archive_arg_deinit(struct bc_archive_arg *a);
+
+/*
  * Reads the kernel spec "ARCHIVE:NAME" (NAME may be a glob matching
  * exactly one kernel) into a blob of its sorted BTF bytes, as
  * btf_file.h's readers do for files. Returns 0 or a negative errno

@@ -77,6 +77,45 @@ int bc_archive_split_spec(const char *spec, char **archive,
 	return 1;
 }
 
+int bc_archive_arg_open(const char *arg, struct bc_archive_arg *a,
+			const struct bc_log *log)
+{
+	const char *pattern = "*";
+	int err, spec = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (!bc_archive_is_archive(arg)) {
+		spec = bc_archive_split_spec(arg, &a->path, &pattern);
+		if (spec < 0)
+			return bc_log_error(log, spec, "out of memory");
+		if (!spec)
+			return 0;	/* a file */
+	} else if (!(a->path = strdup(arg))) {
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	}
+	a->spec = spec;
+	err = bc_archive_open(a->path, &a->ar, log);
+	if (!err && bc_archive_match(a->ar, pattern, &a->idx, &a->nr))
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+	if (!err && !a->nr)
+		err = bc_log_error(log, -ENOENT,
+				   "%s: no kernel of the archive matches", arg);
+	if (err) {
+		bc_archive_free(a->ar);
+		bc_archive_arg_deinit(a);
+		memset(a, 0, sizeof(*a));
+	}
+	return err;
+}
+
+void bc_archive_arg_deinit(struct bc_archive_arg *a)
+{
+	free(a->path);
+	free(a->idx);
+	a->path = NULL;
+	a->idx = NULL;
+}
+
 int bc_archive_read_spec(const char *spec, void **raw, size_t *size,
 			 const struct bc_log *log)
 {

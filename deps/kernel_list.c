@@ -44,20 +44,17 @@ static struct bc_kernel_src *kernel_list_add(struct bc_kernel_list *l)
 int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		       const char *kconfig, const struct bc_log *log)
 {
-	struct bc_archive *ar = NULL, **ars;
 	struct bc_ktypes_flavors *fl = NULL, **fls;
-	const char *pattern = NULL;
-	char *archive_path = NULL;
-	uint32_t *idx = NULL, nr = 0, i;
+	struct bc_archive **ars;
+	struct bc_archive_arg a;
 	struct bc_kernel_src *src;
-	int err, spec = 0;
+	uint32_t i;
+	int err;
 
-	if (!bc_archive_is_archive(arg)) {
-		spec = bc_archive_split_spec(arg, &archive_path, &pattern);
-		if (spec < 0)
-			return bc_log_error(log, spec, "out of memory");
-	}
-	if (!spec && !bc_archive_is_archive(arg)) {
+	err = bc_archive_arg_open(arg, &a, log);
+	if (err)
+		return err;
+	if (!a.ar) {
 		src = kernel_list_add(l);
 		if (!src || !(src->label = strdup(arg)))
 			return bc_log_error(log, -ENOMEM, "out of memory");
@@ -65,53 +62,40 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		src->kconfig = kconfig;
 		return 0;
 	}
-	err = bc_archive_open(spec ? archive_path : arg, &ar, log);
-	if (err)
-		goto out;
 	ars = realloc(l->archives, (l->nr_archives + 1) * sizeof(*ars));
 	if (ars)
 		l->archives = ars;
 	fls = realloc(l->flavors, (l->nr_archives + 1) * sizeof(*fls));
 	if (fls)
 		l->flavors = fls;
-	if (!ars || !fls || bc_ktypes_flavors_new(ar, &fl)) {
-		bc_archive_free(ar);
+	if (!ars || !fls || bc_ktypes_flavors_new(a.ar, &fl)) {
+		bc_archive_free(a.ar);
 		err = bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
-	l->archives[l->nr_archives] = ar;
+	l->archives[l->nr_archives] = a.ar;
 	l->flavors[l->nr_archives++] = fl;
-	err = bc_archive_match(ar, spec ? pattern : "*", &idx, &nr);
-	if (err) {
-		err = bc_log_error(log, err, "out of memory");
-		goto out;
-	}
-	if (!nr) {
-		err = bc_log_error(log, -ENOENT, "%s: no kernel of the archive matches",
-				   arg);
-		goto out;
-	}
-	if (kconfig && nr > 1) {
+	if (kconfig && a.nr > 1) {
 		err = bc_log_error(log, -EINVAL,
 				   "--kconfig %s: %s is %u kernels; a config goes with one",
-				   kconfig, arg, nr);
+				   kconfig, arg, a.nr);
 		goto out;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < a.nr; i++) {
 		src = kernel_list_add(l);
 		if (!src) {
 			err = bc_log_error(log, -ENOMEM, "out of memory");
 			goto out;
 		}
-		src->ar = ar;
-		src->idx = idx[i];
+		src->ar = a.ar;
+		src->idx = a.idx[i];
 		src->flavors = fl;
 		src->kconfig = kconfig;
 		/* a saved kernel file keeps its argument as its name */
-		if (!spec && bc_archive_nr_kernels(ar) == 1)
+		if (!a.spec && bc_archive_nr_kernels(a.ar) == 1)
 			src->label = strdup(arg);
-		else if (asprintf(&src->label, "%s:%s", spec ? archive_path : arg,
-				  bc_archive_kernel_name(ar, idx[i])) < 0)
+		else if (asprintf(&src->label, "%s:%s", a.path,
+				  bc_archive_kernel_name(a.ar, a.idx[i])) < 0)
 			src->label = NULL;
 		if (!src->label) {
 			err = bc_log_error(log, -ENOMEM, "out of memory");
@@ -119,8 +103,7 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		}
 	}
 out:
-	free(idx);
-	free(archive_path);
+	bc_archive_arg_deinit(&a);
 	return err;
 }
 

@@ -347,20 +347,17 @@ static int file_kernel_name(const char *path, char **name,
 static int set_add_arg(struct hdr_set *s, const char *arg,
 		       const struct bc_log *log)
 {
-	struct bc_archive *ar = NULL, **ars;
-	char **paths;
-	const char *pattern = "*";
-	char *archive_path = NULL;
-	uint32_t *idx = NULL, nr = 0, i;
+	struct bc_archive **ars;
+	struct bc_archive_arg a;
 	struct hdr_kernel *k;
-	int err = 0, spec = 0;
+	char **paths;
+	uint32_t i;
+	int err;
 
-	if (!bc_archive_is_archive(arg)) {
-		spec = bc_archive_split_spec(arg, &archive_path, &pattern);
-		if (spec < 0)
-			return bc_log_error(log, spec, "out of memory");
-	}
-	if (!spec && !bc_archive_is_archive(arg)) {
+	err = bc_archive_arg_open(arg, &a, log);
+	if (err)
+		return err;
+	if (!a.ar) {
 		if (access(arg, R_OK))
 			return bc_log_error(log, -errno, "%s: %s", arg, strerror(errno));
 		k = set_add(s);
@@ -369,49 +366,32 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 		k->path = arg;
 		return file_kernel_name(arg, &k->name, log);
 	}
-	err = bc_archive_open(spec ? archive_path : arg, &ar, log);
-	if (err)
-		goto out;
 	ars = realloc(s->archives, (s->nr_archives + 1) * sizeof(*ars));
-	if (!ars) {
-		bc_archive_free(ar);
-		err = bc_log_error(log, -ENOMEM, "out of memory");
-		goto out;
-	}
-	s->archives = ars;
+	if (ars)
+		s->archives = ars;
 	paths = realloc(s->archive_paths, (s->nr_archives + 1) * sizeof(*paths));
-	if (!paths || !(paths[s->nr_archives] = strdup(spec ? archive_path : arg))) {
-		if (paths)
-			s->archive_paths = paths;
-		bc_archive_free(ar);
+	if (paths)
+		s->archive_paths = paths;
+	if (!ars || !paths) {
+		bc_archive_free(a.ar);
 		err = bc_log_error(log, -ENOMEM, "out of memory");
 		goto out;
 	}
-	s->archive_paths = paths;
-	s->archives[s->nr_archives++] = ar;
-	err = bc_archive_match(ar, pattern, &idx, &nr);
-	if (err) {
-		err = bc_log_error(log, err, "out of memory");
-		goto out;
-	}
-	if (!nr) {
-		err = bc_log_error(log, -ENOENT, "%s: no kernel of the archive matches",
-				   arg);
-		goto out;
-	}
-	for (i = 0; i < nr; i++) {
-		const char *name = bc_archive_kernel_name(ar, idx[i]);
+	s->archives[s->nr_archives] = a.ar;
+	s->archive_paths[s->nr_archives++] = a.path;	/* the set's now */
+	for (i = 0; i < a.nr; i++) {
+		const char *name = bc_archive_kernel_name(a.ar, a.idx[i]);
 
 		k = set_add(s);
 		if (!k) {
 			err = bc_log_error(log, -ENOMEM, "out of memory");
 			goto out;
 		}
-		k->ar = ar;
-		k->ar_path = s->archive_paths[s->nr_archives - 1];
-		k->idx = idx[i];
+		k->ar = a.ar;
+		k->ar_path = a.path;
+		k->idx = a.idx[i];
 		k->name = strdup(name);
-		if (asprintf(&k->label, "%s:%s", spec ? archive_path : arg, name) < 0)
+		if (asprintf(&k->label, "%s:%s", a.path, name) < 0)
 			k->label = NULL;
 		if (!k->label || !k->name) {
 			err = bc_log_error(log, -ENOMEM, "out of memory");
@@ -419,8 +399,9 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 		}
 	}
 out:
-	free(idx);
-	free(archive_path);
+	if (s->nr_archives && s->archive_paths[s->nr_archives - 1] == a.path)
+		a.path = NULL;	/* owned by the set */
+	bc_archive_arg_deinit(&a);
 	return err;
 }
 
