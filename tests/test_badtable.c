@@ -94,21 +94,6 @@ static void write_patched(const char *name, const struct blob *b, size_t off,
 	free(copy);
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int status;
-
-	va_start(ap, fmt);
-	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	status = system(cmd);
-	free(cmd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* File offset and size of section name of the ELF file path. */
 static void find_section(const char *path, const char *name, size_t *off,
 			 size_t *size)
@@ -254,8 +239,8 @@ static void make_elf_inputs(void)
 
 	write_whole("s.c", source, sizeof(source) - 1);
 	write_whole("text.o", "this is not ELF\n", 16);
-	ck_assert_int_eq(sh("gcc -g -O0 -gdwarf-5 -c %s -o %s", src, obj), 0);
-	ck_assert_int_eq(sh("gcc -O0 -c %s -o %s/nodebug.o", src, scratch), 0);
+	ck_assert_int_eq(test_sh("gcc -g -O0 -gdwarf-5 -c %s -o %s", src, obj), 0);
+	ck_assert_int_eq(test_sh("gcc -O0 -c %s -o %s/nodebug.o", src, scratch), 0);
 	elf = read_file(obj);
 	ck_assert_uint_gt(elf.size, 1024);
 	write_whole("elf-cut16.o", elf.data, 16);
@@ -299,7 +284,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	sh("rm -rf %s", scratch);
+	test_sh("rm -rf %s", scratch);
 }
 
 struct bad_row {
@@ -423,10 +408,10 @@ START_TEST(test_bad_row)
 	else
 		ck_assert_int_gt(asprintf(&output, "%s/%s", outdir, row->output), 0);
 	if (!strcmp(row->command, "diff"))
-		status = sh("%s diff %s/good.btf %s > %s/diff.out 2> %s", cli,
+		status = test_sh("%s diff %s/good.btf %s > %s/diff.out 2> %s", cli,
 			    scratch, input, scratch, err_path);
 	else
-		status = sh("%s %s %s -o %s 2> %s", cli, row->command, input,
+		status = test_sh("%s %s %s -o %s 2> %s", cli, row->command, input,
 			    output, err_path);
 	err = read_file(err_path);
 	ck_assert_ptr_nonnull(err.data);

@@ -93,22 +93,6 @@ static void remove_scratch(void)
 		return;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	rc = system(cmd);
-	free(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* A path in the scratch directory; valid for the test's process. */
 static const char *in_scratch(const char *name)
 {
@@ -196,16 +180,16 @@ static void make_fixtures(const char *dir, void *ctx)
 	ck_assert_msg(strlen(dir) < sizeof(scratch), "%s: too long", dir);
 	ck_assert_msg(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
 	snprintf(scratch, sizeof(scratch), "%s", dir);
-	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_a.c",
+	ck_assert_int_eq(test_sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_a.c",
 			    in_scratch("kern_a.o")), 0);
-	ck_assert_int_eq(sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_b.c "
+	ck_assert_int_eq(test_sh("gcc -g -O2 -r -nostdlib -w -o %s " FIXTURES "/kern_b.c "
 			    FIXTURES "/kern_b2.c", in_scratch("kern_b.o")), 0);
-	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_a.o"),
+	ck_assert_int_eq(test_sh("%s encode %s -o %s", cli, in_scratch("kern_a.o"),
 			    in_scratch("a.btf")), 0);
-	ck_assert_int_eq(sh("%s encode %s -o %s", cli, in_scratch("kern_b.o"),
+	ck_assert_int_eq(test_sh("%s encode %s -o %s", cli, in_scratch("kern_b.o"),
 			    in_scratch("b.btf")), 0);
 	/* kdir: kernel A and two modules, laid out as /sys/kernel/btf */
-	ck_assert_int_eq(sh("mkdir %s && cp %s %s", in_scratch("kdir"),
+	ck_assert_int_eq(test_sh("mkdir %s && cp %s %s", in_scratch("kdir"),
 			    in_scratch("a.btf"), in_scratch("kdir/vmlinux")), 0);
 	for (i = 0; i < 2; i++) {
 		const char *mod = i ? "mod_b" : "mod_a";
@@ -213,9 +197,9 @@ static void make_fixtures(const char *dir, void *ctx)
 
 		snprintf(obj, sizeof(obj), "%s.o", mod);
 		snprintf(out, sizeof(out), "kdir/%s", mod);
-		ck_assert_int_eq(sh("gcc -g -O2 -c -w -o %s " FIXTURES "/%s.c",
+		ck_assert_int_eq(test_sh("gcc -g -O2 -c -w -o %s " FIXTURES "/%s.c",
 				    in_scratch(obj), mod), 0);
-		ck_assert_int_eq(sh("%s encode --btf_base %s %s -o %s", cli,
+		ck_assert_int_eq(test_sh("%s encode --btf_base %s %s -o %s", cli,
 				    in_scratch("a.btf"), in_scratch(obj),
 				    in_scratch(out)), 0);
 	}
@@ -223,7 +207,7 @@ static void make_fixtures(const char *dir, void *ctx)
 		char name[32];
 
 		snprintf(name, sizeof(name), "%s.bpf.o", objects[i]);
-		ck_assert_msg(!sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
+		ck_assert_msg(!test_sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
 				  "/%s.bpf.c", in_scratch(name), objects[i]),
 			      "clang -target bpf cannot build %s.bpf.c", objects[i]);
 	}
@@ -247,7 +231,7 @@ static void build_fixtures(void)
 	snprintf(scratch, sizeof(scratch), "/tmp/btfcanon-deps-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(scratch));
 	atexit(remove_scratch);
-	ck_assert_int_eq(sh("cp -a %s/. %s", built, scratch), 0);
+	ck_assert_int_eq(test_sh("cp -a %s/. %s", built, scratch), 0);
 	free(built);
 }
 
@@ -684,19 +668,19 @@ START_TEST(test_modules)
 	checked_deinit(&c);
 
 	/* saved with its modules: the same bytes twice, the same report */
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kdir"), in_scratch("k1.saved")), 0);
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kdir"), in_scratch("k2.saved")), 0);
 	one = read_file(in_scratch("k1.saved"));
 	two = read_file(in_scratch("k2.saved"));
 	ck_assert_msg(one.size > 8 && blob_eq(&one, &two), "saved files differ");
 	blob_free(&one);
 	blob_free(&two);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("mod.bpf.o"), in_scratch("kdir"),
 			    in_scratch("direct.json")), 1);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("mod.bpf.o"), in_scratch("k1.saved"),
 			    in_scratch("saved.json")), 1);
 	direct = replaced(in_scratch("direct.json"), in_scratch("kdir"), "K");
@@ -708,14 +692,14 @@ START_TEST(test_modules)
 	free(saved);
 
 	/* a directory without vmlinux, a module that is not BTF: 2, named */
-	ck_assert_int_eq(sh("mkdir %s && %s deps %s --kernel %s > /dev/null 2> %s",
+	ck_assert_int_eq(test_sh("mkdir %s && %s deps %s --kernel %s > /dev/null 2> %s",
 			    in_scratch("nodir"), cli, in_scratch("mod.bpf.o"),
 			    in_scratch("nodir"), in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, "needs the kernel's as vmlinux"),
 		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
 	blob_free(&err);
-	ck_assert_int_eq(sh("cp -r %s %s && echo junk > %s/mod_c && "
+	ck_assert_int_eq(test_sh("cp -r %s %s && echo junk > %s/mod_c && "
 			    "%s deps %s --kernel %s > %s 2> %s", in_scratch("kdir"),
 			    in_scratch("baddir"), in_scratch("baddir"), cli,
 			    in_scratch("mod.bpf.o"), in_scratch("baddir"),
@@ -1081,7 +1065,7 @@ START_TEST(test_cli)
 
 	build_fixtures();
 	/* something breaks on kernel B: 1 */
-	ck_assert_int_eq(sh("%s deps --json %s %s --kernel %s --kernel %s > %s 2> %s",
+	ck_assert_int_eq(test_sh("%s deps --json %s %s --kernel %s --kernel %s > %s 2> %s",
 			    cli, in_scratch("fix.bpf.o"), in_scratch("amb.bpf.o"),
 			    in_scratch("a.btf"), in_scratch("b.btf"),
 			    in_scratch("out.json"), in_scratch("err")), 1);
@@ -1102,7 +1086,7 @@ START_TEST(test_cli)
 	free(json);
 	blob_free(&out);
 	/* the same on kernel A alone: amb.bpf.o is fine, 0 */
-	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s > %s", cli,
 			    in_scratch("amb.bpf.o"), in_scratch("kern_a.o"),
 			    in_scratch("out.txt")), 0);
 	out = read_file(in_scratch("out.txt"));
@@ -1112,7 +1096,7 @@ START_TEST(test_cli)
 	free(json);
 	blob_free(&out);
 	/* the text matrix lists only what is not ok, unless --all */
-	ck_assert_int_eq(sh("%s deps %s --kernel %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s --kernel %s > %s", cli,
 			    in_scratch("fix.bpf.o"), in_scratch("kern_a.o"),
 			    in_scratch("kern_b.o"), in_scratch("out.txt")), 1);
 	out = read_file(in_scratch("out.txt"));
@@ -1123,7 +1107,7 @@ START_TEST(test_cli)
 	free(json);
 	blob_free(&out);
 	/* "?" programs that would break on B: autoload off, nothing breaks: 0 */
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
 			    in_scratch("out.json")), 0);
 	out = read_file(in_scratch("out.json"));
@@ -1134,7 +1118,7 @@ START_TEST(test_cli)
 		      strstr(json, "\"autoload\":true"), "json: %s", json);
 	free(json);
 	blob_free(&out);
-	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s > %s", cli,
 			    in_scratch("opt.bpf.o"), in_scratch("b.btf"),
 			    in_scratch("out.txt")), 0);
 	out = read_file(in_scratch("out.txt"));
@@ -1144,14 +1128,14 @@ START_TEST(test_cli)
 	free(json);
 	blob_free(&out);
 	/* --kconfig: after its --kernel, one a kernel, a config libbpf reads */
-	ck_assert_int_eq(sh("%s deps %s --kconfig " FIXTURES "/kconfig_a --kernel %s"
+	ck_assert_int_eq(test_sh("%s deps %s --kconfig " FIXTURES "/kconfig_a --kernel %s"
 			    " > /dev/null 2> %s", cli, in_scratch("ext.bpf.o"),
 			    in_scratch("a.btf"), in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, "after the --kernel"),
 		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
 	blob_free(&err);
-	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
 			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
 			    in_scratch("no-such-config"), in_scratch("out.txt"),
 			    in_scratch("err")), 2);
@@ -1159,9 +1143,9 @@ START_TEST(test_cli)
 	ck_assert_msg(err.data && strstr(err.data, in_scratch("no-such-config")),
 		      "stderr: %.*s", (int)err.size, err.data ? (char *)err.data : "");
 	blob_free(&err);
-	ck_assert_int_eq(sh("printf 'CONFIG_A=y\\nCONFIG_B\\n' > %s",
+	ck_assert_int_eq(test_sh("printf 'CONFIG_A=y\\nCONFIG_B\\n' > %s",
 			    in_scratch("bad.config")), 0);
-	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s --kconfig %s > %s 2> %s", cli,
 			    in_scratch("ext.bpf.o"), in_scratch("a.btf"),
 			    in_scratch("bad.config"), in_scratch("out.txt"),
 			    in_scratch("err")), 2);
@@ -1173,9 +1157,9 @@ START_TEST(test_cli)
 	ck_assert_msg(out.size == 0, "output on a bad config");
 	blob_free(&out);
 	/* usage and bad input: 2, a message naming the file */
-	ck_assert_int_eq(sh("%s deps %s > /dev/null 2>&1", cli,
+	ck_assert_int_eq(test_sh("%s deps %s > /dev/null 2>&1", cli,
 			    in_scratch("fix.bpf.o")), 2);
-	ck_assert_int_eq(sh("%s deps %s --kernel %s > %s 2> %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s > %s 2> %s", cli,
 			    in_scratch("kern_a.o"), in_scratch("a.btf"),
 			    in_scratch("out.txt"), in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
@@ -1226,19 +1210,19 @@ START_TEST(test_saved_kernel)
 
 	build_fixtures();
 	/* the same bytes twice: symbols, inlined names and BTF, sorted */
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kern_b.o"), in_scratch("b1.saved")), 0);
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kern_b.o"), in_scratch("b2.saved")), 0);
 	one = read_file(in_scratch("b1.saved"));
 	two = read_file(in_scratch("b2.saved"));
 	ck_assert_msg(one.size > 8 && blob_eq(&one, &two),
 		      "saved kernel files differ");
 	/* the report from the saved file is the report from the kernel */
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("fix.bpf.o"), in_scratch("kern_b.o"),
 			    in_scratch("direct.json")), 1);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("fix.bpf.o"), in_scratch("b1.saved"),
 			    in_scratch("saved.json")), 1);
 	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
@@ -1250,11 +1234,11 @@ START_TEST(test_saved_kernel)
 	free(direct);
 	free(saved);
 	/* with a config: in the file, in its bytes an order of its own */
-	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
 			    cli, in_scratch("kern_b.o"), in_scratch("bc1.saved")), 0);
-	ck_assert_int_eq(sh("sort -r " FIXTURES "/kconfig_b > %s",
+	ck_assert_int_eq(test_sh("sort -r " FIXTURES "/kconfig_b > %s",
 			    in_scratch("kconfig_b.sorted")), 0);
-	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --kconfig %s --save %s", cli,
 			    in_scratch("kern_b.o"), in_scratch("kconfig_b.sorted"),
 			    in_scratch("bc2.saved")), 0);
 	blob_free(&two);
@@ -1263,10 +1247,10 @@ START_TEST(test_saved_kernel)
 	ck_assert_msg(blob_eq(&two, &err) && two.size > one.size,
 		      "saved kernel files with a config differ");
 	blob_free(&err);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
 			    "/kconfig_b > %s", cli, in_scratch("ext.bpf.o"),
 			    in_scratch("kern_b.o"), in_scratch("direct.json")), 1);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli,
 			    in_scratch("ext.bpf.o"), in_scratch("bc1.saved"),
 			    in_scratch("saved.json")), 1);
 	direct = replaced(in_scratch("direct.json"), in_scratch("kern_b.o"), "K");
@@ -1278,7 +1262,7 @@ START_TEST(test_saved_kernel)
 	free(direct);
 	free(saved);
 	/* --kconfig replaces a saved file's config */
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s --kconfig " FIXTURES
 			    "/kconfig_a > %s", cli, in_scratch("ext.bpf.o"),
 			    in_scratch("bc1.saved"), in_scratch("saved.json")), 1);
 	saved = replaced(in_scratch("saved.json"), in_scratch("bc1.saved"), "K");
@@ -1286,9 +1270,9 @@ START_TEST(test_saved_kernel)
 		      "json: %s", saved);
 	free(saved);
 	/* a file cut short: 2, a message naming it */
-	ck_assert_int_eq(sh("head -c %zu %s > %s", one.size - 3,
+	ck_assert_int_eq(test_sh("head -c %zu %s > %s", one.size - 3,
 			    in_scratch("b1.saved"), in_scratch("cut.saved")), 0);
-	ck_assert_int_eq(sh("%s deps %s --kernel %s > /dev/null 2> %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s > /dev/null 2> %s", cli,
 			    in_scratch("fix.bpf.o"), in_scratch("cut.saved"),
 			    in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
@@ -1453,7 +1437,7 @@ START_TEST(test_libbpf_open)
 
 	build_fixtures();
 	snprintf(name, sizeof(name), "refused-%s.bpf.o", what);
-	ck_assert_msg(!sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
 			  "-DREFUSE_%s -c -o %s " FIXTURES "/refused.bpf.c",
 			  what, in_scratch(name)),
 		      "clang cannot build refused.bpf.c with REFUSE_%s", what);
@@ -1510,7 +1494,7 @@ START_TEST(test_libbpf_open_btf_ext)
 
 	build_fixtures();
 	path = in_scratch("refused-btf-ext.bpf.o");
-	ck_assert_int_eq(sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
+	ck_assert_int_eq(test_sh("clang -target bpf -O2 -g -c -o %s " FIXTURES
 			    "/refused.bpf.c", path), 0);
 	file = read_file(path);
 	ck_assert_ptr_nonnull(file.data);
@@ -1684,11 +1668,11 @@ START_TEST(test_min)
 	} else {
 		fprintf(stderr, "min: %s absent, real kernel skipped\n", vmlinux);
 	}
-	have_bpftool = sh("bpftool version >/dev/null 2>&1") ? NULL : "yes";
+	have_bpftool = test_sh("bpftool version >/dev/null 2>&1") ? NULL : "yes";
 	for (k = 0; k < nr_kernels; k++) {
 		char minimal[128], bpftool_out[128];
 
-		ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+		ck_assert_int_eq(test_sh("%s min%s --kernel %s -o %s", cli, objs,
 				    kernels[k], in_scratch("min")), 0);
 		snprintf(minimal, sizeof(minimal), "%s/%s.btf", in_scratch("min"),
 			 names[k]);
@@ -1705,13 +1689,13 @@ START_TEST(test_min)
 		 * amb.bpf.o's, and keeps one of narrow.bpf.o's two flavors,
 		 * which turns its ambiguity on B into a value (min keeps both)
 		 */
-		ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs_cmp,
+		ck_assert_int_eq(test_sh("%s min%s --kernel %s -o %s", cli, objs_cmp,
 				    kernels[k], in_scratch("min-cmp")), 0);
 		snprintf(minimal, sizeof(minimal), "%s/%s.btf",
 			 in_scratch("min-cmp"), names[k]);
 		snprintf(bpftool_out, sizeof(bpftool_out), "%s/bpftool-%s.btf",
 			 in_scratch("min-cmp"), names[k]);
-		ck_assert_int_eq(sh("bpftool gen min_core_btf %s %s%s", kernels[k],
+		ck_assert_int_eq(test_sh("bpftool gen min_core_btf %s %s%s", kernels[k],
 				    bpftool_out, objs_cmp), 0);
 		ck_assert_msg(file_size(minimal) <= file_size(bpftool_out),
 			      "%s: min %ld bytes, bpftool %ld", kernels[k],
@@ -1720,15 +1704,15 @@ START_TEST(test_min)
 			names[k], file_size(minimal), file_size(bpftool_out));
 	}
 	/* an archive is all its kernels, NAME its names: the same files */
-	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+	ck_assert_int_eq(test_sh("%s archive create %s %s %s --name ka --name kb",
 			    cli, in_scratch("min.bca"), kernels[0], kernels[1]), 0);
-	ck_assert_int_eq(sh("%s min%s --kernel %s -o %s", cli, objs,
+	ck_assert_int_eq(test_sh("%s min%s --kernel %s -o %s", cli, objs,
 			    in_scratch("min.bca"), in_scratch("min-arch")), 0);
-	ck_assert_int_eq(sh("cmp %s/ka.btf %s/a.btf && cmp %s/kb.btf %s/b.btf",
+	ck_assert_int_eq(test_sh("cmp %s/ka.btf %s/a.btf && cmp %s/kb.btf %s/b.btf",
 			    in_scratch("min-arch"), in_scratch("min"),
 			    in_scratch("min-arch"), in_scratch("min")), 0);
 	/* amb.bpf.o alone: its ambiguity on B keeps both flavors */
-	ck_assert_int_eq(sh("%s min %s --kernel %s -o %s", cli,
+	ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s", cli,
 			    in_scratch("amb.bpf.o"), kernels[1],
 			    in_scratch("min-amb")), 0);
 	n += min_agrees(in_scratch("amb.bpf.o"), kernels[1],
@@ -1750,12 +1734,12 @@ START_TEST(test_saved_kernel_damage)
 	uint32_t f, refused = 0;
 
 	build_fixtures();
-	ck_assert_int_eq(sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --kconfig " FIXTURES "/kconfig_b --save %s",
 			    cli, in_scratch("kern_b.o"), in_scratch("bk.saved")), 0);
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s", cli,
 			    in_scratch("kdir"), in_scratch("kdir.saved")), 0);
 	/* a saved file saved again: the same bytes (the modules' own base) */
-	ck_assert_int_eq(sh("%s deps --kernel %s --save %s && cmp %s %s", cli,
+	ck_assert_int_eq(test_sh("%s deps --kernel %s --save %s && cmp %s %s", cli,
 			    in_scratch("kdir.saved"), in_scratch("kdir2.saved"),
 			    in_scratch("kdir.saved"), in_scratch("kdir2.saved")), 0);
 	for (f = 0; f < 2; f++) {
@@ -1824,19 +1808,19 @@ START_TEST(test_archive_kernels)
 	objs = in_scratch("fix.bpf.o");
 	snprintf(arch, sizeof(arch), "%s", in_scratch("k.bca"));
 	/* kernels A and B, from files encoded by btfcanon: already sorted */
-	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+	ck_assert_int_eq(test_sh("%s archive create %s %s %s --name ka --name kb",
 			    cli, arch, in_scratch("a.btf"), in_scratch("b.btf")), 0);
-	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s",
+	ck_assert_int_eq(test_sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s",
 			    cli, objs, in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"),
 			    in_scratch("a.btf"), in_scratch("b.btf"),
 			    in_scratch("files.json")), 1);
-	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s > %s", cli, objs,
+	ck_assert_int_eq(test_sh("%s deps --json %s %s %s --kernel %s > %s", cli, objs,
 			    in_scratch("ext.bpf.o"), in_scratch("real.bpf.o"), arch,
 			    in_scratch("members.json")), 1);
-	ck_assert_int_eq(sh("sed -e 's|%s|K:ka|g' -e 's|%s|K:kb|g' %s > %s",
+	ck_assert_int_eq(test_sh("sed -e 's|%s|K:ka|g' -e 's|%s|K:kb|g' %s > %s",
 			    in_scratch("a.btf"), in_scratch("b.btf"),
 			    in_scratch("files.json"), in_scratch("files2.json")), 0);
-	ck_assert_int_eq(sh("sed -e 's|%s:|K:|g' %s > %s", arch,
+	ck_assert_int_eq(test_sh("sed -e 's|%s:|K:|g' %s > %s", arch,
 			    in_scratch("members.json"), in_scratch("members2.json")), 0);
 	files = text_of(in_scratch("files2.json"));
 	members = text_of(in_scratch("members2.json"));
@@ -1846,13 +1830,13 @@ START_TEST(test_archive_kernels)
 	free(files);
 	free(members);
 	/* ARCHIVE:GLOB: kernel B alone, as its file */
-	ck_assert_int_eq(sh("%s deps --json %s --kernel '%s:*b' > %s", cli, objs,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel '%s:*b' > %s", cli, objs,
 			    arch, in_scratch("one.json")), 1);
-	ck_assert_int_eq(sh("%s deps --json %s --kernel %s > %s", cli, objs,
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli, objs,
 			    in_scratch("b.btf"), in_scratch("b.json")), 1);
-	ck_assert_int_eq(sh("sed -e 's|%s:kb|K|g' %s > %s", arch,
+	ck_assert_int_eq(test_sh("sed -e 's|%s:kb|K|g' %s > %s", arch,
 			    in_scratch("one.json"), in_scratch("one2.json")), 0);
-	ck_assert_int_eq(sh("sed -e 's|%s|K|g' %s > %s", in_scratch("b.btf"),
+	ck_assert_int_eq(test_sh("sed -e 's|%s|K|g' %s > %s", in_scratch("b.btf"),
 			    in_scratch("b.json"), in_scratch("b2.json")), 0);
 	one = text_of(in_scratch("one2.json"));
 	want = text_of(in_scratch("b2.json"));
@@ -1860,7 +1844,7 @@ START_TEST(test_archive_kernels)
 	free(one);
 	free(want);
 	/* nothing matches: 2, naming the spec */
-	ck_assert_int_eq(sh("%s deps %s --kernel '%s:nope*' > /dev/null 2> %s", cli,
+	ck_assert_int_eq(test_sh("%s deps %s --kernel '%s:nope*' > /dev/null 2> %s", cli,
 			    objs, arch, in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
 	ck_assert_msg(err.data && strstr(err.data, "nope*") &&
@@ -1868,7 +1852,7 @@ START_TEST(test_archive_kernels)
 		      (int)err.size, err.data ? (char *)err.data : "");
 	blob_free(&err);
 	/* one config for two kernels: 2 */
-	ck_assert_int_eq(sh("%s deps %s --kernel %s --kconfig " FIXTURES
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s --kconfig " FIXTURES
 			    "/kconfig_a > /dev/null 2> %s", cli, objs, arch,
 			    in_scratch("err")), 2);
 	err = read_file(in_scratch("err"));
@@ -2014,13 +1998,13 @@ START_TEST(test_archive_views)
 	/* candidates by flavor: kernel B's dep_amb and dep_amb___v2 */
 	objs[4] = in_scratch("amb.bpf.o");
 	objs[5] = in_scratch("narrow.bpf.o");
-	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb",
+	ck_assert_int_eq(test_sh("%s archive create %s %s %s --name ka --name kb",
 			    cli, in_scratch("views.bca"), in_scratch("a.btf"),
 			    in_scratch("b.btf")), 0);
 	views_agree(in_scratch("views.bca"), objs, 6);
 	/* a kernel stored as bytes is read whole: the report of its file */
 	write_kernel_with_loop(in_scratch("a.btf"), in_scratch("loop.btf"));
-	ck_assert_int_eq(sh("%s archive create %s %s --name kloop && "
+	ck_assert_int_eq(test_sh("%s archive create %s %s --name kloop && "
 			    "%s archive extract %s kloop -o %s", cli,
 			    in_scratch("loop.bca"), in_scratch("loop.btf"), cli,
 			    in_scratch("loop.bca"), in_scratch("loop-sorted.btf")), 0);
@@ -2043,10 +2027,10 @@ START_TEST(test_archive_views)
 		bc_archive_free(ar);
 	}
 	/* an archive of one kernel given as a file: keyed by its path */
-	ck_assert_int_lt(sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
+	ck_assert_int_lt(test_sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
 			    cli, objs[0], in_scratch("loop.bca"),
 			    in_scratch("loop.bca"), in_scratch("loop-a.json")), 2);
-	ck_assert_int_lt(sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
+	ck_assert_int_lt(test_sh("%s deps --json %s --kernel %s | sed 's|%s|K|g' > %s",
 			    cli, objs[0], in_scratch("loop-sorted.btf"),
 			    in_scratch("loop-sorted.btf"), in_scratch("loop-f.json")), 2);
 	assert_same_json(in_scratch("loop-a.json"), in_scratch("loop-f.json"),
@@ -2057,19 +2041,19 @@ START_TEST(test_archive_views)
 		return;
 	}
 	/* Debian's 6.1.192 and 6.12.117: the same cells, a part decoded */
-	ck_assert_int_eq(sh("%s archive create %s %s %s --name k61 --name k612",
+	ck_assert_int_eq(test_sh("%s archive create %s %s %s --name k61 --name k612",
 			    cli, in_scratch("real.bca"), real_kernels[0],
 			    real_kernels[1]), 0);
 	ck_assert_uint_lt(views_agree(in_scratch("real.bca"), objs + 1, 1), 20);
 	/* and the command's JSON, kernel keys aside, as on the members' files */
-	ck_assert_int_eq(sh("%s archive extract %s k61 -o %s && "
+	ck_assert_int_eq(test_sh("%s archive extract %s k61 -o %s && "
 			    "%s archive extract %s k612 -o %s", cli,
 			    in_scratch("real.bca"), in_scratch("k61.btf"), cli,
 			    in_scratch("real.bca"), in_scratch("k612.btf")), 0);
-	ck_assert_int_lt(sh("%s deps --json %s %s %s --kernel %s | sed 's|%s:|K/|g' > %s",
+	ck_assert_int_lt(test_sh("%s deps --json %s %s %s --kernel %s | sed 's|%s:|K/|g' > %s",
 			    cli, objs[0], objs[1], objs[2], in_scratch("real.bca"),
 			    in_scratch("real.bca"), in_scratch("views-a.json")), 2);
-	ck_assert_int_lt(sh("%s deps --json %s %s %s --kernel %s --kernel %s | "
+	ck_assert_int_lt(test_sh("%s deps --json %s %s %s --kernel %s --kernel %s | "
 			    "sed -e 's|%s/\\(k61[2]*\\)\\.btf|K/\\1|g' > %s",
 			    cli, objs[0], objs[1], objs[2], in_scratch("k61.btf"),
 			    in_scratch("k612.btf"), scratch, in_scratch("views-f.json")), 2);
@@ -2116,7 +2100,7 @@ START_TEST(test_refused_row)
 	noopen = in_scratch("noopen.bpf.o");
 	fix = in_scratch("fix.bpf.o");
 	amb = in_scratch("amb.bpf.o");
-	ck_assert_msg(!sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
 			  "-c -o %s " FIXTURES "/noopen.bpf.c", noopen),
 		      "clang cannot build noopen.bpf.c");
 	/* libbpf itself refuses it, and the reader keeps libbpf's reason */
@@ -2129,7 +2113,7 @@ START_TEST(test_refused_row)
 	ck_assert_int_lt(bc_bpf_object_load(noopen, &obj, NULL), 0);
 
 	/* JSON: a row for every object, the refused one with libbpf's reason */
-	ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s 2> %s",
+	ck_assert_int_eq(test_sh("%s deps --json %s %s %s --kernel %s --kernel %s > %s 2> %s",
 			    cli, fix, noopen, amb, in_scratch("a.btf"),
 			    in_scratch("b.btf"), in_scratch("refused.json"),
 			    in_scratch("refused.err")), 1);
@@ -2157,7 +2141,7 @@ START_TEST(test_refused_row)
 	for (i = 0; i < 3; i += 2) {
 		const char *o = i ? amb : fix;
 
-		ck_assert_int_eq(sh("%s deps --json %s --kernel %s --kernel %s > %s",
+		ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s --kernel %s > %s",
 				    cli, o, in_scratch("a.btf"), in_scratch("b.btf"),
 				    in_scratch("alone.json")), 1);
 		alone = text_of(in_scratch("alone.json"));
@@ -2174,7 +2158,7 @@ START_TEST(test_refused_row)
 	free(json);
 
 	/* text, --all: the object's header says it and why */
-	ck_assert_int_eq(sh("%s deps --all %s %s --kernel %s > %s", cli, noopen,
+	ck_assert_int_eq(test_sh("%s deps --all %s %s --kernel %s > %s", cli, noopen,
 			    amb, in_scratch("a.btf"), in_scratch("refused.txt")), 1);
 	text = text_of(in_scratch("refused.txt"));
 	ck_assert_msg(asprintf(&reason, "%s: refused at open by libbpf 1.1 (loads on no kernel): %s\n"
@@ -2193,14 +2177,14 @@ START_TEST(test_refused_row)
 		      "text: %s", text);
 	free(text);
 	/* and without --all, the text view still has the row */
-	ck_assert_int_eq(sh("%s deps %s --kernel %s | grep -q '^%s: refused at open by libbpf 1.1'",
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s | grep -q '^%s: refused at open by libbpf 1.1'",
 			    cli, noopen, in_scratch("a.btf"), noopen), 0);
 
 	/* an archive's kernels */
-	ck_assert_int_eq(sh("%s archive create %s %s %s --name ka --name kb", cli,
+	ck_assert_int_eq(test_sh("%s archive create %s %s %s --name ka --name kb", cli,
 			    in_scratch("refused.bca"), in_scratch("a.btf"),
 			    in_scratch("b.btf")), 0);
-	ck_assert_int_eq(sh("%s deps --json %s %s --kernel '%s:k*' > %s", cli, noopen,
+	ck_assert_int_eq(test_sh("%s deps --json %s %s --kernel '%s:k*' > %s", cli, noopen,
 			    fix, in_scratch("refused.bca"),
 			    in_scratch("refused-ar.json")), 1);
 	json = text_of(in_scratch("refused-ar.json"));
@@ -2215,7 +2199,7 @@ START_TEST(test_refused_row)
 	free(json);
 
 	/* no BPF object among them: bad input, 2, named, no report */
-	ck_assert_int_eq(sh("printf 'not an object' > %s && head -c 4096 %s > %s",
+	ck_assert_int_eq(test_sh("printf 'not an object' > %s && head -c 4096 %s > %s",
 			    in_scratch("notelf.o"), fix, in_scratch("cut.bpf.o")), 0);
 	for (i = 0; i < 3; i++) {
 		static const char *const bad[] = { "notelf.o", "cut.bpf.o", "kern_a.o" };
@@ -2223,7 +2207,7 @@ START_TEST(test_refused_row)
 			"not an ELF file", "outside the file", "not a BPF object",
 		};
 
-		ck_assert_int_eq(sh("%s deps --json %s %s %s --kernel %s > %s 2> %s",
+		ck_assert_int_eq(test_sh("%s deps --json %s %s %s --kernel %s > %s 2> %s",
 				    cli, fix, noopen, in_scratch(bad[i]),
 				    in_scratch("a.btf"), in_scratch("bad.json"),
 				    in_scratch("bad.err")), 2);
@@ -2237,7 +2221,7 @@ START_TEST(test_refused_row)
 	}
 
 	/* min writes one file for every object: it refuses the object */
-	ck_assert_int_eq(sh("%s min %s %s --kernel %s -o %s 2> %s", cli, fix,
+	ck_assert_int_eq(test_sh("%s min %s %s --kernel %s -o %s 2> %s", cli, fix,
 			    noopen, in_scratch("a.btf"), in_scratch("refused-min"),
 			    in_scratch("min.err")), 2);
 	text = text_of(in_scratch("min.err"));

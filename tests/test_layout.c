@@ -439,21 +439,6 @@ END_TEST
 
 static char scratch[] = "/tmp/btfcanon-layout-XXXXXX";
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int status;
-
-	va_start(ap, fmt);
-	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	status = system(cmd);
-	free(cmd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static const char *cli(void)
 {
 	const char *path = getenv("BTFCANON");
@@ -489,14 +474,14 @@ static void cli_setup(void)
 
 static void cli_teardown(void)
 {
-	sh("rm -rf %s", scratch);
+	test_sh("rm -rf %s", scratch);
 }
 
 START_TEST(test_cli_sort)
 {
 	struct blob lay = data_file(SAMPLE_LAYOUT), out, in_sec, out_sec, want;
 
-	ck_assert_int_eq(sh("%s sort %s -o %s/sorted.btf", cli(), SAMPLE_LAYOUT,
+	ck_assert_int_eq(test_sh("%s sort %s -o %s/sorted.btf", cli(), SAMPLE_LAYOUT,
 			    scratch), 0);
 	out = scratch_file("sorted.btf");
 	in_sec = section_of(&lay);
@@ -506,7 +491,7 @@ START_TEST(test_cli_sort)
 	want = sort_keep(&lay, BC_ORDER_KIND);
 	ck_assert(blob_eq(&out, &want));
 	/* the sample without a section sorts to the 24-byte header */
-	ck_assert_int_eq(sh("%s sort %s -o %s/sorted-plain.btf", cli(),
+	ck_assert_int_eq(test_sh("%s sort %s -o %s/sorted-plain.btf", cli(),
 			    SAMPLE_PLAIN, scratch), 0);
 	blob_free(&out);
 	out = scratch_file("sorted-plain.btf");
@@ -527,11 +512,11 @@ START_TEST(test_cli_dump_diff)
 	for (i = 0; i < 3; i++) {
 		struct blob a, b;
 
-		ck_assert_int_eq(sh("%s dump -f %s %s -o %s/a.%s", cli(), formats[i],
+		ck_assert_int_eq(test_sh("%s dump -f %s %s -o %s/a.%s", cli(), formats[i],
 				    SAMPLE_LAYOUT, scratch, formats[i]), 0);
-		ck_assert_int_eq(sh("%s dump -f %s %s -o %s/b.%s", cli(), formats[i],
+		ck_assert_int_eq(test_sh("%s dump -f %s %s -o %s/b.%s", cli(), formats[i],
 				    SAMPLE_PLAIN, scratch, formats[i]), 0);
-		ck_assert_int_eq(sh("%s dump --keep-ids -f %s %s > /dev/null", cli(),
+		ck_assert_int_eq(test_sh("%s dump --keep-ids -f %s %s > /dev/null", cli(),
 				    formats[i], SAMPLE_LAYOUT), 0);
 		{
 			char an[16], bn[16];
@@ -548,11 +533,11 @@ START_TEST(test_cli_dump_diff)
 		blob_free(&b);
 	}
 	/* the same types: no difference, either way */
-	ck_assert_int_eq(sh("%s diff %s %s > /dev/null", cli(), SAMPLE_PLAIN,
+	ck_assert_int_eq(test_sh("%s diff %s %s > /dev/null", cli(), SAMPLE_PLAIN,
 			    SAMPLE_LAYOUT), 0);
-	ck_assert_int_eq(sh("%s diff %s %s > /dev/null", cli(), SAMPLE_LAYOUT,
+	ck_assert_int_eq(test_sh("%s diff %s %s > /dev/null", cli(), SAMPLE_LAYOUT,
 			    SAMPLE_PLAIN), 0);
-	ck_assert_int_eq(sh("%s diff --json %s %s > /dev/null", cli(),
+	ck_assert_int_eq(test_sh("%s diff --json %s %s > /dev/null", cli(),
 			    SAMPLE_LAYOUT, SAMPLE_LAYOUT), 0);
 }
 END_TEST
@@ -562,9 +547,9 @@ START_TEST(test_cli_encode)
 {
 	struct blob out, sec, vmsec = data_file(VMLINUX_SECTION);
 
-	ck_assert_int_eq(sh("gcc -g -O0 -c tests/fixtures/func_types.c -o %s/func_types.o",
+	ck_assert_int_eq(test_sh("gcc -g -O0 -c tests/fixtures/func_types.c -o %s/func_types.o",
 			    scratch), 0);
-	ck_assert_int_eq(sh("%s encode --features default,layout %s/func_types.o -o %s/lay.btf",
+	ck_assert_int_eq(test_sh("%s encode --features default,layout %s/func_types.o -o %s/lay.btf",
 			    cli(), scratch, scratch), 0);
 	out = scratch_file("lay.btf");
 	sec = section_of(&out);
@@ -574,18 +559,18 @@ START_TEST(test_cli_encode)
 	blob_free(&sec);
 	blob_free(&out);
 
-	ck_assert_int_eq(sh("%s encode --features default %s/func_types.o -o %s/plain.btf",
+	ck_assert_int_eq(test_sh("%s encode --features default %s/func_types.o -o %s/plain.btf",
 			    cli(), scratch, scratch), 0);
 	out = scratch_file("plain.btf");
 	ck_assert_uint_eq(hdr_of(&out)->hdr_len, 24);
 	blob_free(&out);
 
 	/* split BTF over a layout-bearing base: no section, as pahole */
-	ck_assert_int_eq(sh("%s encode --features default,layout --btf_base %s/lay.btf %s/func_types.o -o %s/split.btf",
+	ck_assert_int_eq(test_sh("%s encode --features default,layout --btf_base %s/lay.btf %s/func_types.o -o %s/split.btf",
 			    cli(), scratch, scratch, scratch), 0);
 	out = scratch_file("split.btf");
 	ck_assert_uint_eq(hdr_of(&out)->hdr_len, 24);
-	ck_assert_int_eq(sh("%s dump --base %s/lay.btf %s/split.btf > /dev/null",
+	ck_assert_int_eq(test_sh("%s dump --base %s/lay.btf %s/split.btf > /dev/null",
 			    cli(), scratch, scratch), 0);
 	blob_free(&out);
 	blob_free(&vmsec);
@@ -772,7 +757,7 @@ START_TEST(test_unknown_cli)
 
 	write_scratch("unknown.btf", &b);
 	/* sort: refused, naming file and kind, nothing written */
-	ck_assert_int_eq(sh("%s sort %s/unknown.btf -o %s/u-sorted.btf 2> %s/u.err",
+	ck_assert_int_eq(test_sh("%s sort %s/unknown.btf -o %s/u-sorted.btf 2> %s/u.err",
 			    cli(), scratch, scratch, scratch), 1);
 	err = scratch_file("u.err");
 	ck_assert_ptr_nonnull(err.data);
@@ -783,7 +768,7 @@ START_TEST(test_unknown_cli)
 	out = scratch_file("u-sorted.btf");
 	ck_assert_uint_eq(out.size, 0);
 	/* dump: the placeholder, and a warning naming the kind */
-	ck_assert_int_eq(sh("%s dump -f raw --keep-ids %s/unknown.btf -o %s/u.raw 2> %s/u.err",
+	ck_assert_int_eq(test_sh("%s dump -f raw --keep-ids %s/unknown.btf -o %s/u.raw 2> %s/u.err",
 			    cli(), scratch, scratch, scratch), 0);
 	out = scratch_file("u.raw");
 	ck_assert_ptr_nonnull(out.data);
@@ -796,18 +781,18 @@ START_TEST(test_unknown_cli)
 	ck_assert_msg(err.size && memmem(err.data, err.size, "kind 25", 7),
 		      "no warning naming kind 25");
 	blob_free(&err);
-	ck_assert_int_eq(sh("%s dump -f c %s/unknown.btf -o %s/u.h 2> /dev/null",
+	ck_assert_int_eq(test_sh("%s dump -f c %s/unknown.btf -o %s/u.h 2> /dev/null",
 			    cli(), scratch, scratch), 0);
 	out = scratch_file("u.h");
 	ck_assert_msg(memmem(out.data, out.size, "typedef void mystery;", 21),
 		      "%.*s", (int)out.size, (char *)out.data);
 	blob_free(&out);
-	ck_assert_int_eq(sh("%s dump -f json %s/unknown.btf > /dev/null 2>&1",
+	ck_assert_int_eq(test_sh("%s dump -f json %s/unknown.btf > /dev/null 2>&1",
 			    cli(), scratch), 0);
 	/* diff: against itself, nothing; against the sample, differences */
-	ck_assert_int_eq(sh("%s diff %s/unknown.btf %s/unknown.btf > /dev/null 2>&1",
+	ck_assert_int_eq(test_sh("%s diff %s/unknown.btf %s/unknown.btf > /dev/null 2>&1",
 			    cli(), scratch, scratch), 0);
-	ck_assert_int_eq(sh("%s diff %s/unknown.btf %s > /dev/null 2>&1",
+	ck_assert_int_eq(test_sh("%s diff %s/unknown.btf %s > /dev/null 2>&1",
 			    cli(), scratch, SAMPLE_LAYOUT), 1);
 	blob_free(&b);
 }

@@ -65,22 +65,6 @@ static void remove_scratch(void)
 		return;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	rc = system(cmd);
-	free(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* A path in the scratch directory (made on first use), from a relative name. */
 static const char *in_scratch(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -319,7 +303,7 @@ START_TEST(test_names)
 	struct bc_strset names;
 	size_t i;
 
-	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("names/sub")), 0);
+	ck_assert_int_eq(test_sh("mkdir -p %s", in_scratch("names/sub")), 0);
 	write_text(in_scratch("names/a.c"),
 		   "#include \"sub/b.h\"\n"
 		   "#include \"vmlinux.h\"\n"
@@ -551,16 +535,16 @@ static void assert_same_objects(const char *dir, const char *kernel,
 
 	for (i = 0; i < 2; i++) {
 		btf[i] = canonical_listing(in_scratch("%s/%s/obj.o", dir, sides[i]));
-		ck_assert_int_lt(sh("cd %s/%s && %s deps --json obj.o --kernel %s > deps.json",
+		ck_assert_int_lt(test_sh("cd %s/%s && %s deps --json obj.o --kernel %s > deps.json",
 				    dir, sides[i], cli(), kernel), 2);
 	}
 	ck_assert_msg(!strcmp(btf[0], btf[1]), "%s: the objects' BTF differs", dir);
 	free(btf[0]);
 	free(btf[1]);
-	ck_assert_msg(!sh("cmp -s %s/full/deps.json %s/slim/deps.json", dir, dir),
+	ck_assert_msg(!test_sh("cmp -s %s/full/deps.json %s/slim/deps.json", dir, dir),
 		      "%s: deps --json differs", dir);
 	if (relocates)
-		ck_assert_msg(!sh("grep -qF '\"relocations\":[{' %s/full/deps.json", dir),
+		ck_assert_msg(!test_sh("grep -qF '\"relocations\":[{' %s/full/deps.json", dir),
 			      "%s: no relocation in deps --json", dir);
 }
 
@@ -568,7 +552,7 @@ static void assert_same_objects(const char *dir, const char *kernel,
 static void compile(const char *program, const char *arch, const char *dir,
 		    const char *object)
 {
-	ck_assert_msg(!sh("clang -target bpf -D__TARGET_ARCH_%s -O2 -g "
+	ck_assert_msg(!test_sh("clang -target bpf -D__TARGET_ARCH_%s -O2 -g "
 			  "-Werror=implicit-function-declaration -I%s -c -o %s "
 			  FIXTURES "/%s.bpf.c", arch, dir, object, program),
 		      "%s.bpf.c does not compile against %s/vmlinux.h", program, dir);
@@ -581,7 +565,7 @@ static void compile(const char *program, const char *arch, const char *dir,
 static void compile_both(const char *program, const char *arch, const char *kdir,
 			 const char *pdir)
 {
-	ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
+	ck_assert_int_eq(test_sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
 	compile(program, arch, in_scratch("%s/full", kdir),
 		in_scratch("%s/full/obj.o", pdir));
 	compile(program, arch, in_scratch("%s/slim", pdir),
@@ -598,8 +582,8 @@ START_TEST(test_compile)
 		fprintf(stderr, "slim: %s absent, skipped\n", kernel);
 		return;
 	}
-	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("%s/full", k->name)), 0);
-	ck_assert_int_eq(sh("%s dump -f c %s -o %s", cli(), kernel,
+	ck_assert_int_eq(test_sh("mkdir -p %s", in_scratch("%s/full", k->name)), 0);
+	ck_assert_int_eq(test_sh("%s dump -f c %s -o %s", cli(), kernel,
 			    in_scratch("%s/full/vmlinux.h", k->name)), 0);
 	full_lines = count_lines(in_scratch("%s/full/vmlinux.h", k->name));
 	for (i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
@@ -611,8 +595,8 @@ START_TEST(test_compile)
 			free(pdir);
 			continue;
 		}
-		ck_assert_int_eq(sh("mkdir -p %s/slim", pdir), 0);
-		ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/%s.bpf.c %s -o %s/slim/vmlinux.h",
+		ck_assert_int_eq(test_sh("mkdir -p %s/slim", pdir), 0);
+		ck_assert_int_eq(test_sh("%s dump -f c --for " FIXTURES "/%s.bpf.c %s -o %s/slim/vmlinux.h",
 				    cli(), p, kernel, pdir), 0);
 		compile_both(p, k->arch, k->name, pdir);
 		assert_same_objects(pdir, kernel, programs[i].relocates);
@@ -637,41 +621,41 @@ START_TEST(test_objects)
 	char *kernel = strdup(dummy_with_kfuncs());
 	size_t i;
 
-	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("obj/full")), 0);
-	ck_assert_int_eq(sh("%s dump -f c %s -o %s", cli(), kernel,
+	ck_assert_int_eq(test_sh("mkdir -p %s", in_scratch("obj/full")), 0);
+	ck_assert_int_eq(test_sh("%s dump -f c %s -o %s", cli(), kernel,
 			    in_scratch("obj/full/vmlinux.h")), 0);
 	/* the object alone: its BTF and relocations name what it reads */
 	for (i = 0; i < 2; i++) {
 		const char *p = i ? "kfunc" : "chain";
 		char *pdir = strdup(in_scratch("obj/%s", p));
 
-		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
+		ck_assert_int_eq(test_sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
 		compile(p, "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
-		ck_assert_int_eq(sh("%s dump -f c --for %s/full/obj.o %s -o %s/slim/vmlinux.h",
+		ck_assert_int_eq(test_sh("%s dump -f c --for %s/full/obj.o %s -o %s/slim/vmlinux.h",
 				    cli(), pdir, kernel, pdir), 0);
 		compile(p, "x86", in_scratch("%s/slim", pdir), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, !i);
 		free(pdir);
 	}
 	/* sources and an object, in two orders: the same bytes */
-	ck_assert_int_eq(sh("mkdir -p %s %s", in_scratch("obj/a/slim"),
+	ck_assert_int_eq(test_sh("mkdir -p %s %s", in_scratch("obj/a/slim"),
 			    in_scratch("obj/b/slim")), 0);
-	ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/typedef.bpf.c --for %s "
+	ck_assert_int_eq(test_sh("%s dump -f c --for " FIXTURES "/typedef.bpf.c --for %s "
 			    "--for " FIXTURES "/enumval.bpf.c %s -o %s",
 			    cli(), in_scratch("obj/chain/full/obj.o"), kernel,
 			    in_scratch("obj/a/slim/vmlinux.h")), 0);
-	ck_assert_int_eq(sh("%s dump -f c --for " FIXTURES "/enumval.bpf.c --for "
+	ck_assert_int_eq(test_sh("%s dump -f c --for " FIXTURES "/enumval.bpf.c --for "
 			    FIXTURES "/typedef.bpf.c --for %s %s -o %s",
 			    cli(), in_scratch("obj/chain/full/obj.o"), kernel,
 			    in_scratch("obj/b/slim/vmlinux.h")), 0);
-	ck_assert_int_eq(sh("cmp -s %s %s", in_scratch("obj/a/slim/vmlinux.h"),
+	ck_assert_int_eq(test_sh("cmp -s %s %s", in_scratch("obj/a/slim/vmlinux.h"),
 			    in_scratch("obj/b/slim/vmlinux.h")), 0);
 	/* and that header builds all three as the full one does */
 	for (i = 0; i < 3; i++) {
 		static const char *const both[] = { "typedef", "enumval", "chain" };
 		char *pdir = strdup(in_scratch("obj/both-%s", both[i]));
 
-		ck_assert_int_eq(sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
+		ck_assert_int_eq(test_sh("mkdir -p %s/full %s/slim", pdir, pdir), 0);
 		compile(both[i], "x86", in_scratch("obj/full"), in_scratch("%s/full/obj.o", pdir));
 		compile(both[i], "x86", in_scratch("obj/a/slim"), in_scratch("%s/slim/obj.o", pdir));
 		assert_same_objects(pdir, kernel, i == 2);
@@ -711,13 +695,13 @@ START_TEST(test_errors)
 	const char *host = in_scratch("host.o");
 
 	assert_refused(in_scratch("missing.c"), NULL, -ENOENT, "missing.c");
-	ck_assert_int_eq(sh("printf 'int\\0b;' > %s", in_scratch("nul.c")), 0);
+	ck_assert_int_eq(test_sh("printf 'int\\0b;' > %s", in_scratch("nul.c")), 0);
 	assert_refused(in_scratch("nul.c"), NULL, -EINVAL, "nul.c");
 	write_text(text, "\177ELF but nothing more");
 	assert_refused(NULL, text, 0, "not-an-object.o");
 	/* an x86 object: no BPF */
 	write_text(in_scratch("host.c"), "int host(void) { return 1; }\n");
-	ck_assert_int_eq(sh("cc -g -c -o %s %s", host, in_scratch("host.c")), 0);
+	ck_assert_int_eq(test_sh("cc -g -c -o %s %s", host, in_scratch("host.c")), 0);
 	assert_refused(NULL, host, 0, "host.o");
 	assert_refused(NULL, in_scratch("missing.o"), -ENOENT, "missing.o");
 	/* an object libbpf 1.1 refuses at open still names its types */
@@ -726,13 +710,13 @@ START_TEST(test_errors)
 		struct bc_slim_request req = { .objects = &noopen, .nr_objects = 1 };
 		struct bc_slim_names *names = NULL;
 
-		ck_assert_int_eq(sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
+		ck_assert_int_eq(test_sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
 				    "-c -o %s tests/fixtures/deps/noopen.bpf.c", noopen), 0);
 		ck_assert_int_eq(bc_slim_names_read(&req, &names, NULL), 0);
 		bc_slim_names_free(names);
 	}
 	/* a directory given as a source */
-	ck_assert_int_eq(sh("mkdir -p %s", in_scratch("adir.c")), 0);
+	ck_assert_int_eq(test_sh("mkdir -p %s", in_scratch("adir.c")), 0);
 	assert_refused(in_scratch("adir.c"), NULL, -EISDIR, "adir.c");
 }
 END_TEST

@@ -556,3 +556,17 @@ void blob_write_or_fail(const struct blob *b, const char *path)
 	ck_assert_msg(fwrite(b->data, 1, b->size, f) == b->size &&
 		      !fclose(f), "%s: cannot write: %s", path, strerror(errno));
 }
+
+int test_sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	ck_assert_int_gt(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	status = system(cmd);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

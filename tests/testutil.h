@@ -127,4 +127,10 @@ char *test_cached(const char *name, test_cache_make_fn make, void *ctx);
 /* A blob as a cache artefact's make(): writes the file path. */
 void blob_write_or_fail(const struct blob *b, const char *path);
 
+/*
+ * Runs the printf-formatted shell command line (system(3)); returns its
+ * exit status, 128 + the signal for one killed.
+ */
+int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif
