@@ -19,7 +19,7 @@
 #include <linux/bpf.h>
 
 #include "../canon/btf_data.h"
-#include "bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "../archive/ktypes.h"
 
 #define BC_CORE_NR_KINDS 13

@@ -17,7 +17,7 @@
 #include "../canon/log.h"
 #include "../archive/input.h"
 #include "../canon/text.h"
-#include "bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "kconfig.h"
 #include "../archive/ktypes.h"
 

@@ -16,7 +16,7 @@
 
 #include "../canon/btf_data.h"
 #include "../canon/log.h"
-#include "bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "core_relo.h"
 
 struct bc_min;

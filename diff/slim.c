@@ -90,7 +90,7 @@
 #include "../canon/btf_kinds.h"
 #include "../canon/strset.h"
 #include "../archive/ktypes.h"
-#include "../deps/bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "c_names.h"
 #include "slim.h"
 

@@ -74,7 +74,7 @@
 #include <bpf/libbpf.h>
 #include <check.h>
 
-#include "../deps/bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "../deps/core_relo.h"
 #include "../deps/deps.h"
 #include "suites.h"

@@ -42,7 +42,7 @@
 
 #include "../canon/order.h"
 #include "../canon/strset.h"
-#include "../deps/bpf_object.h"
+#include "../archive/bpf_object.h"
 #include "../diff/c_names.h"
 #include "../diff/slim.h"
 #include "suites.h"

@@ -28,7 +28,7 @@
 #include "../../archive/package.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
-#include "../../deps/bpf_object.h"
+#include "../../archive/bpf_object.h"
 #include "../../deps/core_relo.h"
 #include "../../deps/deps.h"
 #include "../../deps/min.h"
