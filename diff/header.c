@@ -1666,10 +1666,26 @@ static uint32_t fnv32(const char *s)
 }
 
 /*
- * The TAG of a member's or enumerator's flavor: its name without leading
- * or trailing underscores, runs of three or more underscores inside cut
- * to one (libbpf takes "___" between two other characters as the flavor
- * separator, the last one in a name), "x" when nothing is left.
+ * Cuts runs of three or more underscores in s to two (libbpf takes the
+ * last "___" between two other characters as the flavor separator: the
+ * one of NAME___TAG must be the only one).
+ */
+static void cut_underscores(char *s)
+{
+	size_t i, o = 0, run = 0;
+
+	for (i = 0; s[i]; i++) {
+		run = s[i] == '_' ? run + 1 : 0;
+		if (run < 3)
+			s[o++] = s[i];
+	}
+	s[o] = 0;
+}
+
+/*
+ * The name part of a TAG: member's name without leading or trailing
+ * underscores, runs of three or more inside cut to one, "x" when nothing
+ * is left.
  */
 static char *base_tag(const char *member)
 {
@@ -1700,6 +1716,134 @@ static char *base_tag(const char *member)
 	return tag;
 }
 
+#define SPELLED_TAG_MAX 48	/* longer: the hashed form */
+
+static bool is_ident_start(char c)
+{
+	return c == '_' || isalpha((unsigned char)c);
+}
+
+static bool is_ident_char(char c)
+{
+	return c == '_' || isalnum((unsigned char)c);
+}
+
+/*
+ * The type part of a member's TAG, spelled from its declaration decl (a
+ * cdecl.h spelling, ":BITS" after a bitfield) with member's name taken
+ * out: the type's words, "p" for each '*', "aN" for "[N]" ("a" for
+ * "[]"), "bN" for ":N", joined by '_': "volatile long int state" gives
+ * "volatile_long_int", "const char *const argv[4]" gives
+ * "const_char_p_const_a4", "u8 flag:1" gives "u8_b1". NULL: not
+ * spelled (a function pointer or an anonymous type, whose words do not
+ * tell it apart) or no memory (*err).
+ */
+static char *spell_type(const char *decl, const char *member, int *err)
+{
+	size_t len = strlen(decl), mlen = strlen(member), i = 0, name_at = len;
+	struct bc_text out;
+	char *res;
+
+	if (strpbrk(decl, "(){}"))
+		return NULL;
+	/* the declarator's name: the last identifier that is member */
+	for (i = 0; i < len; ) {
+		if (is_ident_start(decl[i]) && (!i || !is_ident_char(decl[i - 1]))) {
+			size_t n = 1;
+
+			while (is_ident_char(decl[i + n]))
+				n++;
+			if (n == mlen && !strncmp(decl + i, member, n))
+				name_at = i;
+			i += n;
+			continue;
+		}
+		i++;
+	}
+	if (name_at == len)
+		return NULL;
+	bc_text_init(&out);
+	for (i = 0; i < len; ) {
+		const char *word = NULL, *pre = "";
+		size_t n = 0;
+
+		if (i == name_at) {
+			i += mlen;
+			continue;
+		}
+		if (is_ident_char(decl[i])) {
+			word = decl + i;
+			while (is_ident_char(decl[i + n]))
+				n++;
+			i += n;
+		} else if (decl[i] == '*') {
+			word = "p", n = 1, i++;
+		} else if (decl[i] == '[' || decl[i] == ':') {
+			pre = decl[i] == '[' ? "a" : "b";
+			word = decl + ++i;
+			while (isdigit((unsigned char)decl[i + n]))
+				n++;
+			i += n;
+		} else {
+			i++;	/* blanks and ']' */
+			continue;
+		}
+		bc_text_printf(&out, "%s%s%.*s", out.len ? "_" : "",
+			       pre, (int)n, word);
+	}
+	if (out.err) {
+		*err = out.err;
+		bc_text_deinit(&out);
+		return NULL;
+	}
+	if (!out.len) {		/* a name alone: nothing to spell */
+		bc_text_deinit(&out);
+		return NULL;
+	}
+	res = bc_text_take(&out);
+	if (!res)
+		*err = -ENOMEM;
+	return res;
+}
+
+/*
+ * The TAG of a variant, from its own content alone: an enumerator's is
+ * its name (base_tag()); a member's is its name, '_', and its type
+ * spelled (spell_type()): "state_volatile_long_int". The hashed form,
+ * name '_' and eight hex digits of the FNV-1a of the declaration, where
+ * the type is not spelled or the TAG would be longer than
+ * SPELLED_TAG_MAX (libbpf and the kernel take long names, but a reader
+ * does not).
+ */
+static char *variant_tag(const struct variant *v, bool hashed, int *err)
+{
+	char *name = base_tag(v->member), *type = NULL, *tag = NULL;
+
+	if (!name) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (v->kind == BTF_KIND_ENUM)
+		return name;
+	if (!hashed)
+		type = spell_type(v->decl, v->member, err);
+	if (*err)
+		goto out;
+	if (type && asprintf(&tag, "%s_%s", name, type) < 0)
+		tag = NULL, *err = -ENOMEM;
+	if (tag)
+		cut_underscores(tag);
+	if (!*err && (!tag || strlen(tag) > SPELLED_TAG_MAX)) {
+		free(tag);
+		if (asprintf(&tag, "%s_%08x", name, fnv32(v->decl)) < 0)
+			tag = NULL, *err = -ENOMEM;
+	}
+out:
+	free(name);
+	free(type);
+	return tag;
+}
+
 static int cmp_variant_group(const void *pa, const void *pb)
 {
 	const struct variant *a = pa, *b = pb;
@@ -1713,49 +1857,55 @@ static int cmp_variant_group(const void *pa, const void *pb)
 	c = strcmp(a->tag, b->tag);
 	if (c)
 		return c;
-	/* the oldest first: it keeps the plain name */
-	if (a->oldest != b->oldest)
-		return a->oldest > b->oldest ? -1 : 1;
 	c = strcmp(a->decl, b->decl);
 	return c ? c : strcmp(a->member, b->member);
 }
 
+static bool same_flavor(const struct variant *a, const struct variant *b)
+{
+	return a->kind == b->kind && !strcmp(a->type_name, b->type_name) &&
+	       !strcmp(a->tag, b->tag);
+}
+
 /*
- * Names every variant (DESIGN.md, "The header of many kernels"):
- * NAME___TAG, TAG from the member or enumerator name (base_tag()); where
- * several variants of one NAME share a TAG (a member declared one way in
- * some older kernels and another way in others), the one the oldest
- * kernel has keeps NAME___TAG and each other one is NAME___TAG_HASH, HASH
- * eight hex digits of the FNV-1a of its declaration. A hashed name is a
- * function of the variant alone; the plain name moves only when a kernel
- * older than every kernel with a variant of that member is added, or that
- * oldest kernel is removed.
+ * Names every variant NAME___TAG (DESIGN.md, "The header of many
+ * kernels"), TAG a function of the variant alone (variant_tag()), so
+ * that adding or removing kernels never renames a flavor: a flavor is
+ * there while some kernel of the set has its declaration, under the same
+ * name. Two variants of one NAME whose TAGs still agree (declarations
+ * that spell alike, differing only in where underscores split words;
+ * none in Debian's 118 and 6.18) both take the hashed form.
  */
 static int name_variants(struct synth *y)
 {
-	uint32_t i;
+	uint32_t i, j;
+	int err = 0;
 
 	for (i = 0; i < y->nr_variants; i++) {
-		y->variants[i].tag = base_tag(y->variants[i].member);
+		y->variants[i].tag = variant_tag(&y->variants[i], false, &err);
 		if (!y->variants[i].tag)
-			return -ENOMEM;
+			return err ? err : -ENOMEM;
 	}
 	if (y->nr_variants)
 		qsort(y->variants, y->nr_variants, sizeof(*y->variants),
 		      cmp_variant_group);
-	for (i = 0; i < y->nr_variants; i++) {
-		struct variant *v = &y->variants[i], *prev = i ? v - 1 : NULL;
-		bool first = !prev || prev->kind != v->kind ||
-			     strcmp(prev->type_name, v->type_name) ||
-			     strcmp(prev->tag, v->tag);
-		int ret;
+	for (i = 0; i < y->nr_variants; i = j) {
+		for (j = i + 1; j < y->nr_variants &&
+				same_flavor(&y->variants[i], &y->variants[j]); j++)
+			;
+		for (uint32_t k = i; j - i > 1 && k < j; k++) {
+			char *tag = variant_tag(&y->variants[k], true, &err);
 
-		if (first)
-			ret = asprintf(&v->flavor, "%s___%s", v->type_name, v->tag);
-		else
-			ret = asprintf(&v->flavor, "%s___%s_%08x", v->type_name,
-				       v->tag, fnv32(v->decl));
-		if (ret < 0) {
+			if (!tag)
+				return err ? err : -ENOMEM;
+			free(y->variants[k].tag);
+			y->variants[k].tag = tag;
+		}
+	}
+	for (i = 0; i < y->nr_variants; i++) {
+		struct variant *v = &y->variants[i];
+
+		if (asprintf(&v->flavor, "%s___%s", v->type_name, v->tag) < 0) {
 			v->flavor = NULL;
 			return -ENOMEM;
 		}

@@ -13,7 +13,8 @@
  *	libbpf		each object against each kernel of its architecture:
  *			libbpf's own relocation (btf_custom_path) equals
  *			btfcanon deps' (test_deps.c); the flavors reach what
- *			only 6.1 has (fd___flags, io_fadvise___len, the
+ *			only 6.1 has (fd___flags_unsigned_int,
+ *			io_fadvise___len_u32, the
  *			enumerator ARG_PTR_TO_KPTR) and nothing on the newer
  *			kernel; the kfunc only 6.18 has is __weak
  *	check		--check: 0 and silent when current, 1 with a diff -u
@@ -23,7 +24,8 @@
  *	adding		adding 6.1.0-56-amd64 to a set changes the header
  *			only in the kernel list, the kfuncs it lacks (now
  *			__weak), #if lines and new blocks (its flavors: x86's
- *			pt_regs___cs); nothing of the 6.18 header is lost
+ *			pt_regs___cs_long_unsigned_int, and 6.18's u16 cs
+ *			now as a flavor too); nothing of the 6.18 header is lost
  *	bad_input	a missing file, a file that is not BTF, a kernel of
  *			no known architecture, a name without a version, a
  *			missing --for file: exit 2, a message naming it, no
@@ -32,6 +34,10 @@
  *			as an older one did (one removed and back, one whose
  *			type changed and changed back, an enumerator removed
  *			and back): every flavor stays, same name and text
+ *	older		kernels older than every kernel of the set added
+ *			one by one (a member whose type changed back, a
+ *			member and an enumerator the newer ones lack): every
+ *			flavor stays, same name and text; the new ones come
  *	slim		--for the fixture: a shorter header that compiles it
  *			for both architectures into the same instructions
  *			and CO-RE relocations as the full header
@@ -42,7 +48,7 @@
  *	limited		--for with only the types whose flavors the program
  *			can name compared gives the same header as with all
  *			compared (the fixture on the four kernels; a program
- *			naming s___b and E_B___e on the small ones)
+ *			naming s___b_long and E_B___e on the small ones)
  */
 #include <errno.h>
 #include <limits.h>
@@ -56,6 +62,7 @@
 #include <bpf/btf.h>
 #include <check.h>
 
+#include "../canon/text.h"
 #include "../diff/header.h"
 #include "../diff/slim.h"
 #include "suites.h"
@@ -186,16 +193,16 @@ START_TEST(test_libbpf)
 		n += deps_agree_with_libbpf(objs[a], olds[a]);
 		n += deps_agree_with_libbpf(objs[a], news[a]);
 		/* a member only the older kernel has, through its flavor */
-		ck_assert(relo(objs[a], olds[a], "field_exists", "struct fd___flags",
+		ck_assert(relo(objs[a], olds[a], "field_exists", "struct fd___flags_unsigned_int",
 			       "flags", &v) && v == 1);
-		ck_assert(!relo(objs[a], news[a], "field_exists", "struct fd___flags",
+		ck_assert(!relo(objs[a], news[a], "field_exists", "struct fd___flags_unsigned_int",
 				"flags", &v) && v == 0);
-		ck_assert(relo(objs[a], olds[a], "byte_off", "struct fd___flags",
+		ck_assert(relo(objs[a], olds[a], "byte_off", "struct fd___flags_unsigned_int",
 			       "flags", &v) && v == 8);
 		ck_assert(relo(objs[a], news[a], "field_exists", "struct fd",
 			       "word", &v) && v == 1);
 		/* a member whose type changed: u32, then u64 */
-		ck_assert(relo(objs[a], olds[a], "byte_sz", "struct io_fadvise___len",
+		ck_assert(relo(objs[a], olds[a], "byte_sz", "struct io_fadvise___len_u32",
 			       "len", &v) && v == 4);
 		ck_assert(relo(objs[a], news[a], "byte_sz", "struct io_fadvise",
 			       "len", &v) && v == 8);
@@ -287,12 +294,13 @@ START_TEST(test_adding)
 	/* what it adds: the list, the kfuncs, and whole blocks of 6.1's */
 	ck_assert_int_eq(test_sh("diff %s %s | grep '^>' > %s", small, big,
 			    in_scratch("added")), 0);
-	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___cs {"));
-	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___ss {"));
+	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___cs_long_unsigned_int {"));
+	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___ss_long_unsigned_int {"));
+	ck_assert(file_has(in_scratch("added"), "> struct pt_regs___cs_u16 {"));
 	ck_assert(file_has(in_scratch("added"), ">  *     6.1.0-56-amd64"));
 	ck_assert(file_has(in_scratch("added"), "> extern struct task_struct *bpf_task_acquire(struct task_struct *p) __weak __ksym;"));
 	/* flavors are named by their content: the same names either way */
-	ck_assert_int_eq(test_sh("grep -q '^struct fd___flags {' %s", small), 0);
+	ck_assert_int_eq(test_sh("grep -q '^struct fd___flags_unsigned_int {' %s", small), 0);
 }
 END_TEST
 
@@ -380,12 +388,57 @@ static char *block_of(const char *file, const char *line)
 	return text;
 }
 
+/* The flavor blocks (struct s___..., enum e___...) of file, one string. */
+static char *flavor_blocks(const char *file)
+{
+	struct blob b = read_file(file);
+	struct bc_text out;
+	const char *at, *end;
+	char *text = calloc(1, b.size + 1);
+
+	ck_assert_ptr_nonnull(text);
+	if (b.size)
+		memcpy(text, b.data, b.size);
+	blob_free(&b);
+	bc_text_init(&out);
+	for (at = text; (at = strstr(at, "\n")); at++) {
+		if (strncmp(at + 1, "struct s___", 11) && strncmp(at + 1, "enum e___", 9))
+			continue;
+		end = strstr(at + 1, "};\n");
+		ck_assert_ptr_nonnull(end);
+		bc_text_add(&out, at + 1, end + 3 - (at + 1));
+	}
+	free(text);
+	ck_assert_int_eq(out.err, 0);
+	return bc_text_take(&out);
+}
+
+/* Every flavor block of the header of old_set is in that of new_set. */
+static void flavors_kept(const char *old_set, const char *new_set)
+{
+	char *before = flavor_blocks(old_set), *after = flavor_blocks(new_set);
+	const char *at, *end;
+
+	ck_assert_msg(*before, "%s: no flavors", old_set);
+	for (at = before; *at; at = end + 3) {
+		char *block;
+
+		end = strstr(at, "};\n");
+		block = strndup(at, end + 3 - at);
+		ck_assert_msg(strstr(after, block), "%s: lost or renamed\n%s", new_set, block);
+		free(block);
+	}
+	free(before);
+	free(after);
+}
+
 START_TEST(test_newer)
 {
 	const char *k1 = in_scratch("6.1.0-1-amd64.btf");
 	const char *k2 = in_scratch("6.2.0-1-amd64.btf");
 	const char *k3 = in_scratch("6.3.0-1-amd64.btf");
-	const char *blocks[] = { "struct s___b {", "struct s___x {", "enum e___E_B {" };
+	const char *blocks[] = { "struct s___b_long {", "struct s___x_long {",
+				 "struct s___x_int {", "enum e___E_B {" };
 	size_t i;
 
 	/* b and E_B removed in 6.2 and back in 6.3; x int, long, int again */
@@ -406,9 +459,39 @@ START_TEST(test_newer)
 		free(two);
 		free(three);
 	}
-	/* 6.2's long x, now an older kernel's declaration, gets a hashed name */
-	ck_assert_int_eq(test_sh("grep -q '^struct s___x_[0-9a-f]\\{8\\} {' %s",
-			    in_scratch("three.h")), 0);
+	flavors_kept(in_scratch("two.h"), in_scratch("three.h"));
+}
+END_TEST
+
+START_TEST(test_older)
+{
+	const char *k1 = in_scratch("6.1.0-1-amd64.btf");
+	const char *k2 = in_scratch("6.2.0-1-amd64.btf");
+	const char *k3 = in_scratch("6.3.0-1-amd64.btf");
+	const char *k4 = in_scratch("6.4.0-1-amd64.btf");
+
+	/*
+	 * 6.3 and 6.4 declare x long and int, then 6.2 (int) and 6.1 (long,
+	 * with b and E_B, which the newer ones lack) are added, older than
+	 * every kernel of the set: each of the first header's flavors is in
+	 * the next header, same name, same text; and 6.1's b comes as a new
+	 * flavor.
+	 */
+	write_small_kernel(k4, false, false);
+	write_small_kernel(k3, false, true);
+	write_small_kernel(k2, false, false);
+	write_small_kernel(k1, true, true);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s -o %s", cli(), k3, k4,
+			    in_scratch("34.h")), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s --kernel %s -o %s", cli(),
+			    k2, k3, k4, in_scratch("234.h")), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s --kernel %s --kernel %s -o %s",
+			    cli(), k1, k2, k3, k4, in_scratch("1234.h")), 0);
+	flavors_kept(in_scratch("34.h"), in_scratch("234.h"));
+	flavors_kept(in_scratch("234.h"), in_scratch("1234.h"));
+	ck_assert(file_has(in_scratch("34.h"), "struct s___x_long {\n\tlong x;\n};"));
+	ck_assert(file_has(in_scratch("1234.h"), "struct s___b_long {\n\tlong b;\n};"));
+	ck_assert(file_has(in_scratch("1234.h"), "enum e___E_B {"));
 }
 END_TEST
 
@@ -478,7 +561,7 @@ START_TEST(test_view)
 	/*
 	 * Newest first: 6.3 and 6.2.0-1 declare int x, 6.2.0-2 and 6.1 long
 	 * x; 6.1's s is 6.2.0-2's record, seen already, whose variant 6.1
-	 * makes the oldest (the plain s___x): only marked, never compared.
+	 * makes older: only marked, never compared.
 	 */
 	write_small_kernel(in_scratch("6.3.0-1-amd64.btf"), true, false);
 	write_small_kernel(in_scratch("6.2.0-2-amd64.btf"), false, true);
@@ -520,7 +603,7 @@ START_TEST(test_limited)
 	ck_assert_int_eq(test_sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
 			    " > /dev/null", cli(), four), 0);
 	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), 0);
-	same_limited(four, names, "struct fd___flags {");
+	same_limited(four, names, "struct fd___flags_unsigned_int {");
 	bc_slim_names_free(names);
 	/* flavors of the small kernels, by name and by enumerator */
 	write_small_kernel(in_scratch("6.3.0-1-amd64.btf"), true, false);
@@ -529,10 +612,10 @@ START_TEST(test_limited)
 	ck_assert_int_eq(test_sh("cd %s && %s archive create %s 6.1.0-1-amd64.btf "
 			    "6.2.0-1-amd64.btf 6.3.0-1-amd64.btf > /dev/null",
 			    scratch, cli(), small), 0);
-	ck_assert_int_eq(test_sh("printf 'struct s___b *p; int v = E_B___e;\n' > %s", prog[0]), 0);
+	ck_assert_int_eq(test_sh("printf 'struct s___b_long *p; int v = E_B___e;\n' > %s", prog[0]), 0);
 	req = (struct bc_slim_request){ .sources = prog, .nr_sources = 1 };
 	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), 0);
-	same_limited(small, names, "struct s___b {");
+	same_limited(small, names, "struct s___b_long {");
 	same_limited(small, names, "E_B___e = 1");
 	bc_slim_names_free(names);
 }
@@ -593,10 +676,10 @@ Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
-				"bad_input", "slim", "newer", "view", "limited" };
+				"bad_input", "slim", "newer", "older", "view", "limited" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
-				 test_view, test_limited };
+				 test_older, test_view, test_limited };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
