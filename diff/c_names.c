@@ -53,6 +53,8 @@ struct c_reader {
 	char **todo;
 	size_t nr_todo, cap_todo;
 	bool libbpf_headers;	/* some file includes <bpf/...> */
+	const char *const *dirs;	/* the include directories (-I), in order */
+	size_t nr_dirs;
 	const struct bc_log *log;
 };
 
@@ -160,44 +162,80 @@ static bool is_vmlinux_header(const char *name, size_t len)
 }
 
 /*
- * After "#include", at s: queues "x.h" relative to the directory of
- * from. A name not found there is not an error (see c_names.h).
+ * Sets *found to dir (dir_len bytes, "" for the current directory) joined
+ * with the name of name_len bytes at name when that is a regular file one
+ * can read, else to NULL. 0 or -ENOMEM.
+ */
+static int find_in(const char *dir, size_t dir_len, const char *name,
+		   size_t name_len, char **found)
+{
+	bool slash = dir_len && dir[dir_len - 1] != '/';
+	struct stat st;
+	char *path = malloc(dir_len + slash + name_len + 1);
+
+	*found = NULL;
+	if (!path)
+		return -ENOMEM;
+	memcpy(path, dir, dir_len);
+	if (slash)
+		path[dir_len] = '/';
+	memcpy(path + dir_len + slash, name, name_len);
+	path[dir_len + slash + name_len] = '\0';
+	/* a device or FIFO (#include "/dev/zero") is no header */
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, R_OK))
+		free(path);
+	else
+		*found = path;
+	return 0;
+}
+
+/*
+ * After "#include", at s: queues the file the compiler would read, given
+ * the include directories and no system ones: "x.h" in the directory of
+ * from, then in each include directory in order; <x.h> in each include
+ * directory in order; an absolute name as it is. A name found nowhere is
+ * not an error, <bpf/...> is libbpf's and vmlinux*.h the header being
+ * made (see c_names.h).
  */
 static int follow_include(struct c_reader *r, const char *from, const char *s)
 {
 	const char *end, *slash;
-	size_t dir_len, name_len;
-	struct stat st;
-	char *path;
+	char close, *path = NULL;
+	size_t name_len, i;
+	int err = 0;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (!strncmp(s, "<bpf/", 5))
+	if (!strncmp(s, "<bpf/", 5)) {
 		r->libbpf_headers = true;
-	if (*s != '"')
 		return 0;
+	}
+	if (*s != '"' && *s != '<')
+		return 0;
+	close = *s == '"' ? '"' : '>';
 	s++;
 	end = s;
-	while (*end && *end != '"' && *end != '\n')
+	while (*end && *end != close && *end != '\n')
 		end++;
-	if (*end != '"' || end == s)
+	if (*end != close || end == s)
 		return 0;
 	name_len = end - s;
 	if (is_vmlinux_header(s, name_len))
 		return 0;
-	slash = strrchr(from, '/');
-	dir_len = *s == '/' || !slash ? 0 : (size_t)(slash - from) + 1;
-	path = malloc(dir_len + name_len + 1);
-	if (!path)
-		return -ENOMEM;
-	memcpy(path, from, dir_len);
-	memcpy(path + dir_len, s, name_len);
-	path[dir_len + name_len] = '\0';
-	/* a device or FIFO (#include "/dev/zero") is no header */
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, R_OK)) {
-		free(path);
-		return 0;
+	if (*s == '/') {
+		err = find_in("", 0, s, name_len, &path);
+	} else {
+		if (close == '"') {
+			slash = strrchr(from, '/');
+			err = find_in(from, slash ? (size_t)(slash - from) + 1 : 0,
+				      s, name_len, &path);
+		}
+		for (i = 0; !err && !path && i < r->nr_dirs; i++)
+			err = find_in(r->dirs[i], strlen(r->dirs[i]), s,
+				      name_len, &path);
 	}
+	if (err || !path)
+		return err;
 	return queue_file(r, path);
 }
 
@@ -333,10 +371,11 @@ int bc_c_names_add_iterators(struct bc_strset *names)
 	return 0;
 }
 
-int bc_c_names_read(const char *path, struct bc_strset *names,
-		    const struct bc_log *log)
+int bc_c_names_read(const char *path, const char *const *dirs, size_t nr_dirs,
+		    struct bc_strset *names, const struct bc_log *log)
 {
-	struct c_reader r = { .names = names, .log = log };
+	struct c_reader r = { .names = names, .dirs = dirs, .nr_dirs = nr_dirs,
+			      .log = log };
 	char *first = strdup(path);
 	int err;
 

@@ -7,12 +7,19 @@
  * There is no preprocessor: no macro is expanded, no #if evaluated, so
  * the set holds every identifier any configuration of the file could use
  * (conservative: a name too many costs a few lines of header, one too few
- * a compile error). `#include "x.h"` is followed relative to the
- * including file's directory, as the compiler does without -I; an include
- * that is not a regular file there (generated, found through -I, a
- * device), and every `#include <...>`, is not read. Headers named vmlinux*.h are never read:
- * they are the header being made, whose every name would select
- * everything.
+ * a compile error). Includes are followed as the compiler finds the
+ * program's own headers, given its include directories (-I DIR) and
+ * none of the system's: `#include "x.h"` in the including file's
+ * directory, then in each include directory in order; `#include <x.h>`
+ * in each include directory in order; the first regular file found is
+ * read. A name found nowhere (generated, a system header, a device) is
+ * not read and is no error. `#include <bpf/...>` is never read, wherever
+ * it is: libbpf's BPF-side headers would add the names of every helper's
+ * prototype, so what they take from vmlinux.h is added instead
+ * (bc_c_names_add_libbpf()); a project's own headers under a bpf/
+ * directory reached that way (Cilium's bpf/include/bpf/) are not read
+ * either. Headers named vmlinux*.h are never read: they are the header
+ * being made, whose every name would select everything.
  */
 #ifndef BTFCANON_C_NAMES_H
 #define BTFCANON_C_NAMES_H
@@ -23,11 +30,14 @@
 /*
  * Adds to names (a set made with bc_strset_init(names, NULL, 0)) every
  * identifier of the C file at path and of the local headers it includes,
- * each file read once. Returns 0, or a negative errno after a message
- * naming the file that cannot be read.
+ * looked up in the nr_dirs include directories dirs (in order) as above,
+ * each file read once. An include directory that does not exist is one
+ * where nothing is found: the caller checks them (slim.c does). Returns
+ * 0, or a negative errno after a message naming the file that cannot be
+ * read.
  */
-int bc_c_names_read(const char *path, struct bc_strset *names,
-		    const struct bc_log *log);
+int bc_c_names_read(const char *path, const char *const *dirs, size_t nr_dirs,
+		    struct bc_strset *names, const struct bc_log *log);
 
 /*
  * Adds the names libbpf's BPF-side headers (<bpf/bpf_helpers.h> and the

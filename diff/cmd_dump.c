@@ -2,7 +2,7 @@
 /*
  * btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT
  * btfcanon dump -f c --check HEADER INPUT
- * btfcanon dump [-f c] --for FILE [--for FILE]... INPUT
+ * btfcanon dump [-f c] [-I DIR]... --for FILE [--for FILE]... INPUT
  *
  * The whole output is built in memory and written at the end (atomically
  * with -o), so a bad input writes nothing. --check compares the header
@@ -30,7 +30,7 @@
 const char bc_dump_usage[] =
 "Usage: btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT\n"
 "       btfcanon dump -f c --check HEADER [--base FILE] INPUT\n"
-"       btfcanon dump -f c --for FILE [--for FILE]... INPUT\n"
+"       btfcanon dump -f c [-I DIR]... --for FILE [--for FILE]... INPUT\n"
 "  -f c       C header (vmlinux.h) ordered by name, for stable diffs\n"
 "  -f raw     listing of every type with its id, as bpftool prints it (default)\n"
 "  -f json    the same as JSON, one type per line\n"
@@ -40,6 +40,8 @@ const char bc_dump_usage[] =
 "  --check H  exit 1 and show the difference when H is not what -f c writes\n"
 "  --for F    only what the program needs: F is one of its C sources or\n"
 "             headers, or a BPF object (ELF); repeat for each file\n"
+"  -I DIR     look the --for sources' includes up in DIR too, as cc -I\n"
+"             does (repeat, in cc's order); -IDIR too\n"
 "Exit status: 0 written (or up to date), 1 stale (--check), 2 error.\n";
 
 enum dump_format {
@@ -57,6 +59,8 @@ struct dump_args {
 	/* --for: argv's strings, sources and objects apart */
 	const char **sources, **objects;
 	size_t nr_sources, nr_objects;
+	const char **dirs;	/* -I, in order */
+	size_t nr_dirs;
 };
 
 /* An ELF file (a BPF object) or, else, a C source. */
@@ -77,6 +81,7 @@ static void free_dump_args(struct dump_args *args)
 {
 	free(args->sources);
 	free(args->objects);
+	free(args->dirs);
 }
 
 static int parse_dump_args(int argc, char **argv, struct dump_args *args)
@@ -98,12 +103,13 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 	args->input_opts.canonicalize = true;
 	args->sources = calloc(argc + 1, sizeof(*args->sources));
 	args->objects = calloc(argc + 1, sizeof(*args->objects));
-	if (!args->sources || !args->objects) {
+	args->dirs = calloc(argc + 1, sizeof(*args->dirs));
+	if (!args->sources || !args->objects || !args->dirs) {
 		fprintf(stderr, "btfcanon dump: out of memory\n");
 		return -ENOMEM;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:hI:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "raw")) {
@@ -137,6 +143,9 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 			else
 				args->sources[args->nr_sources++] = optarg;
 			break;
+		case 'I':
+			args->dirs[args->nr_dirs++] = optarg;
+			break;
 		case 'h':
 			fputs(bc_dump_usage, stdout);
 			exit(0);
@@ -158,6 +167,11 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 		fprintf(stderr, "btfcanon dump: --check and -o exclude each other\n");
 		return -EINVAL;
 	}
+	if (args->nr_dirs && !args->nr_sources && !args->nr_objects) {
+		fprintf(stderr, "btfcanon dump: -I %s without --for: the include directories are for --for's sources\n",
+			args->dirs[0]);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -173,6 +187,7 @@ static int slim_input(const struct dump_args *args, const struct bc_input *in,
 	struct bc_slim_request req = {
 		.sources = args->sources, .nr_sources = args->nr_sources,
 		.objects = args->objects, .nr_objects = args->nr_objects,
+		.include_dirs = args->dirs, .nr_include_dirs = args->nr_dirs,
 	};
 	struct btf *lbase = NULL, *lfull = NULL;
 	const void *raw;
@@ -323,17 +338,18 @@ int bc_check_header(const char *header, const char *producer,
 	return 1;
 }
 
-/* "--for F... INPUT", what --check says the header should be (static). */
 /*
  * The command that writes the header, for --check's message: "btfcanon
- * dump -f c [--for FILE]... INPUT" (the --for files left out when they do
- * not fit).
+ * dump -f c [-I DIR]... [--for FILE]... INPUT" (the -I and --for
+ * arguments left out when they do not fit).
  */
 static void for_label(const struct dump_args *args, char *label, size_t size)
 {
 	size_t i, len;
 
 	len = snprintf(label, size, "btfcanon dump -f c ");
+	for (i = 0; i < args->nr_dirs && len < size; i++)
+		len += snprintf(label + len, size - len, "-I %s ", args->dirs[i]);
 	for (i = 0; i < args->nr_sources + args->nr_objects && len < size; i++) {
 		const char *file = i < args->nr_sources ? args->sources[i] :
 				   args->objects[i - args->nr_sources];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfcanon header --kernel K [--kernel K]... [--for FILE...]
+ * btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]
  *                 [-o FILE | --check FILE]
  *
  * One vmlinux.h for every kernel and architecture given (diff/header.h).
@@ -22,13 +22,15 @@
 #include "slim.h"
 
 const char bc_header_usage[] =
-"Usage: btfcanon header --kernel K [--kernel K]... [--for FILE...]\n"
+"Usage: btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]\n"
 "                       [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
 "              x86 and arm64 kernels together\n"
 "  --for FILE  only what these BPF sources (.c, .h) and objects (.bpf.o)\n"
 "              need (the slim header)\n"
+"  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
+"              (repeat, in cc's order); -IDIR too\n"
 "  -o F        write to F (atomically) instead of standard output\n"
 "  --check H   exit 1 and show the difference when H is not what would be\n"
 "              written\n"
@@ -40,6 +42,8 @@ struct header_args {
 	const char **fors;
 	uint32_t nr_fors;
 	const char **sources, **objects;	/* the fors, apart */
+	const char **dirs;			/* -I, in order */
+	uint32_t nr_dirs;
 	const char *output;
 	const char *check;
 };
@@ -63,11 +67,15 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	a->fors = calloc(argc, sizeof(*a->fors));
 	a->sources = calloc(argc, sizeof(*a->sources));
 	a->objects = calloc(argc, sizeof(*a->objects));
-	if (!a->kernels || !a->fors || !a->sources || !a->objects)
+	a->dirs = calloc(argc, sizeof(*a->dirs));
+	if (!a->kernels || !a->fors || !a->sources || !a->objects || !a->dirs)
 		return -ENOMEM;
 	optind = 1;
-	/* "-": FILEs after --for come back as non-options, in order */
-	while ((c = getopt_long(argc, argv, "-k:o:h", opts, NULL)) != -1) {
+	/*
+	 * "-": FILEs after --for come back as non-options, in order, until
+	 * the next option (-I too)
+	 */
+	while ((c = getopt_long(argc, argv, "-k:o:hI:", opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (!in_for) {
@@ -92,6 +100,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 		case OPT_CHECK:
 			a->check = optarg;
 			break;
+		case 'I':
+			a->dirs[a->nr_dirs++] = optarg;
+			break;
 		case 'h':
 			fputs(bc_header_usage, stdout);
 			exit(0);
@@ -108,6 +119,11 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	}
 	if (a->check && a->output) {
 		fprintf(stderr, "btfcanon header: --check and -o exclude each other\n");
+		return -EINVAL;
+	}
+	if (a->nr_dirs && !a->nr_fors) {
+		fprintf(stderr, "btfcanon header: -I %s without --for: the include directories are for --for's sources\n",
+			a->dirs[0]);
 		return -EINVAL;
 	}
 	return 0;
@@ -149,6 +165,8 @@ static void producer_text(const struct header_args *a, struct bc_text *t)
 	bc_text_puts(t, "btfcanon header");
 	for (i = 0; i < a->nr_kernels; i++)
 		bc_text_printf(t, " --kernel %s", a->kernels[i]);
+	for (i = 0; i < a->nr_dirs; i++)
+		bc_text_printf(t, " -I %s", a->dirs[i]);
 	if (a->nr_fors)
 		bc_text_puts(t, " --for");
 	for (i = 0; i < a->nr_fors; i++)
@@ -171,6 +189,7 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	if (args.nr_fors) {
 		struct bc_slim_request req = {
 			.sources = args.sources, .objects = args.objects,
+			.include_dirs = args.dirs, .nr_include_dirs = args.nr_dirs,
 		};
 		uint32_t i;
 
@@ -207,6 +226,7 @@ out:
 	free(args.fors);
 	free(args.sources);
 	free(args.objects);
+	free(args.dirs);
 	bc_text_deinit(&out);
 	return status;
 }

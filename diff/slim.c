@@ -11,7 +11,9 @@
  * read changes sizeof and every offset after it.
  *
  * What the program names (struct bc_slim_names, one set of strings):
- *   - every identifier of its C sources and local headers (c_names.h),
+ *   - every identifier of its C sources and the headers they include
+ *     that the compiler finds in the including file's directory or
+ *     through the request's include directories (c_names.h),
  *     and the names libbpf's bpf_for_each() pastes together from them;
  *   - of each object's BTF, the names of its structs, unions, enums and
  *     typedefs (clang writes the definitions a program uses in full and
@@ -84,6 +86,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <bpf/btf.h>
 
@@ -337,6 +340,24 @@ void bc_slim_names_free(struct bc_slim_names *names)
 	free(names);
 }
 
+/* An include directory (-I): one that exists, or an error naming it. */
+static int check_include_dir(const char *dir, const struct bc_log *log)
+{
+	struct stat st;
+	int err;
+
+	if (stat(dir, &st)) {
+		err = errno;
+		return bc_log_error(log, -err, "%s: include directory (-I): %s",
+				    dir, strerror(err));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return bc_log_error(log, -ENOTDIR,
+				    "%s: include directory (-I) is not a directory",
+				    dir);
+	return 0;
+}
+
 int bc_slim_names_read(const struct bc_slim_request *req,
 		       struct bc_slim_names **out, const struct bc_log *log)
 {
@@ -353,8 +374,11 @@ int bc_slim_names_read(const struct bc_slim_request *req,
 		free(n);
 		return bc_log_error(log, err, "slim header: out of memory");
 	}
+	for (i = 0; i < req->nr_include_dirs && !err; i++)
+		err = check_include_dir(req->include_dirs[i], log);
 	for (i = 0; i < req->nr_sources && !err; i++)
-		err = bc_c_names_read(req->sources[i], &n->set, log);
+		err = bc_c_names_read(req->sources[i], req->include_dirs,
+				      req->nr_include_dirs, &n->set, log);
 	if (!err && (err = bc_c_names_add_iterators(&n->set)))
 		bc_log_error(log, err, "slim header: out of memory");
 	for (i = 0; i < req->nr_objects && !err; i++) {

@@ -23,6 +23,9 @@ struct bc_slim_request {
 	size_t nr_sources;
 	const char *const *objects;	/* its compiled BPF objects (.bpf.o) */
 	size_t nr_objects;
+	/* where the sources' includes are looked up, as by cc -I (c_names.h) */
+	const char *const *include_dirs;
+	size_t nr_include_dirs;
 };
 
 /* What a program names; opaque. */
@@ -31,7 +34,9 @@ struct bc_slim_names;
 /*
  * Reads every source and object of req. The result does not depend on
  * the order of either list. Returns 0 and sets *out, or a negative errno
- * after one message naming the file and what is wrong with it.
+ * after one message naming the file and what is wrong with it; an
+ * include directory that is not one is an error too (-ENOENT, -ENOTDIR),
+ * checked before any file is read.
  */
 int bc_slim_names_read(const struct bc_slim_request *req,
 		       struct bc_slim_names **out, const struct bc_log *log);

@@ -613,6 +613,17 @@ EOF
 	run 2 "$BTFCANON" dump -f c --for bad.o "$k" -o out.h
 	stderr_has "bad.o"
 	[ ! -e out.h ] || die "out.h written for a bad object"
+	# -I: a missing directory, a file, -I without --for: exit 2, named
+	run 2 "$BTFCANON" dump -f c -I no-such-dir --for prog.c "$k" -o out.h
+	stderr_has "no-such-dir: include directory (-I): No such file or directory"
+	run 2 "$BTFCANON" dump -f c --for prog.c -Iprog.c "$k" -o out.h
+	stderr_has "prog.c: include directory (-I) is not a directory"
+	run 2 "$BTFCANON" dump -f c -I . "$k" -o out.h
+	stderr_has "-I . without --for"
+	[ ! -e out.h ] || die "out.h written for a bad -I"
+	# -I .: the same header as without (prog.c includes only vmlinux.h)
+	run 0 "$BTFCANON" dump -f c -I. --for prog.c "$k" -o incdir.h
+	cmp -s incdir.h vmlinux.h || die "-I . changed the slim header"
 	no_temps .
 }
 run_case "dump -f c --for: the slim header" check_dump_for

@@ -299,6 +299,36 @@ START_TEST(test_slim_alloc_failure)
 }
 END_TEST
 
+/* A program's names read through include directories (c_names.c's -I). */
+static int slim_names_with_dirs(const void *arg)
+{
+	static const char *const sources[] = { "tests/fixtures/slim/incdirs/prog.bpf.c" };
+	static const char *const dirs[] = {
+		"tests/fixtures/slim/incdirs/include", "tests/fixtures/slim/incdirs/common",
+	};
+	struct bc_slim_request req = {
+		.sources = sources, .nr_sources = 1,
+		.include_dirs = dirs, .nr_include_dirs = 2,
+	};
+	struct bc_slim_names *names = NULL;
+	int err;
+
+	(void)arg;
+	err = bc_slim_names_read(&req, &names, &quiet_log);
+	bc_slim_names_free(names);
+	return err;
+}
+
+/* Every allocation of reading headers found through -I failed in turn. */
+START_TEST(test_slim_include_dirs_alloc_failure)
+{
+	long n = fail_each_allocation(slim_names_with_dirs, NULL, "-I names");
+
+	ck_assert_msg(n > 5, "only %ld allocations", n);
+	fprintf(stderr, "faults: names through -I: each of %ld allocations failed in turn\n", n);
+}
+END_TEST
+
 /* --- a corrupt unit late in the file, many workers --- */
 
 static char scratch[] = "/tmp/btfcanon-faults-XXXXXX";
@@ -704,6 +734,7 @@ Suite *faults_suite(void)
 	tcase_add_test(tc, test_merge_alloc_failure);
 	tcase_add_test(tc, test_views_alloc_failure);
 	tcase_add_loop_test(tc, test_slim_alloc_failure, 0, 2);
+	tcase_add_test(tc, test_slim_include_dirs_alloc_failure);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resources");

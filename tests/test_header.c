@@ -28,8 +28,9 @@
  *			now as a flavor too); nothing of the 6.18 header is lost
  *	bad_input	a missing file, a file that is not BTF, a kernel of
  *			no known architecture, a name without a version, a
- *			missing --for file: exit 2, a message naming it, no
- *			output file
+ *			missing --for file, a -I that is missing or not a
+ *			directory, -I without --for: exit 2, a message naming
+ *			it, no output file
  *	newer		a kernel newer than the others that declares members
  *			as an older one did (one removed and back, one whose
  *			type changed and changed back, an enumerator removed
@@ -41,6 +42,13 @@
  *	slim		--for the fixture: a shorter header that compiles it
  *			for both architectures into the same instructions
  *			and CO-RE relocations as the full header
+ *	includes	--for tests/fixtures/slim/incdirs/prog.bpf.c, whose
+ *			kernel names sit in headers found only through -I:
+ *			without -I the header lacks them and the program
+ *			does not compile; with -I (before --for or after its
+ *			files, -I DIR or -IDIR: the same bytes) it has them
+ *			and compiles for both architectures; --check names
+ *			the -I dirs in the command it prints
  *	view		an archive's older kernels read through views
  *			(kpart.h) give the header that reading them whole
  *			gives, full and --for the fixture, byte for byte
@@ -70,6 +78,8 @@
 
 #define DATA "tests/data/header"
 #define FIXTURE "tests/fixtures/header/core.bpf.c"
+#define INCDIRS "tests/fixtures/slim/incdirs"
+#define INCDIRS_I "-I " INCDIRS "/include -I " INCDIRS "/common"
 
 #define K61X DATA "/6.1.0-56-amd64.btf"
 #define K618 DATA "/6.18.44-fc-v669.btf"
@@ -548,6 +558,48 @@ static void same_both_ways(const char *archive, const struct bc_slim_names *name
 	free(viewed);
 }
 
+/* prog.bpf.c of INCDIRS against dir/vmlinux.h for arch, with its -I. */
+static bool incdirs_compiles(const char *dir, const char *arch)
+{
+	return !test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_%s -I%s " INCDIRS_I
+			" -c " INCDIRS "/prog.bpf.c -o %s/%s.o 2> %s/%s.err",
+			arch, dir, dir, arch, dir, arch);
+}
+
+START_TEST(test_includes)
+{
+	const char *none = in_scratch("none"), *dirs = in_scratch("dirs");
+	const char *after = in_scratch("after.h"), *check = in_scratch("check.out");
+
+	ck_assert_int_eq(test_sh("mkdir %s %s", none, dirs), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --for " INCDIRS "/prog.bpf.c -o %s/vmlinux.h",
+			    cli(), none), 0);
+	ck_assert(!file_has(in_scratch("none/vmlinux.h"), "PIDTYPE_TGID"));
+	ck_assert(!file_has(in_scratch("none/vmlinux.h"), "\nstruct file {"));
+	ck_assert_msg(!incdirs_compiles(none, "x86"),
+		      "prog.bpf.c compiles against a header made without -I");
+	ck_assert_int_eq(test_sh("%s header " ALL4 " " INCDIRS_I " --for " INCDIRS
+			    "/prog.bpf.c -o %s/vmlinux.h", cli(), dirs), 0);
+	ck_assert(file_has(in_scratch("dirs/vmlinux.h"), "PIDTYPE_TGID"));
+	ck_assert(file_has(in_scratch("dirs/vmlinux.h"), "\nstruct file {"));
+	ck_assert_msg(incdirs_compiles(dirs, "x86"),
+		      "prog.bpf.c does not compile for x86 against its header with -I");
+	ck_assert_msg(incdirs_compiles(dirs, "arm64"),
+		      "prog.bpf.c does not compile for arm64 against its header with -I");
+	/* -I after --for's files, joined: the same header */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --for " INCDIRS "/prog.bpf.c -I" INCDIRS
+			    "/include -I" INCDIRS "/common -o %s", cli(), after), 0);
+	ck_assert(same_file(after, in_scratch("dirs/vmlinux.h")));
+	/* up to date with the same -I; stale without, and the command says -I */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " " INCDIRS_I " --for " INCDIRS
+			    "/prog.bpf.c --check %s/vmlinux.h", cli(), dirs), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " -I " INCDIRS "/include --for " INCDIRS
+			    "/prog.bpf.c --check %s/vmlinux.h > %s", cli(), dirs, check), 1);
+	ck_assert(file_has(check, " --kernel " K612A " -I " INCDIRS "/include --for "
+			   INCDIRS "/prog.bpf.c` writes"));
+}
+END_TEST
+
 START_TEST(test_view)
 {
 	const char *four = in_scratch("four.bca"), *small = in_scratch("small.bca");
@@ -667,6 +719,11 @@ START_TEST(test_bad_input)
 	snprintf(args, sizeof(args), "--kernel %s", in_scratch("vmlinux-junk.btf"));
 	refused(args, "has no version");
 	refused("--kernel " K618 " --for /nonexistent/prog.bpf.c", "/nonexistent/prog.bpf.c");
+	refused("--kernel " K618 " -I /nonexistent/include --for " FIXTURE,
+		"/nonexistent/include: include directory (-I): No such file or directory");
+	refused("--kernel " K618 " --for " FIXTURE " -I" FIXTURE,
+		FIXTURE ": include directory (-I) is not a directory");
+	refused("--kernel " K618 " -I " DATA, "-I " DATA " without --for");
 	refused("", "expected --kernel");
 	refused("--kernel " K618 " stray", "unexpected argument 'stray'");
 }
@@ -676,10 +733,11 @@ Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
-				"bad_input", "slim", "newer", "older", "view", "limited" };
+				"bad_input", "slim", "newer", "older", "includes", "view",
+				"limited" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
-				 test_older, test_view, test_limited };
+				 test_older, test_includes, test_view, test_limited };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -25,6 +25,16 @@
  *			(canonical order), the same deps --json; the slim
  *			header a small part of the full one (under 5% on the
  *			real kernels)
+ *	slim_includes	include directories (-I): "x" beside the including
+ *			file first, then in each directory in order, <x> in
+ *			each directory only, the first directory that holds a
+ *			name wins, <bpf/...> and vmlinux.h under one not read,
+ *			a directory that is missing or a file refused;
+ *			tests/fixtures/slim/incdirs/prog.bpf.c, whose kernel
+ *			names sit in "sub/a.h" and <proj/b.h> found only
+ *			through -I: `dump -f c --for` without -I lacks them
+ *			(and the program does not compile), with -I (either
+ *			spelling) has them and the program compiles
  *	slim_objects	--for an object alone compiles the same object; the
  *			order of the --for files changes no byte
  *	slim_errors	unreadable sources, bad objects: the file named; an
@@ -323,7 +333,7 @@ START_TEST(test_names)
 		   "#include \"b.h\"\nint from_c;\n");
 	write_text(in_scratch("names/vmlinux.h"), "int from_vmlinux;\n");
 	ck_assert_int_eq(bc_strset_init(&names, NULL, 0), 0);
-	ck_assert_int_eq(bc_c_names_read(in_scratch("names/a.c"), &names, NULL), 0);
+	ck_assert_int_eq(bc_c_names_read(in_scratch("names/a.c"), NULL, 0, &names, NULL), 0);
 	/* no bpf_for_each: no iterator names */
 	ck_assert_int_eq(bc_c_names_add_iterators(&names), 0);
 	for (i = 0; i < sizeof(present) / sizeof(present[0]); i++)
@@ -614,6 +624,161 @@ START_TEST(test_compile)
 }
 END_TEST
 
+/* ---- slim_includes ---------------------------------------------------- */
+
+/* The names of inc/prog.c read with the nr include directories dirs. */
+static void read_with_dirs(const char *const *dirs, size_t nr,
+			   struct bc_strset *names)
+{
+	ck_assert_int_eq(bc_strset_init(names, NULL, 0), 0);
+	ck_assert_int_eq(bc_c_names_read(in_scratch("inc/src/prog.c"), dirs, nr,
+					 names, NULL), 0);
+}
+
+static void assert_has(const struct bc_strset *names, const char *name, bool has)
+{
+	ck_assert_msg((bc_strset_find(names, name) >= 0) == has, "'%s' %s", name,
+		      has ? "not read" : "read");
+}
+
+START_TEST(test_include_dirs)
+{
+	const char *one = in_scratch("inc/one"), *two = in_scratch("inc/two");
+	const char *const dirs[] = { one, two }, *const reversed[] = { two, one };
+	struct bc_strset names;
+
+	ck_assert_int_eq(test_sh("mkdir -p %s %s/sub %s/bpf %s/proj",
+			    in_scratch("inc/src"), one, one, two), 0);
+	write_text(in_scratch("inc/src/prog.c"),
+		   "#include \"sub/a.h\"\n"	/* only in one/ */
+		   "#include <proj/b.h>\n"	/* only in two/ */
+		   "#include \"local.h\"\n"	/* beside prog.c and in one/ */
+		   "#include <beside.h>\n"	/* beside prog.c only */
+		   "#include \"both.h\"\n"	/* in one/ and two/ */
+		   "#include <bpf/bpf_helpers.h>\n"	/* in one/ */
+		   "#include <vmlinux.h>\n"	/* in one/ */
+		   "int from_prog;\n");
+	write_text(in_scratch("inc/one/sub/a.h"),
+		   "#include \"a_next.h\"\nint from_a;\n");
+	/* beside a.h, which was found through a directory */
+	write_text(in_scratch("inc/one/sub/a_next.h"), "int from_a_next;\n");
+	write_text(in_scratch("inc/two/proj/b.h"), "int from_b;\n");
+	write_text(in_scratch("inc/src/local.h"), "int local_beside;\n");
+	write_text(in_scratch("inc/one/local.h"), "int local_in_one;\n");
+	write_text(in_scratch("inc/src/beside.h"), "int angle_beside;\n");
+	write_text(in_scratch("inc/one/both.h"), "int both_in_one;\n");
+	write_text(in_scratch("inc/two/both.h"), "int both_in_two;\n");
+	write_text(in_scratch("inc/one/bpf/bpf_helpers.h"), "int libbpf_copy;\n");
+	write_text(in_scratch("inc/one/vmlinux.h"), "int from_vmlinux;\n");
+
+	/* without directories: what the compiler finds without -I */
+	read_with_dirs(NULL, 0, &names);
+	assert_has(&names, "from_prog", true);
+	assert_has(&names, "local_beside", true);
+	assert_has(&names, "from_a", false);
+	assert_has(&names, "from_b", false);
+	assert_has(&names, "both_in_one", false);
+	assert_has(&names, "angle_beside", false);
+	bc_strset_deinit(&names);
+
+	read_with_dirs(dirs, 2, &names);
+	assert_has(&names, "from_a", true);
+	assert_has(&names, "from_a_next", true);
+	assert_has(&names, "from_b", true);
+	assert_has(&names, "local_beside", true);	/* beside comes first */
+	assert_has(&names, "local_in_one", false);
+	assert_has(&names, "angle_beside", false);	/* <> never looks beside */
+	assert_has(&names, "both_in_one", true);	/* the first directory wins */
+	assert_has(&names, "both_in_two", false);
+	assert_has(&names, "libbpf_copy", false);	/* <bpf/...>: libbpf's */
+	assert_has(&names, "pt_regs", true);		/* ... summed up instead */
+	assert_has(&names, "from_vmlinux", false);
+	bc_strset_deinit(&names);
+
+	read_with_dirs(reversed, 2, &names);
+	assert_has(&names, "both_in_two", true);
+	assert_has(&names, "both_in_one", false);
+	assert_has(&names, "from_a", true);
+	assert_has(&names, "from_b", true);
+	bc_strset_deinit(&names);
+}
+END_TEST
+
+/* bc_slim_names_read() with the include directory dir refuses it. */
+static void assert_dir_refused(const char *dir, int want)
+{
+	const char *const sources[] = { in_scratch("inc/src/prog.c") };
+	const char *const dirs[] = { dir };
+	struct bc_slim_request req = {
+		.sources = sources, .nr_sources = 1,
+		.include_dirs = dirs, .nr_include_dirs = 1,
+	};
+	struct last_msg msg = { "" };
+	struct bc_log log = { keep_last, &msg };
+	struct bc_slim_names *names = NULL;
+
+	ck_assert_int_eq(bc_slim_names_read(&req, &names, &log), want);
+	ck_assert_ptr_null(names);
+	ck_assert_msg(strstr(msg.text, dir) && strstr(msg.text, "-I"),
+		      "message '%s' does not name %s", msg.text, dir);
+}
+
+START_TEST(test_include_dirs_refused)
+{
+	ck_assert_int_eq(test_sh("mkdir -p %s", in_scratch("inc/src")), 0);
+	write_text(in_scratch("inc/src/prog.c"), "int x;\n");
+	assert_dir_refused(in_scratch("inc/missing"), -ENOENT);
+	assert_dir_refused(in_scratch("inc/src/prog.c"), -ENOTDIR);
+}
+END_TEST
+
+#define INCDIRS FIXTURES "/incdirs"
+
+/*
+ * `dump -f c [dirs] --for prog.bpf.c` of the dummy kernel into dir, and
+ * whether prog.bpf.c compiles against it (with -I include -I common, as
+ * its build would).
+ */
+static bool incdirs_compiles(const char *kernel, const char *dirs, const char *dir)
+{
+	ck_assert_int_eq(test_sh("mkdir -p %s && %s dump -f c %s --for " INCDIRS
+			    "/prog.bpf.c %s -o %s/vmlinux.h",
+			    dir, cli(), dirs, kernel, dir), 0);
+	return !test_sh("clang -target bpf -D__TARGET_ARCH_x86 -O2 -g -I%s -I" INCDIRS
+			"/include -I" INCDIRS "/common -c -o %s/obj.o " INCDIRS
+			"/prog.bpf.c 2> %s/clang.err", dir, dir, dir);
+}
+
+START_TEST(test_include_dirs_compile)
+{
+	char *kernel = strdup(dummy_with_kfuncs());
+	const char *without = in_scratch("incdirs/none"), *with = in_scratch("incdirs/dirs");
+	const char *joined = in_scratch("incdirs/joined");
+
+	ck_assert_msg(!incdirs_compiles(kernel, "", without),
+		      "prog.bpf.c compiles against a header made without -I");
+	ck_assert_int_ne(test_sh("grep -q 'PIDTYPE_TGID' %s/vmlinux.h", without), 0);
+	ck_assert_int_ne(test_sh("grep -q '^struct file {' %s/vmlinux.h", without), 0);
+	ck_assert_msg(incdirs_compiles(kernel, "-I " INCDIRS "/include -I " INCDIRS "/common",
+				       with),
+		      "prog.bpf.c does not compile against its slim header with -I");
+	ck_assert_int_eq(test_sh("grep -q 'PIDTYPE_TGID' %s/vmlinux.h", with), 0);
+	ck_assert_int_eq(test_sh("grep -q '^struct file {' %s/vmlinux.h", with), 0);
+	/* cc's joined spelling, after --for's file: the same header */
+	ck_assert_int_eq(test_sh("mkdir -p %s && %s dump -f c --for " INCDIRS "/prog.bpf.c "
+			    "-I" INCDIRS "/include -I" INCDIRS "/common %s -o %s/vmlinux.h",
+			    joined, cli(), kernel, joined), 0);
+	ck_assert_int_eq(test_sh("cmp -s %s/vmlinux.h %s/vmlinux.h", with, joined), 0);
+	/* --check prints the command that writes it, -I included */
+	ck_assert_int_eq(test_sh("%s dump -f c -I " INCDIRS "/include --for " INCDIRS
+			    "/prog.bpf.c --check %s/vmlinux.h %s > %s/check.out",
+			    cli(), with, kernel, with), 1);
+	ck_assert_int_eq(test_sh("grep -qF '`btfcanon dump -f c -I " INCDIRS "/include --for "
+			    INCDIRS "/prog.bpf.c %s` writes' %s/check.out", kernel, with), 0);
+	free(kernel);
+}
+END_TEST
+
 /* ---- slim_objects ----------------------------------------------------- */
 
 START_TEST(test_objects)
@@ -736,6 +901,13 @@ void slim_add_cases(Suite *s)
 	tc = tcase_create("slim_compile");
 	tcase_add_loop_test(tc, test_compile, 0, sizeof(kernels) / sizeof(kernels[0]));
 	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("slim_includes");
+	tcase_add_test(tc, test_include_dirs);
+	tcase_add_test(tc, test_include_dirs_refused);
+	tcase_add_test(tc, test_include_dirs_compile);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("slim_objects");
