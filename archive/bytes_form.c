@@ -14,8 +14,9 @@
  * never larger than `xz -9e` of the files it replaces) the archive is
  * also written as bytes and the smaller file is kept. However small: a
  * module's BTF (dummy.ko's, 208 KB) is 63.6 KB as records, 55.2 as
- * bytes, 58.1 under `tar | xz -9e`; a 2 KB cut of a kernel 1,177 bytes
- * as records, 862 as bytes (pack.c's one stream), 932 under tar and xz.
+ * bytes, 58.1 under `tar | xz -9e`; a 2 KB cut of a kernel 862 bytes as
+ * bytes in one stream (pack.c), 928 under tar and xz, and 1,177 as the
+ * records in six streams written before.
  *
  * Invariant (determinism): the choice depends on the set of kernels
  * only. A kernel read as bytes is turned back into records before the
