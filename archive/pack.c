@@ -288,7 +288,7 @@ static int pack_stream(struct stream *s, unsigned section,
 		return 0;
 	zstd_len = s->packed_len;
 	buf = NULL;
-	if (effort == AR_PACK_WORDS && s->raw_len <= XZ_TWO_WAYS_MAX) {
+	if (effort == AR_PACK_WORDS && small && s->raw_len <= XZ_TWO_WAYS_MAX) {
 		/* BTF of a module's size: literals by the word's byte or not */
 		err = xz_pack(s->raw, s->raw_len, 1, 0, 2, &buf, &n);
 		if (err) {
