@@ -12,7 +12,11 @@
  * together). So for a small body (up to AR_PACK_SMALL_BODY: xz is what
  * compresses it, and what is saved by bytes is what makes the archive
  * never larger than `xz -9e` of the files it replaces) the archive is
- * also written as bytes and the smaller file is kept.
+ * also written as bytes and the smaller file is kept. However small: a
+ * module's BTF (dummy.ko's, 208 KB) is 63.6 KB as records, 55.2 as
+ * bytes, 58.1 under `tar | xz -9e`; a 2 KB cut of a kernel 862 bytes as
+ * bytes in one stream (pack.c), 928 under tar and xz, and 1,177 as the
+ * records in six streams written before.
  *
  * Invariant (determinism): the choice depends on the set of kernels
  * only. A kernel read as bytes is turned back into records before the
@@ -22,8 +26,9 @@
  * kernel that records cannot give back (a loop of anonymous types) stays
  * bytes, as when it was added.
  *
- * Cost: a small body is compressed twice; turning kernels back into
- * records costs what adding them cost, for the kernels stored as bytes.
+ * Cost: a small body is compressed twice (0.14 s for dummy.ko's, 0.03
+ * as records alone); turning kernels back into records costs what adding
+ * them cost, for the kernels stored as bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,11 +39,6 @@
 #include "internal.h"
 #include "pack.h"
 
-/*
- * Smaller bodies stay records: not a kernel's (a module's BTF, the tests'
- * fixtures, whose records paths the tests exercise).
- */
-#define BYTES_FORM_MIN ((size_t)1 << 20)
 
 static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 {
@@ -142,7 +142,7 @@ bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len)
 {
 	uint32_t k;
 
-	if (body_len < BYTES_FORM_MIN || body_len > AR_PACK_SMALL_BODY)
+	if (body_len > AR_PACK_SMALL_BODY)
 		return false;
 	for (k = 0; k < ar->nr_kernels; k++)
 		if (!ar->kernels[k].raw)

@@ -23,7 +23,7 @@ int ar_unraw_kernels(struct bc_archive *ar);
 
 /*
  * Whether the archive is also written as bytes: a body of a kernel or two
- * (1 MiB to AR_PACK_SMALL_BODY), a kernel at least as records.
+ * or less (up to AR_PACK_SMALL_BODY), a kernel at least as records.
  */
 bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len);
 

@@ -1214,6 +1214,50 @@ check_archive_bytes_form() {
 run_case "archive: a kernel stored as bytes is read by log and extract" \
 	check_archive_bytes_form
 
+# An archive is never larger than one solid `tar | xz -9e` of the same
+# BTF files (issue 27), whatever the set: none, one tiny kernel, one or
+# two of a module's size, several that share much or little. The files
+# are copied under their own names, so tar's headers carry no long paths.
+check_archive_no_larger() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	cp "$src/tests/data/dummy.btf" "$src/tests/data/dummy.layout.btf" \
+		"$src"/tests/data/header/*.btf .
+	# no_larger NAME FILES...: the archive of FILES against tar | xz -9e
+	no_larger() {
+		name=$1
+		shift
+		rm -f k.bca
+		run 0 "$BTFCANON" archive create k.bca "$@"
+		if [ $# -eq 0 ]; then
+			tar cf - -T /dev/null | xz -9e -T1 > k.tar.xz
+		else
+			tar cf - "$@" | xz -9e -T1 > k.tar.xz
+		fi
+		a=$(wc -c < k.bca)
+		x=$(wc -c < k.tar.xz)
+		[ "$a" -le "$x" ] ||
+			echo "$name: archive $a bytes, tar | xz -9e $x bytes" >> losses
+	}
+	no_larger "no kernel"
+	no_larger "dummy.btf" dummy.btf
+	no_larger "dummy.layout.btf" dummy.layout.btf
+	no_larger "dummy.btf and dummy.layout.btf" dummy.btf dummy.layout.btf
+	for f in 6.1.0-56-amd64.btf 6.1.0-56-arm64.btf 6.12.117+deb12-arm64.btf \
+		6.18.44-fc-v669.btf; do
+		no_larger "$f" "$f"
+	done
+	no_larger "the four of header/" 6.1.0-56-amd64.btf 6.1.0-56-arm64.btf \
+		6.12.117+deb12-arm64.btf 6.18.44-fc-v669.btf
+	no_larger "dummy.btf and two of header/" dummy.btf 6.1.0-56-amd64.btf \
+		6.18.44-fc-v669.btf
+	no_larger "all six" dummy.btf dummy.layout.btf 6.1.0-56-amd64.btf \
+		6.1.0-56-arm64.btf 6.12.117+deb12-arm64.btf 6.18.44-fc-v669.btf
+	[ ! -e losses ] || die "larger than tar | xz -9e:" "$(cat losses)"
+	no_temps .
+}
+run_case "archive: never larger than tar | xz -9e of its files" \
+	check_archive_no_larger
+
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
 # wait; an add may read its own archive (ARCHIVE:NAME) under its lock;

@@ -18,7 +18,8 @@
 #   tools/bench-archive.sh DIR sets
 #
 # "sets" runs only the last part: small sets of kernels that share little
-# (taken from DIR/btf/ when there, and the running kernel's BTF), each as
+# (taken from DIR/btf/ when there, the running kernel's BTF, and the
+# repository's tests/data: a module's BTF, 2-3 KB kernels), each as
 # `tar | xz -9e`, per-file `xz -9`, `tar | zstd -19 --long` and as an
 # archive, which must be no larger than the first (issue 27).
 #
@@ -113,9 +114,19 @@ compare_set "6.1 amd64 + 6.12 arm64" "$b/6.1.0-56-amd64.btf" \
 	"$b/6.12.117+deb12-arm64.btf"
 compare_set "6.12 amd64 + cloud-amd64" "$b/6.12.117+deb12-amd64.btf" \
 	"$b/6.12.117+deb12-cloud-amd64.btf"
+compare_set "6.1 amd64 + 6.12 arm64 + running" "$b/6.1.0-56-amd64.btf" \
+	"$b/6.12.117+deb12-arm64.btf" "$running"
 compare_set "five that share little + running" "$b/6.1.0-56-amd64.btf" \
 	"$b/6.12.117+deb12-arm64.btf" "$b/6.12.117+deb12-rt-amd64.btf" \
 	"$b/6.1.0-52-cloud-arm64.btf" "$b/6.12.113+deb12-arm64-16k.btf" "$running"
+# small sets (the repository's own files): a module's BTF, 2-3 KB kernels
+d=$src/tests/data
+compare_set "dummy.ko's BTF alone" "$d/dummy.btf"
+compare_set "dummy.ko's BTF + 6.1 amd64" "$d/dummy.btf" "$b/6.1.0-56-amd64.btf"
+compare_set "a 2 KB kernel alone" "$d/header/6.1.0-56-amd64.btf"
+compare_set "the four 2-3 KB kernels" "$d"/header/*.btf
+compare_set "dummy.ko's BTF + two 2-3 KB kernels" "$d/dummy.btf" \
+	"$d/header/6.1.0-56-amd64.btf" "$d/header/6.18.44-fc-v669.btf"
 # --- end of SETS ---
 [ -z "$only_sets" ] || exit 0
 
