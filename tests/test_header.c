@@ -16,7 +16,8 @@
  *			only 6.1 has (fd___flags_unsigned_int,
  *			io_fadvise___len_u32, the
  *			enumerator ARG_PTR_TO_KPTR) and nothing on the newer
- *			kernel; the kfunc only 6.18 has is __weak
+ *			kernel; the kfunc only 6.18 has is __weak; the
+ *			running kernel's BTF_LOAD takes each object's BTF
  *	check		--check: 0 and silent when current, 1 with a diff -u
  *			when stale, 2 when the file cannot be read
  *	order		the kernels' order, given one by one or as an archive
@@ -68,6 +69,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <check.h>
 
 #include "../canon/text.h"
@@ -190,6 +192,35 @@ static bool relo(const char *object, const char *kernel, const char *kind,
 	return patched;
 }
 
+/*
+ * The running kernel's BTF verifier takes the BTF of the object at path,
+ * as libbpf has it after opening it (flavor names and all); skipped where
+ * bpf(BPF_BTF_LOAD) is not allowed.
+ */
+static void kernel_takes_btf_of(const char *path)
+{
+	size_t log_size = 1 << 20;
+	char *log = malloc(log_size);
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct blob raw = { 0 };
+	uint32_t size = 0;
+	int err;
+
+	ck_assert_ptr_nonnull(log);
+	ck_assert_msg(obj && bpf_object__btf(obj), "%s: libbpf does not open it", path);
+	raw.data = (void *)btf__raw_data(bpf_object__btf(obj), &size);
+	raw.size = size;
+	err = kernel_load_btf(&raw, log, log_size);
+	if (err == -EPERM || err == -ENOSYS)
+		fprintf(stderr, "header: skipping the kernel's BTF check: "
+			"bpf(BPF_BTF_LOAD) not allowed here (%s)\n", strerror(-err));
+	else
+		ck_assert_msg(!err, "%s: the kernel refuses its BTF: %s\n%s", path,
+			      strerror(-err), log);
+	bpf_object__close(obj);
+	free(log);
+}
+
 START_TEST(test_libbpf)
 {
 	const char *x86 = in_scratch("x86.o"), *arm = in_scratch("arm64.o");
@@ -224,6 +255,9 @@ START_TEST(test_libbpf)
 				"enum bpf_arg_type___ARG_PTR_TO_KPTR",
 				"ARG_PTR_TO_KPTR___bpf_arg_type", &v) && v == 0);
 	}
+	/* the running kernel takes each object's BTF, flavors and kfuncs */
+	kernel_takes_btf_of(x86);
+	kernel_takes_btf_of(arm);
 	/* the arch-specific type: each reads its own pt_regs */
 	ck_assert(relo(x86, K618, "byte_off", "struct pt_regs", "di", &v) && v == 112);
 	ck_assert(relo(arm, K612A, "byte_off", "struct user_pt_regs", "regs[0]", &v) &&
@@ -339,6 +373,7 @@ START_TEST(test_slim)
 				    "llvm-objdump -dr slim/%s.o | tail -n +3 > slim.%s.txt && "
 				    "cmp -s full.%s.txt slim.%s.txt", scratch, arch[a], arch[a],
 				    arch[a], arch[a], arch[a], arch[a]), 0);
+		kernel_takes_btf_of(in_scratch(a ? "slim/arm64.o" : "slim/x86.o"));
 	}
 }
 END_TEST
