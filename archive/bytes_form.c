@@ -39,7 +39,6 @@
 #include "internal.h"
 #include "pack.h"
 
-
 static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 {
 	int err = ar_buf_varint(out, len);
