@@ -9,6 +9,7 @@
 #define BTFCANON_TEXT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct bc_text {
@@ -39,6 +40,17 @@ void bc_text_truncate(struct bc_text *t, size_t len);
 static inline const char *bc_text_str(const struct bc_text *t)
 {
 	return t->len ? t->buf : "";
+}
+
+/* C identifiers, in the C locale: [A-Za-z_] then [A-Za-z0-9_]. */
+static inline bool bc_is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool bc_is_ident_char(char c)
+{
+	return bc_is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
 /* Hands the buffer to the caller (malloc'd, NUL-terminated) or NULL on error. */

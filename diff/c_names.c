@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../canon/text.h"
 #include "c_names.h"
 
 /*
@@ -57,16 +58,6 @@ struct c_reader {
 	size_t nr_dirs;
 	const struct bc_log *log;
 };
-
-static bool is_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool is_ident_char(char c)
-{
-	return is_ident_start(c) || (c >= '0' && c <= '9');
-}
 
 static bool is_digit(char c)
 {
@@ -305,7 +296,7 @@ static int scan_text(struct c_reader *r, const char *path, const char *s)
 			s++;
 			while (*s == ' ' || *s == '\t')
 				s++;
-			if (!strncmp(s, "include", 7) && !is_ident_char(s[7])) {
+			if (!strncmp(s, "include", 7) && !bc_is_ident_char(s[7])) {
 				err = follow_include(r, path, s + 7);
 				/* <bpf/bpf_helpers.h> names a file, not "bpf" and "h" */
 				while (*s && *s != '\n')
@@ -317,13 +308,13 @@ static int scan_text(struct c_reader *r, const char *path, const char *s)
 		line_start = false;
 		if (*s == '"' || *s == '\'') {
 			s = skip_literal(s);
-		} else if (is_ident_start(*s)) {
-			while (is_ident_char(*s))
+		} else if (bc_is_ident_start(*s)) {
+			while (bc_is_ident_char(*s))
 				s++;
 			err = add_name(r, start, s - start);
 		} else if (is_digit(*s) || (*s == '.' && is_digit(s[1]))) {
 			/* a preprocessing number: 0x1fULL, 1e+5, 1.5f */
-			while (is_ident_char(*s) || *s == '.' ||
+			while (bc_is_ident_char(*s) || *s == '.' ||
 			       ((*s == '+' || *s == '-') &&
 				(s[-1] == 'e' || s[-1] == 'E' || s[-1] == 'p' ||
 				 s[-1] == 'P')))

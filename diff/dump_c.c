@@ -588,12 +588,6 @@ static void drop_fwd_blocks(struct c_dump *c, size_t mark)
 	bc_text_truncate(c->sink, dst - buf);
 }
 
-static bool is_ident_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '_';
-}
-
 /*
  * Marks (in *needed, indexed like c->fwds) every struct and union that
  * the text names inside parentheses: in a parameter list, where C would
@@ -624,12 +618,12 @@ static void mark_prototype_names(const struct c_dump *c, const char *text,
 			i++;
 			continue;
 		}
-		if (!is_ident_char(text[i])) {
+		if (!bc_is_ident_char(text[i])) {
 			i++;
 			continue;
 		}
 		start = i;
-		while (i < len && is_ident_char(text[i]))
+		while (i < len && bc_is_ident_char(text[i]))
 			i++;
 		if (!depth)
 			continue;
@@ -639,7 +633,7 @@ static void mark_prototype_names(const struct c_dump *c, const char *text,
 		    i >= len || text[i] != ' ')
 			continue;
 		end = i + 1;
-		while (end < len && is_ident_char(text[end]))
+		while (end < len && bc_is_ident_char(text[end]))
 			end++;
 		if (end == i + 1 || end - start + 1 >= sizeof(decl))
 			continue;

@@ -1718,16 +1718,6 @@ static char *base_tag(const char *member)
 
 #define SPELLED_TAG_MAX 48	/* longer: the hashed form */
 
-static bool is_ident_start(char c)
-{
-	return c == '_' || isalpha((unsigned char)c);
-}
-
-static bool is_ident_char(char c)
-{
-	return c == '_' || isalnum((unsigned char)c);
-}
-
 /*
  * The type part of a member's TAG, spelled from its declaration decl (a
  * cdecl.h spelling, ":BITS" after a bitfield) with member's name taken
@@ -1748,10 +1738,10 @@ static char *spell_type(const char *decl, const char *member, int *err)
 		return NULL;
 	/* the declarator's name: the last identifier that is member */
 	for (i = 0; i < len; ) {
-		if (is_ident_start(decl[i]) && (!i || !is_ident_char(decl[i - 1]))) {
+		if (bc_is_ident_start(decl[i]) && (!i || !bc_is_ident_char(decl[i - 1]))) {
 			size_t n = 1;
 
-			while (is_ident_char(decl[i + n]))
+			while (bc_is_ident_char(decl[i + n]))
 				n++;
 			if (n == mlen && !strncmp(decl + i, member, n))
 				name_at = i;
@@ -1771,9 +1761,9 @@ static char *spell_type(const char *decl, const char *member, int *err)
 			i += mlen;
 			continue;
 		}
-		if (is_ident_char(decl[i])) {
+		if (bc_is_ident_char(decl[i])) {
 			word = decl + i;
-			while (is_ident_char(decl[i + n]))
+			while (bc_is_ident_char(decl[i + n]))
 				n++;
 			i += n;
 		} else if (decl[i] == '*') {

@@ -22,13 +22,13 @@
  * directory BTFCANON_TEST_CACHE, made here when it is not set.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
 
 #include "suites.h"
+#include "testutil.h"
 
 struct suite_entry {
 	const char *name;
@@ -146,15 +146,6 @@ static int run_part(SRunner *sr, const char *part)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(int argc, char **argv)
 {
 	char cache[4096] = "";
@@ -193,6 +184,6 @@ int main(int argc, char **argv)
 	}
 	srunner_free(sr);
 	if (*cache)
-		nftw(cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(cache);
 	return status;
 }

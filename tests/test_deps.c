@@ -1955,7 +1955,6 @@ static void write_kernel_with_loop(const char *from, const char *to)
 {
 	struct btf *btf = btf__parse(from, NULL);
 	struct blob raw;
-	FILE *f;
 	int a;
 
 	ck_assert_ptr_nonnull(btf);
@@ -1965,10 +1964,7 @@ static void write_kernel_with_loop(const char *from, const char *to)
 	ck_assert_int_eq(btf__add_ptr(btf, a), a + 1);
 	raw = blob_from_libbpf(btf);
 	btf__free(btf);
-	f = fopen(to, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
-	fclose(f);
+	blob_write_or_fail(&raw, to);
 	blob_free(&raw);
 }
 

@@ -51,7 +51,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,15 +150,6 @@ static const struct variant type_unit_variants[] = {
 
 /* ---- scratch directories and commands ------------------------------------ */
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static char *scratch_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -174,7 +164,7 @@ static char *scratch_dir(void)
 
 static void scratch_free(char *dir)
 {
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(dir);
 	free(dir);
 }
 

@@ -387,7 +387,6 @@ static void write_small_kernel(const char *path, bool with_b, bool x_long)
 	struct btf *btf = btf__new_empty();
 	struct blob raw;
 	int i_int, i_long;
-	FILE *f;
 
 	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
 	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
@@ -403,10 +402,7 @@ static void write_small_kernel(const char *path, bool with_b, bool x_long)
 	if (with_b)
 		ck_assert_int_eq(btf__add_enum_value(btf, "E_B", 1), 0);
 	raw = blob_from_libbpf(btf);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
-	fclose(f);
+	blob_write_or_fail(&raw, path);
 	blob_free(&raw);
 	btf__free(btf);
 }
@@ -713,14 +709,10 @@ static void write_archless(const char *path)
 {
 	struct btf *btf = btf__new_empty();
 	struct blob raw;
-	FILE *f;
 
 	ck_assert_int_gt(btf__add_int(btf, "int", 4, BTF_INT_SIGNED), 0);
 	raw = blob_from_libbpf(btf);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
-	fclose(f);
+	blob_write_or_fail(&raw, path);
 	blob_free(&raw);
 	btf__free(btf);
 }

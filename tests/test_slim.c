@@ -391,7 +391,6 @@ static const char *dummy_with_kfuncs(void)
 	struct btf *btf;
 	struct blob raw;
 	int u64, cgroup, ptr, proto, func;
-	FILE *f;
 
 	if (!access(path, R_OK))
 		return path;
@@ -413,10 +412,7 @@ static const char *dummy_with_kfuncs(void)
 	func = btf__add_func(btf, "bpf_cgroup_release", BTF_FUNC_STATIC, proto);
 	ck_assert_int_gt(btf__add_decl_tag(btf, "bpf_kfunc", func, -1), 0);
 	raw = blob_from_libbpf(btf);
-	f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fwrite(raw.data, 1, raw.size, f), raw.size);
-	fclose(f);
+	blob_write_or_fail(&raw, path);
 	blob_free(&raw);
 	btf__free(btf);
 	return path;

@@ -503,8 +503,7 @@ static int remove_one(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
-/* rm -rf path; absent is fine. */
-static void remove_tree(const char *path)
+void remove_tree(const char *path)
 {
 	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

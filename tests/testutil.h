@@ -124,6 +124,9 @@ bool deps_relo_value(const char *object, const char *kernel, const char *kind,
 typedef void (*test_cache_make_fn)(const char *path, void *ctx);
 char *test_cached(const char *name, test_cache_make_fn make, void *ctx);
 
+/* rm -rf path (nftw, symlinks not followed); absent is fine. */
+void remove_tree(const char *path);
+
 /* A blob as a cache artefact's make(): writes the file path. */
 void blob_write_or_fail(const struct blob *b, const char *path);
 
