@@ -38,7 +38,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lbz2 -lpthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check)
 CHECK_LIBS   := $(shell pkg-config --libs check)
 
-LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c deps/*.c archive/*.c)
+LIB_SRCS := $(wildcard canon/*.c sort/*.c encode/*.c diff/*.c header/*.c deps/*.c archive/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_SRCS := tools/btfcanon.c
 TEST_SRCS := $(wildcard tests/*.c) tests/fuzz/targets.c

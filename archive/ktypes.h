@@ -109,7 +109,7 @@ uint32_t bc_ktypes_cands(const struct bc_ktypes *kt, uint32_t kinds,
 
 /*
  * Whether type a_id of a and type b_id of b are known to read the same
- * wherever names are what counts (C spellings: diff/cdecl.c): both views
+ * wherever names are what counts (C spellings: header/cdecl.c): both views
  * of one archive, and the two types one record of it. false: not known.
  */
 bool bc_ktypes_same_record(const struct bc_ktypes *a, uint32_t a_id,

@@ -51,7 +51,7 @@
 #include "../archive/archive.h"
 #include "../canon/btf_kinds.h"
 #include "../canon/canon.h"
-#include "../diff/cdecl.h"
+#include "../header/cdecl.h"
 #include "../canon/text.h"
 #include "../canon/types.h"
 #include "../archive/btf_file.h"

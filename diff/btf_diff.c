@@ -54,7 +54,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "btf_diff.h"
-#include "cdecl.h"
+#include "../header/cdecl.h"
 #include "../canon/types.h"
 
 enum entity_class {

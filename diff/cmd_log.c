@@ -9,7 +9,7 @@
  * reads the same folded into one line, the definition printed in full
  * where it first appears and as removed/added lines where it changes.
  * Definitions are C read through a view (archive/ktypes.h) and spelled by
- * diff/cdecl.c, types by name, so a change of a referenced struct does not
+ * header/cdecl.c, types by name, so a change of a referenced struct does not
  * count as a change of its referrers.
  */
 #include <errno.h>
@@ -22,13 +22,13 @@
 #include "../archive/ktypes.h"
 #include "../canon/text.h"
 #include "../canon/types.h"
-#include "cdecl.h"
+#include "../header/cdecl.h"
 #include "commands.h"
 
 /*
  * A kernel's types as the log reads them: through a view (archive/ktypes.h:
  * records decoded when first reached, names as the archive's string
- * numbers), spelled by diff/cdecl.c, the one C declarator the diff and
+ * numbers), spelled by header/cdecl.c, the one C declarator the diff and
  * deps use too.
  */
 struct log_kernel {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../diff/btf_diff.h"
-#include "../diff/dump.h"
+#include "../header/dump.h"
 #include "../archive/input.h"
 #include "suites.h"
 #include "testutil.h"

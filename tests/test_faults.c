@@ -36,8 +36,8 @@
 
 #include "../archive/archive.h"
 #include "../diff/btf_diff.h"
-#include "../diff/dump.h"
-#include "../diff/slim.h"
+#include "../header/dump.h"
+#include "../header/slim.h"
 #include "../encode/encoder.h"
 #include "../encode/merge.h"
 #include "../archive/btf_file.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `btfcanon header` (diff/header.c, diff/cmd_header.c), against the four
+ * `btfcanon header` (header/header.c, header/cmd_header.c), against the four
  * kernels of tests/data/header/ (cut from Debian's 6.1.0-56 amd64 and
  * arm64, 6.12.117 arm64 and a 6.18 x86 kernel: tests/data/README.md).
  *
@@ -73,8 +73,8 @@
 #include <check.h>
 
 #include "../canon/text.h"
-#include "../diff/header.h"
-#include "../diff/slim.h"
+#include "../header/header.h"
+#include "../header/slim.h"
 #include "suites.h"
 #include "testutil.h"
 

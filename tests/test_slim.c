@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The slim header (diff/slim.c, diff/c_names.c, `dump -f c --for`), in
+ * The slim header (header/slim.c, header/c_names.c, `dump -f c --for`), in
  * the diff suite.
  *
  * Cases:
@@ -53,8 +53,8 @@
 #include "../canon/order.h"
 #include "../canon/strset.h"
 #include "../archive/bpf_object.h"
-#include "../diff/c_names.h"
-#include "../diff/slim.h"
+#include "../header/c_names.h"
+#include "../header/slim.h"
 #include "suites.h"
 #include "testutil.h"
 

@@ -16,6 +16,7 @@
 #include "../canon/distill.h"
 #include "../deps/commands.h"
 #include "../diff/commands.h"
+#include "../header/commands.h"
 #include "../encode/encoder.h"
 #include "../encode/features.h"
 #include "../sort/cmd_sort.h"
