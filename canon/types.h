@@ -43,4 +43,22 @@ const char *bc_first_entry_name(const struct bc_btf *btf,
  */
 bool *bc_referenced_types(const struct bc_btf *btf, bool skip_decl_tags);
 
+/*
+ * The uses of every type: a malloc'd array over ids 0 .. nr_ids-1 of
+ * how many reference slots of the types first .. end-1 reach
+ * it directly or through a chain of anonymous wrappers (PTR, CONST,
+ * VOLATILE, RESTRICT, TYPE_TAG, ARRAY's element): `struct console *` in
+ * fifty prototypes is fifty uses of struct console, though dedup leaves
+ * one PTR between them. A wrapper's own slot is not a use (its referrers'
+ * slots are counted through it); a typedef is a use of what it names.
+ * Records are read through read(src, id); ids past nr_ids, unknown kinds
+ * and wrapper chains longer than 64 are not followed. NULL when out of
+ * memory.
+ */
+uint32_t *bc_use_counts_read(bc_type_reader read, const void *src,
+			     uint32_t nr_ids, uint32_t first, uint32_t end);
+
+/* bc_use_counts_read() over btf's types, all of them referrers. */
+uint32_t *bc_use_counts(const struct bc_btf *btf);
+
 #endif

@@ -177,11 +177,12 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 
 /*
  * in's slim sub-BTF for the --for files, as *btf (parsed) and *lbtf
- * (libbpf's view, the same ids). Returns 0 or a negative errno after a
- * message.
+ * (libbpf's view, the same ids), with the uses of its types counted in
+ * the whole BTF (*uses over *lbtf's ids: the C names are the full
+ * header's). Returns 0 or a negative errno after a message.
  */
 static int slim_input(const struct dump_args *args, const struct bc_input *in,
-		      struct bc_btf **btf, struct btf **lbtf,
+		      struct bc_btf **btf, struct btf **lbtf, uint32_t **uses,
 		      const struct bc_log *log)
 {
 	struct bc_slim_request req = {
@@ -190,13 +191,32 @@ static int slim_input(const struct dump_args *args, const struct bc_input *in,
 		.include_dirs = args->dirs, .nr_include_dirs = args->nr_dirs,
 	};
 	struct btf *lbase = NULL, *lfull = NULL;
+	struct bc_slim_names *names = NULL;
+	uint32_t *full_uses = NULL, *from = NULL;
 	const void *raw;
 	uint32_t size;
 	int err;
 
 	err = bc_input_to_libbpf(in, &lbase, &lfull, log);
 	if (!err)
-		err = bc_slim_btf(lfull, &req, lbtf, log);
+		err = bc_slim_names_read(&req, &names, log);
+	if (!err)
+		err = bc_slim_select_from(lfull, names, lbtf, &from, log);
+	if (!err) {
+		/* referrers as in the full header: in's own types */
+		full_uses = bc_dump_c_uses(lfull, lbase ? btf__type_cnt(lbase) : 1,
+					   btf__type_cnt(lfull));
+		*uses = full_uses ? bc_dump_c_cut_uses(full_uses, btf__type_cnt(lfull),
+						       from, btf__type_cnt(*lbtf)) : NULL;
+		if (!*uses) {
+			btf__free(*lbtf);
+			*lbtf = NULL;
+			err = bc_log_error(log, -ENOMEM, "%s: out of memory", args->input);
+		}
+	}
+	free(full_uses);
+	free(from);
+	bc_slim_names_free(names);
 	btf__free(lfull);
 	btf__free(lbase);
 	if (err)
@@ -209,6 +229,8 @@ static int slim_input(const struct dump_args *args, const struct bc_input *in,
 	if (err) {
 		btf__free(*lbtf);
 		*lbtf = NULL;
+		free(*uses);
+		*uses = NULL;
 	}
 	return err;
 }
@@ -218,14 +240,19 @@ static int render(const struct dump_args *args, const struct bc_input *in,
 {
 	struct btf *lbase = NULL, *lbtf = NULL;
 	struct bc_btf *slim = NULL;
+	uint32_t *uses = NULL;
 	int err;
 
 	if (args->nr_sources || args->nr_objects) {
-		err = slim_input(args, in, &slim, &lbtf, log);
+		struct bc_dump_c_opts dopts = { 0 };
+
+		err = slim_input(args, in, &slim, &lbtf, &uses, log);
 		if (err)
 			return err;
+		dopts.uses = uses;
+		dopts.nr_uses = btf__type_cnt(lbtf);
 		if (args->format == DUMP_C)
-			err = bc_dump_c(slim, lbtf, out, log);
+			err = bc_dump_c_with(slim, lbtf, &dopts, out, log);
 		else if (args->format == DUMP_JSON)
 			err = bc_dump_json(slim, out);
 		else
@@ -234,6 +261,7 @@ static int render(const struct dump_args *args, const struct bc_input *in,
 			bc_log_error(log, err, "%s: out of memory", args->input);
 		bc_btf_free(slim);
 		btf__free(lbtf);
+		free(uses);
 		return err;
 	}
 	switch (args->format) {

@@ -145,9 +145,10 @@ static bool is_elf_file(const char *path)
 
 /* header's hook for one architecture's synthetic BTF: slim.h's selection. */
 static int slim_select(const struct btf *full, const void *names,
-		       struct btf **out, const struct bc_log *log)
+		       struct btf **out, uint32_t **from,
+		       const struct bc_log *log)
 {
-	return bc_slim_select(full, names, out, log);
+	return bc_slim_select_from(full, names, out, from, log);
 }
 
 /* header's names hook: slim.h's names of the program. */

@@ -38,7 +38,32 @@ struct bc_dump_c_opts {
 	 */
 	const char *const *strong_kfuncs;
 	uint32_t nr_strong_kfuncs;
+	/*
+	 * The weight of each type in the choice of the plain name among
+	 * same-named types (dump_c.c, "Plain names by use"): over ids
+	 * 0 .. nr_uses-1 of btf, how many references the type has in the BTF
+	 * the caller counts in (a slim cut passes its full BTF's counts, so
+	 * both spell alike). NULL: counted in btf itself. An id past nr_uses
+	 * weighs 0.
+	 */
+	const uint32_t *uses;
+	uint32_t nr_uses;
 };
+
+/*
+ * The uses of lbtf's types (bc_use_counts_read(), canon/types.h), counted
+ * in the slots of the types first .. end-1, as bc_dump_c_opts.uses: a
+ * malloc'd array over lbtf's ids, or NULL when out of memory.
+ */
+uint32_t *bc_dump_c_uses(const struct btf *lbtf, uint32_t first, uint32_t end);
+
+/*
+ * The uses of a cut of a BTF (the slim header) from the uses of the whole
+ * (nr_full ids): over the cut's nr_cut ids, the whole's count of the type
+ * each was cut from (from[], slim.h). NULL when out of memory.
+ */
+uint32_t *bc_dump_c_cut_uses(const uint32_t *full_uses, uint32_t nr_full,
+			     const uint32_t *from, uint32_t nr_cut);
 
 /* bc_dump_c() with options (NULL: bc_dump_c()'s text). */
 int bc_dump_c_with(const struct bc_btf *btf, const struct btf *lbtf,

@@ -53,11 +53,24 @@
  * of those up front, whatever the order, keeps the set a function of the
  * prototypes alone; btf_dump's own forward declarations are dropped.
  *
- * Types of the same name and kind get btf_dump's "___2" suffixes in name
- * order (then canonical id): every struct, union and FWD is named once, in
- * that order, before anything is written. The cost is one sort of the
- * roots, one pass of btf_dump and one scan of the text: linear in the
- * types.
+ * Plain names by use. Types of the same name and namespace get btf_dump's
+ * "___2" suffixes in the order they are first named, so every struct,
+ * union, FWD and typedef is named once, before anything is written: by
+ * name, and among types of one name the one most referenced first (ties
+ * in canonical id order). So the plain name goes to the type the rest of
+ * the BTF uses most, a function of the type graph alone. Debian's 6.12 has
+ *
+ *	typedef __u8 u8;		2,839 references (the kernel's)
+ *	typedef unsigned char u8;	a few (some drivers')
+ *
+ * and canonical order puts the second first: naming by id alone gave the
+ * kernel's u8 the suffix, u8___2, in thousands of lines, and those lines
+ * moved in a diff against 6.1, where there was one u8. By use, u8 is the
+ * kernel's, as in its sources and bpftool's header. A caller that writes a
+ * cut of a larger BTF (the slim header) passes the larger one's counts
+ * (bc_dump_c_opts.uses), so a type is spelled alike in both. The cost is
+ * one count of the references, one sort of the roots, one pass of
+ * btf_dump and one scan of the text: linear in the types.
  *
  * The text around the types (include guard, the preserve_access_index
  * pragma that BPF_NO_PRESERVE_ACCESS_INDEX turns off, the __ksym, __weak
@@ -86,6 +99,7 @@ enum root_rank {
 struct root {
 	uint32_t id;
 	uint32_t rank;
+	uint32_t uses;		/* naming order among namesakes (name_aggregates) */
 	uint32_t stripe;	/* ranks 2 and 4: hash of the family */
 	const char *name;	/* sort name: own name, or first enumerator/member */
 };
@@ -456,6 +470,7 @@ static int cmp_fwd_line(const void *pa, const void *pb)
 		      ((const struct fwd_line *)pb)->text);
 }
 
+/* By name; among namesakes the most used first, then by id. */
 static int cmp_fwd_root(const void *pa, const void *pb)
 {
 	const struct root *a = pa, *b = pb;
@@ -463,13 +478,16 @@ static int cmp_fwd_root(const void *pa, const void *pb)
 
 	if (c)
 		return c;
+	if (a->uses != b->uses)
+		return a->uses > b->uses ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /*
  * Asks btf_dump for "struct foo;" of every named struct, union and forward
- * declaration, by name, into a scratch text: this fixes the ___N suffixes
- * in name order, and keeps each spelling (c->fwds, sorted by text) to
+ * declaration, by name and then by use (see the top of this file), into a
+ * scratch text: this fixes the ___N suffixes in that order, and keeps each
+ * spelling (c->fwds, sorted by text) to
  * recognize btf_dump's own forward declarations later. Typedefs are named
  * the same way (their spelling is not kept): two typedefs of one name
  * ("typedef __u8 u8" and "typedef unsigned char u8") would otherwise get
@@ -481,15 +499,22 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 			   uint32_t nr_roots)
 {
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	const uint32_t *uses = c->opts->uses;
+	uint32_t i, nr = 0, nr_uses = c->opts->nr_uses;
+	uint32_t *counted = NULL;
 	struct bc_text scratch;
 	struct root *decls;
-	uint32_t i, nr = 0;
 	int err = 0;
 
+	if (!uses) {
+		uses = counted = bc_use_counts(c->btf);
+		nr_uses = bc_btf_end_id(c->btf);
+	}
 	decls = calloc(nr_roots + 1, sizeof(*decls));
 	c->fwds = calloc(nr_roots + 1, sizeof(*c->fwds));
-	if (!decls || !c->fwds) {
+	if (!decls || !c->fwds || !uses) {
 		free(decls);
+		free(counted);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr_roots; i++) {
@@ -498,9 +523,13 @@ static int name_aggregates(struct c_dump *c, const struct root *roots,
 
 		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION ||
 		     kind == BTF_KIND_FWD || kind == BTF_KIND_TYPEDEF) &&
-		    t->name_off)
-			decls[nr++] = roots[i];
+		    t->name_off) {
+			decls[nr] = roots[i];
+			decls[nr++].uses = roots[i].id < nr_uses ?
+					   uses[roots[i].id] : 0;
+		}
 	}
+	free(counted);
 	qsort(decls, nr, sizeof(*decls), cmp_fwd_root);
 	bc_text_init(&scratch);
 	c->sink = &scratch;
@@ -1068,6 +1097,28 @@ int bc_dump_c(const struct bc_btf *btf, const struct btf *lbtf,
 	      struct bc_text *out, const struct bc_log *log)
 {
 	return bc_dump_c_with(btf, lbtf, NULL, out, log);
+}
+
+static const struct btf_type *read_lbtf(const void *lbtf, uint32_t id)
+{
+	return btf__type_by_id(lbtf, id);
+}
+
+uint32_t *bc_dump_c_uses(const struct btf *lbtf, uint32_t first, uint32_t end)
+{
+	return bc_use_counts_read(read_lbtf, lbtf, btf__type_cnt(lbtf), first,
+				  end);
+}
+
+uint32_t *bc_dump_c_cut_uses(const uint32_t *full_uses, uint32_t nr_full,
+			     const uint32_t *from, uint32_t nr_cut)
+{
+	uint32_t *uses = calloc(nr_cut ? nr_cut : 1, sizeof(*uses));
+	uint32_t i;
+
+	for (i = 0; uses && i < nr_cut; i++)
+		uses[i] = from[i] < nr_full ? full_uses[from[i]] : 0;
+	return uses;
 }
 
 int bc_dump_c_with(const struct bc_btf *btf, const struct btf *lbtf,

@@ -589,7 +589,15 @@ struct sig_entry;
 struct synth {
 	struct btf *s;
 	uint32_t nr_newest;		/* ids below are the newest kernel's */
-	struct smap names;		/* "K:name" -> first id of that kind and name */
+	struct smap names;		/* "K:name" -> the id of that kind and name */
+	/*
+	 * The uses of the newest kernel's types (bc_dump_c_uses(), over
+	 * ids below nr_newest): of several types of one kind and name,
+	 * names and idents give the most used (ties: the first), the one
+	 * dump_c spells plainly, so an older kernel's "u8" is the
+	 * kernel's typedef __u8 u8, not a driver's typedef of the same name.
+	 */
+	uint32_t *uses;
 	struct smap idents;		/* C ordinary identifiers taken */
 	struct smap variant_idx;	/* variant key -> index + 1 */
 	struct variant *variants;
@@ -671,6 +679,23 @@ static bool is_tag_kind(char tag)
 	return tag == 's' || tag == 'u' || tag == 'e' || tag == 'w';
 }
 
+static uint32_t uses_of(const struct synth *y, uint32_t id)
+{
+	return y->uses && id < y->nr_newest ? y->uses[id] : 0;
+}
+
+/* key -> id in m, unless m has a type at least as used under key. */
+static int put_named(struct synth *y, struct smap *m, const char *key,
+		     uint32_t id)
+{
+	uint32_t old;
+
+	if (smap_get(m, key, &old))
+		return uses_of(y, id) > uses_of(y, old) ?
+		       smap_put(m, key, id, true) : 0;
+	return smap_put(m, key, id, false);
+}
+
 /* Registers synthetic type id under its kind and name, and its C identifiers. */
 static int note_type(struct synth *y, uint32_t id)
 {
@@ -681,12 +706,12 @@ static int note_type(struct synth *y, uint32_t id)
 	int err = 0;
 
 	if (*name && tag) {
-		err = smap_put(&y->names, make_key(y, tag, name), id, false);
+		err = put_named(y, &y->names, make_key(y, tag, name), id);
 		if (!err && is_tag_kind(tag) && tag != 'w')
-			err = smap_put(&y->names, make_key(y, 'T', name), id, false);
+			err = put_named(y, &y->names, make_key(y, 'T', name), id);
 	}
 	if (!err && *name && (btf_is_typedef(t) || btf_is_func(t)))
-		err = smap_put(&y->idents, name, id, false);
+		err = put_named(y, &y->idents, name, id);
 	if (btf_is_enum(t) || btf_is_enum64(t)) {
 		for (j = 0; !err && j < btf_vlen(t); j++) {
 			uint32_t off = btf_is_enum(t) ? btf_enum(t)[j].name_off :
@@ -2379,6 +2404,7 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	const struct btf *final;
 	struct bc_btf *parsed = NULL;
 	struct bc_dump_c_opts dopts = { 0 };
+	uint32_t *uses = NULL, *cut_uses = NULL, *from = NULL;
 	const char **strong = NULL;
 	const void *raw;
 	uint32_t i, size, nr_strong = 0;
@@ -2391,6 +2417,17 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	y.s = newest;	/* libbpf's parse of it, now the synthetic BTF */
 	newest = NULL;
 	y.nr_newest = btf__type_cnt(y.s);
+	/*
+	 * The plain C names go by use (dump_c.c), counted in the newest
+	 * kernel's own types: adding an older kernel to the set, with its
+	 * flavors, renames nothing of the newest.
+	 */
+	uses = bc_dump_c_uses(y.s, 1, y.nr_newest);
+	if (!uses) {
+		err = -ENOMEM;
+		goto out;
+	}
+	y.uses = uses;
 	/* about two names a type and an identifier every other (enumerators) */
 	if (smap_reserve(&y.names, 2 * y.nr_newest) ||
 	    smap_reserve(&y.idents, y.nr_newest)) {
@@ -2434,11 +2471,21 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 		goto out;
 	fit_copied_sizes(&y);
 	final = y.s;
+	dopts.uses = uses;
+	dopts.nr_uses = y.nr_newest;
 	if (opts->slim) {
-		err = opts->slim(y.s, opts->slim_req, &cut, log);
+		err = opts->slim(y.s, opts->slim_req, &cut, &from, log);
 		if (err)
 			goto out;
 		final = cut;
+		cut_uses = bc_dump_c_cut_uses(uses, y.nr_newest, from,
+					      btf__type_cnt(cut));
+		if (!cut_uses) {
+			err = -ENOMEM;
+			goto out;
+		}
+		dopts.uses = cut_uses;
+		dopts.nr_uses = btf__type_cnt(cut);
 	}
 	strong = calloc(y.kfunc_count.nr + 1, sizeof(*strong));
 	if (!strong) {
@@ -2463,6 +2510,9 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 out:
 	if (err == -ENOMEM)
 		bc_log_error(log, err, "out of memory");
+	free(uses);
+	free(cut_uses);
+	free(from);
 	free(strong);
 	bc_btf_free(parsed);
 	btf__free(cut);

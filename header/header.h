@@ -33,11 +33,13 @@ enum bc_header_arch {
 /*
  * Cuts one architecture's synthetic BTF down to what a program needs
  * (--for): the hook through which header calls the slim builder. full is
- * the synthetic BTF; *out gets a new BTF (freed by the caller). Returns 0
- * or a negative errno after a message.
+ * the synthetic BTF; *out gets a new BTF and *from, over its ids, the id
+ * in full each type was cut from (both freed by the caller). Returns 0 or
+ * a negative errno after a message.
  */
 typedef int (*bc_header_slim_fn)(const struct btf *full, const void *req,
-				 struct btf **out, const struct bc_log *log);
+				 struct btf **out, uint32_t **from,
+				 const struct bc_log *log);
 
 /*
  * Calls fn(ctx, name) on every name the program of req names (what the

@@ -70,7 +70,8 @@
  *
  * Types of the same name and namespace (tags: struct, union, enum, FWD;
  * identifiers: typedefs) are kept alike: btf_dump tells them apart with
- * "___2" suffixes in name-then-id order, and keeping all of them keeps
+ * "___2" suffixes in the order dump_c.c gives them (by use, counted in
+ * full and passed along: bc_slim_select_from()), and keeping all of them keeps
  * every suffix what the full header has. Structs and unions that share a
  * name are kept whole, since btf_dump writes a FWD without its suffix. Kept types keep their
  * order (ids) in the output, so canonical input gives canonical output.
@@ -767,7 +768,8 @@ static bool level_same_names(struct slim *s)
  * renumbered. Returns 0, -ENOMEM, or -EINVAL for a reference to a type
  * not kept (a bug in the closure, said in a message).
  */
-static int copy_kept(struct slim *s, struct btf **out, const struct bc_log *log)
+static int copy_kept(struct slim *s, struct btf **out, uint32_t **from,
+		     const struct bc_log *log)
 {
 	uint32_t *new_id = calloc(s->nr_ids, sizeof(*new_id));
 	struct btf *slim = btf__new_empty();
@@ -819,6 +821,14 @@ static int copy_kept(struct slim *s, struct btf **out, const struct bc_log *log)
 			words[j] = new_id[words[j]];
 		}
 	}
+	if (!err && from) {
+		*from = calloc(btf__type_cnt(slim), sizeof(**from));
+		for (id = 1; *from && id < s->nr_ids; id++)
+			if (new_id[id])
+				(*from)[new_id[id]] = id;
+		if (!*from)
+			err = -ENOMEM;
+	}
 out:
 	free(new_id);
 	if (err) {
@@ -831,6 +841,13 @@ out:
 
 int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 		   struct btf **out, const struct bc_log *log)
+{
+	return bc_slim_select_from(full, names, out, NULL, log);
+}
+
+int bc_slim_select_from(const struct btf *full,
+			const struct bc_slim_names *names, struct btf **out,
+			uint32_t **from, const struct bc_log *log)
 {
 	struct slim s = {
 		.full = full,
@@ -857,7 +874,7 @@ int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 	close_needs(&s);
 	err = s.err;
 	if (!err)
-		err = copy_kept(&s, out, log);
+		err = copy_kept(&s, out, from, log);
 	if (err && err != -EINVAL)
 		bc_log_error(log, err, "slim header: cannot make the sub-BTF: %s",
 			     strerror(-err));

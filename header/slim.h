@@ -62,6 +62,16 @@ void bc_slim_names_free(struct bc_slim_names *names);
 int bc_slim_select(const struct btf *full, const struct bc_slim_names *names,
 		   struct btf **out, const struct bc_log *log);
 
+/*
+ * bc_slim_select(), and, when from is not NULL, *from: a malloc'd array
+ * over *out's ids giving the id in full each type was cut from (0 for
+ * void), so that what was counted in full (the uses that choose the
+ * plain C names, dump.h) carries over to the cut.
+ */
+int bc_slim_select_from(const struct btf *full,
+			const struct bc_slim_names *names, struct btf **out,
+			uint32_t **from, const struct bc_log *log);
+
 /* bc_slim_names_read(), then bc_slim_select() on full. */
 int bc_slim_btf(const struct btf *full, const struct bc_slim_request *req,
 		struct btf **out, const struct bc_log *log);

@@ -583,6 +583,41 @@ check_dump_check() {
 }
 run_case "dump -f c --check" check_dump_check
 
+# Plain names by use (header/dump_c.c) in the slim header too: two units
+# each with a typedef u8, the kernel's of __u8 used three times and a
+# driver's of unsigned char once. The full header and the slim header of a
+# program that names only the driver's struct spell both alike (u8 and
+# u8___2), though in the slim cut the kernel's u8 is not used at all.
+check_plain_names_slim() {
+	cat > kern.c <<'EOF'
+typedef unsigned char __u8;
+typedef __u8 u8;
+struct kern { u8 a; u8 b; u8 *p; } kern;
+EOF
+	cat > drv.c <<'EOF'
+typedef unsigned char u8;
+struct drv { u8 c; } drv;
+EOF
+	cat > prog.c <<'EOF'
+#include "vmlinux.h"
+int f(struct drv *d) { return d->c; }
+EOF
+	run 0 gcc -g -c kern.c -o kern.o
+	run 0 gcc -g -c drv.c -o drv.o
+	run 0 ld -r kern.o drv.o -o both.o
+	run 0 "$BTFCANON" encode both.o -o both.btf
+	run 0 "$BTFCANON" dump -f c both.btf -o full.h
+	run 0 "$BTFCANON" dump -f c --for prog.c both.btf -o slim.h
+	for h in full.h slim.h; do
+		grep -qx 'typedef __u8 u8;' $h || die "$h: the kernel's u8 is not plain"
+		grep -qx 'typedef unsigned char u8___2;' $h || die "$h: the driver's u8 is not u8___2"
+	done
+	grep -qx '	u8___2 c;' slim.h || die "slim.h: struct drv's member is not u8___2"
+	cp slim.h vmlinux.h
+	run 0 clang -target bpf -O2 -g -I. -c prog.c -o prog.o
+}
+run_case "dump -f c: plain names by use, alike in the slim header" check_plain_names_slim
+
 # dump -f c --for: the slim header of a program (types it names, the
 # enum of a constant it uses, nothing else); --check on it; unreadable
 # sources and bad objects refused naming the file, with no output file.
@@ -1108,6 +1143,45 @@ run_case "diff 6.12.115 -> 6.12.117 against the headers" \
 	check_kernel_diff 6.12.115+deb12 6.12.117+deb12
 run_case "diff 6.1.192 -> 6.12.117 against the headers" \
 	check_kernel_diff 6.1.0-56 6.12.117+deb12
+
+# Issue 13's promise, kept by issue 32: the git diff of dump -f c between
+# two kernels changes no more lines than that of bpftool's header of the
+# same BTF: Debian's bpftool, run here, and bpftool 7.8 (sorted headers),
+# whose figures on these kernels are in BENCH.md ("Header stability": 28
+# and 27,894 lines). And among the two u8 typedefs of 6.12 (the kernel's
+# "typedef __u8 u8" and some drivers' "typedef unsigned char u8"), the
+# plain name is the kernel's, the one most used (header/dump_c.c).
+diff_lines() {
+	git diff --no-index --numstat "$1" "$2" | awk '{ n += $1 + $2 } END { print n + 0 }'
+}
+check_header_diff_size() {
+	command -v bpftool > /dev/null || skip_case "bpftool not installed"
+	command -v git > /dev/null || skip_case "git not installed"
+	for v in 6.1.0-56 6.12.115+deb12 6.12.117+deb12; do
+		k=/usr/lib/debug/boot/vmlinux-$v-cloud-amd64
+		[ -r "$k" ] || skip_case "$k not installed"
+		run 0 "$BTFCANON" dump -f c "$k"
+		mv stdout "bc-$v.h"
+		bpftool btf dump file "$k" format c > "bt-$v.h" ||
+			die "bpftool btf dump file $k failed"
+	done
+	grep -qx 'typedef __u8 u8;' bc-6.12.117+deb12.h ||
+		die "6.12.117: the kernel's u8 is not plain: $(grep -n 'typedef __u8 u8' bc-6.12.117+deb12.h)"
+	ours=$(grep -c 'u8___2' bc-6.12.117+deb12.h)
+	theirs=$(grep -c 'u8___2' bt-6.12.117+deb12.h)
+	[ "$ours" -le "$theirs" ] ||
+		die "6.12.117: u8___2 $ours times, bpftool $theirs"
+	for pair in "6.12.115+deb12 6.12.117+deb12 28" "6.1.0-56 6.12.117+deb12 27894"; do
+		set -- $pair
+		ours=$(diff_lines "bc-$1.h" "bc-$2.h")
+		theirs=$(diff_lines "bt-$1.h" "bt-$2.h")
+		echo "$1 -> $2: btfcanon $ours, Debian's bpftool $theirs, bpftool 7.8 $3"
+		[ "$ours" -le "$theirs" ] && [ "$ours" -le "$3" ] ||
+			die "$1 -> $2: git diff of dump -f c $ours lines, bpftool $theirs (7.8: $3)"
+	done
+}
+run_case "dump -f c: git diff no larger than bpftool's (6.1.192, 6.12.115 -> 6.12.117)" \
+	check_header_diff_size
 
 # The kernel archive: create, add, list, extract, remove, log; ARCHIVE:NAME
 # as the input of sort, dump and diff gives what the files give.

@@ -565,6 +565,59 @@ START_TEST(test_dump_c_pull)
 END_TEST
 
 /*
+ * Plain names by use (header/dump_c.c): among same-named types the one
+ * most used is spelled plainly. Canonical order puts [4] typedef u8 of
+ * unsigned char before [3] typedef u8 of __u8 (an INT ranks before a
+ * TYPEDEF), yet [3] is used three times ([6] twice, once through the
+ * pointer [5]) and [4] once ([7]): [3] is u8, [4] u8___2, as in the
+ * kernel's BTF and bpftool's header. Likewise of the two struct console:
+ * [9] { char a; } comes first in canonical order but is held once, [8]
+ * { int z; } is pointed to twice ([10] through [11]).
+ */
+START_TEST(test_dump_c_plain_by_use)
+{
+	struct btf *btf = new_btf();
+	struct blob raw;
+	char *got;
+
+	ADD(1, btf__add_int(btf, "unsigned char", 1, 0));
+	ADD(2, btf__add_typedef(btf, "__u8", 1));
+	ADD(3, btf__add_typedef(btf, "u8", 2));		/* the kernel's */
+	ADD(4, btf__add_typedef(btf, "u8", 1));		/* some drivers' */
+	ADD(5, btf__add_ptr(btf, 3));
+	ADD(6, btf__add_struct(btf, "kern", 16));	/* [6] struct kern { */
+	ENTRY(btf__add_field(btf, "a", 3, 0, 0));
+	ENTRY(btf__add_field(btf, "b", 3, 8, 0));
+	ENTRY(btf__add_field(btf, "p", 5, 64, 0));
+	ADD(7, btf__add_struct(btf, "drv", 1));		/* [7] struct drv { */
+	ENTRY(btf__add_field(btf, "c", 4, 0, 0));
+	ADD(8, btf__add_struct(btf, "console", 4));	/* [8] struct console { */
+	ENTRY(btf__add_field(btf, "z", 12, 0, 0));
+	ADD(9, btf__add_struct(btf, "console", 4));	/* [9] struct console { */
+	ENTRY(btf__add_field(btf, "a", 1, 0, 0));
+	ADD(10, btf__add_ptr(btf, 8));
+	ADD(11, btf__add_struct(btf, "users", 24));	/* [11] struct users { */
+	ENTRY(btf__add_field(btf, "c1", 10, 0, 0));
+	ENTRY(btf__add_field(btf, "c2", 10, 64, 0));
+	ENTRY(btf__add_field(btf, "other", 9, 128, 0));
+	ADD(12, btf__add_int(btf, "int", 4, BTF_INT_SIGNED));
+	raw = blob_from_libbpf(btf);
+	btf__free(btf);
+	got = dump_text(&raw, 'c');
+	ck_assert_msg(strstr(got, "\ntypedef __u8 u8;\n") &&
+		      strstr(got, "\ntypedef unsigned char u8___2;\n") &&
+		      strstr(got, "\tu8 a;\n\tu8 b;\n\tu8 *p;\n") &&
+		      strstr(got, "\tu8___2 c;\n"),
+		      "the most used u8 is not the plain one:\n%s", got);
+	ck_assert_msg(strstr(got, "struct console {\n\tint z;\n") &&
+		      strstr(got, "struct console___2 {\n\tunsigned char a;\n"),
+		      "the most used struct console is not the plain one:\n%s", got);
+	free(got);
+	blob_free(&raw);
+}
+END_TEST
+
+/*
  * [2] an anonymous struct holding [3] a pointer to itself, held through
  * that pointer by [4] struct holder: C cannot write it (an anonymous
  * struct is written inline, forever). The walk for the order ends (each
@@ -780,6 +833,7 @@ Suite *diff_suite(void)
 	tcase_add_test(tc, test_dump_c_kfuncs);
 	tcase_add_test(tc, test_dump_c_order);
 	tcase_add_test(tc, test_dump_c_pull);
+	tcase_add_test(tc, test_dump_c_plain_by_use);
 	tcase_add_test(tc, test_dump_c_anon_loop);
 	suite_add_tcase(s, tc);
 	slim_add_cases(s);

@@ -537,9 +537,9 @@ START_TEST(test_older)
 END_TEST
 
 static int slim_hook(const struct btf *full, const void *names,
-		     struct btf **out, const struct bc_log *log)
+		     struct btf **out, uint32_t **from, const struct bc_log *log)
 {
-	return bc_slim_select(full, names, out, log);
+	return bc_slim_select_from(full, names, out, from, log);
 }
 
 static int each_name(const void *names, int (*fn)(void *ctx, const char *name),

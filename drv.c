@@ -1,0 +1,2 @@
+typedef unsigned char u8;
+struct drv { u8 c; } drv;

@@ -1,0 +1,2 @@
+#include "vmlinux.h"
+int f(struct drv *d) { return d->c; }
