@@ -137,7 +137,11 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 	err = bc_btf_parse_blob(&blob, in->base, &skip_unknown, path, log,
 				&in->btf);
 	if (!err && opts->canonicalize && bc_btf_has_unknown(in->btf))
-		/* the ids inside those records would go stale */
+		/*
+		 * the ids inside those records would go stale; over a base
+		 * with such records, the plain form's string offsets are no
+		 * longer the input's, which canon's output would be read as
+		 */
 		bc_log_printf(log, BC_LOG_WARN,
 			      "%s: types keep the input's ids, not the canonical order: types of a kind btfcanon does not know cannot be renumbered",
 			      path);
