@@ -1064,6 +1064,53 @@ START_TEST(test_newer_deps)
 END_TEST
 
 /*
+ * A module's split BTF over kinds.btf: its own names lie after the base's
+ * strings, where the base's placeholder names now are, and still read as
+ * its own; a reference into the base's new kinds reads as the placeholder.
+ *	[3247] TYPEDEF 'mine' -> [3245] struct kind_holder
+ *	[3248] PTR -> [3242] (kind 21)	[3249] TYPEDEF 'ptrloc' -> [3248]
+ */
+START_TEST(test_newer_split)
+{
+	struct blob base = newer_file("kinds.btf"), split, out;
+	uint32_t str_len = hdr_of(&base)->str_len, *w;
+	char path[256];
+
+	split.size = 24 + 36 + 13;
+	split.data = calloc(1, split.size);
+	ck_assert_ptr_nonnull(split.data);
+	memcpy(split.data, base.data, 24);
+	((struct btf_header *)split.data)->hdr_len = 24;
+	((struct btf_header *)split.data)->type_len = 36;
+	((struct btf_header *)split.data)->str_off = 36;
+	((struct btf_header *)split.data)->str_len = 13;
+	w = (uint32_t *)((char *)split.data + 24);
+	w[0] = str_len + 1, w[1] = BTF_KIND_TYPEDEF << 24, w[2] = 3245;
+	w[3] = 0, w[4] = BTF_KIND_PTR << 24, w[5] = 3242;
+	w[6] = str_len + 6, w[7] = BTF_KIND_TYPEDEF << 24, w[8] = 3248;
+	memcpy(w + 9, "\0mine\0ptrloc", 13);
+	snprintf(path, sizeof(path), "%s/mod.btf", newer);
+	blob_write_or_fail(&split, path);
+	ck_assert_int_eq(test_sh("%s dump -f raw --base %s/kinds.btf %s -o %s/mod.txt 2> /dev/null",
+			    cli(), newer, path, newer), 0);
+	out = newer_file("mod.txt");
+	ck_assert_str_eq(out.data, "[3247] TYPEDEF 'mine' type_id=3245\n"
+				   "[3248] PTR '(anon)' type_id=3242\n"
+				   "[3249] TYPEDEF 'ptrloc' type_id=3248\n");
+	blob_free(&out);
+	ck_assert_int_eq(test_sh("%s dump -f c --base %s/kinds.btf %s -o %s/mod.h 2> /dev/null",
+			    cli(), newer, path, newer), 0);
+	out = newer_file("mod.h");
+	assert_has(&out, "mod.h", "\ntypedef void __btfcanon_unknown_kind21;\n");
+	assert_has(&out, "mod.h", "\ntypedef __btfcanon_unknown_kind21 *ptrloc;\n");
+	assert_has(&out, "mod.h", "\ntypedef struct kind_holder mine;\n");
+	blob_free(&out);
+	blob_free(&split);
+	blob_free(&base);
+}
+END_TEST
+
+/*
  * The commands that renumber ids refuse, naming the file, the kind and the
  * first type of it, and write nothing: sort, archive create and add, min.
  */
@@ -1330,6 +1377,7 @@ Suite *layout_suite(void)
 	tcase_add_test(tc, test_newer_c);
 	tcase_add_test(tc, test_newer_diff);
 	tcase_add_test(tc, test_newer_deps);
+	tcase_add_test(tc, test_newer_split);
 	tcase_add_test(tc, test_newer_renumber_refused);
 	tcase_add_test(tc, test_newer_no_layout);
 	suite_add_tcase(s, tc);
