@@ -4,7 +4,9 @@
  *
  * bc_btf_parse() takes the raw bytes of a BTF blob (header, type section,
  * string section) and checks everything later passes rely on: header
- * lengths, section bounds and alignment, every kind known, every record
+ * lengths, section bounds and alignment, every kind known (or, with
+ * skip_unknown_kinds, sized by the kind layout section and kept aside as
+ * read: struct bc_unknown_type), every record
  * inside the type section, every string offset inside the strings, every
  * type id naming an existing type, and no reference loop that avoids all
  * structs and unions (such a loop describes no C type and the kernel
