@@ -98,7 +98,7 @@ out:
 /*
  * dump, diff, deps and header go on past types of kinds they do not know,
  * as long as a kind layout section sizes them: such a type reads as an
- * opaque placeholder, `typedef void __btfcanon_unknown_kind<K>_<ID>`
+ * opaque placeholder, `typedef void __btfcanon_unknown_kind<K>`
  * (references to it stay valid), and the parser warns. Such an input is
  * not put in canonical order: the ids inside the records it does not know
  * cannot be renumbered, so every id stays the input's.

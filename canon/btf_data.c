@@ -472,52 +472,58 @@ static int placeholder_name(const struct bc_unknown_type *u, char *buf,
 	return snprintf(buf, size, BC_UNKNOWN_PREFIX "%u", u->kind);
 }
 
+/* Bytes of the record at t, of any kind the layout section owner sizes. */
+static uint32_t record_bytes(const struct bc_btf *owner, const struct btf_type *t)
+{
+	uint32_t kind = bc_type_kind(t);
+
+	if (bc_kind_valid(kind))
+		return bc_type_words(t) * 4;
+	return sizeof(*t) + owner->layout[kind].info_sz +
+	       bc_type_vlen(t) * owner->layout[kind].elem_sz;
+}
+
 /*
- * Records every type of unknown kind in btf->unknown (its bytes copied),
- * in id order, and adds up the bytes of their placeholder names.
+ * Records every type of unknown kind in btf->unknown, in id order, its
+ * bytes copied into btf->unknown_bytes, and adds up the bytes of their
+ * placeholder names. Two walks of the input's types: sizes, then copies.
  */
 static int collect_unknown(struct bc_btf *btf, const struct raw_view *view,
 			   uint32_t *names_len)
 {
 	const struct bc_btf *owner = layout_owner(btf);
-	uint32_t i, in_off = 0, n = 0, at = 0, bytes_len = 0;
+	uint32_t i, off, n = 0, at = 0, bytes_len = 0;
 
 	*names_len = 0;
+	for (i = 0, off = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = (const void *)(view->types + off);
+
+		if (!bc_kind_valid(bc_type_kind(t)))
+			bytes_len += record_bytes(owner, t);
+		off += record_bytes(owner, t);
+	}
 	btf->unknown = calloc(btf->nr_unknown, sizeof(*btf->unknown));
-	if (!btf->unknown)
+	btf->unknown_bytes = malloc(bytes_len ? bytes_len : 1);
+	if (!btf->unknown || !btf->unknown_bytes)
 		return -ENOMEM;
-	for (i = 0; i < btf->nr_types; i++) {
-		const struct btf_type *t = (const void *)(view->types + in_off);
-		uint32_t kind = bc_type_kind(t), bytes;
+	for (i = 0, off = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = (const void *)(view->types + off);
+		uint32_t bytes = record_bytes(owner, t);
 		struct bc_unknown_type *u;
 
-		if (bc_kind_valid(kind)) {
-			in_off += bc_type_words(t) * 4;
+		off += bytes;
+		if (bc_kind_valid(bc_type_kind(t)))
 			continue;
-		}
-		bytes = sizeof(*t) + owner->layout[kind].info_sz +
-			bc_type_vlen(t) * owner->layout[kind].elem_sz;
 		u = &btf->unknown[n++];
 		u->id = btf->start_id + i;
-		u->kind = kind;
+		u->kind = bc_type_kind(t);
 		u->name_off = t->name_off;
 		u->vlen = bc_type_vlen(t);
 		u->len = bytes;
-		u->bytes = (const uint8_t *)(uintptr_t)in_off;	/* for now */
-		*names_len += placeholder_name(u, NULL, 0) + 1;
-		bytes_len += bytes;
-		in_off += bytes;
-	}
-	btf->unknown_bytes = malloc(bytes_len ? bytes_len : 1);
-	if (!btf->unknown_bytes)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct bc_unknown_type *u = &btf->unknown[i];
-
-		memcpy(btf->unknown_bytes + at, view->types + (uintptr_t)u->bytes,
-		       u->len);
 		u->bytes = btf->unknown_bytes + at;
-		at += u->len;
+		memcpy(btf->unknown_bytes + at, t, bytes);
+		at += bytes;
+		*names_len += placeholder_name(u, NULL, 0) + 1;
 	}
 	return 0;
 }
@@ -540,14 +546,14 @@ static void shift_own_names(uint32_t *w, uint32_t raw_start, uint32_t shift)
 /*
  * Puts the plain form of the parsed blob into btf->data: a 24-byte header,
  * the types (each record of an unknown kind replaced by its placeholder,
- * `typedef void __btfcanon_unknown_kind<K>_<ID>`), the strings, then the
+ * `typedef void __btfcanon_unknown_kind<K>`), the strings, then the
  * placeholders' names. Over a base that appended names, this blob's own
  * string offsets move up by as much (shift_own_names).
  */
 static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 		       uint32_t plain_type_len)
 {
-	uint32_t shift = base_str_added(btf), names_len = 0;
+	uint32_t shift = base_str_added(btf), names_len = 0, i;
 	uint32_t raw_start = btf->start_str_off - shift;
 	struct btf_header *hdr;
 	uint8_t *types;
@@ -558,11 +564,11 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 		err = collect_unknown(btf, view, &names_len);
 		if (err)
 			return err;
-		if (names_len > UINT32_MAX - view->str_len - plain_type_len -
-				sizeof(*hdr))
+		if ((uint64_t)names_len + view->str_len + plain_type_len +
+		    sizeof(*hdr) > UINT32_MAX)
 			return -E2BIG;
 		/* the input's own names move up as its base's did */
-		for (uint32_t i = 0; i < btf->nr_unknown; i++)
+		for (i = 0; i < btf->nr_unknown; i++)
 			if (btf->unknown[i].name_off >= raw_start)
 				btf->unknown[i].name_off += shift;
 	}
@@ -586,7 +592,7 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 	if (!btf->nr_unknown) {
 		memcpy(types, view->types, plain_type_len);
 	} else {
-		uint32_t i, in_off = 0, u = 0, name_at = view->str_len;
+		uint32_t in_off = 0, u = 0, name_at = view->str_len;
 
 		for (i = 0; i < btf->nr_types; i++) {
 			const struct btf_type *t = (const void *)(view->types + in_off);
@@ -598,8 +604,7 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 				memcpy(out, t, bytes);
 			} else {
 				const struct bc_unknown_type *ut = &btf->unknown[u++];
-				int len = placeholder_name(ut, names,
-							   names_len + 1);
+				int len = placeholder_name(ut, names, names_len);
 
 				bytes = ut->len;
 				out->name_off = btf->start_str_off + name_at;
@@ -614,8 +619,6 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 		btf->str_added = name_at - view->str_len;
 	}
 	if (shift) {
-		uint32_t i;
-
 		for (i = 0; i < btf->nr_types; i++)
 			if (btf->kinds[i] != BTF_KIND_TYPEDEF ||
 			    !bc_btf_unknown(btf, btf->start_id + i))
@@ -651,7 +654,7 @@ static void warn_unknown_kinds(const struct bc_btf *btf, const struct bc_log *lo
 			continue;
 		placeholder_name(u, name, sizeof(name));
 		bc_log_printf(log, BC_LOG_WARN,
-			"%s: %u type(s) of kind %u, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [%u] '%s'); references to them read as an opaque 'typedef void %s' and the like",
+			"%s: %u type(s) of kind %u, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [%u] '%s'); references to them read as the opaque 'typedef void %s'",
 			btf->path, count[kind], kind, u->id,
 			bc_btf_str(btf, u->name_off), name);
 	}

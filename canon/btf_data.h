@@ -116,7 +116,7 @@ struct bc_btf {
 /*
  * A type of a kind btfcanon does not know, stepped over by the sizes of
  * the kind layout section (bc_parse_opts.skip_unknown_kinds). Its id holds
- * a placeholder, `typedef void __btfcanon_unknown_kind<K>_<ID>` (a name no
+ * a placeholder, `typedef void __btfcanon_unknown_kind<K>` (a name no
  * C source and no BTF encoder writes, BC_UNKNOWN_PREFIX), so that every
  * reference to it stays valid, reads as an opaque type, and a C header
  * that names it compiles; the record itself is kept here as read.

@@ -916,7 +916,7 @@ static void assert_kinds_noted(const char *err_name)
 	struct blob err = newer_file(err_name);
 
 	assert_has(&err, err_name, "kinds.btf: 2 type(s) of kind 20, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3240] '')");
-	assert_has(&err, err_name, "1 type(s) of kind 21, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3242] ''); references to them read as an opaque 'typedef void __btfcanon_unknown_kind21'");
+	assert_has(&err, err_name, "1 type(s) of kind 21, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3242] ''); references to them read as the opaque 'typedef void __btfcanon_unknown_kind21'");
 	assert_has(&err, err_name, "1 type(s) of kind 22, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3243] '.loc')");
 	blob_free(&err);
 }
