@@ -76,6 +76,12 @@ $(BUILD)/btf-extract: $(BUILD)/tools/btf-extract.o $(BUILD)/libbtfcanon.a
 $(BUILD)/btf-cut: $(BUILD)/tools/btf-cut.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The maker of BTF with kinds btfcanon does not know, for the tests (reads
+# bytes only: no library code); make check builds it beside btfcanon.
+$(BUILD)/btf-add-kinds: tests/tools/btf-add-kinds.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
 # The drop-in for pahole -J in the kernel build; encodes in its own process.
 $(BUILD)/btfcanon-pahole: $(BUILD)/tools/btfcanon-pahole.o $(TOOL_OBJS) \
 		$(BUILD)/libbtfcanon.a
@@ -102,7 +108,8 @@ CHECK_SCRIPTS := pahole-dropin.sh cli.sh images.sh
 CHECK_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_ONLY    ?=
 
-check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests
+check: $(BUILD)/btfcanon $(BUILD)/btfcanon-pahole $(BUILD)/btfcanon-tests \
+		$(BUILD)/btf-add-kinds
 	@rm -rf $(CHECK_DIR) && mkdir -p $(CHECK_DIR)/cache
 	@start=$$(date +%s); \
 	parts="$(or $(CHECK_ONLY),$(CHECK_SCRIPTS) $$($(BUILD)/btfcanon-tests --list))" || exit 2; \

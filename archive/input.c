@@ -96,9 +96,12 @@ out:
 }
 
 /*
- * dump and diff go on past types of kinds they do not know, as long as a
- * kind layout section sizes them: such a type reads as `typedef void NAME`
- * (an opaque type; references to it stay valid) and the parser warns.
+ * dump, diff, deps and header go on past types of kinds they do not know,
+ * as long as a kind layout section sizes them: such a type reads as an
+ * opaque placeholder, `typedef void __btfcanon_unknown_kind<K>`
+ * (references to it stay valid), and the parser warns. Such an input is
+ * not put in canonical order: the ids inside the records it does not know
+ * cannot be renumbered, so every id stays the input's.
  */
 static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
 
@@ -133,7 +136,16 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 		goto fail;
 	err = bc_btf_parse_blob(&blob, in->base, &skip_unknown, path, log,
 				&in->btf);
-	if (!err && opts->canonicalize)
+	if (!err && opts->canonicalize && bc_btf_has_unknown(in->btf))
+		/*
+		 * the ids inside those records would go stale; over a base
+		 * with such records, the plain form's string offsets are no
+		 * longer the input's, which canon's output would be read as
+		 */
+		bc_log_printf(log, BC_LOG_WARN,
+			      "%s: types keep the input's ids, not the canonical order: types of a kind btfcanon does not know cannot be renumbered",
+			      path);
+	else if (!err && opts->canonicalize)
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	if (err)
 		goto fail;

@@ -7,6 +7,10 @@
  * An input is loaded once into a validated struct bc_btf (canon/), in
  * canonical order when asked, so that ids and every output derived from
  * them depend on the content only. Encoded inputs are always canonical.
+ * An input with types of kinds btfcanon does not know (stepped over by its
+ * kind layout section, read as placeholders: canon/btf_data.h) keeps its
+ * own ids, with a warning: the ids inside those records cannot be told
+ * from numbers, so nothing renumbers them.
  */
 #ifndef BTFCANON_INPUT_H
 #define BTFCANON_INPUT_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +24,8 @@ void bc_btf_free(struct bc_btf *btf)
 	free(btf->ref_start);
 	free(btf->refs);
 	free(btf->layout);
+	free(btf->unknown);
+	free(btf->unknown_bytes);
 	free(btf);
 }
 
@@ -72,6 +75,51 @@ uint32_t bc_btf_kind(const struct bc_btf *btf, uint32_t id)
 	if (!btf || id == 0)
 		return BTF_KIND_UNKN;
 	return btf->kinds[id - btf->start_id];
+}
+
+const struct bc_unknown_type *bc_btf_unknown(const struct bc_btf *btf,
+					     uint32_t id)
+{
+	uint32_t lo = 0, hi;
+
+	while (btf && id < btf->start_id)
+		btf = btf->base;
+	if (!btf || id == 0 || id >= bc_btf_end_id(btf))
+		return NULL;
+	hi = btf->nr_unknown;
+	while (lo < hi) {	/* by id: unknown[] is in id order */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (btf->unknown[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < btf->nr_unknown && btf->unknown[lo].id == id ?
+	       &btf->unknown[lo] : NULL;
+}
+
+bool bc_btf_has_unknown(const struct bc_btf *btf)
+{
+	for (; btf; btf = btf->base)
+		if (btf->nr_unknown)
+			return true;
+	return false;
+}
+
+int bc_btf_refuse_unknown(const struct bc_btf *btf, bool with_base,
+			  const char *what, const struct bc_log *log)
+{
+	for (; btf; btf = with_base ? btf->base : NULL) {
+		const struct bc_unknown_type *u = btf->unknown;
+
+		if (!btf->nr_unknown)
+			continue;
+		return bc_log_error(log, -EOPNOTSUPP,
+			"%s: type [%u] has kind %u, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids, so %s cannot renumber the ids around it (dump, diff, deps and header step over it)",
+			btf->path, u->id, u->kind, what);
+	}
+	return 0;
 }
 
 const char *bc_btf_str(const struct bc_btf *btf, uint32_t off)
@@ -277,8 +325,9 @@ static const struct bc_btf *layout_owner(const struct bc_btf *btf)
 
 /*
  * Bytes of the record of unknown kind at t, from the layout section, or a
- * negative errno after a message. Without skip_unknown the kind is refused,
- * naming it and what the layout section would have allowed.
+ * negative errno after a message. Without a layout entry for the kind
+ * nothing after the record can be found; without skip_unknown the kind is
+ * refused, naming it and the first type of it (the first refused).
  */
 static int64_t unknown_kind_size(const struct bc_btf *btf, uint32_t id,
 				 const struct btf_type *t,
@@ -289,14 +338,20 @@ static int64_t unknown_kind_size(const struct bc_btf *btf, uint32_t id,
 	uint32_t kind = bc_type_kind(t);
 	const struct bc_btf_layout *l;
 
-	if (kind == BTF_KIND_UNKN || !owner || kind >= owner->nr_layout)
+	if (kind == BTF_KIND_UNKN)
 		return bc_log_error(log, -EINVAL,
-			"%s: type [%u] has unknown kind %u%s", btf->path, id,
-			kind, kind == BTF_KIND_UNKN || !owner ? "" :
-			" (the kind layout section has no entry for it)");
+			"%s: type [%u] has unknown kind 0", btf->path, id);
+	if (!owner)
+		return bc_log_error(log, -EINVAL,
+			"%s: type [%u] has unknown kind %u, a kind newer than btfcanon, and the BTF has no kind layout section to say how long its record is: nothing from it on can be read",
+			btf->path, id, kind);
+	if (kind >= owner->nr_layout)
+		return bc_log_error(log, -EINVAL,
+			"%s: type [%u] has unknown kind %u (the kind layout section has no entry for it: nothing from it on can be read)",
+			btf->path, id, kind);
 	if (!opts->skip_unknown_kinds)
 		return bc_log_error(log, -EOPNOTSUPP,
-			"%s: type [%u] has kind %u, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids, so it cannot be sorted (dump and diff skip it)",
+			"%s: type [%u] has kind %u, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids, so it cannot be sorted nor its ids renumbered (sort, archive and min refuse it; dump, diff, deps and header step over it)",
 			btf->path, id, kind);
 	l = &owner->layout[kind];
 	if (l->info_sz % 4 || l->elem_sz % 4)
@@ -400,18 +455,125 @@ record:
 	return out_off;
 }
 
+/* Bytes of placeholder names the bases' plain forms appended. */
+static uint32_t base_str_added(const struct bc_btf *btf)
+{
+	uint32_t added = 0;
+
+	for (btf = btf->base; btf; btf = btf->base)
+		added += btf->str_added;
+	return added;
+}
+
+/* The placeholder name of the unknown type u, at buf (NULL: its length). */
+static int placeholder_name(const struct bc_unknown_type *u, char *buf,
+			    size_t size)
+{
+	return snprintf(buf, size, BC_UNKNOWN_PREFIX "%u", u->kind);
+}
+
+/* Bytes of the record at t, of any kind the layout section owner sizes. */
+static uint32_t record_bytes(const struct bc_btf *owner, const struct btf_type *t)
+{
+	uint32_t kind = bc_type_kind(t);
+
+	if (bc_kind_valid(kind))
+		return bc_type_words(t) * 4;
+	return sizeof(*t) + owner->layout[kind].info_sz +
+	       bc_type_vlen(t) * owner->layout[kind].elem_sz;
+}
+
+/*
+ * Records every type of unknown kind in btf->unknown, in id order, its
+ * bytes copied into btf->unknown_bytes, and adds up the bytes of their
+ * placeholder names. Two walks of the input's types: sizes, then copies.
+ */
+static int collect_unknown(struct bc_btf *btf, const struct raw_view *view,
+			   uint32_t *names_len)
+{
+	const struct bc_btf *owner = layout_owner(btf);
+	uint32_t i, off, n = 0, at = 0, bytes_len = 0;
+
+	*names_len = 0;
+	for (i = 0, off = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = (const void *)(view->types + off);
+
+		if (!bc_kind_valid(bc_type_kind(t)))
+			bytes_len += record_bytes(owner, t);
+		off += record_bytes(owner, t);
+	}
+	btf->unknown = calloc(btf->nr_unknown, sizeof(*btf->unknown));
+	btf->unknown_bytes = malloc(bytes_len ? bytes_len : 1);
+	if (!btf->unknown || !btf->unknown_bytes)
+		return -ENOMEM;
+	for (i = 0, off = 0; i < btf->nr_types; i++) {
+		const struct btf_type *t = (const void *)(view->types + off);
+		uint32_t bytes = record_bytes(owner, t);
+		struct bc_unknown_type *u;
+
+		off += bytes;
+		if (bc_kind_valid(bc_type_kind(t)))
+			continue;
+		u = &btf->unknown[n++];
+		u->id = btf->start_id + i;
+		u->kind = bc_type_kind(t);
+		u->name_off = t->name_off;
+		u->vlen = bc_type_vlen(t);
+		u->len = bytes;
+		u->bytes = btf->unknown_bytes + at;
+		memcpy(btf->unknown_bytes + at, t, bytes);
+		at += bytes;
+		*names_len += placeholder_name(u, NULL, 0) + 1;
+	}
+	return 0;
+}
+
+/*
+ * Moves the string offsets of a split BTF's own strings in the record at
+ * w up by shift bytes: the placeholder names its bases' plain forms
+ * appended lie where its input's own strings began. raw_start is where
+ * they began in the input.
+ */
+static void shift_own_names(uint32_t *w, uint32_t raw_start, uint32_t shift)
+{
+	uint32_t *name, k;
+
+	for (k = 0; (name = bc_type_word_of_class(w, BC_WORD_NAME, k)); k++)
+		if (*name >= raw_start)
+			*name += shift;
+}
+
 /*
  * Puts the plain form of the parsed blob into btf->data: a 24-byte header,
- * the types (each record of an unknown kind replaced by `typedef void
- * NAME`), the strings.
+ * the types (each record of an unknown kind replaced by its placeholder,
+ * `typedef void __btfcanon_unknown_kind<K>`), the strings, then the
+ * placeholders' names. Over a base that appended names, this blob's own
+ * string offsets move up by as much (shift_own_names).
  */
 static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 		       uint32_t plain_type_len)
 {
+	uint32_t shift = base_str_added(btf), names_len = 0, i;
+	uint32_t raw_start = btf->start_str_off - shift;
 	struct btf_header *hdr;
 	uint8_t *types;
+	char *names;
+	int err;
 
-	btf->size = sizeof(*hdr) + (size_t)plain_type_len + view->str_len;
+	if (btf->nr_unknown) {
+		err = collect_unknown(btf, view, &names_len);
+		if (err)
+			return err;
+		if ((uint64_t)names_len + view->str_len + plain_type_len +
+		    sizeof(*hdr) > UINT32_MAX)
+			return -E2BIG;
+		/* the input's own names move up as its base's did */
+		for (i = 0; i < btf->nr_unknown; i++)
+			if (btf->unknown[i].name_off >= raw_start)
+				btf->unknown[i].name_off += shift;
+	}
+	btf->size = sizeof(*hdr) + (size_t)plain_type_len + view->str_len +
+		    names_len;
 	btf->own.mem = malloc(btf->size);
 	if (!btf->own.mem)
 		return -ENOMEM;
@@ -424,13 +586,13 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 	hdr->hdr_len = sizeof(*hdr);
 	hdr->type_len = plain_type_len;
 	hdr->str_off = plain_type_len;
-	hdr->str_len = view->str_len;
+	hdr->str_len = view->str_len + names_len;
 	types = (uint8_t *)(hdr + 1);
+	names = (char *)types + plain_type_len + view->str_len;
 	if (!btf->nr_unknown) {
 		memcpy(types, view->types, plain_type_len);
 	} else {
-		const struct bc_btf *owner = layout_owner(btf);
-		uint32_t i, in_off = 0;
+		uint32_t in_off = 0, u = 0, name_at = view->str_len;
 
 		for (i = 0; i < btf->nr_types; i++) {
 			const struct btf_type *t = (const void *)(view->types + in_off);
@@ -441,49 +603,79 @@ static int build_plain(struct bc_btf *btf, const struct raw_view *view,
 				bytes = bc_type_words(t) * 4;
 				memcpy(out, t, bytes);
 			} else {
-				bytes = sizeof(*t) + owner->layout[kind].info_sz +
-					bc_type_vlen(t) * owner->layout[kind].elem_sz;
-				out->name_off = t->name_off;
+				const struct bc_unknown_type *ut = &btf->unknown[u++];
+				int len = placeholder_name(ut, names, names_len);
+
+				bytes = ut->len;
+				out->name_off = btf->start_str_off + name_at;
 				out->info = (uint32_t)BTF_KIND_TYPEDEF << 24;
 				out->type = 0;
+				names += len + 1;
+				names_len -= len + 1;
+				name_at += len + 1;
 			}
 			in_off += bytes;
 		}
+		btf->str_added = name_at - view->str_len;
+	}
+	if (shift) {
+		for (i = 0; i < btf->nr_types; i++)
+			if (btf->kinds[i] != BTF_KIND_TYPEDEF ||
+			    !bc_btf_unknown(btf, btf->start_id + i))
+				shift_own_names((uint32_t *)(types + btf->type_off[i]),
+						raw_start, shift);
 	}
 	memcpy(types + plain_type_len, view->strs, view->str_len);
 	btf->hdr = hdr;
 	btf->types = types;
 	btf->strs = (const char *)types + plain_type_len;
-	btf->str_len = view->str_len;
+	btf->str_len = view->str_len + btf->str_added;
 	return 0;
 }
 
-/* One warning per unknown kind read as a placeholder, after the checks. */
-static void warn_unknown_kinds(const struct bc_btf *btf, const uint8_t *types,
-			       const struct bc_log *log)
+/*
+ * One warning per unknown kind read as a placeholder, after the checks:
+ * how many, the first by id and name, what references to them read as.
+ */
+static void warn_unknown_kinds(const struct bc_btf *btf, const struct bc_log *log)
 {
-	uint32_t first[128] = { 0 }, count[128] = { 0 }, i, off = 0, kind;
-	const struct bc_btf *owner = layout_owner(btf);
+	uint32_t first[128] = { 0 }, count[128] = { 0 }, i, kind;
 
-	for (i = 0; i < btf->nr_types; i++) {
-		const struct btf_type *t = (const void *)(types + off);
-
-		kind = bc_type_kind(t);
-		if (bc_kind_valid(kind)) {
-			off += bc_type_words(t) * 4;
-			continue;
-		}
-		off += sizeof(*t) + owner->layout[kind].info_sz +
-		       bc_type_vlen(t) * owner->layout[kind].elem_sz;
-		if (!count[kind]++)
-			first[kind] = btf->start_id + i;
+	for (i = btf->nr_unknown; i-- > 0;) {
+		kind = btf->unknown[i].kind;
+		count[kind]++;
+		first[kind] = i;
 	}
-	for (kind = 0; kind < 128; kind++)
-		if (count[kind])
-			bc_log_printf(log, BC_LOG_WARN,
-				"%s: %u type(s) of kind %u, which btfcanon does not know, skipped with the kind layout section and read as 'typedef void NAME' (first: [%u] '%s')",
-				btf->path, count[kind], kind, first[kind],
-				bc_btf_str(btf, bc_btf_local(btf, first[kind] - btf->start_id)->name_off));
+	for (kind = 0; kind < 128; kind++) {
+		const struct bc_unknown_type *u = &btf->unknown[first[kind]];
+		char name[64];
+
+		if (!count[kind])
+			continue;
+		placeholder_name(u, name, sizeof(name));
+		bc_log_printf(log, BC_LOG_WARN,
+			"%s: %u type(s) of kind %u, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [%u] '%s'); references to them read as the opaque 'typedef void %s'",
+			btf->path, count[kind], kind, u->id,
+			bc_btf_str(btf, u->name_off), name);
+	}
+}
+
+/*
+ * The own names of the types of unknown kinds, which listings print: the
+ * only words of such a record known to be string offsets.
+ */
+static int check_unknown_names(const struct bc_btf *btf, const struct bc_log *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < btf->nr_unknown; i++)
+		if (btf->unknown[i].name_off >= bc_btf_str_end(btf) - btf->str_added)
+			return bc_log_error(log, -EINVAL,
+				"%s: type [%u] of unknown kind %u: name: string offset %u out of range (string section ends at %u)",
+				btf->path, btf->unknown[i].id, btf->unknown[i].kind,
+				btf->unknown[i].name_off,
+				bc_btf_str_end(btf) - btf->str_added);
+	return 0;
 }
 
 /* Said after an out-of-range id or string offset in split BTF. */
@@ -776,6 +968,7 @@ static bool keep_in_place(struct bc_btf *btf, const uint8_t *data,
 	const struct btf_header *hdr = (const void *)data;
 
 	if (!blob || data != blob->data || btf->nr_unknown ||
+	    base_str_added(btf) ||
 	    (hdr->hdr_len != sizeof(*hdr) && !in_place))
 		return false;
 	btf->own = *blob;
@@ -840,11 +1033,13 @@ static int parse(const void *data, size_t size, struct bc_blob *blob,
 	if (!err)
 		err = check_types(btf, log);
 	if (!err)
+		err = check_unknown_names(btf, log);
+	if (!err)
 		err = check_loops(btf, log);
 	if (err)
 		goto fail;
 	if (btf->nr_unknown)
-		warn_unknown_kinds(btf, view.types, log);
+		warn_unknown_kinds(btf, log);
 	free(aligned);
 	*out = btf;
 	return 0;

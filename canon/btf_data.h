@@ -4,7 +4,9 @@
  *
  * bc_btf_parse() takes the raw bytes of a BTF blob (header, type section,
  * string section) and checks everything later passes rely on: header
- * lengths, section bounds and alignment, every kind known, every record
+ * lengths, section bounds and alignment, every kind known (or, with
+ * skip_unknown_kinds, sized by the kind layout section and kept aside as
+ * read: struct bc_unknown_type), every record
  * inside the type section, every string offset inside the strings, every
  * type id naming an existing type, and no reference loop that avoids all
  * structs and unions (such a loop describes no C type and the kernel
@@ -37,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/btf.h>
 
@@ -99,17 +102,59 @@ struct bc_btf {
 	struct bc_btf_layout *layout;	/* the input's layout section, or NULL */
 	uint32_t nr_layout;		/* its entries (kinds 0 .. nr_layout-1) */
 	uint32_t nr_unknown;		/* types of unknown kinds, as placeholders */
+	/* [nr_unknown] those types as read, by id (bc_btf_unknown()) */
+	struct bc_unknown_type *unknown;
+	uint8_t *unknown_bytes;		/* their records, one after the other */
+	/*
+	 * Bytes of placeholder names appended to this blob's own strings
+	 * (its input's strings end str_len - str_added into them): a split
+	 * BTF over it has its own string offsets moved up by as much.
+	 */
+	uint32_t str_added;
 };
+
+/*
+ * A type of a kind btfcanon does not know, stepped over by the sizes of
+ * the kind layout section (bc_parse_opts.skip_unknown_kinds). Its id holds
+ * a placeholder, `typedef void __btfcanon_unknown_kind<K>` (a name no
+ * C source and no BTF encoder writes, BC_UNKNOWN_PREFIX), so that every
+ * reference to it stays valid, reads as an opaque type, and a C header
+ * that names it compiles; the record itself is kept here as read.
+ */
+struct bc_unknown_type {
+	uint32_t id;
+	uint32_t kind;			/* 0-127, not a kind btfcanon knows */
+	uint32_t name_off;		/* the record's own name (word 0) */
+	uint32_t vlen;
+	uint32_t len;			/* bytes of the record, head included */
+	const uint8_t *bytes;		/* the record as read (unknown_bytes) */
+};
+
+#define BC_UNKNOWN_PREFIX "__btfcanon_unknown_kind"
+
+/*
+ * Is t, named name, the placeholder of a type of unknown kind? Its name
+ * says so wherever the BTF has gone since (libbpf, a sub-BTF, the header's
+ * synthesis), so the C writers and the diff can leave it out as a type of
+ * its own and spell only the references to it.
+ */
+static inline bool bc_is_unknown_placeholder(const struct btf_type *t,
+					     const char *name)
+{
+	return BTF_INFO_KIND(t->info) == BTF_KIND_TYPEDEF && t->type == 0 &&
+	       !strncmp(name, BC_UNKNOWN_PREFIX, sizeof(BC_UNKNOWN_PREFIX) - 1);
+}
 
 struct bc_parse_opts {
 	/*
 	 * A type of a kind btfcanon does not know, but which the layout
 	 * section (the blob's own; for split BTF without one, the base's)
-	 * sizes, is read as a placeholder `typedef void NAME` under the same
-	 * id, with one warning per kind, instead of being an error: the id
-	 * stays, so every reference to it stays valid and reads as an opaque
-	 * type. For passes that can go on past such a type (dump, diff); not
-	 * for sort, which would have to know the type's references.
+	 * sizes, is read as a placeholder (struct bc_unknown_type) under the
+	 * same id, with one warning per kind, instead of being an error: the
+	 * id stays, so every reference to it stays valid and reads as an
+	 * opaque type. For the commands that only read (dump, diff, deps,
+	 * header); not for those that renumber ids (sort, archive, min),
+	 * which would have to know which of the record's words are ids.
 	 */
 	bool skip_unknown_kinds;
 	/*
@@ -179,6 +224,25 @@ const struct btf_type *bc_btf_type(const struct bc_btf *btf, uint32_t id);
 
 /* Kind of any id 1 .. end-1, looking into the base; BTF_KIND_UNKN for 0. */
 uint32_t bc_btf_kind(const struct bc_btf *btf, uint32_t id);
+
+/*
+ * The type of unknown kind under id as read (looking into the base), or
+ * NULL when id is a type of a known kind (or 0, or out of range).
+ */
+const struct bc_unknown_type *bc_btf_unknown(const struct bc_btf *btf,
+					     uint32_t id);
+
+/* Does btf or its base hold a type of unknown kind? */
+bool bc_btf_has_unknown(const struct bc_btf *btf);
+
+/*
+ * Refuses btf (with its bases when with_base) when it holds a type of
+ * unknown kind: what (the command's verb, "min") cannot renumber the ids
+ * around it. Returns 0, or -EOPNOTSUPP after a message naming the file,
+ * the first such type's id and its kind.
+ */
+int bc_btf_refuse_unknown(const struct bc_btf *btf, bool with_base,
+			  const char *what, const struct bc_log *log);
 
 /* String at offset off (in the base when off lies there). */
 const char *bc_btf_str(const struct bc_btf *btf, uint32_t off);

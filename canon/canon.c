@@ -1816,6 +1816,10 @@ int canon_run(const struct bc_btf *in, const struct canon_opts *opts,
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
+	/* the ids inside a record of unknown kind would go stale */
+	err = bc_btf_refuse_unknown(in, false, "sorting", log);
+	if (err)
+		return err;
 	if (in->base && in->base->base)
 		return bc_log_error(log, -EOPNOTSUPP,
 			"%s: split BTF over a split base is not supported",

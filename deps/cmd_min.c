@@ -150,6 +150,11 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 			bc_deps_kernel_deinit(&kernel);
 			goto out;
 		}
+		/* a kept type may refer to one: its ids would go stale */
+		if (bc_btf_refuse_unknown(kernel.types.btf, true, "min", log)) {
+			bc_deps_kernel_deinit(&kernel);
+			goto out;
+		}
 		err = bc_min_new(&kernel.types, &m);
 		for (i = 0; i < nr_objs && !err; i++)
 			err = bc_min_add_object(m, &objs[i]);

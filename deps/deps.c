@@ -697,6 +697,8 @@ static int dirent_cmp(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
+
 /*
  * A directory of BTF as /sys/kernel/btf lays it out: DIR/vmlinux, and
  * every other regular file a module's split BTF over it, taken in name
@@ -755,7 +757,9 @@ static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
 			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
 			break;
 		}
-		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
+		/* types of kinds it does not know stepped over, as vmlinux's */
+		err = bc_file_load_btf_opts(path, k->input.btf, &skip_unknown,
+					    &m->btf, &format, log);
 		if (!err && bc_ktypes_init_btf(&m->types, m->btf, true))
 			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 		free(path);

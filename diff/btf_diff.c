@@ -10,6 +10,9 @@
  *
  * 1. Entities. Every named struct, union, enum, typedef, int and float,
  *    every function (FUNC), variable (VAR) and data section is an entity,
+ *    but for the placeholders of types of kinds btfcanon does not know
+ *    (canon/btf_data.h: a reference to one reads as its kind's opaque
+ *    typedef, so a moved or changed unknown type changes nothing here),
  *    keyed by class, name and C keyword: "struct sk_buff", "func kfree".
  *    Anonymous enums that no other type refers to are entities too (the
  *    kernel's "enum { FOO = 1 };" constants), keyed by keyword alone. A
@@ -440,6 +443,12 @@ static bool make_entity(const struct side *s, const bool *referenced,
 		e->is_fwd = true;
 		return true;
 	case BTF_KIND_TYPEDEF:
+		/*
+		 * a type of a kind btfcanon does not know has no C text to
+		 * compare: only the references to it are (by its kind)
+		 */
+		if (bc_is_unknown_placeholder(t, name))
+			return false;
 		e->keyword = "typedef";
 		return true;
 	case BTF_KIND_INT:

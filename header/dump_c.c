@@ -438,6 +438,12 @@ static int collect_roots(const struct bc_btf *btf, struct root **roots_out,
 			}
 			break;
 		case BTF_KIND_TYPEDEF:
+			/*
+			 * the placeholder of a type of unknown kind is written
+			 * only where a type written refers to it
+			 */
+			if (bc_is_unknown_placeholder(t, name))
+				continue;
 			if (is_simple_typedef(btf, t))
 				rank = RANK_SIMPLE_TYPEDEF;
 			else

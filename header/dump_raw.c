@@ -331,10 +331,40 @@ static const list_fn list_kind[BC_NR_KINDS] = {
 	[BTF_KIND_ENUM64]	= list_enum,
 };
 
+/*
+ * A type of a kind btfcanon does not know (canon/btf_data.h), as read:
+ * `[ID] UNKNOWN_KIND_<K> 'NAME' vlen=V bytes=HEX`, the record's bytes in
+ * file order, head included (JSON: "kind":"UNKNOWN_KIND_<K>", "kind_number",
+ * "vlen", "bytes"). Its words are not interpreted: which are type ids is
+ * what btfcanon does not know.
+ */
+static void list_unknown(struct listing *l, const struct bc_unknown_type *u,
+			 bool first)
+{
+	const char *name = name_or_anon(l->btf, u->name_off);
+	uint32_t i;
+
+	if (l->json) {
+		bc_text_printf(l->out, "%s\n{\"id\":%u,\"kind\":\"UNKNOWN_KIND_%u\",\"name\":",
+			       first ? "" : ",", u->id, u->kind);
+		bc_text_json_str(l->out, name);
+	} else {
+		bc_text_printf(l->out, "[%u] UNKNOWN_KIND_%u '%s'", u->id,
+			       u->kind, name);
+	}
+	field_u(l, "kind_number", u->kind);
+	field_u(l, "vlen", u->vlen);
+	field_key(l, "bytes");
+	bc_text_puts(l->out, l->json ? "\"" : "");
+	for (i = 0; i < u->len; i++)
+		bc_text_printf(l->out, "%02x", u->bytes[i]);
+	bc_text_puts(l->out, l->json ? "\"}" : "\n");
+}
+
 static int list_types(const struct bc_btf *btf, struct bc_text *out, bool json)
 {
 	struct listing l = { .btf = btf, .out = out, .json = json };
-	uint32_t i;
+	uint32_t i, u = 0;
 
 	if (json)
 		bc_text_puts(out, "{\"types\":[");
@@ -343,6 +373,11 @@ static int list_types(const struct bc_btf *btf, struct bc_text *out, bool json)
 		uint32_t kind = bc_type_kind(t);
 		const char *name = name_or_anon(btf, t->name_off);
 
+		if (u < btf->nr_unknown &&
+		    btf->unknown[u].id == btf->start_id + i) {
+			list_unknown(&l, &btf->unknown[u++], !i);
+			continue;
+		}
 		if (json) {
 			bc_text_printf(out, "%s\n{\"id\":%u,\"kind\":\"%s\",\"name\":",
 				       i ? "," : "", btf->start_id + i,

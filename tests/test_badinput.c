@@ -501,6 +501,50 @@ START_TEST(test_unknown_kind)
 }
 END_TEST
 
+/*
+ * [3] (which struct node's 'val' refers to) of kind 21, LOC_PROTO in the
+ * 2026 UAPI, which btfcanon does not implement. With a kind layout section
+ * sizing it, the plain parse (sort's) refuses it naming the kind and the
+ * id, and the parse of the reading commands keeps it as read under an
+ * opaque placeholder of the same id; without one, every parse refuses it.
+ */
+START_TEST(test_unknown_kind_layout)
+{
+	struct bc_btf_layout layout[23] = { 0 };
+	const struct bc_parse_opts skip = { .skip_unknown_kinds = true };
+	struct blob b = valid_blob();
+	const struct bc_unknown_type *u;
+	const struct btf_type *t;
+	struct bc_btf *btf;
+	uint32_t i;
+
+	set_kind_vlen(&b, ID_TYPEDEF, 21, 0);
+	expect_reject(b.data, b.size, NULL, -EINVAL, "[3]", "unknown kind 21",
+		      "no kind layout section");
+	for (i = 0; i < BC_NR_KINDS; i++)
+		layout[i] = bc_kind_btf_layout(i);
+	layout[20].info_sz = 8;		/* LOC_PARAM */
+	layout[21].elem_sz = 4;		/* LOC_PROTO */
+	layout[22].elem_sz = 16;	/* LOCSEC */
+	ck_assert_int_eq(bc_btf_blob_add_layout(&b.data, &b.size, layout, 23), 0);
+	expect_reject(b.data, b.size, NULL, -EOPNOTSUPP, "[3]", "kind 21",
+		      "cannot be sorted nor its ids renumbered");
+	ck_assert_int_eq(bc_btf_parse_opts(b.data, b.size, NULL, &skip, BAD_PATH,
+					   NULL, &btf), 0);
+	u = bc_btf_unknown(btf, ID_TYPEDEF);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_uint_eq(u->kind, 21);
+	ck_assert_uint_eq(u->len, 12);
+	ck_assert_str_eq(bc_btf_str(btf, u->name_off), "myint");
+	t = bc_btf_type(btf, ID_TYPEDEF);
+	ck_assert(bc_is_unknown_placeholder(t, bc_btf_str(btf, t->name_off)));
+	ck_assert_ptr_null(bc_btf_unknown(btf, ID_STRUCT));
+	ck_assert_int_eq(bc_btf_refuse_unknown(btf, false, "min", NULL), -EOPNOTSUPP);
+	bc_btf_free(btf);
+	blob_free(&b);
+}
+END_TEST
+
 START_TEST(test_vlen_past_end)
 {
 	struct blob b = valid_blob();
@@ -808,6 +852,7 @@ Suite *badinput_suite(void)
 	tc = tcase_create("types");
 	tcase_add_test(tc, test_truncated_record);
 	tcase_add_test(tc, test_unknown_kind);
+	tcase_add_test(tc, test_unknown_kind_layout);
 	tcase_add_test(tc, test_vlen_past_end);
 	tcase_add_test(tc, test_ref_missing_type);
 	tcase_add_test(tc, test_func_not_proto);

@@ -182,6 +182,25 @@ static void make_layout_inputs(const struct blob *good)
 	blob_free(&lay);
 }
 
+/*
+ * good.btf with the inline-site kinds 20-22 after [3] and known types
+ * referring to them (tests/tools/btf-add-kinds, built beside $BTFCANON):
+ * [4] is the first of kind 20; with the kind layout section that sizes
+ * them, and without it.
+ */
+static void make_kind_inputs(void)
+{
+	const char *cli = getenv("BTFCANON"), *slash;
+
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	slash = strrchr(cli, '/');
+	ck_assert_int_eq(test_sh("%.*sbtf-add-kinds %s/good.btf %s/kinds.btf && "
+				 "%.*sbtf-add-kinds --no-layout %s/good.btf %s/kinds-nol.btf",
+				 slash ? (int)(slash - cli + 1) : 0, cli, scratch,
+				 scratch, slash ? (int)(slash - cli + 1) : 0, cli,
+				 scratch, scratch), 0);
+}
+
 static void make_btf_inputs(void)
 {
 	struct btf *btf = btf__new_empty();
@@ -227,6 +246,7 @@ static void make_btf_inputs(void)
 	/* a member's type id out of range */
 	write_patched("member.btf", &good, NEXT_TYPE, 0x7fffffff, 4);
 	make_layout_inputs(&good);
+	make_kind_inputs();
 	blob_free(&good);
 }
 
@@ -345,6 +365,15 @@ static const struct bad_row rows[] = {
 	  "entry 4 (STRUCT) says 0 bytes after the type and 16 per entry" },
 	{ "hdr_len 28", "sort", "layout-hdrlen.btf", NULL, 1,
 	  "header length 28: neither the 24-byte header nor the 32-byte one" },
+	/* kinds btfcanon does not know: sized by the layout section or not */
+	{ "unknown kind with a layout section, sort", "sort", "kinds.btf", NULL, 1,
+	  "type [4] has kind 20, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids, so it cannot be sorted nor its ids renumbered" },
+	{ "unknown kind without a layout section, sort", "sort", "kinds-nol.btf", NULL, 1,
+	  "type [4] has unknown kind 20, a kind newer than btfcanon, and the BTF has no kind layout section to say how long its record is" },
+	{ "unknown kind without a layout section, dump", "dump", "kinds-nol.btf", NULL, 2,
+	  "type [4] has unknown kind 20, a kind newer than btfcanon, and the BTF has no kind layout section" },
+	{ "unknown kind without a layout section, diff", "diff", "kinds-nol.btf", NULL, 2,
+	  "type [4] has unknown kind 20, a kind newer than btfcanon, and the BTF has no kind layout section" },
 	/* ELF and DWARF */
 	{ "ELF cut at 16", "encode", "elf-cut16.o", NULL, 1, "not an ELF file" },
 	{ "ELF cut at 64", "encode", "elf-cut64.o", NULL, 1,

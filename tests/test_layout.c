@@ -16,9 +16,17 @@
  *			encode --features layout writes pahole's section, for
  *			base BTF only; without it the 24-byte header
  *	unknown		a kind (25) the layout section sizes: dump and diff
- *			skip it (a `typedef void NAME` placeholder, a warning),
- *			sort refuses naming the kind; in split BTF the base's
- *			section sizes it
+ *			skip it (the record kept as read under an opaque
+ *			placeholder `typedef void __btfcanon_unknown_kind25`,
+ *			a warning), sort refuses naming the kind; in split BTF
+ *			the base's section sizes it
+ *	newer		the inline-site kinds 20-22 after dummy.ko's types
+ *			(tests/tools/btf-add-kinds): dump -f raw/json list
+ *			them by kind number and bytes, the rest as before;
+ *			dump -f c and header compile; diff and deps answer
+ *			for the types around them; sort, archive and min
+ *			refuse, naming the kind and the first id; without
+ *			the layout section every command refuses
  *	bad		a table of broken layout sections and headers, each
  *			refused with one message naming the file and the fault
  */
@@ -673,7 +681,24 @@ START_TEST(test_unknown_skipped)
 	t = bc_btf_type(btf, 4);
 	ck_assert_uint_eq(bc_type_kind(t), BTF_KIND_TYPEDEF);
 	ck_assert_uint_eq(t->type, 0);
-	ck_assert_str_eq(bc_btf_str(btf, t->name_off), "mystery");
+	ck_assert_str_eq(bc_btf_str(btf, t->name_off), "__btfcanon_unknown_kind25");
+	ck_assert(bc_is_unknown_placeholder(t, bc_btf_str(btf, t->name_off)));
+	/* the record as read: its kind, name, vlen and bytes */
+	{
+		const struct bc_unknown_type *u = bc_btf_unknown(btf, 4);
+		const uint8_t *in = (const uint8_t *)b.data + hdr_of(&b)->hdr_len +
+				    hdr_of(&b)->type_len - 32 - 12;
+
+		ck_assert_ptr_nonnull(u);
+		ck_assert_uint_eq(u->id, 4);
+		ck_assert_uint_eq(u->kind, UNKNOWN_KIND);
+		ck_assert_uint_eq(u->vlen, 2);
+		ck_assert_uint_eq(u->len, 12 + 4 + 2 * 8);
+		ck_assert_str_eq(bc_btf_str(btf, u->name_off), "mystery");
+		ck_assert(!memcmp(u->bytes, in, u->len));
+		ck_assert_ptr_null(bc_btf_unknown(btf, 3));
+		ck_assert_ptr_null(bc_btf_unknown(btf, 5));
+	}
 	/* the type after it is where it was, by id and content */
 	t = bc_btf_type(btf, 5);
 	ck_assert_uint_eq(bc_type_kind(t), BTF_KIND_TYPEDEF);
@@ -724,22 +749,37 @@ START_TEST(test_unknown_split)
 
 	base = parse_quiet(&b, NULL, &skip_unknown, &cap, &err);
 	ck_assert_msg(!err, "%s", cap.text);
-	/* 24-byte header, [6] kind 25 vlen 0 (16 bytes), strings "\0" */
-	split.size = 24 + 16 + 1;
+	/*
+	 * 24-byte header, [6] kind 25 vlen 0 (16 bytes), [7] TYPEDEF 'mine'
+	 * -> [4], strings "\0mine\0": 'mine' at the base input's string
+	 * length + 1, where the base's placeholder name now lies
+	 */
+	split.size = 24 + 16 + 12 + 6;
 	split.data = calloc(1, split.size);
 	ck_assert_ptr_nonnull(split.data);
 	memcpy(split.data, b.data, 24);
 	((struct btf_header *)split.data)->hdr_len = 24;
 	((struct btf_header *)split.data)->type_off = 0;
-	((struct btf_header *)split.data)->type_len = 16;
-	((struct btf_header *)split.data)->str_off = 16;
-	((struct btf_header *)split.data)->str_len = 1;
+	((struct btf_header *)split.data)->type_len = 28;
+	((struct btf_header *)split.data)->str_off = 28;
+	((struct btf_header *)split.data)->str_len = 6;
 	w = (uint32_t *)((char *)split.data + 24);
 	w[1] = (uint32_t)UNKNOWN_KIND << 24;
+	w[4] = hdr_of(&b)->str_len + 1;
+	w[5] = (uint32_t)BTF_KIND_TYPEDEF << 24;
+	w[6] = 4;
+	memcpy((char *)split.data + 24 + 28, "\0mine", 6);
+	ck_assert_uint_gt(base->str_added, 0);
 	btf = parse_quiet(&split, base, &skip_unknown, &cap, &err);
 	ck_assert_msg(!err, "%s", cap.text);
 	ck_assert_uint_eq(btf->start_id, 6);
 	ck_assert_uint_eq(btf->nr_unknown, 1);
+	ck_assert_str_eq(bc_btf_str(btf, bc_btf_type(btf, 7)->name_off), "mine");
+	ck_assert_str_eq(bc_btf_str(btf, bc_btf_type(btf, 4)->name_off),
+			 "__btfcanon_unknown_kind25");
+	ck_assert_str_eq(bc_btf_str(btf, bc_btf_type(btf, 6)->name_off),
+			 "__btfcanon_unknown_kind25");
+	ck_assert_str_eq(bc_btf_str(btf, bc_btf_unknown(btf, 4)->name_off), "mystery");
 	bc_btf_free(btf);
 	cap.len = 0;
 	ck_assert_ptr_null(parse_quiet(&split, base, NULL, &cap, &err));
@@ -772,7 +812,8 @@ START_TEST(test_unknown_cli)
 			    cli(), scratch, scratch, scratch), 0);
 	out = scratch_file("u.raw");
 	ck_assert_ptr_nonnull(out.data);
-	ck_assert_msg(memmem(out.data, out.size, "[4] TYPEDEF 'mystery' type_id=0", 31),
+	ck_assert_msg(memmem(out.data, out.size,
+			     "[4] UNKNOWN_KIND_25 'mystery' kind_number=25 vlen=2 bytes=1000000002000019", 74),
 		      "%.*s", (int)out.size, (char *)out.data);
 	ck_assert_msg(memmem(out.data, out.size, "[5] TYPEDEF 'after' type_id=4", 29),
 		      "%.*s", (int)out.size, (char *)out.data);
@@ -784,7 +825,10 @@ START_TEST(test_unknown_cli)
 	ck_assert_int_eq(test_sh("%s dump -f c %s/unknown.btf -o %s/u.h 2> /dev/null",
 			    cli(), scratch, scratch), 0);
 	out = scratch_file("u.h");
-	ck_assert_msg(memmem(out.data, out.size, "typedef void mystery;", 21),
+	ck_assert_msg(memmem(out.data, out.size,
+			     "typedef void __btfcanon_unknown_kind25;", 39) &&
+		      memmem(out.data, out.size,
+			     "typedef __btfcanon_unknown_kind25 after;", 40),
 		      "%.*s", (int)out.size, (char *)out.data);
 	blob_free(&out);
 	ck_assert_int_eq(test_sh("%s dump -f json %s/unknown.btf > /dev/null 2>&1",
@@ -795,6 +839,366 @@ START_TEST(test_unknown_cli)
 	ck_assert_int_eq(test_sh("%s diff %s/unknown.btf %s > /dev/null 2>&1",
 			    cli(), scratch, SAMPLE_LAYOUT), 1);
 	blob_free(&b);
+}
+END_TEST
+
+/* ---- the inline-site kinds, as tests/tools/btf-add-kinds adds them -------- */
+
+/*
+ * dummy.layout.btf with kinds 20-22 (LOC_PARAM, LOC_PROTO, LOCSEC of the
+ * 2026 UAPI, which btfcanon does not implement) after its last type [3239],
+ * then known types that refer to them (tests/tools/btf-add-kinds.c):
+ *	[3240], [3241] kind 20	[3242] kind 21 -> {[3240], [3241]}
+ *	[3243] kind 22 '.loc'	[3244] PTR -> [3242]
+ *	[3245] STRUCT 'kind_holder' { 'site' -> [3244]; 'count' -> int }
+ *	[3246] TYPEDEF 'kind_site_t' -> [3243]
+ * In newer/: with the kind layout section (kinds.btf, and as
+ * 6.12.117-amd64.btf for header, whose kernels are named by version); in
+ * newer/nol/: the same without it.
+ */
+static char newer[] = "/tmp/btfcanon-kinds-XXXXXX";
+
+static void newer_setup(void)
+{
+	char tool[4096];
+	const char *slash;
+
+	ck_assert_ptr_nonnull(mkdtemp(newer));
+	slash = strrchr(cli(), '/');
+	snprintf(tool, sizeof(tool), "%.*sbtf-add-kinds",
+		 slash ? (int)(slash - cli() + 1) : 0, cli());
+	ck_assert_int_eq(test_sh("%s %s %s/kinds.btf && mkdir %s/nol && "
+				 "%s --no-layout %s %s/nol/kinds.btf && "
+				 "cp %s/kinds.btf %s/6.12.117-amd64.btf && "
+				 "cp %s/nol/kinds.btf %s/nol/6.12.117-amd64.btf",
+				 tool, SAMPLE_LAYOUT, newer, newer, tool,
+				 SAMPLE_LAYOUT, newer, newer, newer, newer,
+				 newer), 0);
+	ck_assert_int_eq(test_sh("clang -target bpf -O2 -g -I tests/fixtures/deps -c "
+				 "tests/fixtures/kinds/holder.bpf.c -o %s/holder.bpf.o",
+				 newer), 0);
+}
+
+static void newer_teardown(void)
+{
+	test_sh("rm -rf %s", newer);
+}
+
+static struct blob newer_file(const char *name)
+{
+	char path[256];
+	struct blob b;
+
+	snprintf(path, sizeof(path), "%s/%s", newer, name);
+	b = read_file(path);
+	/* NUL-terminated, for strstr */
+	b.data = realloc(b.data, b.size + 1);
+	ck_assert_ptr_nonnull(b.data);
+	((char *)b.data)[b.size] = '\0';
+	return b;
+}
+
+static void assert_has(const struct blob *b, const char *what, const char *phrase)
+{
+	ck_assert_msg(b->data && strstr(b->data, phrase), "%s lacks '%s':\n%s", what,
+		      phrase, b->data ? (char *)b->data : "(none)");
+}
+
+static void assert_lacks(const struct blob *b, const char *what, const char *phrase)
+{
+	ck_assert_msg(!strstr(b->data, phrase), "%s holds '%s':\n%s", what, phrase,
+		      (char *)b->data);
+}
+
+/* The note every reading command gives: each kind, its count, its first. */
+static void assert_kinds_noted(const char *err_name)
+{
+	struct blob err = newer_file(err_name);
+
+	assert_has(&err, err_name, "kinds.btf: 2 type(s) of kind 20, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3240] '')");
+	assert_has(&err, err_name, "1 type(s) of kind 21, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3242] ''); references to them read as the opaque 'typedef void __btfcanon_unknown_kind21'");
+	assert_has(&err, err_name, "1 type(s) of kind 22, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3243] '.loc')");
+	blob_free(&err);
+}
+
+static const char newer_tail[] =
+	"[3240] UNKNOWN_KIND_20 '(anon)' kind_number=20 vlen=0 bytes=0000000000000014fcffffff0500000000000000\n"
+	"[3241] UNKNOWN_KIND_20 '(anon)' kind_number=20 vlen=0 bytes=0000000000000094080000002a00000000000000\n"
+	"[3242] UNKNOWN_KIND_21 '(anon)' kind_number=21 vlen=2 bytes=000000000200001529000000a80c0000a90c0000\n"
+	"[3243] UNKNOWN_KIND_22 '.loc' kind_number=22 vlen=1 bytes=483c010001000016000000003e3c010029000000aa0c000040000000\n"
+	"[3244] PTR '(anon)' type_id=3242\n"
+	"[3245] STRUCT 'kind_holder' size=16 vlen=2\n"
+	"\t'site' type_id=3244 bits_offset=0\n"
+	"\t'count' type_id=20 bits_offset=64\n"
+	"[3246] TYPEDEF 'kind_site_t' type_id=3243\n";
+
+/*
+ * dump -f raw: the input's ids kept (with a note), every type before the
+ * new kinds listed as in dummy.layout.btf, each type of a new kind as its
+ * kind number and bytes, the known types after them as they are.
+ */
+START_TEST(test_newer_dump_raw)
+{
+	struct blob raw, before, err, json;
+
+	ck_assert_int_eq(test_sh("%s dump -f raw %s/kinds.btf -o %s/raw.txt 2> %s/raw.err",
+			    cli(), newer, newer, newer), 0);
+	ck_assert_int_eq(test_sh("%s dump -f raw --keep-ids %s -o %s/before.txt",
+			    cli(), SAMPLE_LAYOUT, newer), 0);
+	raw = newer_file("raw.txt");
+	before = newer_file("before.txt");
+	ck_assert_uint_eq(raw.size, before.size + strlen(newer_tail));
+	ck_assert_msg(!memcmp(raw.data, before.data, before.size),
+		      "the types before the new kinds are not listed as in %s",
+		      SAMPLE_LAYOUT);
+	ck_assert_str_eq((char *)raw.data + before.size, newer_tail);
+	assert_kinds_noted("raw.err");
+	err = newer_file("raw.err");
+	assert_has(&err, "raw.err", "kinds.btf: types keep the input's ids, not the canonical order");
+	blob_free(&err);
+	/* JSON: the same, one type a line */
+	ck_assert_int_eq(test_sh("%s dump -f json %s/kinds.btf -o %s/raw.json 2> /dev/null",
+			    cli(), newer, newer), 0);
+	json = newer_file("raw.json");
+	assert_has(&json, "raw.json", ",\n{\"id\":3242,\"kind\":\"UNKNOWN_KIND_21\",\"name\":\"(anon)\",\"kind_number\":21,\"vlen\":2,\"bytes\":\"000000000200001529000000a80c0000a90c0000\"},\n{\"id\":3243,");
+	assert_has(&json, "raw.json", "{\"id\":3246,\"kind\":\"TYPEDEF\",\"name\":\"kind_site_t\",\"type_id\":3243}\n]}\n");
+	blob_free(&json);
+	blob_free(&before);
+	blob_free(&raw);
+}
+END_TEST
+
+/* A program that names the types around the new kinds compiles with h. */
+static void assert_compiles(const char *h)
+{
+	ck_assert_int_eq(test_sh("printf '#include \"%s\"\\n"
+				 "int f(struct kind_holder *h, kind_site_t *s, struct net_device *d)"
+				 " { return h->count + (h->site != 0) + (s != 0) + d->mtu; }\\n'"
+				 " > %s/use.c && clang -target bpf -fsyntax-only -I %s %s/use.c",
+				 h, newer, newer, newer), 0);
+}
+
+/*
+ * dump -f c and header: a reference to a type of a new kind is to its
+ * kind's opaque placeholder, declared once; no placeholder nothing refers
+ * to (kind 20); the C compiles.
+ */
+START_TEST(test_newer_c)
+{
+	static const char *const files[] = { "k.h", "hdr.h" };
+	struct blob h;
+	int i;
+
+	ck_assert_int_eq(test_sh("%s dump -f c %s/kinds.btf -o %s/k.h 2> %s/c.err",
+			    cli(), newer, newer, newer), 0);
+	assert_kinds_noted("c.err");
+	ck_assert_int_eq(test_sh("%s header --kernel %s/6.12.117-amd64.btf -o %s/hdr.h 2> /dev/null",
+			    cli(), newer, newer), 0);
+	for (i = 0; i < 2; i++) {
+		h = newer_file(files[i]);
+		assert_has(&h, files[i], "\ntypedef void __btfcanon_unknown_kind21;\n");
+		assert_has(&h, files[i], "\ntypedef void __btfcanon_unknown_kind22;\n");
+		assert_has(&h, files[i], "\ntypedef __btfcanon_unknown_kind22 kind_site_t;\n");
+		assert_has(&h, files[i], "struct kind_holder {\n\t__btfcanon_unknown_kind21 *site;\n\tint count;\n};\n");
+		assert_lacks(&h, files[i], "kind20");
+		assert_lacks(&h, files[i], "___2");
+		assert_compiles(files[i]);
+		blob_free(&h);
+	}
+}
+END_TEST
+
+/*
+ * diff: the types added around the new kinds, and nothing for the types
+ * of new kinds themselves (no C text to compare); against itself nothing.
+ */
+START_TEST(test_newer_diff)
+{
+	struct blob d;
+	char want[1024];
+
+	ck_assert_int_eq(test_sh("%s diff %s %s/kinds.btf > %s/d.txt 2> %s/d.err",
+			    cli(), SAMPLE_LAYOUT, newer, newer, newer), 1);
+	d = newer_file("d.txt");
+	snprintf(want, sizeof(want),
+		 "--- %s\n+++ %s/kinds.btf\n"
+		 "+ struct kind_holder  (size 16, 2 members)\n"
+		 "+ typedef kind_site_t  (__btfcanon_unknown_kind22 kind_site_t)\n",
+		 SAMPLE_LAYOUT, newer);
+	ck_assert_str_eq(d.data, want);
+	blob_free(&d);
+	assert_kinds_noted("d.err");
+	ck_assert_int_eq(test_sh("%s diff %s/kinds.btf %s/kinds.btf > %s/d.txt 2> /dev/null",
+			    cli(), newer, newer, newer), 0);
+	d = newer_file("d.txt");
+	ck_assert_uint_eq(d.size, 0);
+	blob_free(&d);
+}
+END_TEST
+
+/*
+ * deps: the reads of the types around the new kinds (and dummy.ko's own
+ * net_device) answer; --save, which writes an archive, refuses.
+ */
+START_TEST(test_newer_deps)
+{
+	struct blob out;
+
+	ck_assert_int_eq(test_sh("%s deps --json --all %s/holder.bpf.o --kernel %s/kinds.btf > %s/deps.json 2> %s/deps.err",
+			    cli(), newer, newer, newer, newer), 0);
+	out = newer_file("deps.json");
+	assert_has(&out, "deps.json", "\"type\":\"struct kind_holder\",\"access\":\"count\",\"autoload\":true,\"kernels\":{\"");
+	assert_has(&out, "deps.json", "/kinds.btf\":{\"value\":8,\"status\":\"ok\"");
+	assert_has(&out, "deps.json", "\"access\":\"site\",\"autoload\":true,\"kernels\":{\"");
+	assert_has(&out, "deps.json", "/kinds.btf\":{\"value\":0,\"status\":\"ok\"");
+	assert_has(&out, "deps.json", "/kinds.btf\":{\"value\":56,\"status\":\"ok\"");
+	blob_free(&out);
+	assert_kinds_noted("deps.err");
+	ck_assert_int_eq(test_sh("%s deps --kernel %s/kinds.btf --save %s/saved.bca 2> %s/save.err",
+			    cli(), newer, newer, newer), 2);
+	out = newer_file("save.err");
+	assert_has(&out, "save.err", "kinds.btf: type [3240] has kind 20, which btfcanon does not know");
+	blob_free(&out);
+	ck_assert_int_ne(test_sh("test -e %s/saved.bca", newer), 0);
+}
+END_TEST
+
+/*
+ * A module's split BTF over kinds.btf: its own names lie after the base's
+ * strings, where the base's placeholder names now are, and still read as
+ * its own; a reference into the base's new kinds reads as the placeholder.
+ * deps over a directory of vmlinux and a module with a new kind of its own
+ * steps over both.
+ *	[3247] TYPEDEF 'mine' -> [3245] struct kind_holder
+ *	[3248] PTR -> [3242] (kind 21)	[3249] TYPEDEF 'ptrloc' -> [3248]
+ */
+START_TEST(test_newer_split)
+{
+	struct blob base = newer_file("kinds.btf"), split, out;
+	uint32_t str_len = hdr_of(&base)->str_len, *w;
+	char path[256];
+
+	split.size = 24 + 36 + 13;
+	split.data = calloc(1, split.size);
+	ck_assert_ptr_nonnull(split.data);
+	memcpy(split.data, base.data, 24);
+	((struct btf_header *)split.data)->hdr_len = 24;
+	((struct btf_header *)split.data)->type_len = 36;
+	((struct btf_header *)split.data)->str_off = 36;
+	((struct btf_header *)split.data)->str_len = 13;
+	w = (uint32_t *)((char *)split.data + 24);
+	w[0] = str_len + 1, w[1] = BTF_KIND_TYPEDEF << 24, w[2] = 3245;
+	w[3] = 0, w[4] = BTF_KIND_PTR << 24, w[5] = 3242;
+	w[6] = str_len + 6, w[7] = BTF_KIND_TYPEDEF << 24, w[8] = 3248;
+	memcpy(w + 9, "\0mine\0ptrloc", 13);
+	snprintf(path, sizeof(path), "%s/mod.btf", newer);
+	blob_write_or_fail(&split, path);
+	ck_assert_int_eq(test_sh("%s dump -f raw --base %s/kinds.btf %s -o %s/mod.txt 2> /dev/null",
+			    cli(), newer, path, newer), 0);
+	out = newer_file("mod.txt");
+	ck_assert_str_eq(out.data, "[3247] TYPEDEF 'mine' type_id=3245\n"
+				   "[3248] PTR '(anon)' type_id=3242\n"
+				   "[3249] TYPEDEF 'ptrloc' type_id=3248\n");
+	blob_free(&out);
+	ck_assert_int_eq(test_sh("%s dump -f c --base %s/kinds.btf %s -o %s/mod.h 2> /dev/null",
+			    cli(), newer, path, newer), 0);
+	out = newer_file("mod.h");
+	assert_has(&out, "mod.h", "\ntypedef void __btfcanon_unknown_kind21;\n");
+	assert_has(&out, "mod.h", "\ntypedef __btfcanon_unknown_kind21 *ptrloc;\n");
+	assert_has(&out, "mod.h", "\ntypedef struct kind_holder mine;\n");
+	blob_free(&out);
+	/*
+	 * deps over a directory as /sys/kernel/btf: vmlinux, and a module
+	 * whose [3248] is of kind 21 too (vlen 1: -> [3240]), stepped over
+	 */
+	w[3] = 0, w[4] = 21u << 24 | 1, w[5] = 3240;
+	split.size = 24 + 28 + 6;
+	((struct btf_header *)split.data)->type_len = 28;
+	((struct btf_header *)split.data)->str_off = 28;
+	((struct btf_header *)split.data)->str_len = 6;
+	memcpy(w + 7, "\0mine", 6);
+	ck_assert_int_eq(test_sh("mkdir %s/sys && cp %s/kinds.btf %s/sys/vmlinux",
+			    newer, newer, newer), 0);
+	snprintf(path, sizeof(path), "%s/sys/mod", newer);
+	blob_write_or_fail(&split, path);
+	ck_assert_int_eq(test_sh("%s deps --json %s/holder.bpf.o --kernel %s/sys > %s/sys.json 2> %s/sys.err",
+			    cli(), newer, newer, newer, newer), 0);
+	out = newer_file("sys.json");
+	assert_has(&out, "sys.json", "/sys\":{\"value\":8,\"status\":\"ok\"");
+	blob_free(&out);
+	out = newer_file("sys.err");
+	assert_has(&out, "sys.err", "sys/mod: 1 type(s) of kind 21, which btfcanon does not know, stepped over by the kind layout section's sizes (first: [3248] '')");
+	blob_free(&out);
+	blob_free(&split);
+	blob_free(&base);
+}
+END_TEST
+
+/*
+ * The commands that renumber ids refuse, naming the file, the kind and the
+ * first type of it, and write nothing: sort, archive create and add, min.
+ */
+START_TEST(test_newer_renumber_refused)
+{
+	static const char *const cmds[] = {
+		"sort %s/kinds.btf -o %s/out.btf",
+		"archive create %s/a.bca %s/kinds.btf",
+		"archive add %s/b.bca %s/kinds.btf",
+		"min tests/fuzz/corpus/bpf_object/fix.bpf.o --kernel %s/kinds.btf -o %s/min",
+	};
+	struct blob err, before, after;
+	char cmd[1024];
+	int i;
+
+	ck_assert_int_eq(test_sh("%s archive create %s/b.bca %s --name dummy",
+			    cli(), newer, SAMPLE_LAYOUT), 0);
+	before = newer_file("b.bca");
+	for (i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), cmds[i], newer, newer);
+		ck_assert_int_ne(test_sh("%s %s 2> %s/r.err", cli(), cmd, newer), 0);
+		err = newer_file("r.err");
+		assert_has(&err, cmd, "kinds.btf: type [3240] has kind 20, which btfcanon does not know: the kind layout section gives its size, but not which of its words are type ids");
+		assert_has(&err, cmd, "renumber");
+		blob_free(&err);
+	}
+	ck_assert_int_ne(test_sh("test -e %s/out.btf || test -e %s/a.bca || "
+				 "test -e %s/min/kinds.btf", newer, newer, newer), 0);
+	after = newer_file("b.bca");
+	ck_assert(blob_eq(&before, &after));
+	blob_free(&before);
+	blob_free(&after);
+}
+END_TEST
+
+/* Without the layout section every command refuses, naming the kind. */
+START_TEST(test_newer_no_layout)
+{
+	static const char *const cmds[] = {
+		"sort %s/nol/kinds.btf -o %s/nol/out.btf",
+		"dump -f raw %s/nol/kinds.btf -o %s/nol/out.txt",
+		"dump -f c %s/nol/kinds.btf -o %s/nol/out.h",
+		"dump -f json %s/nol/kinds.btf -o %s/nol/out.json",
+		"diff %s/kinds.btf %s/nol/kinds.btf",
+		"deps tests/fuzz/corpus/bpf_object/fix.bpf.o --kernel %s/nol/kinds.btf --kernel %s/kinds.btf",
+		"deps --kernel %s/nol/kinds.btf --save %s/nol/saved.bca",
+		"header --kernel %s/nol/6.12.117-amd64.btf -o %s/nol/out.h",
+		"archive create %s/nol/a.bca %s/nol/kinds.btf",
+		"min tests/fuzz/corpus/bpf_object/fix.bpf.o --kernel %s/nol/kinds.btf -o %s/nol/min",
+	};
+	struct blob err;
+	char cmd[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(cmd, sizeof(cmd), cmds[i], newer, newer);
+		ck_assert_int_ne(test_sh("%s %s > /dev/null 2> %s/nol/r.err", cli(),
+				    cmd, newer), 0);
+		err = newer_file("nol/r.err");
+		assert_has(&err, cmd, ".btf: type [3240] has unknown kind 20, a kind newer than btfcanon, and the BTF has no kind layout section to say how long its record is");
+		blob_free(&err);
+	}
+	ck_assert_int_eq(test_sh("ls %s/nol | grep -v -x -e kinds.btf -e 6.12.117-amd64.btf -e r.err -e min",
+			    newer), 1);
 }
 END_TEST
 
@@ -989,6 +1393,17 @@ Suite *layout_suite(void)
 	tcase_add_test(tc, test_unknown_skipped);
 	tcase_add_test(tc, test_unknown_without_entry);
 	tcase_add_test(tc, test_unknown_split);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("newer");
+	tcase_add_unchecked_fixture(tc, newer_setup, newer_teardown);
+	tcase_add_test(tc, test_newer_dump_raw);
+	tcase_add_test(tc, test_newer_c);
+	tcase_add_test(tc, test_newer_diff);
+	tcase_add_test(tc, test_newer_deps);
+	tcase_add_test(tc, test_newer_split);
+	tcase_add_test(tc, test_newer_renumber_refused);
+	tcase_add_test(tc, test_newer_no_layout);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad");

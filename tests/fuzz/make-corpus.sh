@@ -6,7 +6,8 @@
 # a .BTF section (btf_elf), and one fixture's BTF as the base of the next
 # one's split BTF, the full base and a distilled one (relocate; the seeds
 # named kernel-*, real modules' .BTF.base and .BTF not made here, are kept).
-# Seeds larger than 8 KB are left out. Needs build/btfcanon and gcc, clang.
+# Seeds larger than 8 KB are left out. Needs build/btfcanon,
+# build/btf-add-kinds and gcc, clang.
 #
 #   tests/fuzz/make-corpus.sh
 #
@@ -53,7 +54,10 @@ small() { [ "$(stat -c %s "$1")" -le "$max" ]; }
 
 # The 2026 format: each fixture's BTF (gcc) with the kind layout section
 # (sort, dump); a variant with a type of kind 25, which the section sizes,
-# and a PTR to it (dump; sort refuses it); the pair of both (diff).
+# and a PTR to it (dump; sort refuses it); the pair of both (diff); and
+# the inline-site kinds 20-22 that build/btf-add-kinds adds, with known
+# types referring to them, with the section and without (dump, sort,
+# which refuses both; the pair with the fixture's BTF: diff).
 layout_seeds() {
 	for src in tests/fixtures/*.c; do
 		name=$(basename "$src" .c)
@@ -89,6 +93,21 @@ hdr = struct.pack('<HBBIIIIIII', magic, ver, flags, 32, 0, len(types),
 new = hdr + types + layout + strs
 open(sys.argv[2], 'wb').write(new)
 open(sys.argv[3], 'wb').write(struct.pack('<I', len(d)) + d + new)
+PY
+		build/btf-add-kinds "$tmp/$name-layout.btf" "$tmp/$name-kinds.btf" \
+			2>/dev/null || continue
+		build/btf-add-kinds --no-layout "$tmp/$name-layout.btf" \
+			"$tmp/$name-kinds-nol.btf"
+		small "$tmp/$name-kinds.btf" || continue
+		cp "$tmp/$name-kinds.btf" "$out/dump/$name-kinds.btf"
+		cp "$tmp/$name-kinds-nol.btf" "$out/dump/$name-kinds-nol.btf"
+		cp "$tmp/$name-kinds.btf" "$out/sort/$name-kinds.btf"
+		python3 - "$tmp/$name-layout.btf" "$tmp/$name-kinds.btf" \
+			"$out/diff/$name-kinds.pair" <<'PY'
+import struct, sys
+a = open(sys.argv[1], 'rb').read()
+b = open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(struct.pack('<I', len(a)) + a + b)
 PY
 	done
 }
