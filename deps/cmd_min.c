@@ -138,7 +138,8 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 	for (k = 0; k < (int)kl.nr; k++) {
 		const struct bc_kernel_src *src = &kl.srcs[k];
 
-		names[k] = src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
+		names[k] = src->name ? strdup(src->name) :
+			   src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
 			   kernel_name(src->path);
 		if (!names[k] || !*names[k]) {
 			bc_log_error(log, -EINVAL, "%s: no name for its file in %s",
