@@ -41,7 +41,9 @@
  *			a saved kernel file (an archive of one kernel) with
  *			every byte changed, every cut: refused naming it;
  *			--kernel ARCHIVE and ARCHIVE:GLOB: the report of
- *			the kernels' files, keyed ARCHIVE:NAME
+ *			the kernels' files, keyed ARCHIVE:NAME; --kernel
+ *			NAME=FILE: deps keys it NAME, min writes NAME.btf,
+ *			--save keeps NAME
  *	bad_objects	messages that name the file and what is wrong
  *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
  *			object libbpf 1.1 refuses at open): libbpf's
@@ -2265,6 +2267,43 @@ START_TEST(test_refused_row)
 }
 END_TEST
 
+/*
+ * --kernel NAME=FILE in deps and min (archive.h, bc_kernel_arg_split()):
+ * deps keys the kernel NAME, min writes DIR/NAME.btf (the bytes it
+ * writes for FILE), deps --save keeps NAME in the saved file (min over
+ * it writes NAME.btf); a missing FILE is an error saying NAME=FILE.
+ */
+START_TEST(test_kernel_names)
+{
+	const char *cli = getenv("BTFCANON");
+	char *text;
+
+	build_fixtures();
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel 6.1-x=%s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("named.json")), 1);
+	text = text_of(in_scratch("named.json"));
+	ck_assert_msg(strstr(text, "\"kernels\":[\"6.1-x\"]"), "deps: %s", text);
+	free(text);
+	ck_assert_int_eq(test_sh("%s min %s --kernel kx=%s --kernel %s -o %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("a.btf"), in_scratch("named-min")), 0);
+	ck_assert_int_eq(test_sh("cmp %s/kx.btf %s/a.btf", in_scratch("named-min"),
+			    in_scratch("named-min")), 0);
+	ck_assert_int_eq(test_sh("%s deps --kernel kb=%s --save %s", cli,
+			    in_scratch("b.btf"), in_scratch("kb.saved")), 0);
+	ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s && test -f %s/kb.btf", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("kb.saved"),
+			    in_scratch("named-min2"), in_scratch("named-min2")), 0);
+	ck_assert_int_eq(test_sh("%s deps %s --kernel 6.1-x=/nonexistent/a.btf 2> %s",
+			    cli, in_scratch("fix.bpf.o"), in_scratch("named.err")), 2);
+	text = text_of(in_scratch("named.err"));
+	ck_assert_msg(strstr(text, "--kernel 6.1-x=/nonexistent/a.btf: NAME=FILE, and FILE /nonexistent/a.btf: No such file or directory"),
+		      "deps: %s", text);
+	free(text);
+}
+END_TEST
+
 Suite *deps_suite(void)
 {
 	Suite *s = suite_create("deps");
@@ -2288,6 +2327,7 @@ Suite *deps_suite(void)
 	tcase_add_test(tc, test_saved_kernel);
 	tcase_add_test(tc, test_saved_kernel_damage);
 	tcase_add_test(tc, test_archive_kernels);
+	tcase_add_test(tc, test_kernel_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("archive_views");
 	tcase_add_test(tc, test_archive_views);
