@@ -3168,6 +3168,77 @@ static int cmp_kernel_name(const void *pa, const void *pb)
 }
 
 /*
+ * The architecture of each kernel whose name does not tell it, from its
+ * BTF's struct pt_regs: files read on `jobs` threads (prefetch.h), an
+ * archive's kernels on this thread (an archive is read by one thread at
+ * a time), each in name order, so the message of a bad input is the one
+ * of the first by name whatever the threads.
+ */
+struct arch_probes {
+	struct hdr_kernel **files;	/* the files to probe, in name order */
+	uint32_t nr_files;
+};
+
+static int probe_arch(struct hdr_kernel *k, const struct bc_log *log)
+{
+	struct btf *btf;
+	int err = load_kernel(k, &btf, log);
+
+	if (err)
+		return err;
+	k->arch = arch_of_btf(btf);	/* k's own: no other task writes it */
+	btf__free(btf);
+	return 0;
+}
+
+static int probe_file_arch(void *ctx, uint32_t j, void **item,
+			   const struct bc_log *log)
+{
+	struct arch_probes *p = ctx;
+
+	*item = NULL;
+	return probe_arch(p->files[j], log);
+}
+
+static int probe_archs(struct hdr_kernel **all, uint32_t nr, uint32_t jobs,
+		       const struct bc_log *log)
+{
+	struct arch_probes p = { 0 };
+	struct bc_prefetch *pf = NULL;
+	uint32_t i, j = 0;
+	int err = 0;
+
+	p.files = calloc(nr ? nr : 1, sizeof(*p.files));
+	if (!p.files)
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	for (i = 0; i < nr; i++)
+		if (all[i]->arch < 0 && !all[i]->ar)
+			p.files[p.nr_files++] = all[i];
+	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, probe_file_arch,
+			    NULL, &p, &pf)) {
+		free(p.files);
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	}
+	for (i = 0; !err && i < nr; i++) {
+		struct hdr_kernel *k = all[i];
+		void *item;
+
+		/* by the name, not k->arch: a reader may be writing that */
+		if (arch_of_name(k->name) >= 0)
+			continue;
+		err = k->ar ? probe_arch(k, log) :
+			      bc_prefetch_take(pf, j++, &item, log);
+		if (!err && k->arch < 0)
+			err = bc_log_error(log, -EINVAL,
+				"%s: cannot tell its architecture: neither its name (%s) nor its struct pt_regs is x86's or arm64's",
+				k->label, k->name);
+	}
+	bc_prefetch_free(pf);
+	free(p.files);
+	return err;
+}
+
+/*
  * The -j readers of kernel files, shared between the architectures in
  * proportion to their files, at least one each that has any; 1 in all:
  * each architecture's thread reads its own files (no reader thread).
@@ -3241,24 +3312,13 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		}
 		free(version);
 		k->arch = arch_of_name(k->name);
-		if (k->arch < 0) {
-			struct btf *btf;
-
-			err = load_kernel(k, &btf, log);
-			if (err)
-				goto out;
-			k->arch = arch_of_btf(btf);
-			btf__free(btf);
-			if (k->arch < 0) {
-				err = bc_log_error(log, -EINVAL,
-					"%s: cannot tell its architecture: neither its name (%s) nor its struct pt_regs is x86's or arm64's",
-					k->label, k->name);
-				goto out;
-			}
-		}
 		all[nr++] = k;
-		by_arch[k->arch][nr_arch[k->arch]++] = k;
 	}
+	err = probe_archs(all, nr, opts->jobs ? opts->jobs : bc_par_cpus(), log);
+	if (err)
+		goto out;
+	for (i = 0; i < nr; i++)
+		by_arch[all[i]->arch][nr_arch[all[i]->arch]++] = all[i];
 	share_readers(opts->jobs ? opts->jobs : bc_par_cpus(), by_arch, nr_arch,
 		      readers);
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
