@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ const char bc_header_usage[] =
 "                       [-j N] [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
-"              x86 and arm64 kernels together\n"
+"              x86 and arm64 kernels together; NAME=FILE names FILE's\n"
+"              kernel NAME (running.btf: --kernel 6.18.44-amd64=running.btf)\n"
 "  --for FILE  only what these BPF sources (.c, .h) and objects (.bpf.o)\n"
 "              need (the slim header)\n"
 "  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
@@ -198,6 +200,13 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	int err, status = 2;
 
 	bc_text_init(&out);
+	/*
+	 * Kernels come and go one at a time per reader, each in buffers of
+	 * megabytes: keep them in the heap for the next one instead of
+	 * unmapping and faulting them in again (as deps does).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (parse_header_args(argc, argv, &args))
 		goto out;
 	opts.kernels = args.kernels;
