@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,13 +199,6 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	int err, status = 2;
 
 	bc_text_init(&out);
-	/*
-	 * Kernels come and go one at a time per reader, each in buffers of
-	 * megabytes: keep them in the heap for the next one instead of
-	 * unmapping and faulting them in again (as deps does).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (parse_header_args(argc, argv, &args))
 		goto out;
 	opts.kernels = args.kernels;
