@@ -62,7 +62,8 @@
  *			bytes; --kernel NAME=FILE names the kernel (the
  *			header of a file of that name), paths with '='
  *			stay paths; a NAME=FILE with no FILE, no version
- *			in NAME, or an archive of two kernels: exit 2
+ *			in NAME, or an archive of two kernels: exit 2; a
+ *			bad file at -j4: its message, as at -j1
  */
 #include <errno.h>
 #include <limits.h>
@@ -823,6 +824,10 @@ START_TEST(test_files)
 	ck_assert_int_eq(test_sh("%s header --kernel '6.18.45-running=%s:6.18*' -o %s",
 			    cli(), in_scratch("two.bca"), in_scratch("ar.h")), 0);
 	ck_assert(same_file(in_scratch("other.h"), in_scratch("ar.h")));
+	/* a bad file among them: the message -j1 gives, at -j4 too */
+	ck_assert_int_eq(test_sh("echo junk > %s", in_scratch("6.1.0-9-amd64.btf")), 0);
+	snprintf(args, sizeof(args), "-j4 " ALL4 " --kernel %s", in_scratch("6.1.0-9-amd64.btf"));
+	refused(args, "6.1.0-9-amd64.btf: bad magic");
 	/* -j: a count */
 	refused("-j0 --kernel " K618, "-j '0': a number of threads");
 }
