@@ -3,9 +3,10 @@
  * Inputs that name an archive's kernel: ARCHIVE:NAME specs (split, and
  * read into the kernel's sorted BTF for btf_file.c's common reader),
  * and the default name of the kernel an input holds (NAME for
- * ARCHIVE:NAME, else kimage.c's); the one reading of a --kernel argument
- * (NAME=FILE, a file, an archive, ARCHIVE:GLOB). Above the archive object and its file
- * format, which it opens; nothing of the archive calls back into it.
+ * ARCHIVE:NAME, else kimage.c's); the one reading of a --kernel
+ * argument (NAME=FILE, a file, an archive, ARCHIVE:GLOB). Above the
+ * archive object and its file format, which it opens; nothing of the
+ * archive calls back into it.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,9 +5,9 @@
  * kernels, ARCHIVE:GLOB those whose names match (fnmatch), each labelled
  * ARCHIVE:NAME; a saved kernel file (an archive of one kernel) given as a
  * file keeps its argument as its label; NAME=FILE (archive.h,
- * bc_kernel_arg_split()) is FILE's one kernel labelled NAME. Archives are opened once and
- * kept until the list is freed; kernels are read when asked, one at a
- * time if the caller wishes.
+ * bc_kernel_arg_split()) is FILE's one kernel labelled NAME. Archives are
+ * opened once and kept until the list is freed; kernels are read when
+ * asked, one at a time if the caller wishes.
  */
 #ifndef BTFCANON_DEPS_KERNEL_LIST_H
 #define BTFCANON_DEPS_KERNEL_LIST_H

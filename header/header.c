@@ -59,9 +59,9 @@
 #include "../canon/par.h"
 #include "cdecl.h"
 #include "dump.h"
-#include "prefetch.h"
 #include "header.h"
 #include "kpart.h"
+#include "prefetch.h"
 
 static const char *const arch_names[BC_HEADER_NR_ARCHS] = {
 	[BC_HEADER_X86] = "x86",
@@ -2420,8 +2420,11 @@ static int file_reads_start(struct file_reads *r, uint32_t nr, uint32_t readers,
 	for (i = 0; i < nr; i++)
 		if (!r->kernels[i]->ar)
 			r->files[r->nr_files++] = i;
-	/* two sorted kernels a reader ahead at most: some MB each */
-	return bc_prefetch_new(r->nr_files, readers, 2 * readers,
+	/*
+	 * one sorted kernel a reader ahead, and one more (some MB each): a
+	 * reader finishing waits only when all of them are done and untaken
+	 */
+	return bc_prefetch_new(r->nr_files, readers, readers + 1,
 			       read_file_kernel, drop_btf, r, pf);
 }
 
