@@ -157,7 +157,9 @@ tsan:
 # at -j8, and the 6.12 vmlinux at -j4 and -j16 (chunks, groups of chunks,
 # the parallel merge, canon's parallel steps), which must give the same
 # bytes; an archive of it read back (its checksum on a second thread).
-# Any report fails the run (exitcode 66). No suppressions.
+# header's readers of kernel files (-j4 on the four small kernels, the
+# same bytes as -j1). Any report fails the run (exitcode 66). No
+# suppressions.
 TSAN_VMLINUX ?= /usr/lib/debug/boot/vmlinux-6.12.117+deb12-cloud-amd64
 tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
@@ -169,6 +171,13 @@ tsan-check: tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_DEFAULT_TIMEOUT=600 \
 	BTFCANON_SANITIZED=1 CK_RUN_SUITE=props CK_RUN_CASE=parallel \
 		build-tsan/btfcanon-tests
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon header -j4 \
+		$(addprefix --kernel ,$(wildcard tests/data/header/*.btf)) \
+		-o build-tsan/header-j4.h
+	build-tsan/btfcanon header -j1 \
+		$(addprefix --kernel ,$(wildcard tests/data/header/*.btf)) \
+		-o build-tsan/header-j1.h
+	cmp build-tsan/header-j1.h build-tsan/header-j4.h
 	if [ -r $(TSAN_VMLINUX) ]; then \
 		for j in 4 16; do \
 			TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/btfcanon \

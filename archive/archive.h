@@ -330,21 +330,40 @@ int bc_archive_split_spec(const char *spec, char **archive,
 			  const char **pattern);
 
 /*
+ * --kernel NAME=FILE: the kernel in FILE named NAME, for a file whose
+ * name tells no version (running.btf, a copy of /sys/kernel/btf/vmlinux).
+ * The rule, the same for every --kernel: an argument that exists as a
+ * path is that path, '=' and all; else, when the part before its first
+ * '=' is not empty and has no '/', it is NAME=FILE (FILE any --kernel
+ * input of one kernel: a file, ARCHIVE:NAME, a saved kernel file); else
+ * it is a path. So "dir/a=b.btf" is always a path, and a file named
+ * "a=b.btf" in the current directory is "./a=b.btf" when it does not
+ * exist yet. Sets *name (malloc'd) and *file (into arg; arg itself when
+ * no name). Returns 1 for NAME=FILE, 0 for a path, -ENOMEM.
+ */
+int bc_kernel_arg_split(const char *arg, char **name, const char **file);
+
+/*
  * One --kernel argument of the commands that read many kernels (deps,
  * min, header): a file that is no archive (ar NULL), or an archive whole
  * or as ARCHIVE:GLOB, opened, with the indices of the kernels that match
- * in version order. A kernel's label is "PATH:NAME".
+ * in version order, each given NAME=FILE's name when it has one (then one
+ * kernel). A kernel's label is "PATH:NAME".
  */
 struct bc_archive_arg {
 	struct bc_archive *ar;	/* the archive, the caller's to free */
 	char *path;		/* its file (malloc'd) */
 	uint32_t *idx, nr;	/* the matching kernels (malloc'd), nr > 0 */
 	bool spec;		/* ARCHIVE:GLOB, not the whole archive */
+	char *name;		/* NAME of NAME=FILE (malloc'd), or NULL */
+	const char *file;	/* the argument without "NAME=" */
 };
 
 /*
  * Fills *a from arg. Returns 0 or a negative errno after a message
- * (-ENOENT when no kernel of the archive matches), with nothing to free.
+ * (-ENOENT when no kernel of the archive matches or NAME=FILE's FILE
+ * does not exist; -EINVAL when NAME=FILE's FILE holds several kernels),
+ * with nothing to free.
  */
 int bc_archive_arg_open(const char *arg, struct bc_archive_arg *a,
 			const struct bc_log *log);

@@ -3,8 +3,10 @@
  * Inputs that name an archive's kernel: ARCHIVE:NAME specs (split, and
  * read into the kernel's sorted BTF for btf_file.c's common reader),
  * and the default name of the kernel an input holds (NAME for
- * ARCHIVE:NAME, else kimage.c's). Above the archive object and its file
- * format, which it opens; nothing of the archive calls back into it.
+ * ARCHIVE:NAME, else kimage.c's); the one reading of a --kernel
+ * argument (NAME=FILE, a file, an archive, ARCHIVE:GLOB). Above the
+ * archive object and its file format, which it opens; nothing of the
+ * archive calls back into it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,21 +79,52 @@ int bc_archive_split_spec(const char *spec, char **archive,
 	return 1;
 }
 
+int bc_kernel_arg_split(const char *arg, char **name, const char **file)
+{
+	const char *eq = strchr(arg, '=');
+
+	*name = NULL;
+	*file = arg;
+	if (!eq || eq == arg || memchr(arg, '/', eq - arg) ||
+	    access(arg, F_OK) == 0)
+		return 0;
+	*name = strndup(arg, eq - arg);
+	if (!*name)
+		return -ENOMEM;
+	*file = eq + 1;
+	return 1;
+}
+
 int bc_archive_arg_open(const char *arg, struct bc_archive_arg *a,
 			const struct bc_log *log)
 {
-	const char *pattern = "*";
+	const char *pattern = "*", *file;
 	int err, spec = 0;
 
 	memset(a, 0, sizeof(*a));
-	if (!bc_archive_is_archive(arg)) {
-		spec = bc_archive_split_spec(arg, &a->path, &pattern);
-		if (spec < 0)
-			return bc_log_error(log, spec, "out of memory");
-		if (!spec)
-			return 0;	/* a file */
-	} else if (!(a->path = strdup(arg))) {
-		return bc_log_error(log, -ENOMEM, "out of memory");
+	err = bc_kernel_arg_split(arg, &a->name, &a->file);
+	if (err < 0)
+		return bc_log_error(log, err, "out of memory");
+	file = a->file;
+	if (!bc_archive_is_archive(file)) {
+		spec = bc_archive_split_spec(file, &a->path, &pattern);
+		if (spec < 0) {
+			err = bc_log_error(log, spec, "out of memory");
+			goto fail;
+		}
+		if (!spec) {
+			/* a file */
+			if (a->name && access(file, F_OK)) {
+				err = bc_log_error(log, -ENOENT,
+					"--kernel %s: NAME=FILE, and FILE %s: %s",
+					arg, file, strerror(errno));
+				goto fail;
+			}
+			return 0;
+		}
+	} else if (!(a->path = strdup(file))) {
+		err = bc_log_error(log, -ENOMEM, "out of memory");
+		goto fail;
 	}
 	a->spec = spec;
 	err = bc_archive_open(a->path, &a->ar, log);
@@ -100,11 +133,16 @@ int bc_archive_arg_open(const char *arg, struct bc_archive_arg *a,
 	if (!err && !a->nr)
 		err = bc_log_error(log, -ENOENT,
 				   "%s: no kernel of the archive matches", arg);
-	if (err) {
-		bc_archive_free(a->ar);
-		bc_archive_arg_deinit(a);
-		memset(a, 0, sizeof(*a));
-	}
+	if (!err && a->name && a->nr != 1)
+		err = bc_log_error(log, -EINVAL,
+				   "--kernel %s: NAME=FILE names one kernel, and %s holds %u (ARCHIVE:NAME gives one)",
+				   arg, file, a->nr);
+	if (!err)
+		return 0;
+	bc_archive_free(a->ar);
+fail:
+	bc_archive_arg_deinit(a);
+	memset(a, 0, sizeof(*a));
 	return err;
 }
 
@@ -112,8 +150,10 @@ void bc_archive_arg_deinit(struct bc_archive_arg *a)
 {
 	free(a->path);
 	free(a->idx);
+	free(a->name);
 	a->path = NULL;
 	a->idx = NULL;
+	a->name = NULL;
 }
 
 int bc_archive_read_spec(const char *spec, void **raw, size_t *size,

@@ -51,7 +51,8 @@ const char bc_deps_usage[] =
 "               /sys/kernel/btf (vmlinux and modules' split BTF), an\n"
 "               archive (every kernel in it) or ARCHIVE:GLOB (those\n"
 "               whose names match; keyed ARCHIVE:NAME); prototypes\n"
-"               compare with the first kernel\n"
+"               compare with the first kernel; NAME=FILE names FILE's\n"
+"               kernel NAME\n"
 "  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
 "               just before it, for the object's kconfig externs\n"
 "  --json       one JSON document per object, one a line\n"
@@ -596,15 +597,26 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	if (a.save) {
 		struct bc_deps_kernel kernel;
+		const char *file;
+		char *name;
+		int split = bc_kernel_arg_split(a.kernels[0], &name, &file);
 
-		/* everything a kernel can tell, read once */
-		if (bc_deps_kernel_load(a.kernels[0], true, &kernel, log))
+		if (split < 0) {
+			bc_log_error(log, split, "out of memory");
 			goto out;
+		}
+		/* everything a kernel can tell, read once */
+		if (bc_deps_kernel_load(file, true, &kernel, log)) {
+			free(name);
+			goto out;
+		}
+		kernel.name = name;
 		if ((!a.kconfigs[0] ||
 		     !bc_deps_kernel_set_kconfig(&kernel, a.kconfigs[0], log)) &&
 		    !bc_deps_kernel_save(&kernel, a.save, log))
 			status = 0;
 		bc_deps_kernel_deinit(&kernel);
+		free(name);
 		goto out;
 	}
 	objs = calloc(a.nr_objects, sizeof(*objs));

@@ -9,10 +9,15 @@
  * the archive; for a file, NAME is its name without a "vmlinux-" in
  * front and a ".btf" behind (vmlinux-6.12.117+deb12-cloud-amd64 gives
  * 6.12.117+deb12-cloud-amd64). The objects are read first: a bad one
- * stops the run before any kernel is read. Kernels are read one at a
- * time; each file is written whole or not at all.
+ * stops the run before any kernel is read. An object libbpf 1.1 refuses
+ * at open (bc_bpf_object_load_any(): an extern without BTF, ...) is said
+ * on stderr with libbpf's reason, as deps reports it, and left out: the
+ * files hold what the other objects need, byte for byte as if it had not
+ * been given, and the run fails (exit status 1). Kernels are read one at
+ * a time; each file is written whole or not at all.
  *
- * Exit status: 0 written, 2 bad usage or bad input.
+ * Exit status: 0 written, 1 written for the objects libbpf opens but
+ * some object refused at open, 2 bad usage or bad input.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,13 +37,17 @@ const char bc_min_usage[] =
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
 "  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux, a saved\n"
 "               kernel file, an archive (all its kernels) or\n"
-"               ARCHIVE:GLOB (those whose names match)\n"
-"  -o DIR       where DIR/NAME.btf goes, per kernel: NAME is its name in\n"
-"               the archive, or K's file name without \"vmlinux-\" and\n"
-"               \".btf\"\n"
+"               ARCHIVE:GLOB (those whose names match); NAME=FILE names\n"
+"               FILE's kernel NAME\n"
+"  -o DIR       where DIR/NAME.btf goes, per kernel: NAME is NAME=FILE's,\n"
+"               its name in the archive, or K's file name without\n"
+"               \"vmlinux-\" and \".btf\"\n"
 "Each file holds the types, members and enumerators libbpf needs to\n"
 "apply the objects' CO-RE relocations (btf_custom_path), as bpftool gen\n"
-"min_core_btf makes. Exit status: 0 written, 2 bad usage or input.\n";
+"min_core_btf makes. An object libbpf 1.1 refuses at open is named with\n"
+"libbpf's reason and left out; the files are written for the others.\n"
+"Exit status: 0 written, 1 written but an object refused at open, 2 bad\n"
+"usage or input.\n";
 
 /* The name of a kernel's file in DIR, malloc'd. */
 static char *kernel_name(const char *path)
@@ -69,7 +78,7 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 	struct bc_kernel_list kl = { 0 };
 	char **kernels = NULL, **names = NULL, *path = NULL;
 	const char *dir = NULL;
-	int c, i, k, nr_kernels = 0, nr_objs = 0, status = 2;
+	int c, i, k, nr_kernels = 0, nr_objs = 0, nr_refused = 0, status = 2;
 
 	kernels = calloc(argc, sizeof(*kernels));
 	objs = calloc(argc, sizeof(*objs));
@@ -100,9 +109,25 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 			bc_min_usage);
 		goto out;
 	}
-	for (i = optind; i < argc; i++, nr_objs++)
-		if (bc_bpf_object_load(argv[i], &objs[nr_objs], log))
+	/*
+	 * Objects first: one that is no BPF object stops the run before any
+	 * kernel is read; one libbpf refuses at open is said and left out
+	 * (kept at the end of objs, for deinit only).
+	 */
+	for (i = optind; i < argc; i++) {
+		struct bc_bpf_object obj;
+
+		if (bc_bpf_object_load_any(argv[i], &obj, log))
 			goto out;
+		if (obj.refused) {
+			bc_log_error(log, -EINVAL,
+				     "%s: refused at open by libbpf 1.1 (loads on no kernel): %s; left out of the files",
+				     argv[i], obj.refused);
+			objs[argc - 1 - nr_refused++] = obj;
+		} else {
+			objs[nr_objs++] = obj;
+		}
+	}
 	for (k = 0; k < nr_kernels; k++)
 		if (bc_kernel_list_add(&kl, kernels[k], NULL, log))
 			goto out;
@@ -114,7 +139,8 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 	for (k = 0; k < (int)kl.nr; k++) {
 		const struct bc_kernel_src *src = &kl.srcs[k];
 
-		names[k] = src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
+		names[k] = src->name ? strdup(src->name) :
+			   src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
 			   kernel_name(src->path);
 		if (!names[k] || !*names[k]) {
 			bc_log_error(log, -EINVAL, "%s: no name for its file in %s",
@@ -178,10 +204,12 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 		if (err)
 			goto out;
 	}
-	status = 0;
+	status = nr_refused ? 1 : 0;
 out:
 	for (i = 0; i < nr_objs; i++)
 		bc_bpf_object_deinit(&objs[i]);
+	for (i = 0; i < nr_refused; i++)
+		bc_bpf_object_deinit(&objs[argc - 1 - i]);
 	if (names)
 		for (k = 0; k < (int)kl.nr; k++)
 			free(names[k]);

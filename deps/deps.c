@@ -454,8 +454,12 @@ int bc_deps_kernel_serialize(const struct bc_deps_kernel *k, const char *name,
 int bc_deps_kernel_save(const struct bc_deps_kernel *k, const char *out_path,
 			const struct bc_log *log)
 {
-	/* a saved kernel keeps its name; another is named after its file */
-	char *name = k->archive ? strdup(bc_archive_kernel_name(k->archive, 0)) :
+	/*
+	 * NAME=FILE's name; else a saved kernel keeps its name, another is
+	 * named after its file
+	 */
+	char *name = k->name ? strdup(k->name) :
+		     k->archive ? strdup(bc_archive_kernel_name(k->archive, 0)) :
 		     bc_archive_default_name(k->arg);
 	void *data = NULL;
 	size_t size = 0;

@@ -106,6 +106,7 @@ struct bc_dep {
  */
 struct bc_deps_kernel {
 	const char *arg;		/* as given on the command line */
+	const char *name;		/* NAME of --kernel NAME=FILE, or NULL */
 	struct bc_input input;
 	struct bc_ktypes types;
 	struct bc_ksyms *syms;		/* NULL when the file has no symtab */

@@ -14,8 +14,10 @@ void bc_kernel_list_deinit(struct bc_kernel_list *l)
 {
 	uint32_t i;
 
-	for (i = 0; i < l->nr; i++)
+	for (i = 0; i < l->nr; i++) {
 		free(l->srcs[i].label);
+		free(l->srcs[i].name);
+	}
 	for (i = 0; i < l->nr_archives; i++) {
 		bc_ktypes_flavors_free(l->flavors[i]);
 		bc_archive_free(l->archives[i]);
@@ -56,11 +58,15 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		return err;
 	if (!a.ar) {
 		src = kernel_list_add(l);
-		if (!src || !(src->label = strdup(arg)))
-			return bc_log_error(log, -ENOMEM, "out of memory");
-		src->path = arg;
+		if (!src || !(src->label = strdup(a.name ? a.name : arg))) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		src->path = a.file;
 		src->kconfig = kconfig;
-		return 0;
+		src->name = a.name;
+		a.name = NULL;
+		goto out;
 	}
 	ars = realloc(l->archives, (l->nr_archives + 1) * sizeof(*ars));
 	if (ars)
@@ -92,12 +98,15 @@ int bc_kernel_list_add(struct bc_kernel_list *l, const char *arg,
 		src->flavors = fl;
 		src->kconfig = kconfig;
 		/* a saved kernel file keeps its argument as its name */
-		if (!a.spec && bc_archive_nr_kernels(a.ar) == 1)
+		if (a.name)
+			src->label = strdup(a.name);
+		else if (!a.spec && bc_archive_nr_kernels(a.ar) == 1)
 			src->label = strdup(arg);
 		else if (asprintf(&src->label, "%s:%s", a.path,
 				  bc_archive_kernel_name(a.ar, a.idx[i])) < 0)
 			src->label = NULL;
-		if (!src->label) {
+		if (!src->label ||
+		    (a.name && !(src->name = strdup(a.name)))) {
 			err = bc_log_error(log, -ENOMEM, "out of memory");
 			goto out;
 		}

@@ -4,9 +4,10 @@
  * archives expanded: a file is one kernel; an archive is each of its
  * kernels, ARCHIVE:GLOB those whose names match (fnmatch), each labelled
  * ARCHIVE:NAME; a saved kernel file (an archive of one kernel) given as a
- * file keeps its argument as its label. Archives are opened once and
- * kept until the list is freed; kernels are read when asked, one at a
- * time if the caller wishes.
+ * file keeps its argument as its label; NAME=FILE (archive.h,
+ * bc_kernel_arg_split()) is FILE's one kernel labelled NAME. Archives are
+ * opened once and kept until the list is freed; kernels are read when
+ * asked, one at a time if the caller wishes.
  */
 #ifndef BTFCANON_DEPS_KERNEL_LIST_H
 #define BTFCANON_DEPS_KERNEL_LIST_H
@@ -20,6 +21,7 @@
 
 struct bc_kernel_src {
 	char *label;			/* the report's name for it */
+	char *name;			/* NAME of --kernel NAME=FILE, or NULL */
 	const char *path;		/* a file, or NULL */
 	struct bc_archive *ar;		/* or a kernel of an archive */
 	uint32_t idx;

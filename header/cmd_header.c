@@ -23,14 +23,17 @@
 
 const char bc_header_usage[] =
 "Usage: btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]\n"
-"                       [-o OUTPUT | --check HEADER]\n"
+"                       [-j N] [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
-"              x86 and arm64 kernels together\n"
+"              x86 and arm64 kernels together; NAME=FILE names FILE's\n"
+"              kernel NAME (running.btf: --kernel 6.18.44-amd64=running.btf)\n"
 "  --for FILE  only what these BPF sources (.c, .h) and objects (.bpf.o)\n"
 "              need (the slim header)\n"
 "  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
 "              (repeat, in cc's order); -IDIR too\n"
+"  -j N        read and sort the kernel files on N threads (default: one\n"
+"              per CPU); the header does not depend on it\n"
 "  -o F        write to F (atomically) instead of standard output\n"
 "  --check H   exit 1 and show the difference when H is not what would be\n"
 "              written\n"
@@ -46,6 +49,7 @@ struct header_args {
 	uint32_t nr_dirs;
 	const char *output;
 	const char *check;
+	uint32_t jobs;				/* -j; 0: one per CPU */
 };
 
 static int parse_header_args(int argc, char **argv, struct header_args *a)
@@ -56,6 +60,7 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 		{ "for", required_argument, NULL, OPT_FOR },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,7 +80,10 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	 * "-": FILEs after --for come back as non-options, in order, until
 	 * the next option (-I too)
 	 */
-	while ((c = getopt_long(argc, argv, "-k:o:hI:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-k:o:hI:j:", opts, NULL)) != -1) {
+		char *end;
+		long n;
+
 		switch (c) {
 		case 1:
 			if (!in_for) {
@@ -102,6 +110,15 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 			break;
 		case 'I':
 			a->dirs[a->nr_dirs++] = optarg;
+			break;
+		case 'j':
+			n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 1024) {
+				fprintf(stderr, "btfcanon header: -j '%s': a number of threads, 1 to 1024\n",
+					optarg);
+				return -EINVAL;
+			}
+			a->jobs = (uint32_t)n;
 			break;
 		case 'h':
 			fputs(bc_header_usage, stdout);
@@ -187,6 +204,7 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	opts.kernels = args.kernels;
 	opts.nr_kernels = args.nr_kernels;
+	opts.jobs = args.jobs;
 	if (args.nr_fors) {
 		struct bc_slim_request req = {
 			.sources = args.sources, .objects = args.objects,

@@ -56,10 +56,12 @@
 #include "../archive/archive.h"
 #include "../archive/input.h"
 #include "../canon/btf_kinds.h"
+#include "../canon/par.h"
 #include "cdecl.h"
 #include "dump.h"
 #include "header.h"
 #include "kpart.h"
+#include "prefetch.h"
 
 static const char *const arch_names[BC_HEADER_NR_ARCHS] = {
 	[BC_HEADER_X86] = "x86",
@@ -358,13 +360,23 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 	if (err)
 		return err;
 	if (!a.ar) {
-		if (access(arg, R_OK))
-			return bc_log_error(log, -errno, "%s: %s", arg, strerror(errno));
+		if (access(a.file, R_OK)) {
+			err = bc_log_error(log, -errno, "%s: %s", arg, strerror(errno));
+			goto out;
+		}
 		k = set_add(s);
-		if (!k || !(k->label = strdup(arg)))
-			return bc_log_error(log, -ENOMEM, "out of memory");
-		k->path = arg;
-		return file_kernel_name(arg, &k->name, log);
+		if (!k || !(k->label = strdup(arg))) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		k->path = a.file;
+		if (a.name) {
+			k->name = a.name;	/* --kernel NAME=FILE */
+			a.name = NULL;
+		} else {
+			err = file_kernel_name(a.file, &k->name, log);
+		}
+		goto out;
 	}
 	ars = realloc(s->archives, (s->nr_archives + 1) * sizeof(*ars));
 	if (ars)
@@ -390,7 +402,7 @@ static int set_add_arg(struct hdr_set *s, const char *arg,
 		k->ar = a.ar;
 		k->ar_path = a.path;
 		k->idx = a.idx[i];
-		k->name = strdup(name);
+		k->name = strdup(a.name ? a.name : name);	/* NAME=: one kernel */
 		if (asprintf(&k->label, "%s:%s", a.path, name) < 0)
 			k->label = NULL;
 		if (!k->label || !k->name) {
@@ -2391,14 +2403,82 @@ static bool twin_unflavored(const struct btf *btf, const struct smap *flavored)
 }
 
 /*
+ * The kernel files of one architecture's synthesis, read and sorted ahead
+ * on `readers` threads (prefetch.h) while the kernels before them are
+ * merged: files[j] is the j-th kernel of the list read from a file, in
+ * the list's order, which is the order write_arch_once() takes them in.
+ * An archive's kernels are read where they are merged, as before (through
+ * a view, mostly). The merge, and so the header, is the same whatever
+ * the number of readers: only the thread a file is read and sorted on
+ * changes.
+ */
+struct file_reads {
+	struct hdr_kernel **kernels;
+	uint32_t *files, nr_files, next;
+};
+
+static int read_file_kernel(void *ctx, uint32_t j, void **item,
+			    const struct bc_log *log)
+{
+	struct file_reads *r = ctx;
+	struct btf *btf = NULL;
+	int err = load_checked(r->kernels[r->files[j]], &btf, log);
+
+	*item = btf;
+	return err;
+}
+
+static void drop_btf(void *btf)
+{
+	btf__free(btf);
+}
+
+/* readers 0: each file read when it is merged, on this thread. */
+static int file_reads_start(struct file_reads *r, uint32_t nr, uint32_t readers,
+			    struct bc_prefetch **pf)
+{
+	uint32_t i;
+
+	r->files = calloc(nr ? nr : 1, sizeof(*r->files));
+	if (!r->files)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		if (!r->kernels[i]->ar)
+			r->files[r->nr_files++] = i;
+	/*
+	 * one sorted kernel a reader ahead, and one more (some MB each): a
+	 * reader finishing waits only when all of them are done and untaken
+	 */
+	return bc_prefetch_new(r->nr_files, readers, readers + 1,
+			       read_file_kernel, drop_btf, r, pf);
+}
+
+/* Kernel k's BTF, checked: the next file's from the readers, or read here. */
+static int load_next(struct file_reads *r, struct bc_prefetch *pf,
+		     const struct hdr_kernel *k, struct btf **btf,
+		     const struct bc_log *log)
+{
+	void *item;
+	int err;
+
+	if (k->ar)
+		return load_checked(k, btf, log);
+	err = bc_prefetch_take(pf, r->next++, &item, log);
+	*btf = item;
+	return err;
+}
+
+/*
  * write_arch() with the types it compares limited to flavored's, or
  * every type (NULL); -EAGAIN (nothing said) when a limit cannot hold.
  */
 static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
-			   const struct bc_header_opts *opts,
+			   const struct bc_header_opts *opts, uint32_t readers,
 			   const struct smap *flavored, struct bc_text *out,
 			   const struct bc_log *log)
 {
+	struct file_reads reads = { .kernels = kernels };
+	struct bc_prefetch *pf = NULL;
 	struct synth y = { .log = log, .flavored = flavored };
 	struct btf *newest = NULL, *cut = NULL;
 	const struct btf *final;
@@ -2411,7 +2491,10 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	int err;
 
 	bc_text_init(&y.key);
-	err = load_checked(kernels[0], &newest, log);
+	err = file_reads_start(&reads, nr, readers, &pf);
+	if (err)
+		goto out;
+	err = load_next(&reads, pf, kernels[0], &newest, log);
 	if (err)
 		goto out;
 	y.s = newest;	/* libbpf's parse of it, now the synthetic BTF */
@@ -2457,7 +2540,7 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 				goto out;
 			continue;
 		}
-		err = load_checked(kernels[i], &old, log);
+		err = load_next(&reads, pf, kernels[i], &old, log);
 		if (err)
 			goto out;
 		err = merge_older(&y, old, NULL, 0, NULL, kernels[i]->label, i);
@@ -2518,6 +2601,8 @@ out:
 	btf__free(cut);
 	btf__free(newest);
 	synth_deinit(&y);
+	bc_prefetch_free(pf);
+	free(reads.files);
 	return err;
 }
 
@@ -2562,8 +2647,8 @@ static int add_flavored(void *ctx, const char *name)
  * for byte against comparing everything: BENCH.md, header.
  */
 static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
-		      const struct bc_header_opts *opts, struct bc_text *out,
-		      const struct bc_log *log)
+		      const struct bc_header_opts *opts, uint32_t readers,
+		      struct bc_text *out, const struct bc_log *log)
 {
 	struct smap flavored = { 0 };
 	size_t len = out->len;
@@ -2571,7 +2656,7 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 	int err;
 
 	if (!opts->slim || !opts->slim_names)
-		return write_arch_once(kernels, nr, opts, NULL, out, log);
+		return write_arch_once(kernels, nr, opts, readers, NULL, out, log);
 	err = opts->slim_names(opts->slim_req, add_flavored, &flavored);
 	/* the NAME of a struct, union, enum or FWD NAME___X of any kernel */
 	for (i = 0; !err && i < nr; i++) {
@@ -2591,14 +2676,14 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		smap_free(&flavored);
 		return bc_log_error(log, err, "out of memory");
 	}
-	err = write_arch_once(kernels, nr, opts, &flavored, out, log);
+	err = write_arch_once(kernels, nr, opts, readers, &flavored, out, log);
 	smap_free(&flavored);
 	if (err != -EAGAIN)
 		return err;
 	bc_text_truncate(out, len);
 	bc_log_printf(log, BC_LOG_DEBUG, "%s: a type name has ___: every type compared",
 		      kernels[0]->label);
-	return write_arch_once(kernels, nr, opts, NULL, out, log);
+	return write_arch_once(kernels, nr, opts, readers, NULL, out, log);
 }
 
 /*
@@ -2617,6 +2702,7 @@ struct arch_job {
 	uint32_t nr;
 	const struct bc_header_opts *opts;
 	struct bc_text *text;
+	uint32_t readers;		/* threads reading its kernel files */
 	bool own_archives;		/* reopen the archives */
 	struct held_msg *msgs;
 	uint32_t nr_msgs;
@@ -2673,7 +2759,8 @@ static void *run_arch_job(void *arg)
 		}
 	}
 	if (!job->err)
-		job->err = write_arch(kernels, job->nr, job->opts, job->text, &log);
+		job->err = write_arch(kernels, job->nr, job->opts, job->readers,
+				      job->text, &log);
 out:
 	for (i = 0; i < nr_opened; i++)
 		bc_archive_free(opened[i]);
@@ -3133,6 +3220,101 @@ static int cmp_kernel_name(const void *pa, const void *pb)
 	return c ? c : strcmp(a->label, b->label);
 }
 
+/*
+ * The architecture of each kernel whose name does not tell it, from its
+ * BTF's struct pt_regs: files read on `jobs` threads (prefetch.h), an
+ * archive's kernels on this thread (an archive is read by one thread at
+ * a time), each in name order, so the message of a bad input is the one
+ * of the first by name whatever the threads.
+ */
+struct arch_probes {
+	struct hdr_kernel **files;	/* the files to probe, in name order */
+	uint32_t nr_files;
+};
+
+static int probe_arch(struct hdr_kernel *k, const struct bc_log *log)
+{
+	struct btf *btf;
+	int err = load_kernel(k, &btf, log);
+
+	if (err)
+		return err;
+	k->arch = arch_of_btf(btf);	/* k's own: no other task writes it */
+	btf__free(btf);
+	return 0;
+}
+
+static int probe_file_arch(void *ctx, uint32_t j, void **item,
+			   const struct bc_log *log)
+{
+	struct arch_probes *p = ctx;
+
+	*item = NULL;
+	return probe_arch(p->files[j], log);
+}
+
+static int probe_archs(struct hdr_kernel **all, uint32_t nr, uint32_t jobs,
+		       const struct bc_log *log)
+{
+	struct arch_probes p = { 0 };
+	struct bc_prefetch *pf = NULL;
+	uint32_t i, j = 0;
+	int err = 0;
+
+	p.files = calloc(nr ? nr : 1, sizeof(*p.files));
+	if (!p.files)
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	for (i = 0; i < nr; i++)
+		if (all[i]->arch < 0 && !all[i]->ar)
+			p.files[p.nr_files++] = all[i];
+	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, probe_file_arch,
+			    NULL, &p, &pf)) {
+		free(p.files);
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	}
+	for (i = 0; !err && i < nr; i++) {
+		struct hdr_kernel *k = all[i];
+		void *item;
+
+		/* by the name, not k->arch: a reader may be writing that */
+		if (arch_of_name(k->name) >= 0)
+			continue;
+		err = k->ar ? probe_arch(k, log) :
+			      bc_prefetch_take(pf, j++, &item, log);
+		if (!err && k->arch < 0)
+			err = bc_log_error(log, -EINVAL,
+				"%s: cannot tell its architecture: neither its name (%s) nor its struct pt_regs is x86's or arm64's",
+				k->label, k->name);
+	}
+	bc_prefetch_free(pf);
+	free(p.files);
+	return err;
+}
+
+/*
+ * The -j readers of kernel files, shared between the architectures in
+ * proportion to their files, at least one each that has any; 1 in all:
+ * each architecture's thread reads its own files (no reader thread).
+ */
+static void share_readers(uint32_t jobs, struct hdr_kernel **by_arch[],
+			  const uint32_t nr_arch[], uint32_t readers[])
+{
+	uint32_t files[BC_HEADER_NR_ARCHS] = { 0 }, total = 0, a, i;
+
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		for (i = 0; i < nr_arch[a]; i++)
+			files[a] += !by_arch[a][i]->ar;
+		total += files[a];
+	}
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		readers[a] = 0;
+		if (jobs > 1 && files[a])
+			readers[a] = (uint32_t)((uint64_t)jobs * files[a] / total);
+		if (jobs > 1 && files[a] && !readers[a])
+			readers[a] = 1;
+	}
+}
+
 int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		    const struct bc_log *log)
 {
@@ -3143,6 +3325,7 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	struct arch_job jobs[BC_HEADER_NR_ARCHS];
 	pthread_t threads[BC_HEADER_NR_ARCHS];
 	bool started[BC_HEADER_NR_ARCHS] = { false };
+	uint32_t readers[BC_HEADER_NR_ARCHS];
 	int err = 0;
 
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++)
@@ -3176,33 +3359,25 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		if (!version || !*version || !isdigit((unsigned char)*version)) {
 			free(version);
 			err = bc_log_error(log, -EINVAL,
-				"%s: the kernel name '%s' has no version to order it by (name the file VERSION-FLAVOR.btf, e.g. 6.12.117-amd64.btf)",
+				"%s: the kernel name '%s' has no version to order it by (name the file VERSION-FLAVOR.btf, e.g. 6.12.117-amd64.btf, or give --kernel 6.12.117-amd64=FILE)",
 				k->label, k->name);
 			goto out;
 		}
 		free(version);
 		k->arch = arch_of_name(k->name);
-		if (k->arch < 0) {
-			struct btf *btf;
-
-			err = load_kernel(k, &btf, log);
-			if (err)
-				goto out;
-			k->arch = arch_of_btf(btf);
-			btf__free(btf);
-			if (k->arch < 0) {
-				err = bc_log_error(log, -EINVAL,
-					"%s: cannot tell its architecture: neither its name (%s) nor its struct pt_regs is x86's or arm64's",
-					k->label, k->name);
-				goto out;
-			}
-		}
 		all[nr++] = k;
-		by_arch[k->arch][nr_arch[k->arch]++] = k;
 	}
+	err = probe_archs(all, nr, opts->jobs ? opts->jobs : bc_par_cpus(), log);
+	if (err)
+		goto out;
+	for (i = 0; i < nr; i++)
+		by_arch[all[i]->arch][nr_arch[all[i]->arch]++] = all[i];
+	share_readers(opts->jobs ? opts->jobs : bc_par_cpus(), by_arch, nr_arch,
+		      readers);
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
 		jobs[a] = (struct arch_job){ .kernels = by_arch[a], .nr = nr_arch[a],
-					     .opts = opts, .text = &texts[a] };
+					     .opts = opts, .text = &texts[a],
+					     .readers = readers[a] };
 		if (!nr_arch[a])
 			continue;
 		jobs[a].own_archives = nr_present++ > 0;

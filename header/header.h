@@ -62,6 +62,12 @@ struct bc_header_opts {
 	 * (kpart.h): the same header, slower; for tests comparing the two.
 	 */
 	bool whole_kernels;
+	/*
+	 * Threads that read and sort kernel files ahead of their merge
+	 * (0: one per CPU; 1: none, each read where it is merged). The
+	 * header does not depend on it.
+	 */
+	uint32_t jobs;
 };
 
 /*

@@ -41,7 +41,9 @@
  *			a saved kernel file (an archive of one kernel) with
  *			every byte changed, every cut: refused naming it;
  *			--kernel ARCHIVE and ARCHIVE:GLOB: the report of
- *			the kernels' files, keyed ARCHIVE:NAME
+ *			the kernels' files, keyed ARCHIVE:NAME; --kernel
+ *			NAME=FILE: deps keys it NAME, min writes NAME.btf,
+ *			--save keeps NAME
  *	bad_objects	messages that name the file and what is wrong
  *	libbpf_open	refused.bpf.c built once per REFUSE_* case (an
  *			object libbpf 1.1 refuses at open): libbpf's
@@ -54,7 +56,8 @@
  *			open" with libbpf's reason and what else it tells,
  *			the others' reports whole, exit status 1 (JSON,
  *			text, --all, an archive); a file not ELF, cut short
- *			or of another machine among them: 2; min: 2
+ *			or of another machine among them: 2; min: the
+ *			others' files as without it, exit status 1
  *	min		`btfcanon min` of the fixture objects against the
  *			fixture kernels (as files and as an archive) and
  *			6.12.117: libbpf's relocation
@@ -2082,7 +2085,8 @@ static char *line_of(const char *text, int n)
  * reports are those they get alone, and the exit status is 1; in JSON,
  * text, --all and over an archive's kernels. A file that is no BPF
  * object among them is still bad input: 2, its name, no report. min
- * still refuses the object (2, libbpf's reason, no file).
+ * names the object with libbpf's reason on stderr, writes the others'
+ * files as if it were absent, and exits 1.
  */
 START_TEST(test_refused_row)
 {
@@ -2093,9 +2097,11 @@ START_TEST(test_refused_row)
 	int i;
 
 	build_fixtures();
-	noopen = in_scratch("noopen.bpf.o");
-	fix = in_scratch("fix.bpf.o");
-	amb = in_scratch("amb.bpf.o");
+	/* copies: in_scratch()'s buffers are reused after 64 calls */
+	noopen = strdup(in_scratch("noopen.bpf.o"));
+	fix = strdup(in_scratch("fix.bpf.o"));
+	amb = strdup(in_scratch("amb.bpf.o"));
+	ck_assert(noopen && fix && amb);
 	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -Wno-implicit-function-declaration "
 			  "-c -o %s " FIXTURES "/noopen.bpf.c", noopen),
 		      "clang cannot build noopen.bpf.c");
@@ -2216,16 +2222,85 @@ START_TEST(test_refused_row)
 		free(text);
 	}
 
-	/* min writes one file for every object: it refuses the object */
-	ck_assert_int_eq(test_sh("%s min %s %s --kernel %s -o %s 2> %s", cli, fix,
-			    noopen, in_scratch("a.btf"), in_scratch("refused-min"),
-			    in_scratch("min.err")), 2);
+	/*
+	 * min: the refused object named on stderr with libbpf's reason and
+	 * left out, the files of the others written (the same bytes as
+	 * without it, for every kernel, also of an archive), exit status 1
+	 */
+	ck_assert_int_eq(test_sh("%s min %s %s --kernel %s -o %s", cli, fix, amb,
+			    in_scratch("a.btf"), in_scratch("opened-min")), 0);
+	ck_assert_int_eq(test_sh("%s min %s %s --kernel %s -o %s", cli, fix, amb,
+			    in_scratch("refused.bca"), in_scratch("opened-min")), 0);
+	ck_assert_int_eq(test_sh("%s min %s %s %s --kernel %s --kernel %s -o %s > %s 2> %s",
+			    cli, fix, noopen, amb, in_scratch("a.btf"),
+			    in_scratch("refused.bca"), in_scratch("refused-min"),
+			    in_scratch("min.out"), in_scratch("min.err")), 1);
 	text = text_of(in_scratch("min.err"));
-	ck_assert_msg(strstr(text, noopen) && strstr(text, "libbpf 1.1 refuses it at open") &&
-		      strstr(text, want), "min: %s", text);
+	ck_assert_msg(asprintf(&reason, "%s: refused at open by libbpf 1.1 (loads on no kernel): %s",
+			       noopen, want) > 0, "asprintf");
+	ck_assert_msg(strstr(text, reason) && !strstr(text, fix) && !strstr(text, amb),
+		      "min: %s", text);
+	free(reason);
 	free(text);
-	ck_assert_int_ne(access(in_scratch("refused-min"), F_OK), 0);
+	text = text_of(in_scratch("min.out"));
+	ck_assert_msg(!*text, "min: stdout: %s", text);
+	free(text);
+	ck_assert_int_eq(test_sh("cd %s && for f in a ka kb; do cmp $f.btf %s/$f.btf || exit 1; done",
+			    in_scratch("opened-min"), in_scratch("refused-min")), 0);
+	/* refused alone: the files of no object, still 1 */
+	ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s 2> /dev/null", cli,
+			    noopen, in_scratch("a.btf"), in_scratch("refused-only")), 1);
+	ck_assert_int_eq(access(in_scratch("refused-only/a.btf"), R_OK), 0);
+	/* a file that is no BPF object among them: still 2, nothing written */
+	ck_assert_int_eq(test_sh("%s min %s %s %s --kernel %s -o %s 2> %s", cli, fix,
+			    noopen, in_scratch("notelf.o"), in_scratch("a.btf"),
+			    in_scratch("bad-min"), in_scratch("min.err")), 2);
+	text = text_of(in_scratch("min.err"));
+	ck_assert_msg(strstr(text, in_scratch("notelf.o")) && strstr(text, "not an ELF file"),
+		      "min: %s", text);
+	free(text);
+	ck_assert_int_ne(access(in_scratch("bad-min"), F_OK), 0);
 	free(want);
+	free((char *)noopen);
+	free((char *)fix);
+	free((char *)amb);
+}
+END_TEST
+
+/*
+ * --kernel NAME=FILE in deps and min (archive.h, bc_kernel_arg_split()):
+ * deps keys the kernel NAME, min writes DIR/NAME.btf (the bytes it
+ * writes for FILE), deps --save keeps NAME in the saved file (min over
+ * it writes NAME.btf); a missing FILE is an error saying NAME=FILE.
+ */
+START_TEST(test_kernel_names)
+{
+	const char *cli = getenv("BTFCANON");
+	char *text;
+
+	build_fixtures();
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel 6.1-x=%s > %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("named.json")), 1);
+	text = text_of(in_scratch("named.json"));
+	ck_assert_msg(strstr(text, "\"kernels\":[\"6.1-x\"]"), "deps: %s", text);
+	free(text);
+	ck_assert_int_eq(test_sh("%s min %s --kernel kx=%s --kernel %s -o %s", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("a.btf"),
+			    in_scratch("a.btf"), in_scratch("named-min")), 0);
+	ck_assert_int_eq(test_sh("cmp %s/kx.btf %s/a.btf", in_scratch("named-min"),
+			    in_scratch("named-min")), 0);
+	ck_assert_int_eq(test_sh("%s deps --kernel kb=%s --save %s", cli,
+			    in_scratch("b.btf"), in_scratch("kb.saved")), 0);
+	ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s && test -f %s/kb.btf", cli,
+			    in_scratch("fix.bpf.o"), in_scratch("kb.saved"),
+			    in_scratch("named-min2"), in_scratch("named-min2")), 0);
+	ck_assert_int_eq(test_sh("%s deps %s --kernel 6.1-x=/nonexistent/a.btf 2> %s",
+			    cli, in_scratch("fix.bpf.o"), in_scratch("named.err")), 2);
+	text = text_of(in_scratch("named.err"));
+	ck_assert_msg(strstr(text, "--kernel 6.1-x=/nonexistent/a.btf: NAME=FILE, and FILE /nonexistent/a.btf: No such file or directory"),
+		      "deps: %s", text);
+	free(text);
 }
 END_TEST
 
@@ -2252,6 +2327,7 @@ Suite *deps_suite(void)
 	tcase_add_test(tc, test_saved_kernel);
 	tcase_add_test(tc, test_saved_kernel_damage);
 	tcase_add_test(tc, test_archive_kernels);
+	tcase_add_test(tc, test_kernel_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("archive_views");
 	tcase_add_test(tc, test_archive_views);

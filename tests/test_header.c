@@ -58,6 +58,12 @@
  *			can name compared gives the same header as with all
  *			compared (the fixture on the four kernels; a program
  *			naming s___b_long and E_B___e on the small ones)
+ *	files		-j1, -j2, -j4 and -j3 in another order: the same
+ *			bytes; --kernel NAME=FILE names the kernel (the
+ *			header of a file of that name), paths with '='
+ *			stay paths; a NAME=FILE with no FILE, no version
+ *			in NAME, or an archive of two kernels: exit 2; a
+ *			bad file at -j4: its message, as at -j1
  */
 #include <errno.h>
 #include <limits.h>
@@ -756,15 +762,87 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/*
+ * Kernel files read and sorted on -j threads: the same header at -j1,
+ * -j2 and -j4, and at -j3 with the --kernel arguments in another order.
+ * --kernel NAME=FILE names a file whose name tells no version: the name
+ * is the kernel's in the header (the same bytes as a file of that name);
+ * an argument that exists is a path, '=' and all, and one whose part
+ * before '=' has a '/' too. A NAME=FILE whose FILE is missing, whose
+ * NAME has no version, or whose FILE is an archive of several kernels:
+ * exit 2, a message saying it, no output.
+ */
+START_TEST(test_files)
+{
+	const char *a = in_scratch("j1.h");
+	char args[1024];
+	int j;
+
+	ck_assert_int_eq(test_sh("%s header -j1 " ALL4 " -o %s", cli(), a), 0);
+	for (j = 2; j <= 4; j += 2) {
+		ck_assert_int_eq(test_sh("%s header -j%d " ALL4 " -o %s", cli(), j,
+				    in_scratch("jn.h")), 0);
+		ck_assert_msg(same_file(a, in_scratch("jn.h")), "-j1 and -j%d differ", j);
+	}
+	ck_assert_int_eq(test_sh("%s header --jobs 3 --kernel " K612A " --kernel " K61X
+			    " --kernel " K61A " --kernel " K618 " -o %s", cli(),
+			    in_scratch("j3.h")), 0);
+	ck_assert_msg(same_file(a, in_scratch("j3.h")), "-j3 in another order differs");
+
+	/* NAME=FILE: running.btf as 6.18.44-fc-v669, and under another name */
+	ck_assert_int_eq(test_sh("cp " K618 " %s", in_scratch("running.btf")), 0);
+	snprintf(args, sizeof(args), "--kernel " K61X " --kernel 6.18.44-fc-v669=%s"
+		 " --kernel " K61A " --kernel " K612A, in_scratch("running.btf"));
+	ck_assert_int_eq(test_sh("%s header -j2 %s -o %s", cli(), args,
+			    in_scratch("named.h")), 0);
+	ck_assert_msg(same_file(a, in_scratch("named.h")), "NAME=FILE differs from the file");
+	ck_assert_int_eq(test_sh("%s header --kernel 6.18.45-running=%s -o %s", cli(),
+			    in_scratch("running.btf"), in_scratch("other.h")), 0);
+	ck_assert(file_has(in_scratch("other.h"), " *   x86, the types of 6.18.45-running:\n"));
+	/* paths with '=': one that exists, one with a '/' before its '=' */
+	ck_assert_int_eq(test_sh("mkdir %s && cp " K618 " %s", in_scratch("k=1"),
+			    in_scratch("k=1/6.18.44-fc-v669.btf")), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s -o %s", cli(),
+			    in_scratch("k=1/6.18.44-fc-v669.btf"), in_scratch("p1.h")), 0);
+	ck_assert_int_eq(test_sh("cd %s && %s header --kernel k=1/6.18.44-fc-v669.btf -o p2.h",
+			    scratch, cli()), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel " K618 " -o %s", cli(),
+			    in_scratch("p0.h")), 0);
+	ck_assert(same_file(in_scratch("p0.h"), in_scratch("p1.h")));
+	ck_assert(same_file(in_scratch("p0.h"), in_scratch("p2.h")));
+
+	/* bad NAME=FILE */
+	refused("--kernel 6.18.45-running=/nonexistent/running.btf",
+		"--kernel 6.18.45-running=/nonexistent/running.btf: NAME=FILE, and FILE /nonexistent/running.btf: No such file or directory");
+	snprintf(args, sizeof(args), "--kernel running=%s", in_scratch("running.btf"));
+	refused(args, "the kernel name 'running' has no version to order it by");
+	ck_assert_int_eq(test_sh("%s archive create %s " K618 " " K61A " > /dev/null",
+			    cli(), in_scratch("two.bca")), 0);
+	snprintf(args, sizeof(args), "--kernel 6.18.45-x=%s", in_scratch("two.bca"));
+	refused(args, "NAME=FILE names one kernel");
+	/* NAME=ARCHIVE:NAME is one kernel, named anew */
+	ck_assert_int_eq(test_sh("%s header --kernel '6.18.45-running=%s:6.18*' -o %s",
+			    cli(), in_scratch("two.bca"), in_scratch("ar.h")), 0);
+	ck_assert(same_file(in_scratch("other.h"), in_scratch("ar.h")));
+	/* a bad file among them: the message -j1 gives, at -j4 too */
+	ck_assert_int_eq(test_sh("echo junk > %s", in_scratch("6.1.0-9-amd64.btf")), 0);
+	snprintf(args, sizeof(args), "-j4 " ALL4 " --kernel %s", in_scratch("6.1.0-9-amd64.btf"));
+	refused(args, "6.1.0-9-amd64.btf: bad magic");
+	/* -j: a count */
+	refused("-j0 --kernel " K618, "-j '0': a number of threads");
+}
+END_TEST
+
 Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited" };
+				"limited", "files" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
-				 test_older, test_includes, test_view, test_limited };
+				 test_older, test_includes, test_view, test_limited,
+				 test_files };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
