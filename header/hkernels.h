@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hkernels.c: the kernels of `btfcanon header`'s set: reading, architecture, order (header/, internal). */
+#ifndef BTFCANON_HEADER_HKERNELS_H
+#define BTFCANON_HEADER_HKERNELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../canon/log.h"
+
+struct bc_archive;
+struct btf;
+struct btf_type;
+
+struct hdr_kernel {
+	char *label;			/* the argument, or ARCHIVE:NAME */
+	char *name;			/* kernel name: version and flavor */
+	const char *path;		/* a file, or NULL */
+	struct bc_archive *ar;		/* or a kernel of an archive */
+	const char *ar_path;		/* the archive's file */
+	uint32_t idx;
+	int arch;			/* enum bc_header_arch, or -1 */
+};
+
+struct hdr_set {
+	struct hdr_kernel *k;
+	uint32_t nr, cap;
+	struct bc_archive **archives;
+	char **archive_paths;
+	uint32_t nr_archives;
+};
+
+void hdr_set_free(struct hdr_set *s);
+/* Adds the kernels of one --kernel argument. */
+int hdr_set_add_arg(struct hdr_set *s, const char *arg,
+		    const struct bc_log *log);
+/* Reads one kernel's BTF as libbpf's struct btf. */
+int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
+		    const struct bc_log *log);
+/* hdr_load_kernel(), then hdr_check_arch() */
+int hdr_load_checked(const struct hdr_kernel *k, struct btf **btf,
+		     const struct bc_log *log);
+/* Checks that kernel k's BTF is of the architecture its name says (frees it if not). */
+int hdr_check_arch(const struct hdr_kernel *k, struct btf **btf,
+		   const struct bc_log *log);
+/* The architecture a kernel name's flavor names, or -1. */
+int hdr_arch_of_name(const char *name);
+/* The architecture of a kernel's BTF, from struct pt_regs, or -1. */
+int hdr_arch_of_btf(const struct btf *btf);
+/* The version part of a kernel name, malloc'd. */
+char *hdr_version_of(const char *name);
+/* qsort() of struct hdr_kernel pointers, the newest first */
+int hdr_cmp_newest_first(const void *pa, const void *pb);
+bool hdr_is_composite(const struct btf_type *t);
+
+#endif
