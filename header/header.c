@@ -236,13 +236,19 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		all[nr++] = k;
 		by_arch[k->arch][nr_arch[k->arch]++] = k;
 	}
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++)
+		qsort(by_arch[a], nr_arch[a], sizeof(*by_arch[a]), hdr_cmp_newest_first);
+	if (opts->layout) {
+		err = hdr_layout_first(by_arch, nr_arch, opts->layout, log);
+		if (err)
+			goto out;
+	}
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
 		jobs[a] = (struct arch_job){ .kernels = by_arch[a], .nr = nr_arch[a],
 					     .opts = opts, .text = &texts[a] };
 		if (!nr_arch[a])
 			continue;
 		jobs[a].own_archives = nr_present++ > 0;
-		qsort(by_arch[a], nr_arch[a], sizeof(*by_arch[a]), hdr_cmp_newest_first);
 		if (jobs[a].own_archives ||
 		    pthread_create(&threads[a], NULL, hdr_run_arch_job, &jobs[a]))
 			hdr_run_arch_job(&jobs[a]);
@@ -279,12 +285,16 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		}
 		for (i = 0; i < nr_arch[a]; i++)
 			names[i] = by_arch[a][i]->name;
-		bc_text_printf(out, " *   %s, the types of %s:\n", bc_header_arch_name(a),
-			       by_arch[a][0]->name);
+		bc_text_printf(out, " *   %s, the types of %s%s:\n", bc_header_arch_name(a),
+			       by_arch[a][0]->name, opts->layout ? " (--layout)" : "");
 		err = put_kernel_names(names, nr_arch[a], out);
 		free(names);
 	}
-	bc_text_puts(out,
+	bc_text_puts(out, opts->layout ?
+		" * What the other kernels, newer and older, have otherwise comes as\n"
+		" * CO-RE flavors: struct NAME___MEMBER_TYPE { the member; }, enum\n"
+		" * NAME___ENUMERATOR.\n"
+		" */\n" :
 		" * What only older kernels have comes as CO-RE flavors: struct\n"
 		" * NAME___MEMBER { the old member; }, enum NAME___ENUMERATOR.\n"
 		" */\n");

@@ -12,6 +12,7 @@
  * kernel whose name does not tell its architecture is read once more.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "../archive/archive.h"
 #include "../archive/input.h"
+#include "../canon/text.h"
 #include "hkernels.h"
 #include "hopts.h"
 
@@ -266,6 +268,11 @@ static int cmp_version(const char *a, const char *b)
 	return c;
 }
 
+static int cmp_str(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
 /* A generic flavor: the architecture's own name, or none. */
 static bool is_generic_flavor(const char *name)
 {
@@ -295,6 +302,106 @@ int hdr_cmp_newest_first(const void *pa, const void *pb)
 		return c;
 	c = strcmp(a->name, b->name);
 	return c ? c : strcmp(a->label, b->label);
+}
+
+/*
+ * The set's names for an error message: those that contain what was
+ * given (a hint), else all of them, at most 16, sorted.
+ */
+static void put_names_hint(struct hdr_kernel **const by_arch[BC_HEADER_NR_ARCHS],
+			   const uint32_t nr_arch[BC_HEADER_NR_ARCHS],
+			   const char *given, struct bc_text *t)
+{
+	const char **names;
+	uint32_t a, i, nr = 0, nr_near = 0, shown = 0, all = 0;
+	bool near;
+
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++)
+		all += nr_arch[a];
+	names = calloc(all + 1, sizeof(*names));
+	if (!names)
+		return;
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		for (i = 0; i < nr_arch[a]; i++)
+			nr_near += strstr(by_arch[a][i]->name, given) != NULL;
+	}
+	near = nr_near > 0;
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		for (i = 0; i < nr_arch[a]; i++) {
+			if (!near || strstr(by_arch[a][i]->name, given))
+				names[nr++] = by_arch[a][i]->name;
+		}
+	}
+	qsort(names, nr, sizeof(*names), cmp_str);
+	bc_text_puts(t, near ? "; did you mean " : "; the set's kernels: ");
+	for (i = 0; i < nr && shown < 16; i++, shown++)
+		bc_text_printf(t, "%s%s", i ? ", " : "", names[i]);
+	if (nr > shown)
+		bc_text_printf(t, " (and %u more)", nr - shown);
+	free(names);
+}
+
+/*
+ * --layout: puts first in each architecture's list (newest first) the
+ * kernel whose layout the plain types take, the others keeping their
+ * order, so that the synthesis starts from it and every other kernel's
+ * differences, newer and older, become flavors.
+ *
+ * The pattern is matched against the set's kernel names as ARCHIVE:GLOB
+ * is (fnmatch: a name, or a glob such as '6.1.0-56-*'), at most one
+ * kernel per architecture. An architecture none of whose kernels match
+ * (--layout 6.1.0-56-amd64 on a set with arm64 kernels too) takes its
+ * newest kernel not newer than the one matched, by version, else its
+ * oldest. Returns 0, or -EINVAL after a message naming the pattern.
+ */
+int hdr_layout_first(struct hdr_kernel **by_arch[BC_HEADER_NR_ARCHS],
+		     const uint32_t nr_arch[BC_HEADER_NR_ARCHS],
+		     const char *pattern, const struct bc_log *log)
+{
+	const struct hdr_kernel *ref = NULL;
+	uint32_t at[BC_HEADER_NR_ARCHS], a, i;
+	bool found[BC_HEADER_NR_ARCHS] = { false };
+	struct hdr_kernel *k;
+	struct bc_text msg;
+	int err;
+
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		for (i = 0; i < nr_arch[a]; i++) {
+			k = by_arch[a][i];
+			if (fnmatch(pattern, k->name, 0))
+				continue;
+			if (found[a])
+				return bc_log_error(log, -EINVAL,
+					"--layout %s: names %s and %s, two kernels of %s: one per architecture",
+					pattern, by_arch[a][at[a]]->name, k->name,
+					bc_header_arch_name(a));
+			found[a] = true;
+			at[a] = i;
+			ref = k;
+		}
+	}
+	if (!ref) {
+		bc_text_init(&msg);
+		put_names_hint(by_arch, nr_arch, pattern, &msg);
+		err = bc_log_error(log, -EINVAL,
+			"--layout %s: no kernel of the set is named so%s", pattern,
+			msg.err ? "" : bc_text_str(&msg));
+		bc_text_deinit(&msg);
+		return err;
+	}
+	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
+		if (!nr_arch[a])
+			continue;
+		if (!found[a]) {
+			for (at[a] = 0; at[a] + 1 < nr_arch[a] &&
+			     cmp_version(by_arch[a][at[a]]->name, ref->name) > 0; at[a]++)
+				;
+		}
+		k = by_arch[a][at[a]];
+		memmove(by_arch[a] + 1, by_arch[a], at[a] * sizeof(*by_arch[a]));
+		by_arch[a][0] = k;
+	}
+	return 0;
 }
 
 /* Checks that kernel k's BTF is of the architecture its name says (frees it if not). */

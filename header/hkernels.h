@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../canon/log.h"
+#include "hopts.h"
 
 struct bc_archive;
 struct btf;
@@ -52,5 +53,12 @@ char *hdr_version_of(const char *name);
 /* qsort() of struct hdr_kernel pointers, the newest first */
 int hdr_cmp_newest_first(const void *pa, const void *pb);
 bool hdr_is_composite(const struct btf_type *t);
+/*
+ * --layout: the matching kernel (a name or glob) first in each
+ * architecture's list, the others in their order; -EINVAL after a message.
+ */
+int hdr_layout_first(struct hdr_kernel **by_arch[BC_HEADER_NR_ARCHS],
+		     const uint32_t nr_arch[BC_HEADER_NR_ARCHS],
+		     const char *pattern, const struct bc_log *log);
 
 #endif

@@ -51,6 +51,12 @@ struct bc_header_opts {
 	 * (kpart.h): the same header, slower; for tests comparing the two.
 	 */
 	bool whole_kernels;
+	/*
+	 * --layout: the kernel (a name or glob of the set's names) whose
+	 * layout the plain types are, every other kernel's differences
+	 * flavors (hkernels.c, hdr_layout_first()); NULL: the newest.
+	 */
+	const char *layout;
 };
 
 /* "x86", "arm64" */

@@ -58,6 +58,18 @@
  *			can name compared gives the same header as with all
  *			compared (the fixture on the four kernels; a program
  *			naming s___b_long and E_B___e on the small ones)
+ *	layout		--layout 6.1.0-56-amd64 (the oldest): the plain types
+ *			are 6.1's on both architectures (arm64: the newest
+ *			not newer, 6.1.0-56-arm64), fd's flags a plain
+ *			member, 6.18's word and u64 len flavors by the
+ *			default's names; tests/fixtures/header/layout.bpf.c
+ *			(flags plainly, word through its flavor) compiles
+ *			for both and relocates on old and new kernels; the
+ *			same bytes at every run, in any --kernel order and
+ *			from an archive; --layout of the newest is the
+ *			default header but for its comment; --check with
+ *			--layout; an unknown name or two kernels of one
+ *			architecture: exit 2 naming it, with a hint
  */
 #include <errno.h>
 #include <limits.h>
@@ -80,6 +92,7 @@
 
 #define DATA "tests/data/header"
 #define FIXTURE "tests/fixtures/header/core.bpf.c"
+#define LAYOUT_FIXTURE "tests/fixtures/header/layout.bpf.c"
 #define INCDIRS "tests/fixtures/slim/incdirs"
 #define INCDIRS_I "-I " INCDIRS "/include -I " INCDIRS "/common"
 
@@ -756,15 +769,105 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* The header with its first comment (the kernels, --layout) cut off. */
+static void body_of(const char *header, const char *body)
+{
+	ck_assert_int_eq(test_sh("sed '1,/^ \\*\\//d' %s > %s", header, body), 0);
+}
+
+START_TEST(test_layout)
+{
+	const char *l = in_scratch("vmlinux.h"), *ar = in_scratch("k.bca");
+	const char *x86 = in_scratch("x86.o"), *arm = in_scratch("arm64.o");
+	unsigned long long v;
+
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 -o %s",
+			    cli(), l), 0);
+	ck_assert(file_has(l, " *   x86, the types of 6.1.0-56-amd64 (--layout):\n"));
+	ck_assert(file_has(l, " *   arm64, the types of 6.1.0-56-arm64 (--layout):\n"));
+	/* 6.1's layout plainly: a member only the old kernels have */
+	ck_assert(file_has(l, "struct fd {\n\tstruct file *file;\n\tunsigned int flags;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise {\n\tstruct file *file;\n\tu64 offset;\n"
+			   "\tu32 len;\n\tu32 advice;\n};\n"));
+	ck_assert(!file_has(l, "fd___flags_unsigned_int"));
+	/* what only newer kernels have: flavors, named as by default */
+	ck_assert(file_has(l, "struct fd___word_long_unsigned_int {\n\tlong unsigned int word;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise___len_u64 {\n\tu64 len;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise___len_u32 {\n\tu32 len;\n};\n"));
+	ck_assert(file_has(l, "enum bpf_arg_type___ARG_PTR_TO_ARENA {"));
+
+	/* a probe of 6.1's layout compiles for both and relocates on both */
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_x86 -I%s -c "
+			  LAYOUT_FIXTURE " -o %s", scratch, x86),
+		      "layout.bpf.c does not compile for x86");
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_arm64 -I%s -c "
+			  LAYOUT_FIXTURE " -o %s", scratch, arm),
+		      "layout.bpf.c does not compile for arm64");
+	ck_assert(relo(x86, K61X, "byte_off", "struct fd", "flags", &v) && v == 8);
+	ck_assert(!relo(x86, K618, "field_exists", "struct fd", "flags", &v) && v == 0);
+	ck_assert(!relo(x86, K61X, "field_exists", "struct fd___word_long_unsigned_int",
+			"word", &v) && v == 0);
+	ck_assert(relo(x86, K618, "field_exists", "struct fd___word_long_unsigned_int",
+		       "word", &v) && v == 1);
+	ck_assert(relo(arm, K612A, "field_exists", "struct fd___word_long_unsigned_int",
+		       "word", &v) && v == 1);
+	ck_assert(relo(arm, K61A, "byte_off", "struct fd", "flags", &v) && v == 8);
+
+	/* the same bytes again, in another order, from an archive, by glob */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 -o %s",
+			    cli(), in_scratch("again.h")), 0);
+	ck_assert(same_file(l, in_scratch("again.h")));
+	ck_assert_int_eq(test_sh("%s header --layout 6.1.0-56-amd64 --kernel " K612A
+			    " --kernel " K618 " --kernel " K61A " --kernel " K61X " -o %s",
+			    cli(), in_scratch("order.h")), 0);
+	ck_assert(same_file(l, in_scratch("order.h")));
+	ck_assert_int_eq(test_sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
+			    " > /dev/null", cli(), ar), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --layout 6.1.0-56-amd64 -o %s",
+			    cli(), ar, in_scratch("ar.h")), 0);
+	ck_assert(same_file(l, in_scratch("ar.h")));
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout '6.1.0-56-*' -o %s",
+			    cli(), in_scratch("glob.h")), 0);
+	ck_assert(same_file(l, in_scratch("glob.h")));
+
+	/* the newest's layout is the default header, its comment aside */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " -o %s", cli(),
+			    in_scratch("default.h")), 0);
+	ck_assert(!same_file(l, in_scratch("default.h")));
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.18.44-fc-v669 -o %s",
+			    cli(), in_scratch("newest.h")), 0);
+	body_of(in_scratch("default.h"), in_scratch("default.body"));
+	body_of(in_scratch("newest.h"), in_scratch("newest.body"));
+	ck_assert(same_file(in_scratch("default.body"), in_scratch("newest.body")));
+
+	/* --check with --layout: current, then stale naming --layout */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 --check %s",
+			    cli(), l), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --check %s > /dev/null", cli(), l), 1);
+	ck_assert_int_eq(test_sh("sed -i 's/unsigned int flags;/int flags;/' %s", l), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 --check %s > %s",
+			    cli(), l, in_scratch("stale.out")), 1);
+	ck_assert(file_has(in_scratch("stale.out"), "--layout 6.1.0-56-amd64`"));
+
+	/* a name the set has not: exit 2, named, with the names near it */
+	refused(ALL4 " --layout 6.1.0-56", "--layout 6.1.0-56: no kernel of the set is named so; "
+		"did you mean 6.1.0-56-amd64, 6.1.0-56-arm64");
+	refused(ALL4 " --layout 5.10.0-1-amd64", "the set's kernels: 6.1.0-56-amd64, "
+		"6.1.0-56-arm64, 6.12.117+deb12-arm64, 6.18.44-fc-v669");
+	refused(ALL4 " --layout '*arm64'", "two kernels of arm64");
+}
+END_TEST
+
 Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited" };
+				"limited", "layout" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
-				 test_older, test_includes, test_view, test_limited };
+				 test_older, test_includes, test_view, test_limited,
+				 test_layout };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
