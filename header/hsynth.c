@@ -1077,38 +1077,49 @@ out:
  * A struct or union copied from an older kernel holds types of the
  * synthetic BTF, which may be larger than that kernel's: its size grows
  * to hold its last member (C has it so: the header is for CO-RE, which
- * takes offsets from the running kernel).
+ * takes offsets from the running kernel). A copy may hold another copy
+ * that grows after it in id order (6.18's nd_dax holds its nd_pfn, which
+ * holds 6.1's larger struct device under --layout), so the pass repeats
+ * until no size changes: one more round per level of such nesting. A
+ * struct whose members all fit is never touched, so a set that needed
+ * one round gets the same sizes.
  */
 void hdr_fit_copied_sizes(struct synth *y)
 {
-	uint32_t id, n = btf__type_cnt(y->s);
+	uint32_t id, n = btf__type_cnt(y->s), round;
+	bool grown = true;
 
-	for (id = y->nr_newest; id < n; id++) {
-		struct btf_type *t = (struct btf_type *)btf__type_by_id(y->s, id);
-		uint64_t end = 0;
-		uint32_t j;
-		int align;
+	for (round = 0; grown && round < 64; round++) {
+		grown = false;
+		for (id = y->nr_newest; id < n; id++) {
+			struct btf_type *t = (struct btf_type *)btf__type_by_id(y->s, id);
+			uint64_t end = 0;
+			uint32_t j;
+			int align;
 
-		if (!btf_is_composite(t))
-			continue;
-		for (j = 0; j < btf_vlen(t); j++) {
-			uint32_t bits = btf_member_bitfield_size(t, j);
-			uint32_t mtype = btf_members(t)[j].type;
-			int size = hdr_sized(y->s, mtype) ? -1 : btf__resolve_size(y->s, mtype);
-			uint64_t at = btf_member_bit_offset(t, j);
+			if (!btf_is_composite(t))
+				continue;
+			for (j = 0; j < btf_vlen(t); j++) {
+				uint32_t bits = btf_member_bitfield_size(t, j);
+				uint32_t mtype = btf_members(t)[j].type;
+				int size = hdr_sized(y->s, mtype) ? -1 :
+					   btf__resolve_size(y->s, mtype);
+				uint64_t at = btf_member_bit_offset(t, j);
 
-			if (!bits && size > 0)
-				bits = 8 * size;
-			if (at + bits > end)
-				end = at + bits;
+				if (!bits && size > 0)
+					bits = 8 * size;
+				if (at + bits > end)
+					end = at + bits;
+			}
+			if (end <= 8 * (uint64_t)t->size)
+				continue;
+			align = btf__align_of(y->s, id);
+			if (align <= 0)
+				align = 1;
+			t = (struct btf_type *)btf__type_by_id(y->s, id);
+			t->size = ((end + 7) / 8 + align - 1) / align * align;
+			grown = true;
 		}
-		if (end <= 8 * (uint64_t)t->size)
-			continue;
-		align = btf__align_of(y->s, id);
-		if (align <= 0)
-			align = 1;
-		t = (struct btf_type *)btf__type_by_id(y->s, id);
-		t->size = ((end + 7) / 8 + align - 1) / align * align;
 	}
 }
 

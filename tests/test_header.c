@@ -68,8 +68,10 @@
  *			same bytes at every run, in any --kernel order and
  *			from an archive; --layout of the newest is the
  *			default header but for its comment; --check with
- *			--layout; an unknown name or two kernels of one
- *			architecture: exit 2 naming it, with a hint
+ *			--layout; a copy that holds a copy grown after it
+ *			(small kernels: the sizes fit); an unknown name or
+ *			two kernels of one architecture: exit 2 naming it,
+ *			with a hint
  */
 #include <errno.h>
 #include <limits.h>
@@ -769,6 +771,41 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/*
+ * Small x86 kernels for --layout's copies: the old one's struct dev {
+ * long a; long b; } (16 bytes); the new one's struct dev { long a; },
+ * struct outer { struct inner i; } and then struct inner { struct dev d;
+ * int x; } (12 bytes each), outer before inner in id order.
+ */
+static void write_nesting_kernel(const char *path, bool old)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	int i_int, i_long, dev;
+
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	ck_assert_int_gt(btf__add_struct(btf, "pt_regs", 8), 0);
+	ck_assert_int_eq(btf__add_field(btf, "orig_ax", i_long, 0, 0), 0);
+	dev = btf__add_struct(btf, "dev", old ? 16 : 8);
+	ck_assert_int_gt(dev, 0);
+	ck_assert_int_eq(btf__add_field(btf, "a", i_long, 0, 0), 0);
+	if (old) {
+		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
+	} else {
+		/* outer refers forward to inner, the next id */
+		ck_assert_int_gt(btf__add_struct(btf, "outer", 12), 0);
+		ck_assert_int_eq(btf__add_field(btf, "i", dev + 2, 0, 0), 0);
+		ck_assert_int_eq(btf__add_struct(btf, "inner", 12), dev + 2);
+		ck_assert_int_eq(btf__add_field(btf, "d", dev, 0, 0), 0);
+		ck_assert_int_eq(btf__add_field(btf, "x", i_int, 64, 0), 0);
+	}
+	raw = blob_from_libbpf(btf);
+	blob_write_or_fail(&raw, path);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
 /* The header with its first comment (the kernels, --layout) cut off. */
 static void body_of(const char *header, const char *body)
 {
@@ -848,6 +885,18 @@ START_TEST(test_layout)
 	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 --check %s > %s",
 			    cli(), l, in_scratch("stale.out")), 1);
 	ck_assert(file_has(in_scratch("stale.out"), "--layout 6.1.0-56-amd64`"));
+
+	/*
+	 * a copy holding a copy that grows after it: inner holds the old,
+	 * larger dev (16 bytes, so inner 16), and outer grows with it
+	 */
+	write_nesting_kernel(in_scratch("6.1.0-1-amd64.btf"), true);
+	write_nesting_kernel(in_scratch("6.18.0-1-amd64.btf"), false);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s --layout 6.1.0-1-amd64 -o %s",
+			    cli(), in_scratch("6.1.0-1-amd64.btf"),
+			    in_scratch("6.18.0-1-amd64.btf"), in_scratch("nest.h")), 0);
+	ck_assert(file_has(in_scratch("nest.h"), "struct inner {\n\tstruct dev d;\n\tint x;\n};\n"));
+	ck_assert(file_has(in_scratch("nest.h"), "struct outer {\n\tstruct inner i;\n};\n"));
 
 	/* a name the set has not: exit 2, named, with the names near it */
 	refused(ALL4 " --layout 6.1.0-56", "--layout 6.1.0-56: no kernel of the set is named so; "
