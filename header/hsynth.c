@@ -71,7 +71,7 @@ static char name_tag(const struct btf_type *t)
 		return 'u';
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		return 'e';
+		return btf_vlen(t) ? 'e' : 'E';	/* 'E': enum N; declared only */
 	case BTF_KIND_TYPEDEF:
 		return 't';
 	case BTF_KIND_FWD:
@@ -85,7 +85,7 @@ static char name_tag(const struct btf_type *t)
 
 static bool is_tag_kind(char tag)
 {
-	return tag == 's' || tag == 'u' || tag == 'e' || tag == 'w';
+	return tag == 's' || tag == 'u' || tag == 'e' || tag == 'w' || tag == 'E';
 }
 
 /* Registers synthetic type id under its kind and name, and its C identifiers. */
@@ -99,7 +99,7 @@ int hdr_note_type(struct synth *y, uint32_t id)
 
 	if (*name && tag) {
 		err = hdr_smap_put(&y->names, hdr_make_key(y, tag, name), id, false);
-		if (!err && is_tag_kind(tag) && tag != 'w')
+		if (!err && is_tag_kind(tag) && tag != 'w' && tag != 'E')
 			err = hdr_smap_put(&y->names, hdr_make_key(y, 'T', name), id, false);
 	}
 	if (!err && *name && (btf_is_typedef(t) || btf_is_func(t)))
@@ -132,6 +132,8 @@ static uint32_t find_named(struct synth *y, const struct btf_type *t,
 		if (hdr_smap_get(&y->names, hdr_make_key(y, btf_kflag(t) ? 'u' : 's', name), &id))
 			return id;
 	}
+	if (tag == 'E' && hdr_smap_get(&y->names, hdr_make_key(y, 'e', name), &id))
+		return id;
 	if (hdr_smap_get(&y->names, hdr_make_key(y, tag, name), &id))
 		return id;
 	if (is_tag_kind(tag) && hdr_smap_get(&y->names, hdr_make_key(y, 'T', name), &id))

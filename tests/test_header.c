@@ -68,8 +68,10 @@
  *			same bytes at every run, in any --kernel order and
  *			from an archive; --layout of the newest is the
  *			default header but for its comment; --check with
- *			--layout; a copy that holds a copy grown after it
- *			(small kernels: the sizes fit); an unknown name or
+ *			--layout; small kernels: a copy that holds a copy
+ *			grown after it (the sizes fit), an enum the chosen
+ *			kernel only declares (`enum mode;`: the newer
+ *			definition is copied whole); an unknown name or
  *			two kernels of one architecture: exit 2 naming it,
  *			with a hint
  */
@@ -773,9 +775,11 @@ END_TEST
 
 /*
  * Small x86 kernels for --layout's copies: the old one's struct dev {
- * long a; long b; } (16 bytes); the new one's struct dev { long a; },
+ * long a; long b; } (16 bytes) and enum mode declared only (no
+ * enumerators: `enum mode;`); the new one's struct dev { long a; },
  * struct outer { struct inner i; } and then struct inner { struct dev d;
- * int x; } (12 bytes each), outer before inner in id order.
+ * int x; } (12 bytes each), outer before inner in id order, and enum
+ * mode { MODE_A = 1 } in struct uses_mode { enum mode m; }.
  */
 static void write_nesting_kernel(const char *path, bool old)
 {
@@ -792,11 +796,18 @@ static void write_nesting_kernel(const char *path, bool old)
 	ck_assert_int_eq(btf__add_field(btf, "a", i_long, 0, 0), 0);
 	if (old) {
 		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
+		ck_assert_int_gt(btf__add_enum(btf, "mode", 4), 0);
 	} else {
+		int mode = btf__add_enum(btf, "mode", 4);
+
+		ck_assert_int_gt(mode, 0);
+		ck_assert_int_eq(btf__add_enum_value(btf, "MODE_A", 1), 0);
+		ck_assert_int_gt(btf__add_struct(btf, "uses_mode", 4), 0);
+		ck_assert_int_eq(btf__add_field(btf, "m", mode, 0, 0), 0);
 		/* outer refers forward to inner, the next id */
 		ck_assert_int_gt(btf__add_struct(btf, "outer", 12), 0);
-		ck_assert_int_eq(btf__add_field(btf, "i", dev + 2, 0, 0), 0);
-		ck_assert_int_eq(btf__add_struct(btf, "inner", 12), dev + 2);
+		ck_assert_int_eq(btf__add_field(btf, "i", dev + 4, 0, 0), 0);
+		ck_assert_int_eq(btf__add_struct(btf, "inner", 12), dev + 4);
 		ck_assert_int_eq(btf__add_field(btf, "d", dev, 0, 0), 0);
 		ck_assert_int_eq(btf__add_field(btf, "x", i_int, 64, 0), 0);
 	}
@@ -897,6 +908,11 @@ START_TEST(test_layout)
 			    in_scratch("6.18.0-1-amd64.btf"), in_scratch("nest.h")), 0);
 	ck_assert(file_has(in_scratch("nest.h"), "struct inner {\n\tstruct dev d;\n\tint x;\n};\n"));
 	ck_assert(file_has(in_scratch("nest.h"), "struct outer {\n\tstruct inner i;\n};\n"));
+	/* an enum the old kernel only declares: the newer definition, whole */
+	ck_assert(file_has(in_scratch("nest.h"), "enum mode {\n\tMODE_A = 1,\n};\n"));
+	ck_assert(file_has(in_scratch("nest.h"), "struct uses_mode {\n\tenum mode m;\n};\n"));
+	ck_assert_int_eq(test_sh("cd %s && printf '#include \"nest.h\"\\nstruct outer o; struct uses_mode u;\\n' > nest.c && "
+			    "clang -target bpf -D__TARGET_ARCH_x86 -c nest.c -o nest.o", scratch), 0);
 
 	/* a name the set has not: exit 2, named, with the names near it */
 	refused(ALL4 " --layout 6.1.0-56", "--layout 6.1.0-56: no kernel of the set is named so; "
