@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The header text of one architecture: its kernels, newest first, merged
- * into the synthetic BTF (hsynth.c), flavors added (flavors.c), then the
- * synthetic BTF (or its slim cut, --for) written by dump_c with the
- * kfuncs every kernel of the architecture has not __weak (pass 4 of
- * header.c's list). Each architecture runs on a thread of its own.
+ * The header text of one architecture: its kernels, newest first (or the
+ * --layout kernel first, hkernels.c), merged into the synthetic BTF
+ * (hsynth.c), flavors added (flavors.c), then the synthetic BTF (or its
+ * slim cut, --for) written by dump_c with the kfuncs every kernel of the
+ * architecture has not __weak (pass 4 of header.c's list). Each
+ * architecture runs on a thread of its own.
  *
  * Problem: --for needs only the flavors a program can name; comparing
  * every type costs the whole set's time. Invariant: the text with --for
@@ -193,8 +194,8 @@ static int add_flavored(void *ctx, const char *name)
 }
 
 /*
- * The header text of one architecture: kernels[0] the newest, the rest
- * older in order.
+ * The header text of one architecture: kernels[0] the newest (or the
+ * --layout kernel), the rest in order.
  *
  * --for (opts->slim_names): the slim cut keeps a flavor NAME___TAG (a
  * struct, union or enum ENUMERATOR___NAME) only when the program names

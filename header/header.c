@@ -13,7 +13,9 @@
  *
  *  1. order: the kernels of the architecture from the newest (greatest in
  *     the archive's version order; among flavors of that release the
- *     generic one, then by flavor name) to the oldest;
+ *     generic one, then by flavor name) to the oldest; with --layout,
+ *     the chosen kernel first, the others in that order
+ *     (hdr_layout_first()), and "newest" below reads "first";
  *  2. synthesis: a new BTF starts as the newest kernel's types, ids and
  *     all. Each older kernel, newest first, is compared with it by name:
  *     a named struct, union, enum or typedef the synthetic BTF lacks is

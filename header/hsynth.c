@@ -15,8 +15,10 @@
  * kfuncs of every kernel are counted and the missing ones copied.
  *
  * Invariant: the synthetic BTF is a function of the kernels in their
- * order; an archive's kernel read through a view gives the same BTF, type
- * for type, as the kernel read whole (hdr_merge_older_view()).
+ * order (with --layout the first is the chosen kernel and "newest",
+ * "older" read "first", "later": the code is the same); an archive's
+ * kernel read through a view gives the same BTF, type for type, as the
+ * kernel read whole (hdr_merge_older_view()).
  * Cost: a kernel's comparison is one pass over its named types, comparing
  * only those whose signature is new (one C spelling per member) with the
  * synthetic type's spellings, kept once.

@@ -48,7 +48,7 @@ struct sig_entry;
 
 struct synth {
 	struct btf *s;
-	uint32_t nr_newest;		/* ids below are the newest kernel's */
+	uint32_t nr_newest;		/* ids below are the first kernel's */
 	struct smap names;		/* "K:name" -> first id of that kind and name */
 	struct smap idents;		/* C ordinary identifiers taken */
 	struct smap variant_idx;	/* variant key -> index + 1 */
