@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]
- *                 [-o FILE | --check FILE]
+ * btfcanon header --kernel K [--kernel K]... [--layout KERNEL] [-I DIR]...
+ *                 [--for FILE...] [-o FILE | --check FILE]
  *
- * One vmlinux.h for every kernel and architecture given (diff/header.h).
+ * One vmlinux.h for every kernel and architecture given (header/header.h).
  * The whole header is built in memory and written at the end (atomically
  * with -o), so a bad input writes nothing; --check compares it with a
  * checked-in header as `dump --check` does.
@@ -22,12 +22,16 @@
 #include "slim.h"
 
 const char bc_header_usage[] =
-"Usage: btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]\n"
-"                       [-j N] [-o OUTPUT | --check HEADER]\n"
+"Usage: btfcanon header --kernel K [--kernel K]... [--layout KERNEL]\n"
+"                       [-I DIR]... [--for FILE...] [-j N]\n"
+"                       [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
 "              x86 and arm64 kernels together; NAME=FILE names FILE's\n"
 "              kernel NAME (running.btf: --kernel 6.18.44-amd64=running.btf)\n"
+"  --layout KERNEL  the plain types in this kernel's layout (a name or\n"
+"              glob of the set's kernels, e.g. the oldest), every other\n"
+"              kernel's differences as flavors; default: the newest\n"
 "  --for FILE  only what these BPF sources (.c, .h) and objects (.bpf.o)\n"
 "              need (the slim header)\n"
 "  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
@@ -50,17 +54,19 @@ struct header_args {
 	const char *output;
 	const char *check;
 	uint32_t jobs;				/* -j; 0: one per CPU */
+	const char *layout;
 };
 
 static int parse_header_args(int argc, char **argv, struct header_args *a)
 {
-	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK };
+	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK, OPT_LAYOUT };
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "for", required_argument, NULL, OPT_FOR },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "layout", required_argument, NULL, OPT_LAYOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +113,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 			break;
 		case OPT_CHECK:
 			a->check = optarg;
+			break;
+		case OPT_LAYOUT:
+			a->layout = optarg;
 			break;
 		case 'I':
 			a->dirs[a->nr_dirs++] = optarg;
@@ -183,6 +192,8 @@ static void producer_text(const struct header_args *a, struct bc_text *t)
 	bc_text_puts(t, "btfcanon header");
 	for (i = 0; i < a->nr_kernels; i++)
 		bc_text_printf(t, " --kernel %s", a->kernels[i]);
+	if (a->layout)
+		bc_text_printf(t, " --layout %s", a->layout);
 	for (i = 0; i < a->nr_dirs; i++)
 		bc_text_printf(t, " -I %s", a->dirs[i]);
 	if (a->nr_fors)
@@ -205,6 +216,7 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	opts.kernels = args.kernels;
 	opts.nr_kernels = args.nr_kernels;
 	opts.jobs = args.jobs;
+	opts.layout = args.layout;
 	if (args.nr_fors) {
 		struct bc_slim_request req = {
 			.sources = args.sources, .objects = args.objects,

@@ -2,7 +2,7 @@
 /*
  * Part of an archive's kernel as a libbpf BTF (kpart.h).
  *
- * Problem: header.c compares each older kernel with the synthetic BTF,
+ * Problem: hsynth.c compares each older kernel with the synthetic BTF,
  * but acts only on the few hundred types whose content it has not seen
  * in a newer kernel (and on the kfunc tags); rebuilding and parsing the
  * kernel's whole BTF for them was most of its cost (ar_build_raw, page

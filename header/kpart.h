@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Part of an archive's kernel as a libbpf BTF (header.c's older kernels):
+ * Part of an archive's kernel as a libbpf BTF (hsynth.c's older kernels):
  * the types a pass acts on and what they reach, read through a view
  * (archive.h) instead of rebuilding the kernel's 110k types.
  */

@@ -64,6 +64,22 @@
  *			stay paths; a NAME=FILE with no FILE, no version
  *			in NAME, or an archive of two kernels: exit 2; a
  *			bad file at -j4: its message, as at -j1
+ *	layout		--layout 6.1.0-56-amd64 (the oldest): the plain types
+ *			are 6.1's on both architectures (arm64: the newest
+ *			not newer, 6.1.0-56-arm64), fd's flags a plain
+ *			member, 6.18's word and u64 len flavors by the
+ *			default's names; tests/fixtures/header/layout.bpf.c
+ *			(flags plainly, word through its flavor) compiles
+ *			for both and relocates on old and new kernels; the
+ *			same bytes at every run, in any --kernel order and
+ *			from an archive; --layout of the newest is the
+ *			default header but for its comment; --check with
+ *			--layout; small kernels: a copy that holds a copy
+ *			grown after it (the sizes fit), an enum the chosen
+ *			kernel only declares (`enum mode;`: the newer
+ *			definition is copied whole); an unknown name or
+ *			two kernels of one architecture: exit 2 naming it,
+ *			with a hint
  */
 #include <errno.h>
 #include <limits.h>
@@ -86,6 +102,7 @@
 
 #define DATA "tests/data/header"
 #define FIXTURE "tests/fixtures/header/core.bpf.c"
+#define LAYOUT_FIXTURE "tests/fixtures/header/layout.bpf.c"
 #define INCDIRS "tests/fixtures/slim/incdirs"
 #define INCDIRS_I "-I " INCDIRS "/include -I " INCDIRS "/common"
 
@@ -763,6 +780,156 @@ START_TEST(test_bad_input)
 END_TEST
 
 /*
+ * Small x86 kernels for --layout's copies: the old one's struct dev {
+ * long a; long b; } (16 bytes) and enum mode declared only (no
+ * enumerators: `enum mode;`); the new one's struct dev { long a; },
+ * struct outer { struct inner i; } and then struct inner { struct dev d;
+ * int x; } (12 bytes each), outer before inner in id order, and enum
+ * mode { MODE_A = 1 } in struct uses_mode { enum mode m; }.
+ */
+static void write_nesting_kernel(const char *path, bool old)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	int i_int, i_long, dev;
+
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	ck_assert_int_gt(btf__add_struct(btf, "pt_regs", 8), 0);
+	ck_assert_int_eq(btf__add_field(btf, "orig_ax", i_long, 0, 0), 0);
+	dev = btf__add_struct(btf, "dev", old ? 16 : 8);
+	ck_assert_int_gt(dev, 0);
+	ck_assert_int_eq(btf__add_field(btf, "a", i_long, 0, 0), 0);
+	if (old) {
+		ck_assert_int_eq(btf__add_field(btf, "b", i_long, 64, 0), 0);
+		ck_assert_int_gt(btf__add_enum(btf, "mode", 4), 0);
+	} else {
+		int mode = btf__add_enum(btf, "mode", 4);
+
+		ck_assert_int_gt(mode, 0);
+		ck_assert_int_eq(btf__add_enum_value(btf, "MODE_A", 1), 0);
+		ck_assert_int_gt(btf__add_struct(btf, "uses_mode", 4), 0);
+		ck_assert_int_eq(btf__add_field(btf, "m", mode, 0, 0), 0);
+		/* outer refers forward to inner, the next id */
+		ck_assert_int_gt(btf__add_struct(btf, "outer", 12), 0);
+		ck_assert_int_eq(btf__add_field(btf, "i", dev + 4, 0, 0), 0);
+		ck_assert_int_eq(btf__add_struct(btf, "inner", 12), dev + 4);
+		ck_assert_int_eq(btf__add_field(btf, "d", dev, 0, 0), 0);
+		ck_assert_int_eq(btf__add_field(btf, "x", i_int, 64, 0), 0);
+	}
+	raw = blob_from_libbpf(btf);
+	blob_write_or_fail(&raw, path);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
+/* The header with its first comment (the kernels, --layout) cut off. */
+static void body_of(const char *header, const char *body)
+{
+	ck_assert_int_eq(test_sh("sed '1,/^ \\*\\//d' %s > %s", header, body), 0);
+}
+
+START_TEST(test_layout)
+{
+	const char *l = in_scratch("vmlinux.h"), *ar = in_scratch("k.bca");
+	const char *x86 = in_scratch("x86.o"), *arm = in_scratch("arm64.o");
+	unsigned long long v;
+
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 -o %s",
+			    cli(), l), 0);
+	ck_assert(file_has(l, " *   x86, the types of 6.1.0-56-amd64 (--layout):\n"));
+	ck_assert(file_has(l, " *   arm64, the types of 6.1.0-56-arm64 (--layout):\n"));
+	/* 6.1's layout plainly: a member only the old kernels have */
+	ck_assert(file_has(l, "struct fd {\n\tstruct file *file;\n\tunsigned int flags;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise {\n\tstruct file *file;\n\tu64 offset;\n"
+			   "\tu32 len;\n\tu32 advice;\n};\n"));
+	ck_assert(!file_has(l, "fd___flags_unsigned_int"));
+	/* what only newer kernels have: flavors, named as by default */
+	ck_assert(file_has(l, "struct fd___word_long_unsigned_int {\n\tlong unsigned int word;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise___len_u64 {\n\tu64 len;\n};\n"));
+	ck_assert(file_has(l, "struct io_fadvise___len_u32 {\n\tu32 len;\n};\n"));
+	ck_assert(file_has(l, "enum bpf_arg_type___ARG_PTR_TO_ARENA {"));
+
+	/* a probe of 6.1's layout compiles for both and relocates on both */
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_x86 -I%s -c "
+			  LAYOUT_FIXTURE " -o %s", scratch, x86),
+		      "layout.bpf.c does not compile for x86");
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_arm64 -I%s -c "
+			  LAYOUT_FIXTURE " -o %s", scratch, arm),
+		      "layout.bpf.c does not compile for arm64");
+	ck_assert(relo(x86, K61X, "byte_off", "struct fd", "flags", &v) && v == 8);
+	ck_assert(!relo(x86, K618, "field_exists", "struct fd", "flags", &v) && v == 0);
+	ck_assert(!relo(x86, K61X, "field_exists", "struct fd___word_long_unsigned_int",
+			"word", &v) && v == 0);
+	ck_assert(relo(x86, K618, "field_exists", "struct fd___word_long_unsigned_int",
+		       "word", &v) && v == 1);
+	ck_assert(relo(arm, K612A, "field_exists", "struct fd___word_long_unsigned_int",
+		       "word", &v) && v == 1);
+	ck_assert(relo(arm, K61A, "byte_off", "struct fd", "flags", &v) && v == 8);
+
+	/* the same bytes again, in another order, from an archive, by glob */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 -o %s",
+			    cli(), in_scratch("again.h")), 0);
+	ck_assert(same_file(l, in_scratch("again.h")));
+	ck_assert_int_eq(test_sh("%s header --layout 6.1.0-56-amd64 --kernel " K612A
+			    " --kernel " K618 " --kernel " K61A " --kernel " K61X " -o %s",
+			    cli(), in_scratch("order.h")), 0);
+	ck_assert(same_file(l, in_scratch("order.h")));
+	ck_assert_int_eq(test_sh("%s archive create %s " K618 " " K61A " " K612A " " K61X
+			    " > /dev/null", cli(), ar), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --layout 6.1.0-56-amd64 -o %s",
+			    cli(), ar, in_scratch("ar.h")), 0);
+	ck_assert(same_file(l, in_scratch("ar.h")));
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout '6.1.0-56-*' -o %s",
+			    cli(), in_scratch("glob.h")), 0);
+	ck_assert(same_file(l, in_scratch("glob.h")));
+
+	/* the newest's layout is the default header, its comment aside */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " -o %s", cli(),
+			    in_scratch("default.h")), 0);
+	ck_assert(!same_file(l, in_scratch("default.h")));
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.18.44-fc-v669 -o %s",
+			    cli(), in_scratch("newest.h")), 0);
+	body_of(in_scratch("default.h"), in_scratch("default.body"));
+	body_of(in_scratch("newest.h"), in_scratch("newest.body"));
+	ck_assert(same_file(in_scratch("default.body"), in_scratch("newest.body")));
+
+	/* --check with --layout: current, then stale naming --layout */
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 --check %s",
+			    cli(), l), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --check %s > /dev/null", cli(), l), 1);
+	ck_assert_int_eq(test_sh("sed -i 's/unsigned int flags;/int flags;/' %s", l), 0);
+	ck_assert_int_eq(test_sh("%s header " ALL4 " --layout 6.1.0-56-amd64 --check %s > %s",
+			    cli(), l, in_scratch("stale.out")), 1);
+	ck_assert(file_has(in_scratch("stale.out"), "--layout 6.1.0-56-amd64`"));
+
+	/*
+	 * a copy holding a copy that grows after it: inner holds the old,
+	 * larger dev (16 bytes, so inner 16), and outer grows with it
+	 */
+	write_nesting_kernel(in_scratch("6.1.0-1-amd64.btf"), true);
+	write_nesting_kernel(in_scratch("6.18.0-1-amd64.btf"), false);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s --layout 6.1.0-1-amd64 -o %s",
+			    cli(), in_scratch("6.1.0-1-amd64.btf"),
+			    in_scratch("6.18.0-1-amd64.btf"), in_scratch("nest.h")), 0);
+	ck_assert(file_has(in_scratch("nest.h"), "struct inner {\n\tstruct dev d;\n\tint x;\n};\n"));
+	ck_assert(file_has(in_scratch("nest.h"), "struct outer {\n\tstruct inner i;\n};\n"));
+	/* an enum the old kernel only declares: the newer definition, whole */
+	ck_assert(file_has(in_scratch("nest.h"), "enum mode {\n\tMODE_A = 1,\n};\n"));
+	ck_assert(file_has(in_scratch("nest.h"), "struct uses_mode {\n\tenum mode m;\n};\n"));
+	ck_assert_int_eq(test_sh("cd %s && printf '#include \"nest.h\"\\nstruct outer o; struct uses_mode u;\\n' > nest.c && "
+			    "clang -target bpf -D__TARGET_ARCH_x86 -c nest.c -o nest.o", scratch), 0);
+
+	/* a name the set has not: exit 2, named, with the names near it */
+	refused(ALL4 " --layout 6.1.0-56", "--layout 6.1.0-56: no kernel of the set is named so; "
+		"did you mean 6.1.0-56-amd64, 6.1.0-56-arm64");
+	refused(ALL4 " --layout 5.10.0-1-amd64", "the set's kernels: 6.1.0-56-amd64, "
+		"6.1.0-56-arm64, 6.12.117+deb12-arm64, 6.18.44-fc-v669");
+	refused(ALL4 " --layout '*arm64'", "two kernels of arm64");
+}
+END_TEST
+
+/*
  * Kernel files read and sorted on -j threads: the same header at -j1,
  * -j2 and -j4, and at -j3 with the --kernel arguments in another order.
  * --kernel NAME=FILE names a file whose name tells no version: the name
@@ -838,11 +1005,11 @@ Suite *header_suite(void)
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited", "files" };
+				"limited", "files", "layout" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
 				 test_older, test_includes, test_view, test_limited,
-				 test_files };
+				 test_files, test_layout };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -39,6 +39,10 @@
 # field (the file name) is dropped. The slim header's lines are compared
 # with the lines of a's x86 header (median over the tools).
 #
+# LAYOUT=KERNEL (issue 32): modes b and c write the header with --layout
+# KERNEL, and NEWEST_<arch> then names that kernel of each architecture
+# (the header bpftool writes is the one the tools are checked against).
+#
 # With SPEED=1 it also times, with tools/paired-bench.sh (SPEED_RUNS runs,
 # default 5; the machine's load is printed), the full header of the set
 # and the slim header of SPEED_TOOL (default runqlat); MODES="" SPEED=1
@@ -102,6 +106,7 @@ ARCHS=${ARCHS:-x86 arm64}
 SPEED=${SPEED:-0}
 SPEED_RUNS=${SPEED_RUNS:-5}
 SPEED_TOOL=${SPEED_TOOL:-runqlat}
+LAYOUT=${LAYOUT:-}
 SYS_INCLUDES=${SYS_INCLUDES-$($CLANG -v -E - < /dev/null 2>&1 |
 	sed -n '/<...> search starts here:/,/End of search list./s|^ \(/.*\)|-idirafter \1|p' |
 	tr '\n' ' ')}
@@ -115,6 +120,9 @@ kargs=
 for k in "$@"; do
 	kargs="$kargs --kernel '$k'"
 done
+# the header's arguments: the kernels, and --layout
+hargs=$kargs
+[ -z "$LAYOUT" ] || hargs="$hargs --layout '$LAYOUT'"
 tools=$(cd "$BCC" && ls -- *.bpf.c | sed 's/\.bpf\.c$//')
 ntools=$(echo "$tools" | wc -l)
 mkdir -p "$OUT/hdr" "$OUT/deps"
@@ -164,7 +172,7 @@ fi
 if has b; then
 	mkdir -p "$OUT/hdr/b"
 	rm -f "$OUT/hdr/b/vmlinux.h"
-	eval "\"\$BTFCANON\" header $kargs -o \"\$OUT/hdr/b/vmlinux.h\"" 2> "$OUT/err/header-b.err" ||
+	eval "\"\$BTFCANON\" header $hargs -o \"\$OUT/hdr/b/vmlinux.h\"" 2> "$OUT/err/header-b.err" ||
 		echo "bench-headers-bcc: full header failed: $(head -1 "$OUT/err/header-b.err")" >&2
 fi
 if has c; then
@@ -173,7 +181,7 @@ if has c; then
 		mkdir -p "$OUT/hdr/c/$t"
 		rm -f "$OUT/hdr/c/$t/vmlinux.h"
 		# shellcheck disable=SC2046
-		eval "\"\$BTFCANON\" header $kargs -o \"\$OUT/hdr/c/\$t/vmlinux.h\" $(fors "$t")" \
+		eval "\"\$BTFCANON\" header $hargs -o \"\$OUT/hdr/c/\$t/vmlinux.h\" $(fors "$t")" \
 			2>> "$OUT/err/header-c.err" ||
 			echo "$t: slim header failed" >> "$OUT/err/header-c.err"
 	done
@@ -284,7 +292,7 @@ first_error() {
 }
 {
 	echo "bcc libbpf-tools: $BCC ($ntools .bpf.c)$([ -n "${BCC_REV:-}" ] && echo ", $BCC_REV")"
-	echo "kernels: $*"
+	echo "kernels: $*$([ -n "$LAYOUT" ] && echo "; --layout $LAYOUT")"
 	for a in $ARCHS; do eval "echo \"newest $a (a): \${NEWEST_$a:-}\""; done
 	echo "$($CLANG --version | head -1); $($BPFTOOL version | head -1); libbpf headers $(sed -n 's/^#define LIBBPF_M[AI][JN]OR_VERSION //p' /usr/include/bpf/libbpf_version.h 2>/dev/null | paste -sd.); btfcanon $(git -C "$(dirname "$BTFCANON")" describe --always --dirty 2>/dev/null || echo "?")"
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); headers $((t1 - t0)) s, compiles $((t2 - t1)) s, deps $((t3 - t2)) s"
@@ -293,7 +301,7 @@ first_error() {
 	echo "|---|---|---|---|---|"
 	for m in $MODES; do
 		case $m in
-		a) name="bpftool (newest)" ;;
+		a) name="bpftool (${LAYOUT:-newest})" ;;
 		b) name="btfcanon header" ;;
 		c) name="btfcanon header --for" ;;
 		esac
