@@ -55,6 +55,8 @@
 #include "../canon/text.h"
 #include "../canon/types.h"
 #include "../archive/btf_file.h"
+#include "../archive/kernel_set.h"
+#include "../archive/package.h"
 #include "core_relo.h"
 #include "deps.h"
 #include "inline_facts.h"
@@ -644,6 +646,7 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 					   log, &k->modules_base);
 		if (!err)
 			err = take_modules(c, label, k, log);
+		k->has_modules = true;
 		if (err == -EBADMSG)
 			goto fail;	/* the parser said what */
 	}
@@ -692,77 +695,60 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 	return 1;
 }
 
-static int dirent_cmp(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
 /*
- * A directory of BTF as /sys/kernel/btf lays it out: DIR/vmlinux, and
- * every other regular file a module's split BTF over it, taken in name
- * order (libbpf takes the running kernel's modules in load order, which
- * a directory does not tell).
+ * A kernel with its modules (archive/kernel_set.h): a package, a modules
+ * tree beside its kernel, or a directory of BTF as /sys/kernel/btf lays
+ * it out. The modules are taken in name order (libbpf takes the running
+ * kernel's in load order, which none of these tell); a bad module was
+ * left out with a warning naming it. Symbols (and inlined names) come
+ * from the vmlinux beside a tree when it is an ELF file.
  */
-static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
-			   const struct bc_log *log)
+static int load_kernel_set(const char *path, bool want_inlines,
+			   struct bc_deps_kernel *k, const struct bc_log *log)
 {
-	struct bc_input_opts opts = { 0 };
-	struct dirent **names = NULL;
-	int n, i, err;
+	struct bc_kernel_set ks;
+	enum bc_kset_source source;
+	uint32_t i;
+	int err;
 
-	if (asprintf(&k->vmlinux_path, "%s/vmlinux", dir) < 0) {
-		k->vmlinux_path = NULL;
-		return bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-	}
-	if (access(k->vmlinux_path, F_OK))
-		return bc_log_error(log, -ENOENT,
-				    "%s: a directory of BTF needs the kernel's as vmlinux (as /sys/kernel/btf)",
-				    dir);
-	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
+	err = bc_kernel_set_read(path, NULL, &ks, log);
 	if (err)
 		return err;
+	source = ks.source;
+	k->input = ks.input;
+	memset(&ks.input, 0, sizeof(ks.input));
+	k->vmlinux_path = ks.vmlinux_path;
+	ks.vmlinux_path = NULL;
+	k->has_modules = ks.has_modules;
 	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
-	if (err)
-		return bc_log_error(log, err, "%s: out of memory", dir);
-	n = scandir(dir, &names, NULL, dirent_cmp);
-	if (n < 0)
-		return bc_log_error(log, -errno, "%s: %s", dir, strerror(errno));
-	k->modules = calloc(n ? n : 1, sizeof(*k->modules));
-	if (!k->modules)
-		err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-	for (i = 0; i < n && !err; i++) {
-		struct bc_core_module *m = &k->modules[k->nr_modules];
-		const char *name = names[i]->d_name;
-		enum bc_file_format format;
-		struct stat st;
-		char *path;
-
-		if (name[0] == '.' || !strcmp(name, "vmlinux"))
-			continue;
-		if (asprintf(&path, "%s/%s", dir, name) < 0) {
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-			break;
-		}
-		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-			free(path);
-			continue;
-		}
-		k->nr_modules++;	/* deinit frees what is set */
-		m->name = strdup(name);
-		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
-			m->label = NULL;
-			free(path);
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-			break;
-		}
-		err = bc_file_load_btf(path, k->input.btf, &m->btf, &format, log);
-		if (!err && bc_ktypes_init_btf(&m->types, m->btf, true))
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
-		free(path);
+	if (!err) {
+		k->modules = calloc(ks.nr_mods ? ks.nr_mods : 1,
+				    sizeof(*k->modules));
+		if (!k->modules)
+			err = -ENOMEM;
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (i = 0; !err && i < ks.nr_mods; i++) {
+		struct bc_core_module *m = &k->modules[k->nr_modules++];
+
+		m->name = ks.mods[i].name;
+		ks.mods[i].name = NULL;
+		m->btf = bc_kernel_set_take_module(&ks, i);
+		if (asprintf(&m->label, " in module %s", m->name) < 0) {
+			m->label = NULL;
+			err = -ENOMEM;
+		} else if (bc_ktypes_init_btf(&m->types, m->btf, true)) {
+			err = -ENOMEM;
+		}
+	}
+	bc_kernel_set_deinit(&ks);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", path);
+	if (k->vmlinux_path && source == BC_KSET_TREE) {
+		err = ksyms_load(k->vmlinux_path, &k->syms, log);
+		if (!err && k->syms && want_inlines)
+			err = bc_inline_facts_load(k->vmlinux_path, &k->inlines,
+						   log);
+	}
 	return err;
 }
 
@@ -791,6 +777,20 @@ int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 	return 0;
 }
 
+/* Is path a kernel package (.deb, .rpm)? */
+static bool is_package(const char *path)
+{
+	uint8_t head[32];
+	ssize_t got = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		got = pread(fd, head, sizeof(head), 0);
+		close(fd);
+	}
+	return got > 0 && bc_package_detect(head, got);
+}
+
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log)
 {
@@ -800,8 +800,8 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 
 	memset(k, 0, sizeof(*k));
 	k->arg = path;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		err = load_kernel_dir(path, k, log);
+	if ((!stat(path, &st) && S_ISDIR(st.st_mode)) || is_package(path)) {
+		err = load_kernel_set(path, want_inlines, k, log);
 		if (err)
 			bc_deps_kernel_deinit(k);
 		return err;

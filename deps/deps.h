@@ -120,7 +120,13 @@ struct bc_deps_kernel {
 	 */
 	struct bc_core_module *modules;
 	uint32_t nr_modules;
-	char *vmlinux_path;		/* DIR/vmlinux, or NULL */
+	char *vmlinux_path;		/* the file vmlinux came from, or NULL */
+	/*
+	 * Its input could hold modules (a package, a modules tree, a
+	 * directory of BTF, a saved kernel that had them): false for a bare
+	 * vmlinux, where module types cannot be checked.
+	 */
+	bool has_modules;
 	/* a saved kernel's modules: the BTF they are split over, or NULL */
 	struct bc_btf *modules_base;
 	/* a saved kernel file, owned: its symbols and inlined names point in */
