@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../canon/btf_kinds.h"
+#include "../canon/canon.h"
 #include "../canon/par.h"
 #include "decompress.h"
 #include "kernel_set.h"
@@ -195,6 +197,95 @@ int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
 		err = -EINVAL;
 	}
 	free(plain);
+	return err;
+}
+
+/* ---- one BTF of a kernel and modules ---------------------------------- */
+
+/*
+ * Appends module m's type records to out at *at, each type id past the
+ * base moved by id_shift, each string offset past the base's strings by
+ * str_shift.
+ */
+static void append_module_types(const struct bc_btf *m, uint32_t base_end,
+				uint32_t base_str_end, uint32_t id_shift,
+				uint32_t str_shift, uint8_t *out, size_t *at)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < m->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(m, i);
+		size_t bytes = 4 * (size_t)bc_type_words(t);
+		uint32_t *w = (uint32_t *)(out + *at), *word;
+
+		memcpy(w, t, bytes);
+		for (k = 0; (word = bc_type_word_of_class(w, BC_WORD_REF, k)); k++)
+			if (*word >= base_end)
+				*word += id_shift;
+		for (k = 0; (word = bc_type_word_of_class(w, BC_WORD_NAME, k)); k++)
+			if (*word >= base_str_end)
+				*word += str_shift;
+		*at += bytes;
+	}
+}
+
+int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
+		   uint32_t n, void **raw, size_t *size,
+		   const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = BC_ORDER_KIND };
+	size_t types_len = base->hdr->type_len, strs_len = base->str_len, at;
+	uint32_t i, id_shift = 0, str_shift = 0;
+	struct btf_header *hdr;
+	struct bc_btf *whole = NULL;
+	uint8_t *blob;
+	int err;
+
+	if (base->base || base->nr_unknown)
+		return bc_log_error(log, -EINVAL,
+				    "%s: a kernel's BTF must be base BTF of known kinds to merge modules into",
+				    base->path);
+	for (i = 0; i < n; i++) {
+		if (mods[i]->base != base || mods[i]->nr_unknown)
+			return bc_log_error(log, -EINVAL,
+					    "%s: not split BTF over %s (known kinds only)",
+					    mods[i]->path, base->path);
+		types_len += mods[i]->hdr->type_len;
+		strs_len += mods[i]->str_len;
+	}
+	if (types_len + strs_len > UINT32_MAX - sizeof(*hdr))
+		return bc_log_error(log, -E2BIG, "%s: merged BTF past 4 GiB",
+				    base->path);
+	blob = malloc(sizeof(*hdr) + types_len + strs_len);
+	if (!blob)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", base->path);
+	hdr = (struct btf_header *)blob;
+	*hdr = *base->hdr;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_off = 0;
+	hdr->type_len = types_len;
+	hdr->str_off = types_len;
+	hdr->str_len = strs_len;
+	memcpy(blob + sizeof(*hdr), base->types, base->hdr->type_len);
+	at = sizeof(*hdr) + base->hdr->type_len;
+	for (i = 0; i < n; i++) {
+		append_module_types(mods[i], bc_btf_end_id(base),
+				    bc_btf_str_end(base), id_shift, str_shift,
+				    blob, &at);
+		id_shift += mods[i]->nr_types;
+		str_shift += mods[i]->str_len;
+	}
+	memcpy(blob + at, base->strs, base->str_len);
+	at += base->str_len;
+	for (i = 0; i < n; i++) {
+		memcpy(blob + at, mods[i]->strs, mods[i]->str_len);
+		at += mods[i]->str_len;
+	}
+	err = bc_btf_parse(blob, at, NULL, base->path, log, &whole);
+	free(blob);
+	if (!err)
+		err = canon_run_raw(whole, &copts, raw, size, log);
+	bc_btf_free(whole);
 	return err;
 }
 

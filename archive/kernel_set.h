@@ -110,6 +110,19 @@ void bc_kernel_set_deinit(struct bc_kernel_set *ks);
 struct bc_btf *bc_kernel_set_take_module(struct bc_kernel_set *ks, uint32_t i);
 
 /*
+ * One non-split BTF of base (a kernel's BTF) and the modules mods[0 .. n)
+ * split over it, for libbpf's btf_custom_path, which takes one BTF and
+ * looks into no module: base's types keep their ids, then each module's
+ * types follow those before it, its ids and string offsets moved; the
+ * whole then canonicalized (canon/), so the types several modules define
+ * alike are one. *raw is malloc'd. Returns 0 or a negative errno (-EINVAL:
+ * a module not split over base) after a message.
+ */
+int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
+		   uint32_t n, void **raw, size_t *size,
+		   const struct bc_log *log);
+
+/*
  * The BTF blob of one module file's bytes data[0..size): decompressed
  * when xz, zstd or gzip, then the .BTF section of the ELF file, or the
  * bytes themselves when they are raw BTF. *out is malloc'd. Returns 0;
