@@ -647,6 +647,8 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 		if (!err)
 			err = take_modules(c, label, k, log);
 		k->has_modules = true;
+	} else if (!err && bc_archive_nr_kernels(ar) > 1) {
+		k->from_archive = true;
 		if (err == -EBADMSG)
 			goto fail;	/* the parser said what */
 	}
@@ -1059,8 +1061,10 @@ static int note_no_modules(const struct bc_deps_kernel *k,
 	if (k->has_modules)
 		return 0;
 	c->detail = NULL;
-	err = set_detail(c, "%s%snot in vmlinux; no modules were given with the kernel, so a module's could not be checked",
-			 had ? had : "", had ? "; " : "");
+	err = set_detail(c, "%s%snot in vmlinux; %s, so a module's could not be checked",
+			 had ? had : "", had ? "; " : "",
+			 k->from_archive ? "the archive holds no modules" :
+			 "no modules were given with the kernel");
 	free(had);
 	return err;
 }

@@ -127,6 +127,8 @@ struct bc_deps_kernel {
 	 * vmlinux, where module types cannot be checked.
 	 */
 	bool has_modules;
+	/* read from an archive, which keeps vmlinux only (no modules yet) */
+	bool from_archive;
 	/* a saved kernel's modules: the BTF they are split over, or NULL */
 	struct bc_btf *modules_base;
 	/* a saved kernel file, owned: its symbols and inlined names point in */
