@@ -229,21 +229,20 @@ static void append_module_types(const struct bc_btf *m, uint32_t base_end,
 	}
 }
 
-int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
-		   uint32_t n, void **raw, size_t *size,
-		   const struct bc_log *log)
+int bc_kmods_join(const struct bc_btf *base, const struct bc_btf *const *mods,
+		  uint32_t n, struct bc_btf **whole, uint32_t *id_shift,
+		  const struct bc_log *log)
 {
-	struct canon_opts copts = { .order = BC_ORDER_KIND };
 	size_t types_len = base->hdr->type_len, strs_len = base->str_len, at;
-	uint32_t i, id_shift = 0, str_shift = 0;
+	uint32_t i, ids = 0, str_shift = 0;
 	struct btf_header *hdr;
-	struct bc_btf *whole = NULL;
 	uint8_t *blob;
 	int err;
 
+	*whole = NULL;
 	if (base->base || base->nr_unknown)
 		return bc_log_error(log, -EINVAL,
-				    "%s: a kernel's BTF must be base BTF of known kinds to merge modules into",
+				    "%s: a kernel's BTF must be base BTF of known kinds to join modules to",
 				    base->path);
 	for (i = 0; i < n; i++) {
 		if (mods[i]->base != base || mods[i]->nr_unknown)
@@ -254,7 +253,7 @@ int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
 		strs_len += mods[i]->str_len;
 	}
 	if (types_len + strs_len > UINT32_MAX - sizeof(*hdr))
-		return bc_log_error(log, -E2BIG, "%s: merged BTF past 4 GiB",
+		return bc_log_error(log, -E2BIG, "%s: joined BTF past 4 GiB",
 				    base->path);
 	blob = malloc(sizeof(*hdr) + types_len + strs_len);
 	if (!blob)
@@ -269,10 +268,11 @@ int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
 	memcpy(blob + sizeof(*hdr), base->types, base->hdr->type_len);
 	at = sizeof(*hdr) + base->hdr->type_len;
 	for (i = 0; i < n; i++) {
+		id_shift[i] = ids;
 		append_module_types(mods[i], bc_btf_end_id(base),
-				    bc_btf_str_end(base), id_shift, str_shift,
+				    bc_btf_str_end(base), ids, str_shift,
 				    blob, &at);
-		id_shift += mods[i]->nr_types;
+		ids += mods[i]->nr_types;
 		str_shift += mods[i]->str_len;
 	}
 	memcpy(blob + at, base->strs, base->str_len);
@@ -281,8 +281,24 @@ int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
 		memcpy(blob + at, mods[i]->strs, mods[i]->str_len);
 		at += mods[i]->str_len;
 	}
-	err = bc_btf_parse(blob, at, NULL, base->path, log, &whole);
+	err = bc_btf_parse(blob, at, NULL, base->path, log, whole);
 	free(blob);
+	return err;
+}
+
+int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
+		   uint32_t n, void **raw, size_t *size,
+		   const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = BC_ORDER_KIND };
+	struct bc_btf *whole;
+	uint32_t *shifts = calloc(n ? n : 1, sizeof(*shifts));
+	int err;
+
+	if (!shifts)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", base->path);
+	err = bc_kmods_join(base, mods, n, &whole, shifts, log);
+	free(shifts);
 	if (!err)
 		err = canon_run_raw(whole, &copts, raw, size, log);
 	bc_btf_free(whole);

@@ -110,6 +110,17 @@ void bc_kernel_set_deinit(struct bc_kernel_set *ks);
 struct bc_btf *bc_kernel_set_take_module(struct bc_kernel_set *ks, uint32_t i);
 
 /*
+ * The join under bc_kmods_merge(), before canon: base's types under their
+ * ids, then module i's types, its id X (past base's) at X + id_shift[i];
+ * *whole parsed (free with bc_btf_free). For min, which maps the
+ * candidates found in a module into the join. Returns 0 or a negative
+ * errno after a message.
+ */
+int bc_kmods_join(const struct bc_btf *base, const struct bc_btf *const *mods,
+		  uint32_t n, struct bc_btf **whole, uint32_t *id_shift,
+		  const struct bc_log *log);
+
+/*
  * One non-split BTF of base (a kernel's BTF) and the modules mods[0 .. n)
  * split over it, for libbpf's btf_custom_path, which takes one BTF and
  * looks into no module: base's types keep their ids, then each module's

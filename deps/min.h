@@ -29,6 +29,18 @@ struct bc_min;
 int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out);
 
 /*
+ * As bc_min_new(), for a kernel with its modules (split over kernel's
+ * BTF): relocations find candidates as libbpf does on that kernel
+ * (vmlinux first, the modules where vmlinux has none), and the result is
+ * one non-split BTF holding the vmlinux and module types they took, for
+ * btf_custom_path. mods must outlive *out. Returns 0, -EINVAL (a view,
+ * or modules not split over kernel: said on log) or -ENOMEM.
+ */
+int bc_min_new_modules(const struct bc_ktypes *kernel,
+		       const struct bc_core_module *mods, uint32_t nr_mods,
+		       struct bc_min **out, const struct bc_log *log);
+
+/*
  * Records what the CO-RE relocations of obj take from the kernel, as
  * libbpf relocates them by default and with every program enabled.
  * Returns 0 or a negative errno.

@@ -17,7 +17,8 @@
  *	opt.bpf.o, narrow.bpf.o	programs of SEC("?...") sections
  *	kdir/			a.btf as vmlinux, and the split BTF of
  *				modules mod_a.c and mod_b.c over it
- *	mod.bpf.o		what only the modules have
+ *	mod.bpf.o		what only the modules have (mod_core.bpf.o:
+ *				without its kfunc and type id, for libbpf)
  *	kmod.bpf.o		what Debian's 6.12 cloud kernel has in its
  *				modules xfs and nf_conntrack (kmod_core.bpf.o:
  *				the same without kfuncs, for libbpf)
@@ -81,6 +82,7 @@
 #include "../archive/bpf_object.h"
 #include "../deps/core_relo.h"
 #include "../deps/deps.h"
+#include "../deps/min.h"
 #include "suites.h"
 #include "../archive/btf_file.h"
 #include "../archive/kernel_set.h"
@@ -220,6 +222,9 @@ static void make_fixtures(const char *dir, void *ctx)
 	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -DDEPS_NO_KFUNCS -c -o %s "
 			       FIXTURES "/kmod.bpf.c", in_scratch("kmod_core.bpf.o")),
 		      "clang -target bpf cannot build kmod.bpf.c");
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -DDEPS_NO_KFUNCS -c -o %s "
+			       FIXTURES "/mod.bpf.c", in_scratch("mod_core.bpf.o")),
+		      "clang -target bpf cannot build mod.bpf.c");
 	make_type_matches(in_scratch("fix.bpf.o"), "dep_pair");
 	make_type_matches(in_scratch("real.bpf.o"), "list_head");
 	scratch[0] = '\0';
@@ -1056,6 +1061,22 @@ static const char *const debian_kernels[] = {
 	"/sys/kernel/btf",	/* a directory: vmlinux and modules */
 };
 
+/* A type of kind and name in btf (base BTF), or 0. */
+static uint32_t btf_find_named(const struct bc_btf *btf, uint32_t kind,
+				  const char *name)
+{
+	uint32_t id;
+
+	for (id = 1; id < bc_btf_end_id(btf); id++) {
+		const struct btf_type *t = bc_btf_type(btf, id);
+
+		if (bc_type_kind(t) == kind &&
+		    !strcmp(bc_btf_str(btf, t->name_off), name))
+			return id;
+	}
+	return 0;
+}
+
 /*
  * Debian's 6.12.117 cloud kernel given as its package, with its 1,138
  * modules (.ko.xz), and bare (its debug vmlinux): kmod.bpf.o's struct
@@ -1066,7 +1087,8 @@ static const char *const debian_kernels[] = {
  * what only modules have poisoned or absent, saying the modules were not
  * given. Then libbpf, given one BTF of vmlinux, xfs and nf_conntrack
  * (bc_kmods_merge) as btf_custom_path, patches every relocation of the
- * kfunc-free build as deps says for the package.
+ * kfunc-free build as deps says for the package; and so it does over
+ * min's one BTF of the vmlinux and module types they take.
  */
 START_TEST(test_modules_real)
 {
@@ -1157,6 +1179,32 @@ START_TEST(test_modules_real)
 			  false, false);
 	fprintf(stderr, "deps: %u relocations of kmod_core.bpf.o agree with libbpf over vmlinux, xfs and nf_conntrack\n",
 		n);
+
+	/* min: one BTF of the vmlinux and module types, relocating alike */
+	{
+		struct bc_min *m;
+		char *min_path = strdup(in_scratch("kmod-min.btf"));
+		struct bc_btf *small;
+
+		ck_assert_ptr_nonnull(min_path);
+		ck_assert_int_eq(bc_min_new_modules(&k0->types, k0->modules,
+						    k0->nr_modules, &m, NULL), 0);
+		ck_assert_int_eq(bc_min_add_object(m, &core.obj), 0);
+		ck_assert_int_eq(bc_min_write(m, &raw, &size, NULL), 0);
+		bc_min_free(m);
+		ck_assert_int_eq(bc_btf_parse(raw, size, NULL, "min", NULL, &small), 0);
+		ck_assert_ptr_null(small->base);
+		ck_assert_uint_lt(small->nr_types, 40);
+		ck_assert_uint_ne(btf_find_named(small, BTF_KIND_STRUCT, "xfs_inode"), 0);
+		bc_btf_free(small);
+		ck_assert_int_eq(bc_file_write_atomic(min_path, raw, size, NULL), 0);
+		free(raw);
+		n = agree_checked(in_scratch("kmod_core.bpf.o"), &core, kernels[0],
+				  min_path, false, false);
+		fprintf(stderr, "min: %u relocations of kmod_core.bpf.o agree with libbpf over the minimal BTF of 6.12.117 with its modules (%zu bytes)\n",
+			n, size);
+		free(min_path);
+	}
 	bc_deps_report_deinit(&core.report);
 	bc_bpf_object_deinit(&core.obj);
 	free(merged);
@@ -1863,6 +1911,29 @@ START_TEST(test_min)
 	n += min_agrees(in_scratch("amb.bpf.o"), kernels[1],
 			in_scratch("min-amb/b.btf"));
 	fprintf(stderr, "min: %u relocations agree with libbpf against the minimal files\n", n);
+
+	/*
+	 * A kernel with modules (kdir): one BTF of the kernel's and the
+	 * modules' types the real rule takes, kernel A's dep_mm and not
+	 * module A's other layout, both flavors of the modules' ambiguity;
+	 * libbpf over it relocates as deps says of kdir (up to the
+	 * ambiguity, where both stop).
+	 */
+	{
+		const char *kd[] = { in_scratch("kdir") };
+		struct checked c;
+
+		ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s", cli,
+				    in_scratch("mod_core.bpf.o"), kd[0],
+				    in_scratch("min-mod")), 0);
+		check_object(in_scratch("mod_core.bpf.o"), kd, 1, &c);
+		assert_cell(&c, R, "byte_off", "hits", 0, BC_DEP_OK, 8, "in module mod_a");
+		assert_cell(&c, R, "byte_off", "start", 0, BC_DEP_OK, 0, NULL);
+		n = agree_checked(in_scratch("mod_core.bpf.o"), &c, kd[0],
+				  in_scratch("min-mod/kdir.btf"), true, false);
+		ck_assert_msg(!n || n == 3, "%u relocations agree over min-mod/kdir.btf", n);
+		checked_deinit(&c);
+	}
 }
 END_TEST
 
