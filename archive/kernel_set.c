@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -302,6 +303,43 @@ int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
 	if (!err)
 		err = canon_run_raw(whole, &copts, raw, size, log);
 	bc_btf_free(whole);
+	return err;
+}
+
+int bc_kernel_set_merged(const char *path, const char *const *globs,
+			 uint32_t nr_globs, uint8_t *hits, void **raw,
+			 size_t *size, bool *has_modules,
+			 const struct bc_log *log)
+{
+	const struct bc_btf **take;
+	struct bc_kernel_set ks;
+	uint32_t i, g, n = 0;
+	int err;
+
+	err = bc_kernel_set_read(path, NULL, &ks, log);
+	if (err)
+		return err;
+	*has_modules = ks.has_modules;
+	take = calloc(ks.nr_mods ? ks.nr_mods : 1, sizeof(*take));
+	if (!take) {
+		bc_kernel_set_deinit(&ks);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
+	for (i = 0; i < ks.nr_mods; i++) {
+		bool want = false;
+
+		for (g = 0; g < nr_globs; g++)
+			if (!fnmatch(globs[g], ks.mods[i].name, 0)) {
+				want = true;
+				if (hits)
+					__atomic_store_n(&hits[g], 1, __ATOMIC_RELAXED);
+			}
+		if (want)
+			take[n++] = ks.mods[i].btf;
+	}
+	err = bc_kmods_merge(ks.input.btf, take, n, raw, size, log);
+	free(take);
+	bc_kernel_set_deinit(&ks);
 	return err;
 }
 

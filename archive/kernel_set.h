@@ -134,6 +134,21 @@ int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
 		   const struct bc_log *log);
 
 /*
+ * Reads path (as bc_kernel_set_read) and gives one BTF of its vmlinux and
+ * the modules whose names match any of globs[0 .. nr_globs) (fnmatch;
+ * "xfs", "nf_*"), canonical (bc_kmods_merge), for `dump -f c --module`
+ * and `header --module`. hits[g] (may be NULL) is set to 1 when glob g
+ * took a module (an atomic store: kernels may be read on several
+ * threads); *has_modules says whether path could hold modules at all
+ * (false: vmlinux alone). *raw is malloc'd. Returns 0 or a negative errno
+ * after a message.
+ */
+int bc_kernel_set_merged(const char *path, const char *const *globs,
+			 uint32_t nr_globs, uint8_t *hits, void **raw,
+			 size_t *size, bool *has_modules,
+			 const struct bc_log *log);
+
+/*
  * The BTF blob of one module file's bytes data[0..size): decompressed
  * when xz, zstd or gzip, then the .BTF section of the ELF file, or the
  * bytes themselves when they are raw BTF. *out is malloc'd. Returns 0;
