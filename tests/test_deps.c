@@ -1997,6 +1997,10 @@ START_TEST(test_saved_kernel_damage)
 }
 END_TEST
 
+/* What deps says where a kernel without modules lacks a name. */
+#define ARCHIVE_NO_MODULES "the archive holds no modules"
+#define FILE_NO_MODULES "no modules were given with the kernel"
+
 /* A file's text, malloc'd. */
 static char *text_of(const char *path)
 {
@@ -2036,7 +2040,9 @@ START_TEST(test_archive_kernels)
 	ck_assert_int_eq(test_sh("sed -e 's|%s|K:ka|g' -e 's|%s|K:kb|g' %s > %s",
 			    in_scratch("a.btf"), in_scratch("b.btf"),
 			    in_scratch("files.json"), in_scratch("files2.json")), 0);
-	ck_assert_int_eq(test_sh("sed -e 's|%s:|K:|g' %s > %s", arch,
+	/* the one difference: an archive's kernel says the archive holds no modules */
+	ck_assert_int_eq(test_sh("sed -e 's|%s:|K:|g' -e 's|" ARCHIVE_NO_MODULES "|"
+				 FILE_NO_MODULES "|g' %s > %s", arch,
 			    in_scratch("members.json"), in_scratch("members2.json")), 0);
 	files = text_of(in_scratch("files2.json"));
 	members = text_of(in_scratch("members2.json"));
@@ -2050,7 +2056,8 @@ START_TEST(test_archive_kernels)
 			    arch, in_scratch("one.json")), 1);
 	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli, objs,
 			    in_scratch("b.btf"), in_scratch("b.json")), 1);
-	ck_assert_int_eq(test_sh("sed -e 's|%s:kb|K|g' %s > %s", arch,
+	ck_assert_int_eq(test_sh("sed -e 's|%s:kb|K|g' -e 's|" ARCHIVE_NO_MODULES "|"
+				 FILE_NO_MODULES "|g' %s > %s", arch,
 			    in_scratch("one.json"), in_scratch("one2.json")), 0);
 	ck_assert_int_eq(test_sh("sed -e 's|%s|K|g' %s > %s", in_scratch("b.btf"),
 			    in_scratch("b.json"), in_scratch("b2.json")), 0);
@@ -2184,11 +2191,15 @@ static void write_kernel_with_loop(const char *from, const char *to)
 	blob_free(&raw);
 }
 
-/* The JSON of the archive run (with key in it) equals the files run's. */
+/*
+ * The JSON of the archive run (with key in it) equals the files run's,
+ * but that an archive's kernel says the archive holds no modules.
+ */
 static void assert_same_json(const char *archive_json, const char *files_json,
 			     const char *key)
 {
-	char *a = text_of(archive_json), *f = text_of(files_json);
+	char *a = replaced(archive_json, ARCHIVE_NO_MODULES, FILE_NO_MODULES);
+	char *f = text_of(files_json);
 
 	ck_assert_msg(strstr(a, key), "keys: %.300s", a);
 	ck_assert_str_eq(a, f);
