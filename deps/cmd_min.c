@@ -186,6 +186,12 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 				     "a relocation's path does not fit its types");
 		else
 			err = bc_min_write(m, &raw, &size, log);
+		if (!err && !kernel.has_modules && bc_min_nr_without_candidates(m))
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: %u relocations found no type of their name in vmlinux, and %s, so a module's could not be taken",
+				      kl.srcs[k].label, bc_min_nr_without_candidates(m),
+				      kernel.from_archive ? "the archive holds no modules" :
+				      "no modules were given with the kernel");
 		bc_min_free(m);
 		bc_deps_kernel_deinit(&kernel);
 		free(path);

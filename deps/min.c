@@ -100,6 +100,7 @@ struct bc_min {
 	int *raws;
 	uint32_t nr_raws, cap_raws;
 	uint32_t relo;		/* the evaluation under way */
+	uint32_t no_cands;	/* relocations without any candidate */
 	uint32_t relo_events;	/* its first event */
 };
 
@@ -505,6 +506,9 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 			m->relo_events = m->nr_events;
 			err = bc_core_relo_eval(&ctx, r, sec->insns + insn,
 						sec->nr_insns - insn, &res);
+			if (!err && res.no_candidates &&
+			    res.outcome == BC_RELO_POISONED)
+				m->no_cands++;
 			/* an ambiguity stays one: every candidate it saw */
 			if (!err && res.outcome == BC_RELO_AMBIGUOUS)
 				for (j = m->relo_events; j < m->nr_events; j++)
@@ -513,6 +517,11 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 	}
 	bc_core_ctx_deinit(&ctx);
 	return err;
+}
+
+uint32_t bc_min_nr_without_candidates(const struct bc_min *m)
+{
+	return m->no_cands;
 }
 
 int bc_min_add_object(struct bc_min *m, const struct bc_bpf_object *obj)

@@ -55,6 +55,13 @@ int bc_min_add_object(struct bc_min *m, const struct bc_bpf_object *obj);
 int bc_min_write(struct bc_min *m, void **raw, size_t *size,
 		 const struct bc_log *log);
 
+/*
+ * How many relocations recorded so far found no type of their root's
+ * name at all (in vmlinux, nor in the modules given): what a module the
+ * kernel was given without might have had.
+ */
+uint32_t bc_min_nr_without_candidates(const struct bc_min *m);
+
 /* Accepts NULL. */
 void bc_min_free(struct bc_min *m);
 

@@ -251,6 +251,16 @@ static void build_fixtures(void)
 
 static char *replaced(const char *path, const char *from, const char *to);
 
+/* Does the file at path hold text? */
+static bool file_says(const char *path, const char *text)
+{
+	struct blob b = read_file(path);
+	bool says = b.data && memmem(b.data, b.size, text, strlen(text));
+
+	blob_free(&b);
+	return says;
+}
+
 /* ---- the library's report ---------------------------------------------- */
 
 struct checked {
@@ -1933,6 +1943,18 @@ START_TEST(test_min)
 				  in_scratch("min-mod/kdir.btf"), true, false);
 		ck_assert_msg(!n || n == 3, "%u relocations agree over min-mod/kdir.btf", n);
 		checked_deinit(&c);
+		/* kernel A without its modules: dep_modstat is not there, said */
+		ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s 2> %s", cli,
+				    in_scratch("mod_core.bpf.o"), in_scratch("a.btf"),
+				    in_scratch("min-bare"), in_scratch("min-bare.err")), 0);
+		ck_assert_msg(file_says(in_scratch("min-bare.err"),
+					"2 relocations found no type of their name in vmlinux, and no modules were given with the kernel"),
+			      "min on a bare kernel does not say the modules were not given");
+		ck_assert_int_eq(test_sh("%s min %s --kernel %s -o %s 2> %s", cli,
+				    in_scratch("mod_core.bpf.o"), kd[0],
+				    in_scratch("min-mod2"), in_scratch("min-mod.err")), 0);
+		ck_assert_msg(!file_says(in_scratch("min-mod.err"), "no type of their name"),
+			      "min with modules warns");
 	}
 }
 END_TEST
