@@ -741,6 +741,33 @@ START_TEST(test_modules)
 		      "no report beside a bad module: %.*s", (int)one.size,
 		      one.data ? (char *)one.data : "");
 	blob_free(&one);
+
+	/*
+	 * --attach: kmod.bpf.o's dummy_file_read (SEC("fentry"), its target
+	 * left to the loader) is unknown until aimed; aimed at the module's
+	 * function, ok in mod_a; a PROG no object has, or no '=', is usage
+	 */
+	ck_assert_int_eq(test_sh("%s deps --all %s --kernel %s > %s", cli,
+			    in_scratch("kmod.bpf.o"), in_scratch("kdir"),
+			    in_scratch("attach0.txt")), 1);
+	ck_assert(file_says(in_scratch("attach0.txt"),
+			    "hook fentry ?: unknown (unknown): program dummy_file_read: the loader sets its target; give --attach dummy_file_read=FUNC"));
+	ck_assert_int_eq(test_sh("%s deps --all --attach dummy_file_read=dep_mod_func %s "
+				 "--kernel %s > %s", cli, in_scratch("kmod.bpf.o"),
+				 in_scratch("kdir"), in_scratch("attach1.txt")), 1);
+	ck_assert_msg(file_says(in_scratch("attach1.txt"), "hook fentry dep_mod_func") &&
+		      file_says(in_scratch("attach1.txt"), "ok [mod_a]") &&
+		      !file_says(in_scratch("attach1.txt"), "hook fentry ?"),
+		      "--attach dummy_file_read=dep_mod_func not checked");
+	ck_assert_int_eq(test_sh("%s deps --attach nope=f %s --kernel %s 2> %s", cli,
+			    in_scratch("kmod.bpf.o"), in_scratch("kdir"),
+			    in_scratch("attach.err")), 2);
+	ck_assert(file_says(in_scratch("attach.err"),
+			    "--attach nope=f: no object has a program nope"));
+	ck_assert_int_eq(test_sh("%s deps --attach nope %s --kernel %s 2> %s", cli,
+			    in_scratch("kmod.bpf.o"), in_scratch("kdir"),
+			    in_scratch("attach.err")), 2);
+	ck_assert(file_says(in_scratch("attach.err"), "--attach nope: give PROG=FUNC"));
 }
 END_TEST
 
