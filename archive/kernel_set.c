@@ -99,7 +99,6 @@ static int elf_btf_copy(const uint8_t *data, size_t size, uint8_t **out,
 	GElf_Shdr shdr;
 	int err = 0;
 
-	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)data, size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(err_buf, err_len, "not a valid ELF file: %s",
@@ -154,9 +153,13 @@ static bool is_btf(const uint8_t *data, size_t size)
 	return size >= 2 && data[0] == 0x9f && data[1] == 0xeb;
 }
 
-int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
-		     uint8_t **out, size_t *out_size, char *err_buf,
-		     size_t err_len)
+/*
+ * bc_kmod_read_btf() once libelf is set up (elf_version(), which writes
+ * libelf's global: called once before the threads, not in each).
+ */
+static int kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
+			 uint8_t **out, size_t *out_size, char *err_buf,
+			 size_t err_len)
 {
 	enum bc_comp comp = bc_comp_detect(data, size);
 	uint8_t *plain = NULL;
@@ -199,6 +202,15 @@ int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
 	}
 	free(plain);
 	return err;
+}
+
+int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
+		     uint8_t **out, size_t *out_size, char *err_buf,
+		     size_t err_len)
+{
+	elf_version(EV_CURRENT);
+	return kmod_read_btf(data, size, max_size, out, out_size, err_buf,
+			     err_len);
 }
 
 /* ---- one BTF of a kernel and modules ---------------------------------- */
@@ -508,8 +520,8 @@ static int parse_module(void *arg, uint32_t i)
 		btf_size = f->size;
 		f->data = NULL;
 	} else {
-		err = bc_kmod_read_btf(f->data, f->size, BC_KMOD_MAX_SIZE, &btf,
-				       &btf_size, why, sizeof(why));
+		err = kmod_read_btf(f->data, f->size, BC_KMOD_MAX_SIZE, &btf,
+				    &btf_size, why, sizeof(why));
 		free(f->data);
 		f->data = NULL;
 		if (err == -ENOMEM)
@@ -550,6 +562,7 @@ static int parse_modules(struct kmod_list *l, struct bc_kernel_set *ks,
 
 	if (l->nr)
 		qsort(l->files, l->nr, sizeof(l->files[0]), kmod_file_cmp);
+	elf_version(EV_CURRENT);	/* libelf's global, before the threads */
 	err = bc_par_for(jobs ? jobs : bc_par_cpus(), l->nr, parse_module, &ctx,
 			 NULL);
 	if (err)

@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
