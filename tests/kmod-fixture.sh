@@ -15,6 +15,7 @@
 #                              section), bad.ko.xz (cut short) and
 #                              badbtf.ko (its .BTF cut short)
 #   OUT/k.deb                  root/ as a .deb (dpkg-deb, data.tar.xz)
+#   OUT/k.rpm                  root/ as an .rpm (rpmbuild, zstd cpio payload)
 #   OUT/btfdir/                vmlinux, mod_a, mod_b.btf: /sys/kernel/btf's
 #                              layout
 set -e
@@ -54,6 +55,29 @@ Description: a kernel with modules, for btfcanon's tests
 CONTROL
 dpkg-deb --root-owner-group -Zxz --build "$root" "$out/k.deb" > /dev/null
 rm -r "$root/DEBIAN"
+# the same tree as an .rpm (cpio, zstd payload), as Fedora's kernel-core
+mkdir -p rpm/SOURCES rpm/SPECS
+cp -a "$root" rpm/SOURCES/root
+cat > rpm/SPECS/k.spec <<SPEC
+Name: kernel-core
+Version: 9.9.9
+Release: 1
+Summary: a kernel with modules, for btfcanon's tests
+License: GPL
+BuildArch: noarch
+%description
+a kernel with modules, for btfcanon's tests
+%install
+mkdir -p %{buildroot}
+cp -a %{_sourcedir}/root/. %{buildroot}/
+%files
+/boot
+/lib
+SPEC
+rpmbuild --quiet --define "_topdir $(pwd)/rpm" --define "__os_install_post %{nil}" \
+	--define "_binary_payload w9.zstdio" -bb rpm/SPECS/k.spec > rpmbuild.log 2>&1 ||
+	{ tail -5 rpmbuild.log >&2; exit 1; }
+mv rpm/RPMS/noarch/*.rpm "$out/k.rpm"
 mkdir "$out/btfdir"
 cp ../a.btf "$out/btfdir/vmlinux"
 cp ../mod_a.btf "$out/btfdir/mod_a"

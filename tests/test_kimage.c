@@ -283,7 +283,7 @@ static void collect(void *ctx, enum bc_log_level level, const char *msg)
 }
 
 static const char *const kmod_sources[] = {
-	"k.deb", "root", "root/lib/modules/9.9.9-test",
+	"k.deb", "k.rpm", "root", "root/lib/modules/9.9.9-test",
 };
 
 /* module i of ks is named name, with the types of the split BTF file */
@@ -305,7 +305,7 @@ static void assert_module(const struct bc_kernel_set *ks, uint32_t i,
 }
 
 /*
- * A package, an unpacked one and its modules tree give one set: the
+ * A package (.deb, .rpm), an unpacked one and its modules tree give one set: the
  * kernel, its four modules (plain, xz, zstd, gzip; '-' read as '_'), the
  * module without .BTF counted, the two bad ones left out with a warning
  * naming each, in name order, whatever the number of threads.
