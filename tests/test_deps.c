@@ -1125,7 +1125,8 @@ static uint32_t btf_find_named(const struct bc_btf *btf, uint32_t kind,
  * given. Then libbpf, given one BTF of vmlinux, xfs and nf_conntrack
  * (bc_kmods_merge) as btf_custom_path, patches every relocation of the
  * kfunc-free build as deps says for the package; and so it does over
- * min's one BTF of the vmlinux and module types they take.
+ * min's one BTF of the vmlinux and module types they take. (The other
+ * three packages: test_modules_packages.)
  */
 START_TEST(test_modules_real)
 {
@@ -1245,6 +1246,97 @@ START_TEST(test_modules_real)
 	bc_deps_report_deinit(&core.report);
 	bc_bpf_object_deinit(&core.obj);
 	free(merged);
+	checked_deinit(&c);
+	globfree(&g);
+}
+END_TEST
+
+/*
+ * The other three of Debian's packages the setup fetches (6.1.0-56 cloud
+ * amd64 and arm64, plain .ko; 6.1.0-56 amd64, 4,023 modules): kmod.bpf.o's
+ * xfs_inode, fentry target and conntrack kfuncs found in their modules,
+ * named; libbpf over one BTF of vmlinux, xfs and nf_conntrack, and over
+ * min's, relocates kmod_core.bpf.o as deps says for the package.
+ */
+static const char *const module_packages[] = {
+	"linux-image-6.1.0-56-cloud-amd64",
+	"linux-image-6.1.0-56-cloud-arm64",
+	"linux-image-6.1.0-56-amd64",
+};
+
+START_TEST(test_modules_packages)
+{
+	const struct bc_btf *mods[2] = { NULL, NULL };
+	struct checked c = { 0 }, core = { 0 };
+	char pattern[256], *merged, *min_path;
+	const struct bc_deps_kernel *k;
+	struct bc_min *m;
+	glob_t g;
+	uint32_t i, n;
+	void *raw;
+	size_t size;
+
+	snprintf(pattern, sizeof(pattern), "/var/cache/btfcanon-tests/%s_*.deb",
+		 module_packages[_i]);
+	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc) {
+		fprintf(stderr, "deps: %s absent, skipped (tools/setup-debian.sh)\n",
+			pattern);
+		globfree(&g);
+		return;
+	}
+	build_fixtures();
+	c.nr = 1;
+	c.kernels = calloc(1, sizeof(*c.kernels));
+	ck_assert_ptr_nonnull(c.kernels);
+	ck_assert_msg(!bc_deps_kernel_load(g.gl_pathv[0], false, &c.kernels[0], NULL),
+		      "cannot load %s", g.gl_pathv[0]);
+	k = &c.kernels[0];
+	ck_assert_uint_ge(k->nr_modules, 900);
+	ck_assert_int_eq(bc_bpf_object_load(in_scratch("kmod.bpf.o"), &c.obj, NULL), 0);
+	ck_assert_int_eq(bc_deps_check(&c.obj, c.kernels, 1, &c.report, NULL), 0);
+	ck_assert_int_eq(find_dep(&c, R, "byte_off", "i_ino")->cells[0].status, BC_DEP_OK);
+	ck_assert_str_eq(find_dep(&c, R, "byte_off", "i_ino")->cells[0].detail,
+			 "in module xfs");
+	assert_cell(&c, H, "fentry", "xfs_file_read_iter", 0, BC_DEP_OK, -1,
+		    "in module xfs");
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_xdp_ct_lookup", 0, BC_DEP_OK,
+		    -1, "in module nf_conntrack");
+	assert_cell(&c, BC_DEP_EXTERN, "kfunc", "bpf_ct_release", 0, BC_DEP_OK,
+		    -1, "in module nf_conntrack");
+	for (i = 0; i < k->nr_modules; i++) {
+		if (!strcmp(k->modules[i].name, "nf_conntrack"))
+			mods[0] = k->modules[i].btf;
+		if (!strcmp(k->modules[i].name, "xfs"))
+			mods[1] = k->modules[i].btf;
+	}
+	ck_assert(mods[0] && mods[1]);
+	ck_assert_int_eq(bc_kmods_merge(k->input.btf, mods, 2, &raw, &size, NULL), 0);
+	merged = strdup(in_scratch("merged.btf"));
+	ck_assert_ptr_nonnull(merged);
+	ck_assert_int_eq(bc_file_write_atomic(merged, raw, size, NULL), 0);
+	free(raw);
+	ck_assert_int_eq(bc_bpf_object_load(in_scratch("kmod_core.bpf.o"), &core.obj,
+					    NULL), 0);
+	ck_assert_int_eq(bc_deps_check(&core.obj, c.kernels, 1, &core.report, NULL), 0);
+	n = agree_checked(in_scratch("kmod_core.bpf.o"), &core, g.gl_pathv[0], merged,
+			  false, false);
+	ck_assert_int_eq(bc_min_new_modules(&k->types, k->modules, k->nr_modules, &m,
+					    NULL), 0);
+	ck_assert_int_eq(bc_min_add_object(m, &core.obj), 0);
+	ck_assert_int_eq(bc_min_write(m, &raw, &size, NULL), 0);
+	bc_min_free(m);
+	min_path = strdup(in_scratch("min.btf"));
+	ck_assert_ptr_nonnull(min_path);
+	ck_assert_int_eq(bc_file_write_atomic(min_path, raw, size, NULL), 0);
+	free(raw);
+	n += agree_checked(in_scratch("kmod_core.bpf.o"), &core, g.gl_pathv[0],
+			   min_path, false, false);
+	fprintf(stderr, "deps: %s: %u relocations of kmod_core.bpf.o agree with libbpf over vmlinux+xfs+nf_conntrack and over min's BTF\n",
+		module_packages[_i], n);
+	free(min_path);
+	free(merged);
+	bc_deps_report_deinit(&core.report);
+	bc_bpf_object_deinit(&core.obj);
 	checked_deinit(&c);
 	globfree(&g);
 }
@@ -2521,6 +2613,8 @@ Suite *deps_suite(void)
 	tc = tcase_create("libbpf");
 	tcase_add_test(tc, test_libbpf_fixture_kernels);
 	tcase_add_test(tc, test_modules_real);
+	tcase_add_loop_test(tc, test_modules_packages, 0,
+			    sizeof(module_packages) / sizeof(module_packages[0]));
 	tcase_add_loop_test(tc, test_libbpf_real_kernels, 0,
 			    sizeof(debian_kernels) / sizeof(debian_kernels[0]));
 	suite_add_tcase(s, tc);
