@@ -51,6 +51,11 @@ static bool is_kernel_member(const char *name)
 	return slash && slash > p && !strcmp(slash, "/vmlinuz");
 }
 
+bool bc_package_is_kernel_member(const char *member)
+{
+	return is_kernel_member(member);
+}
+
 char *bc_package_kernel_version(const char *member)
 {
 	const char *p = member_path(member), *base = strrchr(p, '/');
@@ -74,6 +79,8 @@ struct kernel_find {
 	const char *path;
 	size_t max_size;
 	bool want_data;
+	/* bc_package_walk(): every member it wants, not the kernel alone */
+	const struct bc_package_visitor *visitor;
 	char *member;
 	uint8_t *data;
 	size_t size;
@@ -118,7 +125,7 @@ static int read_member(struct kernel_find *f, struct archive *a,
 			if (cap >= f->max_size) {
 				free(buf);
 				return bc_log_error(f->log, -EFBIG,
-						    "%s: the package's kernel %s is larger than %zu MiB",
+						    "%s: the package's member %s is larger than %zu MiB",
 						    f->path, f->member, f->max_size >> 20);
 			}
 			cap = cap > f->max_size / 2 ? f->max_size : cap * 2;
@@ -143,9 +150,33 @@ static int read_member(struct kernel_find *f, struct archive *a,
 }
 
 /*
+ * bc_package_walk()'s step: hands the current member to the visitor when
+ * it wants it. Returns 0 or a negative errno (said, or the visitor's).
+ */
+static int visit_member(struct kernel_find *f, struct archive *a,
+			struct archive_entry *e, const char *name,
+			const char *what)
+{
+	const struct bc_package_visitor *v = f->visitor;
+	int err;
+
+	if (!v->want(v->ctx, member_path(name)))
+		return 0;
+	f->member = (char *)name;	/* for read_member's messages */
+	err = read_member(f, a, e, what);
+	f->member = NULL;
+	if (err)
+		return err;
+	err = v->take(v->ctx, member_path(name), f->data, f->size);
+	f->data = NULL;
+	return err;
+}
+
+/*
  * Walks the members of a to the kernel. Returns 1 when found (f->member,
  * and f->data when wanted), 0 at the end, or a negative errno after a
- * message. what says which archive this is, for messages.
+ * message. what says which archive this is, for messages. With a
+ * visitor, walks every member instead and returns 0 at the end.
  */
 static int find_kernel(struct kernel_find *f, struct archive *a,
 		       const char *what)
@@ -157,8 +188,15 @@ static int find_kernel(struct kernel_find *f, struct archive *a,
 	       r == ARCHIVE_WARN) {
 		const char *name = f->la->archive_entry_pathname(e);
 
-		if (!name || f->la->archive_entry_filetype(e) != AE_IFREG ||
-		    !is_kernel_member(name))
+		if (!name || f->la->archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		if (f->visitor) {
+			err = visit_member(f, a, e, name, what);
+			if (err)
+				return err;
+			continue;
+		}
+		if (!is_kernel_member(name))
 			continue;
 		f->member = strdup(name);
 		if (!f->member)
@@ -255,26 +293,21 @@ static int deb_find_kernel(struct kernel_find *f, struct archive *outer)
 			    "%s: the .deb package has no data.tar member", f->path);
 }
 
-int bc_package_read_kernel_la(const struct bc_libarchive *la,
-			      const char *path, size_t max_size, char **member,
-			      uint8_t **image, size_t *image_size,
-			      const struct bc_log *log)
+/*
+ * Opens package path and walks it with f: to its kernel, or (with a
+ * visitor) through every member. Returns find_kernel()'s answer.
+ */
+static int package_walk(struct kernel_find *f)
 {
-	struct kernel_find f = {
-		.la = la, .path = path, .max_size = max_size,
-		.want_data = image != NULL, .log = log,
-	};
+	const struct bc_libarchive *la = f->la;
+	const char *path = f->path;
+	const struct bc_log *log = f->log;
 	struct archive *a;
 	uint8_t head[4];
 	FILE *file;
 	bool rpm;
 	int err;
 
-	*member = NULL;
-	if (image) {
-		*image = NULL;
-		*image_size = 0;
-	}
 	file = fopen(path, "rb");
 	rpm = file && fread(head, 1, 4, file) == 4 && bc_package_detect(head, 4);
 	if (file)
@@ -294,17 +327,49 @@ int bc_package_read_kernel_la(const struct bc_libarchive *la,
 	} else {
 		la->archive_read_support_format_ar(a);
 	}
-	if (la->archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
-		err = archive_fail(&f, a, "");
-		goto out;
+	if (la->archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK)
+		err = archive_fail(f, a, "");
+	else
+		err = rpm ? find_kernel(f, a, "") : deb_find_kernel(f, a);
+	la->archive_read_free(a);
+	return err;
+}
+
+int bc_package_walk(const char *path, size_t max_size,
+		    const struct bc_package_visitor *visitor,
+		    const struct bc_log *log)
+{
+	struct kernel_find f = {
+		.la = bc_libarchive(), .path = path, .max_size = max_size,
+		.want_data = true, .visitor = visitor, .log = log,
+	};
+	int err = package_walk(&f);
+
+	free(f.data);
+	return err < 0 ? err : 0;
+}
+
+int bc_package_read_kernel_la(const struct bc_libarchive *la,
+			      const char *path, size_t max_size, char **member,
+			      uint8_t **image, size_t *image_size,
+			      const struct bc_log *log)
+{
+	struct kernel_find f = {
+		.la = la, .path = path, .max_size = max_size,
+		.want_data = image != NULL, .log = log,
+	};
+	int err;
+
+	*member = NULL;
+	if (image) {
+		*image = NULL;
+		*image_size = 0;
 	}
-	err = rpm ? find_kernel(&f, a, "") : deb_find_kernel(&f, a);
+	err = package_walk(&f);
 	if (err == 0)
 		err = bc_log_error(log, -ENOENT,
 				   "%s: the package holds no kernel (no boot/vmlinuz-* nor lib/modules/*/vmlinuz)",
 				   path);
-out:
-	la->archive_read_free(a);
 	if (err < 0) {
 		free(f.member);
 		free(f.data);

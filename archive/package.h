@@ -42,6 +42,33 @@ int bc_package_read_kernel_la(const struct bc_libarchive *la,
 			      const struct bc_log *log);
 
 /*
+ * Is member (a path in a package, without "./") the kernel image that
+ * bc_package_read_kernel() would take?
+ */
+bool bc_package_is_kernel_member(const char *member);
+
+/*
+ * What bc_package_walk() does with each regular member: want() says
+ * whether its bytes are needed (member without "./"); take() gets them,
+ * malloc'd and its to free (also on error), and returns 0 or a negative
+ * errno that ends the walk.
+ */
+struct bc_package_visitor {
+	bool (*want)(void *ctx, const char *member);
+	int (*take)(void *ctx, const char *member, uint8_t *data, size_t size);
+	void *ctx;
+};
+
+/*
+ * Walks every member of package path in its order, one pass, handing
+ * each one visitor wants to it (at most max_size bytes each). Returns 0
+ * or a negative errno after one message naming path (or the visitor's).
+ */
+int bc_package_walk(const char *path, size_t max_size,
+		    const struct bc_package_visitor *visitor,
+		    const struct bc_log *log);
+
+/*
  * The kernel's version from its member's path: "vmlinuz-VERSION" of
  * boot/, or the VERSION directory of lib/modules/VERSION/vmlinuz.
  * malloc'd; NULL when out of memory.

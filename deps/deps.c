@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -55,6 +54,8 @@
 #include "../canon/text.h"
 #include "../canon/types.h"
 #include "../archive/btf_file.h"
+#include "../archive/kernel_set.h"
+#include "../archive/package.h"
 #include "core_relo.h"
 #include "deps.h"
 #include "inline_facts.h"
@@ -648,6 +649,9 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 					   log, &k->modules_base);
 		if (!err)
 			err = take_modules(c, label, k, log);
+		k->has_modules = true;
+	} else if (!err && bc_archive_nr_kernels(ar) > 1) {
+		k->from_archive = true;
 		if (err == -EBADMSG)
 			goto fail;	/* the parser said what */
 	}
@@ -696,81 +700,60 @@ static int try_saved_kernel(const char *path, struct bc_deps_kernel *k,
 	return 1;
 }
 
-static int dirent_cmp(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
-
 /*
- * A directory of BTF as /sys/kernel/btf lays it out: DIR/vmlinux, and
- * every other regular file a module's split BTF over it, taken in name
- * order (libbpf takes the running kernel's modules in load order, which
- * a directory does not tell).
+ * A kernel with its modules (archive/kernel_set.h): a package, a modules
+ * tree beside its kernel, or a directory of BTF as /sys/kernel/btf lays
+ * it out. The modules are taken in name order (libbpf takes the running
+ * kernel's in load order, which none of these tell); a bad module was
+ * left out with a warning naming it. Symbols (and inlined names) come
+ * from the vmlinux beside a tree when it is an ELF file.
  */
-static int load_kernel_dir(const char *dir, struct bc_deps_kernel *k,
-			   const struct bc_log *log)
+static int load_kernel_set(const char *path, bool want_inlines,
+			   struct bc_deps_kernel *k, const struct bc_log *log)
 {
-	struct bc_input_opts opts = { 0 };
-	struct dirent **names = NULL;
-	int n, i, err;
+	struct bc_kernel_set ks;
+	enum bc_kset_source source;
+	uint32_t i;
+	int err;
 
-	if (asprintf(&k->vmlinux_path, "%s/vmlinux", dir) < 0) {
-		k->vmlinux_path = NULL;
-		return bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-	}
-	if (access(k->vmlinux_path, F_OK))
-		return bc_log_error(log, -ENOENT,
-				    "%s: a directory of BTF needs the kernel's as vmlinux (as /sys/kernel/btf)",
-				    dir);
-	err = bc_input_load(k->vmlinux_path, &opts, &k->input, log);
+	err = bc_kernel_set_read(path, NULL, &ks, log);
 	if (err)
 		return err;
+	source = ks.source;
+	k->input = ks.input;
+	memset(&ks.input, 0, sizeof(ks.input));
+	k->vmlinux_path = ks.vmlinux_path;
+	ks.vmlinux_path = NULL;
+	k->has_modules = ks.has_modules;
 	err = bc_ktypes_init_btf(&k->types, k->input.btf, true);
-	if (err)
-		return bc_log_error(log, err, "%s: out of memory", dir);
-	n = scandir(dir, &names, NULL, dirent_cmp);
-	if (n < 0)
-		return bc_log_error(log, -errno, "%s: %s", dir, strerror(errno));
-	k->modules = calloc(n ? n : 1, sizeof(*k->modules));
-	if (!k->modules)
-		err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-	for (i = 0; i < n && !err; i++) {
-		struct bc_core_module *m = &k->modules[k->nr_modules];
-		const char *name = names[i]->d_name;
-		enum bc_file_format format;
-		struct stat st;
-		char *path;
-
-		if (name[0] == '.' || !strcmp(name, "vmlinux"))
-			continue;
-		if (asprintf(&path, "%s/%s", dir, name) < 0) {
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-			break;
-		}
-		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-			free(path);
-			continue;
-		}
-		k->nr_modules++;	/* deinit frees what is set */
-		m->name = strdup(name);
-		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
-			m->label = NULL;
-			free(path);
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", dir);
-			break;
-		}
-		/* types of kinds it does not know stepped over, as vmlinux's */
-		err = bc_file_load_btf_opts(path, k->input.btf, &skip_unknown,
-					    &m->btf, &format, log);
-		if (!err && bc_ktypes_init_btf(&m->types, m->btf, true))
-			err = bc_log_error(log, -ENOMEM, "%s: out of memory", path);
-		free(path);
+	if (!err) {
+		k->modules = calloc(ks.nr_mods ? ks.nr_mods : 1,
+				    sizeof(*k->modules));
+		if (!k->modules)
+			err = -ENOMEM;
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (i = 0; !err && i < ks.nr_mods; i++) {
+		struct bc_core_module *m = &k->modules[k->nr_modules++];
+
+		m->name = ks.mods[i].name;
+		ks.mods[i].name = NULL;
+		m->btf = bc_kernel_set_take_module(&ks, i);
+		if (asprintf(&m->label, " in module %s", m->name) < 0) {
+			m->label = NULL;
+			err = -ENOMEM;
+		} else if (bc_ktypes_init_btf(&m->types, m->btf, true)) {
+			err = -ENOMEM;
+		}
+	}
+	bc_kernel_set_deinit(&ks);
+	if (err)
+		return bc_log_error(log, err, "%s: out of memory", path);
+	if (k->vmlinux_path && source == BC_KSET_TREE) {
+		err = ksyms_load(k->vmlinux_path, &k->syms, log);
+		if (!err && k->syms && want_inlines)
+			err = bc_inline_facts_load(k->vmlinux_path, &k->inlines,
+						   log);
+	}
 	return err;
 }
 
@@ -799,6 +782,20 @@ int bc_deps_kernel_parse(const void *data, size_t size, const char *path,
 	return 0;
 }
 
+/* Is path a kernel package (.deb, .rpm)? */
+static bool is_package(const char *path)
+{
+	uint8_t head[32];
+	ssize_t got = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		got = pread(fd, head, sizeof(head), 0);
+		close(fd);
+	}
+	return got > 0 && bc_package_detect(head, got);
+}
+
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log)
 {
@@ -808,8 +805,8 @@ int bc_deps_kernel_load(const char *path, bool want_inlines,
 
 	memset(k, 0, sizeof(*k));
 	k->arg = path;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		err = load_kernel_dir(path, k, log);
+	if ((!stat(path, &st) && S_ISDIR(st.st_mode)) || is_package(path)) {
+		err = load_kernel_set(path, want_inlines, k, log);
 		if (err)
 			bc_deps_kernel_deinit(k);
 		return err;
@@ -1053,6 +1050,29 @@ static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
 }
 
 /*
+ * A kernel given without its modules (a bare vmlinux, a BTFHub file, an
+ * image): what it lacks may be in a module, which deps could not look
+ * into. Appends that to the detail of cell c, which says what vmlinux
+ * lacks. Returns 0 or -ENOMEM.
+ */
+static int note_no_modules(const struct bc_deps_kernel *k,
+			   struct bc_dep_cell *c)
+{
+	char *had = c->detail;
+	int err;
+
+	if (k->has_modules)
+		return 0;
+	c->detail = NULL;
+	err = set_detail(c, "%s%snot in vmlinux; %s, so a module's could not be checked",
+			 had ? had : "", had ? "; " : "",
+			 k->from_archive ? "the archive holds no modules" :
+			 "no modules were given with the kernel");
+	free(had);
+	return err;
+}
+
+/*
  * libbpf's convention: a program in a section named "?..." starts with
  * autoload off. bpf_object__load() neither loads it nor applies its CO-RE
  * relocations (they do not narrow the candidate cache either), and it
@@ -1158,6 +1178,10 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 			if (!err && (off || !all))
 				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
 						module_of(kernel, res.target_types));
+			if (!err && (off || !all) && res.no_candidates &&
+			    res.outcome == BC_RELO_POISONED)
+				err = note_no_modules(kernel,
+						      &b->report->deps[n].cells[k]);
 		}
 	}
 	bc_core_ctx_deinit(&ctx);
@@ -1296,10 +1320,37 @@ static const struct hook_kind *hook_kind_of(const char *section)
 	return NULL;
 }
 
+/*
+ * The hook kind of a section named after the kind alone ("fentry",
+ * "fexit.s", "lsm", "tp_btf"): libbpf 1.1 takes these ("fentry+" in its
+ * section table) and leaves the target to the loader
+ * (bpf_program__set_attach_target); NULL for any other name.
+ */
+static const struct hook_kind *bare_hook_kind_of(const char *section)
+{
+	size_t i, len;
+
+	if (section[0] == '?')
+		section++;
+	len = strlen(section);
+	for (i = 0; i < sizeof(hook_kinds) / sizeof(hook_kinds[0]); i++) {
+		const struct hook_kind *h = &hook_kinds[i];
+
+		if ((h->check == HOOK_BTF_FUNC || !strcmp(h->prefix, "tp_btf/")) &&
+		    strlen(h->prefix) == len + 1 &&
+		    !strncmp(section, h->prefix, len))
+			return h;
+	}
+	return NULL;
+}
+
 static const char *prog_type_of(const char *section)
 {
 	const struct hook_kind *h = hook_kind_of(section);
 	size_t i;
+
+	if (!h)
+		h = bare_hook_kind_of(section);
 
 	if (section[0] == '?')
 		section++;
@@ -1576,7 +1627,8 @@ static int hook_in_btf(const struct bc_deps_kernel *k, uint32_t kind,
 	c->status = *id ? BC_DEP_OK : BC_DEP_ABSENT;
 	if (!*id)
 		return set_detail(c, "no %s %s in BTF",
-				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name);
+				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name) ?:
+		       note_no_modules(k, c);
 	module = module_of(k, *types);
 	return module ? set_detail(c, "in module %s", module) : 0;
 }
@@ -1756,6 +1808,81 @@ bool bc_deps_wants_inlines(const struct bc_bpf_object *obj)
 	return false;
 }
 
+/*
+ * A program whose target the loader sets and was not told (--attach):
+ * every cell unknown, saying how to tell it.
+ */
+static int hook_unset(struct builder *b, const char *section,
+		      const struct hook_kind *h, const char *prog)
+{
+	struct bc_dep *d = add_dep(b, BC_DEP_HOOK, section, h->type, NULL, "?");
+	uint32_t k;
+
+	if (!d)
+		return -ENOMEM;
+	for (k = 0; k < b->nr_kernels; k++) {
+		d->cells[k].status = BC_DEP_UNKNOWN;
+		if (set_detail(&d->cells[k],
+			       "program %s: the loader sets its target; give --attach %s=FUNC",
+			       prog, prog))
+			return -ENOMEM;
+	}
+	return autoload_off(section) ? mark_autoload_off(d, b->nr_kernels) : 0;
+}
+
+/*
+ * The hooks of the programs of section s that take their target from
+ * the loader (a bare "fentry" section, or --attach): one row each, in
+ * program order. Returns 0 or a negative errno.
+ */
+static int check_program_hooks(struct builder *b,
+			       const struct bc_bpf_object *obj, uint32_t s,
+			       const struct hook_kind *h, bool bare,
+			       const struct bc_deps_kernel *kernels)
+{
+	const char *name = obj->sections[s].name;
+	uint32_t p;
+	int err = 0;
+
+	for (p = 0; p < obj->nr_programs && !err; p++) {
+		const struct bc_bpf_program *prog = &obj->programs[p];
+		struct bc_dep *d;
+		char *target;
+
+		if (prog->section != s)
+			continue;
+		if (!prog->attach_target && bare) {
+			err = hook_unset(b, name, h, prog->name);
+			continue;
+		}
+		target = prog->attach_target ? strdup(prog->attach_target) :
+			 hook_target(h, name);
+		if (!target)
+			return -ENOMEM;
+		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
+		err = d ? check_one_hook(d, h, target, b->first, kernels,
+					 b->nr_kernels,
+					 b->into ? b->into->memo : NULL,
+					 b->report->nr_deps - 1)
+			: -ENOMEM;
+		if (!err && autoload_off(name))
+			err = mark_autoload_off(d, b->nr_kernels);
+		free(target);
+	}
+	return err;
+}
+
+/* Does a program of section s have a target the loader set? */
+static bool section_has_set_target(const struct bc_bpf_object *obj, uint32_t s)
+{
+	uint32_t p;
+
+	for (p = 0; p < obj->nr_programs; p++)
+		if (obj->programs[p].section == s && obj->programs[p].attach_target)
+			return true;
+	return false;
+}
+
 static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		       const struct bc_deps_kernel *kernels)
 {
@@ -1768,8 +1895,16 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		struct bc_dep *d;
 		char *target;
 
+		if (!h && (h = bare_hook_kind_of(name))) {
+			err = check_program_hooks(b, obj, s, h, true, kernels);
+			continue;
+		}
 		if (!h || h->check == HOOK_NOT_A_ROW)
 			continue;
+		if (section_has_set_target(obj, s)) {
+			err = check_program_hooks(b, obj, s, h, false, kernels);
+			continue;
+		}
 		target = hook_target(h, name);
 		if (!target)
 			return -ENOMEM;
@@ -2304,6 +2439,8 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
 			if (found && kb && module_of(&kernels[k], kb) &&
 			    set_detail(c, "in module %s", module_of(&kernels[k], kb)))
+				return -ENOMEM;
+			if (!found && note_no_modules(&kernels[k], c))
 				return -ENOMEM;
 		}
 	}

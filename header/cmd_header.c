@@ -22,13 +22,17 @@
 #include "slim.h"
 
 const char bc_header_usage[] =
-"Usage: btfcanon header --kernel K [--kernel K]... [--layout KERNEL]\n"
-"                       [-I DIR]... [--for FILE...] [-j N]\n"
+"Usage: btfcanon header --kernel K [--kernel K]... [--module M]...\n"
+"                       [--layout KERNEL] [-I DIR]... [--for FILE...] [-j N]\n"
 "                       [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
-"              x86 and arm64 kernels together; NAME=FILE names FILE's\n"
-"              kernel NAME (running.btf: --kernel 6.18.44-amd64=running.btf)\n"
+"              x86 and arm64 kernels together; with its modules: a\n"
+"              package, a modules tree, a directory as /sys/kernel/btf;\n"
+"              NAME=FILE names FILE's kernel NAME (running.btf:\n"
+"              --kernel 6.18.44-amd64=running.btf)\n"
+"  --module M  add the types of the modules named M (a glob; repeat) of\n"
+"              every kernel given with its modules that has one\n"
 "  --layout KERNEL  the plain types in this kernel's layout (a name or\n"
 "              glob of the set's kernels, e.g. the oldest), every other\n"
 "              kernel's differences as flavors; default: the newest\n"
@@ -55,11 +59,13 @@ struct header_args {
 	const char *check;
 	uint32_t jobs;				/* -j; 0: one per CPU */
 	const char *layout;
+	const char **modules;			/* --module globs */
+	uint32_t nr_modules;
 };
 
 static int parse_header_args(int argc, char **argv, struct header_args *a)
 {
-	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK, OPT_LAYOUT };
+	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK, OPT_LAYOUT, OPT_MODULE };
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "for", required_argument, NULL, OPT_FOR },
@@ -67,6 +73,7 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "layout", required_argument, NULL, OPT_LAYOUT },
+		{ "module", required_argument, NULL, OPT_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,7 +86,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	a->sources = calloc(argc, sizeof(*a->sources));
 	a->objects = calloc(argc, sizeof(*a->objects));
 	a->dirs = calloc(argc, sizeof(*a->dirs));
-	if (!a->kernels || !a->fors || !a->sources || !a->objects || !a->dirs)
+	a->modules = calloc(argc, sizeof(*a->modules));
+	if (!a->kernels || !a->fors || !a->sources || !a->objects || !a->dirs ||
+	    !a->modules)
 		return -ENOMEM;
 	optind = 1;
 	/*
@@ -116,6 +125,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 			break;
 		case OPT_LAYOUT:
 			a->layout = optarg;
+			break;
+		case OPT_MODULE:
+			a->modules[a->nr_modules++] = optarg;
 			break;
 		case 'I':
 			a->dirs[a->nr_dirs++] = optarg;
@@ -194,6 +206,8 @@ static void producer_text(const struct header_args *a, struct bc_text *t)
 		bc_text_printf(t, " --kernel %s", a->kernels[i]);
 	if (a->layout)
 		bc_text_printf(t, " --layout %s", a->layout);
+	for (i = 0; i < a->nr_modules; i++)
+		bc_text_printf(t, " --module %s", a->modules[i]);
 	for (i = 0; i < a->nr_dirs; i++)
 		bc_text_printf(t, " -I %s", a->dirs[i]);
 	if (a->nr_fors)
@@ -217,6 +231,8 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 	opts.nr_kernels = args.nr_kernels;
 	opts.jobs = args.jobs;
 	opts.layout = args.layout;
+	opts.modules = args.modules;
+	opts.nr_modules = args.nr_modules;
 	if (args.nr_fors) {
 		struct bc_slim_request req = {
 			.sources = args.sources, .objects = args.objects,
@@ -258,6 +274,7 @@ out:
 	free(args.sources);
 	free(args.objects);
 	free(args.dirs);
+	free(args.modules);
 	bc_text_deinit(&out);
 	return status;
 }

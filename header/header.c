@@ -215,6 +215,21 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		err = hdr_set_add_arg(&set, opts->kernels[i], log);
 	if (err)
 		goto out;
+	if (opts->nr_modules) {
+		set.mods.globs = opts->modules;
+		set.mods.nr = opts->nr_modules;
+		set.mods.hits = calloc(opts->nr_modules, 1);
+		if (!set.mods.hits) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < set.nr; i++)
+			set.k[i].mods = &set.mods;
+		for (i = 0; i < set.nr_archives; i++)
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: an archive holds no modules (yet): --module adds nothing to its kernels",
+				      set.archive_paths[i]);
+	}
 	if (!set.nr) {
 		err = bc_log_error(log, -EINVAL, "no kernel given (--kernel K)");
 		goto out;
@@ -290,6 +305,13 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	}
 	if (err)
 		goto out;
+	for (i = 0; i < set.mods.nr; i++)
+		if (!set.mods.hits[i]) {
+			err = bc_log_error(log, -ENOENT,
+					   "--module %s: no kernel of the set has such a module",
+					   set.mods.globs[i]);
+			goto out;
+		}
 
 	bc_text_printf(out, "/*\n * vmlinux.h of %u kernel%s, written by `btfcanon header`:\n",
 		       nr, nr == 1 ? "" : "s");
@@ -309,6 +331,12 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 			       by_arch[a][0]->name, opts->layout ? " (--layout)" : "");
 		err = put_kernel_names(names, nr_arch[a], out);
 		free(names);
+	}
+	if (set.mods.nr) {
+		bc_text_puts(out, " *   with the types of the modules");
+		for (i = 0; i < set.mods.nr; i++)
+			bc_text_printf(out, "%s %s", i ? "," : "", set.mods.globs[i]);
+		bc_text_puts(out, " of each kernel that has them\n");
 	}
 	bc_text_puts(out, opts->layout ?
 		" * What the other kernels, newer and older, have otherwise comes as\n"

@@ -23,6 +23,7 @@
 
 #include "../archive/archive.h"
 #include "../archive/input.h"
+#include "../archive/kernel_set.h"
 #include "../canon/text.h"
 #include "hkernels.h"
 #include "hopts.h"
@@ -55,6 +56,7 @@ void hdr_set_free(struct hdr_set *s)
 	free(s->k);
 	free(s->archives);
 	free(s->archive_paths);
+	free(s->mods.hits);
 }
 
 static struct hdr_kernel *set_add(struct hdr_set *s)
@@ -198,6 +200,21 @@ int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 			return bc_log_error(log, err, "%s: libbpf cannot read its BTF: %s",
 					    k->label, strerror(-err));
 		return 0;
+	}
+	if (k->mods && k->mods->nr) {
+		bool has_modules;
+
+		/* vmlinux and the modules asked for, as one canonical BTF */
+		err = bc_kernel_set_merged(k->path, k->mods->globs, k->mods->nr,
+					   k->mods->hits, &raw, &size,
+					   &has_modules, log);
+		if (err)
+			return err;
+		*out = btf__new(raw, size);
+		err = *out ? 0 : -errno;
+		free(raw);
+		return err ? bc_log_error(log, err, "%s: libbpf cannot read its BTF: %s",
+					  k->label, strerror(-err)) : 0;
 	}
 	err = bc_input_load(k->path, &opts, &in, log);
 	if (err)

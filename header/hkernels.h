@@ -13,7 +13,15 @@ struct bc_archive;
 struct btf;
 struct btf_type;
 
+/* --module: the globs, and which took a module of some kernel */
+struct hdr_modules {
+	const char *const *globs;
+	uint32_t nr;
+	uint8_t *hits;			/* [nr], set atomically */
+};
+
 struct hdr_kernel {
+	const struct hdr_modules *mods;	/* NULL: vmlinux alone */
 	char *label;			/* the argument, or ARCHIVE:NAME */
 	char *name;			/* kernel name: version and flavor */
 	const char *path;		/* a file, or NULL */
@@ -29,6 +37,7 @@ struct hdr_set {
 	struct bc_archive **archives;
 	char **archive_paths;
 	uint32_t nr_archives;
+	struct hdr_modules mods;
 };
 
 void hdr_set_free(struct hdr_set *s);

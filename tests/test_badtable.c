@@ -295,11 +295,31 @@ static void make_elf_inputs(void)
 	free(obj);
 }
 
+/*
+ * Kernels with modules (archive/kernel_set.h), for deps --kernel: a
+ * modules tree with no kernel beside it, a directory that is no kernel,
+ * and a .deb of modules without the kernel.
+ */
+static void make_module_inputs(void)
+{
+	ck_assert_int_eq(test_sh("cd %s && mkdir -p kmods/kernel nokernel.d "
+				 "pkg/DEBIAN pkg/lib/modules/9.9/kernel && "
+				 "echo > kmods/modules.dep && "
+				 "cp good.btf kmods/kernel/m.ko && "
+				 "cp good.btf pkg/lib/modules/9.9/kernel/m.ko && "
+				 "printf 'Package: m\\nVersion: 1\\nArchitecture: all\\n"
+				 "Maintainer: t <t@invalid>\\nDescription: m\\n' "
+				 "> pkg/DEBIAN/control && "
+				 "dpkg-deb --root-owner-group --build pkg modules-only.deb "
+				 "> /dev/null && rm -r pkg", scratch), 0);
+}
+
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(scratch));
 	make_btf_inputs();
 	make_elf_inputs();
+	make_module_inputs();
 }
 
 static void teardown(void)
@@ -309,7 +329,8 @@ static void teardown(void)
 
 struct bad_row {
 	const char *what;
-	const char *command;	/* sort, encode, dump, encode -j1, ... */
+	/* sort, encode, dump, encode -j1, ...; "deps --save": the kernel saved */
+	const char *command;
 	const char *input;	/* in the scratch directory */
 	const char *output;	/* NULL: out/result.btf in the scratch directory */
 	int status;
@@ -386,6 +407,13 @@ static const struct bad_row rows[] = {
 	  "cannot decode its attributes" },
 	{ "reference outside its unit", "encode", "ref.o", NULL, 1,
 	  "bad DW_AT_type reference" },
+	/* kernels with their modules */
+	{ "modules tree without its kernel", "deps --save", "kmods", NULL, 2,
+	  "a modules tree without its kernel" },
+	{ "directory that holds no kernel", "deps --save", "nokernel.d", NULL, 2,
+	  "a directory of BTF needs the kernel's as vmlinux" },
+	{ "package of modules without its kernel", "deps --save",
+	  "modules-only.deb", NULL, 2, "the package holds no kernel" },
 	/* outputs */
 	{ "output in a missing directory", "sort", "good.btf",
 	  "no/such/dir/out.btf", 1, "No such file or directory" },
@@ -436,7 +464,10 @@ START_TEST(test_bad_row)
 		output = strdup(row->output);
 	else
 		ck_assert_int_gt(asprintf(&output, "%s/%s", outdir, row->output), 0);
-	if (!strcmp(row->command, "diff"))
+	if (!strcmp(row->command, "deps --save"))
+		status = test_sh("%s deps --kernel %s --save %s 2> %s", cli, input,
+			    output, err_path);
+	else if (!strcmp(row->command, "diff"))
 		status = test_sh("%s diff %s/good.btf %s > %s/diff.out 2> %s", cli,
 			    scratch, input, scratch, err_path);
 	else

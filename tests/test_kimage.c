@@ -36,6 +36,8 @@
 #include "../archive/libarchive.h"
 #include "../archive/package.h"
 #include "../archive/btf_file.h"
+#include "../archive/kernel_set.h"
+#include "testutil.h"
 
 static void quiet(void *ctx, enum bc_log_level level, const char *msg)
 {
@@ -258,6 +260,243 @@ START_TEST(real)
 }
 END_TEST
 
+/* ---- kernels with their modules (archive/kernel_set.h) -------------- */
+
+/* Builds tests/kmod-fixture.sh's files in dir (test_cached). */
+static void make_kmod_fixture(const char *dir, void *ctx)
+{
+	const char *cli = getenv("BTFCANON");
+
+	(void)ctx;
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	ck_assert_int_eq(test_sh("tests/kmod-fixture.sh %s tests/fixtures/deps %s",
+				 cli, dir), 0);
+}
+
+/* Every warning, one per line. */
+static void collect(void *ctx, enum bc_log_level level, const char *msg)
+{
+	size_t len = strlen(ctx);
+
+	(void)level;
+	snprintf((char *)ctx + len, 4096 - len, "%s\n", msg);
+}
+
+static const char *const kmod_sources[] = {
+	"k.deb", "k.rpm", "root", "root/lib/modules/9.9.9-test",
+};
+
+/* module i of ks is named name, with the types of the split BTF file */
+static void assert_module(const struct bc_kernel_set *ks, uint32_t i,
+			  const char *name, const char *dir, const char *file)
+{
+	enum bc_file_format format;
+	struct bc_btf *want;
+	char path[512];
+
+	ck_assert_uint_lt(i, ks->nr_mods);
+	ck_assert_str_eq(ks->mods[i].name, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ck_assert_int_eq(bc_file_load_btf(path, ks->input.btf, &want, &format, NULL), 0);
+	ck_assert_msg(want->size == ks->mods[i].btf->size &&
+		      !memcmp(want->data, ks->mods[i].btf->data, want->size),
+		      "%s: module %s's BTF differs from %s", ks->path, name, file);
+	bc_btf_free(want);
+}
+
+/*
+ * A package (.deb, .rpm), an unpacked one and its modules tree give one set: the
+ * kernel, its four modules (plain, xz, zstd, gzip; '-' read as '_'), the
+ * module without .BTF counted, the two bad ones left out with a warning
+ * naming each, in name order, whatever the number of threads.
+ */
+START_TEST(kmod_sources_case)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char path[512], msgs[4096] = "", msgs1[4096] = "";
+	struct bc_log log = { .fn = collect, .ctx = msgs };
+	struct bc_log log1 = { .fn = collect, .ctx = msgs1 };
+	struct bc_kernel_set_opts one = { .jobs = 1 }, four = { .jobs = 4 };
+	struct bc_kernel_set ks, ks1;
+	uint32_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, kmod_sources[_i]);
+	ck_assert_msg(!bc_kernel_set_read(path, &four, &ks, &log), "%s: %s",
+		      path, msgs);
+	ck_assert(ks.has_modules);
+	ck_assert_uint_eq(ks.input.btf->nr_types, 62);
+	ck_assert_uint_eq(ks.nr_mods, 4);
+	assert_module(&ks, 0, "mod_a", dir, "mod_a.btf");
+	assert_module(&ks, 1, "mod_b", dir, "mod_b.btf");
+	assert_module(&ks, 2, "mod_g", dir, "mod_b.btf");
+	assert_module(&ks, 3, "mod_z", dir, "mod_a.btf");
+	ck_assert_uint_eq(ks.nr_no_btf, 1);
+	ck_assert_uint_eq(ks.nr_skipped, 2);
+	ck_assert_msg(strstr(msgs, "bad.ko.xz: xz stream: truncated") &&
+		      strstr(msgs, "module bad left out\n") &&
+		      strstr(msgs, "badbtf.ko: ") &&
+		      strstr(msgs, "module badbtf left out\n") &&
+		      strstr(msgs, "bad left out") < strstr(msgs, "badbtf left out"),
+		      "%s: warnings: %s", path, msgs);
+	/* -j1: the same modules, the same words */
+	ck_assert_int_eq(bc_kernel_set_read(path, &one, &ks1, &log1), 0);
+	ck_assert_str_eq(msgs, msgs1);
+	ck_assert_uint_eq(ks1.nr_mods, ks.nr_mods);
+	for (i = 0; i < ks.nr_mods; i++)
+		ck_assert_msg(ks1.mods[i].btf->size == ks.mods[i].btf->size &&
+			      !memcmp(ks1.mods[i].btf->data, ks.mods[i].btf->data,
+				      ks.mods[i].btf->size), "-j1 and -j4 differ");
+	bc_kernel_set_deinit(&ks1);
+	bc_kernel_set_deinit(&ks);
+	free(dir);
+}
+END_TEST
+
+/*
+ * /sys/kernel/btf's layout: vmlinux and split BTF files (".btf" dropped
+ * from a name); a bare file: vmlinux alone, no modules to be had; a
+ * directory that is none of these: refused, naming it.
+ */
+START_TEST(kmod_btf_dir)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char path[512], msgs[4096] = "";
+	struct bc_log log = { .fn = collect, .ctx = msgs };
+	struct bc_kernel_set ks;
+
+	snprintf(path, sizeof(path), "%s/btfdir", dir);
+	ck_assert_msg(!bc_kernel_set_read(path, NULL, &ks, &log), "%s", msgs);
+	ck_assert(ks.has_modules);
+	ck_assert_uint_eq(ks.nr_mods, 2);
+	assert_module(&ks, 0, "mod_a", dir, "mod_a.btf");
+	assert_module(&ks, 1, "mod_b", dir, "mod_b.btf");
+	ck_assert_str_eq(msgs, "");
+	bc_kernel_set_deinit(&ks);
+
+	snprintf(path, sizeof(path), "%s/a.btf", dir);
+	ck_assert_int_eq(bc_kernel_set_read(path, NULL, &ks, &log), 0);
+	ck_assert(!ks.has_modules);
+	ck_assert_uint_eq(ks.nr_mods, 0);
+	ck_assert_uint_eq(ks.input.btf->nr_types, 62);
+	bc_kernel_set_deinit(&ks);
+
+	snprintf(path, sizeof(path), "%s/root/boot", dir);
+	ck_assert_int_eq(bc_kernel_set_read(path, NULL, &ks, &log), -ENOENT);
+	ck_assert_msg(strstr(msgs, path) && strstr(msgs, "needs the kernel's as vmlinux"),
+		      "%s", msgs);
+	free(dir);
+}
+END_TEST
+
+/*
+ * dump --module: the package's vmlinux and the modules named (a glob
+ * too) as one BTF; without it, vmlinux alone; a module it lacks and a
+ * kernel without modules are errors naming the input.
+ */
+START_TEST(kmod_dump)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	const char *cli = getenv("BTFCANON");
+	char out[512], err[512];
+	struct blob text;
+
+	snprintf(out, sizeof(out), "%s/dump.%d.h", "/tmp", (int)getpid());
+	snprintf(err, sizeof(err), "%s/dump.%d.err", "/tmp", (int)getpid());
+	ck_assert_int_eq(test_sh("%s dump -f c --module mod_a --module 'mod_[bg]' %s/k.deb > %s",
+				 cli, dir, out), 0);
+	text = read_file(out);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "struct dep_modstat {", 20) &&
+		      memmem(text.data, text.size, "struct dep_modamb {", 19) &&
+		      memmem(text.data, text.size, "struct dep_modamb___", 20),
+		      "module types missing from dump --module");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c %s/k.deb > %s", cli, dir, out), 0);
+	text = read_file(out);
+	ck_assert_msg(text.data && !memmem(text.data, text.size, "dep_modstat", 11),
+		      "module types without --module");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c --module nosuch %s/k.deb > %s 2> %s",
+				 cli, dir, out, err), 2);
+	text = read_file(err);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "k.deb: no module nosuch in it", 29),
+		      "%.*s", (int)text.size, text.data ? (char *)text.data : "");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c --module mod_a %s/a.btf > %s 2> %s",
+				 cli, dir, out, err), 2);
+	text = read_file(err);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "a kernel without its modules", 28),
+		      "%.*s", (int)text.size, text.data ? (char *)text.data : "");
+	blob_free(&text);
+	unlink(out);
+	unlink(err);
+	free(dir);
+}
+END_TEST
+
+/* Module names as the kernel gives them. */
+START_TEST(kmod_names)
+{
+	static const char *const names[][2] = {
+		{ "nf_conntrack.ko.xz", "nf_conntrack" },
+		{ "lib/modules/6.1/kernel/sound/snd-hda-core.ko", "snd_hda_core" },
+		{ "xfs.ko.zst", "xfs" },
+		{ "a-b.ko.gz", "a_b" },
+		{ "vmlinux", NULL }, { ".ko", NULL }, { "x.ko.bz2", NULL },
+		{ "modules.dep", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *got = bc_kmod_name(names[i][0]);
+
+		if (names[i][1])
+			ck_assert_str_eq(got, names[i][1]);
+		else
+			ck_assert_ptr_null(got);
+		free(got);
+	}
+}
+END_TEST
+
+/*
+ * Debian's 6.1 cloud kernel with its 1,121 plain .ko modules: every one
+ * read, none left out, xfs and nf_conntrack among them.
+ */
+START_TEST(kmod_real)
+{
+	char msgs[4096] = "", *deb = cached_package("linux-image-6.1.0-56-cloud-amd64");
+	struct bc_log log = { .fn = collect, .ctx = msgs };
+	struct bc_kernel_set ks;
+	bool xfs = false, ct = false;
+	uint32_t i;
+	double t0;
+
+	if (!deb) {
+		fprintf(stderr, "kimage modules: linux-image-6.1.0-56-cloud-amd64 not in %s: skipped\n",
+			image_cache());
+		return;
+	}
+	t0 = now();
+	ck_assert_msg(!bc_kernel_set_read(deb, NULL, &ks, &log), "%s", msgs);
+	fprintf(stderr, "kimage modules: %s: %u modules read in %.3f s\n", deb,
+		ks.nr_mods, now() - t0);
+	ck_assert_str_eq(msgs, "");
+	ck_assert_uint_eq(ks.source, BC_KSET_PACKAGE);
+	ck_assert_uint_ge(ks.nr_mods, 1100);
+	ck_assert_uint_eq(ks.nr_skipped, 0);
+	for (i = 0; i < ks.nr_mods; i++) {
+		xfs |= !strcmp(ks.mods[i].name, "xfs");
+		ct |= !strcmp(ks.mods[i].name, "nf_conntrack");
+		ck_assert_uint_gt(ks.mods[i].btf->start_id, ks.input.btf->nr_types);
+		if (i)
+			ck_assert_int_lt(strcmp(ks.mods[i - 1].name, ks.mods[i].name), 0);
+	}
+	ck_assert(xfs && ct);
+	bc_kernel_set_deinit(&ks);
+	free(deb);
+}
+END_TEST
+
 /* path gets size bytes of head, then zeros */
 static void write_head(const char *path, const void *head, size_t len)
 {
@@ -356,6 +595,15 @@ Suite *kimage_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("libarchive");
 	tcase_add_test(tc, libarchive_load);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("modules");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, kmod_names);
+	tcase_add_loop_test(tc, kmod_sources_case, 0,
+			    sizeof(kmod_sources) / sizeof(kmod_sources[0]));
+	tcase_add_test(tc, kmod_btf_dir);
+	tcase_add_test(tc, kmod_dump);
+	tcase_add_test(tc, kmod_real);
 	suite_add_tcase(s, tc);
 	return s;
 }

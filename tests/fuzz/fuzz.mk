@@ -16,7 +16,7 @@
 # each run, printed, and FUZZ_LOCK_SEED=N runs one again.
 
 FUZZ_TARGETS ?= sort dump diff btf_elf encode bpf_object relocate kernel_file \
-	archive kimage package slim lock
+	archive kimage package kmod slim lock
 FUZZ_SECONDS ?= 60
 FUZZ_LOCK_SEED ?= 0
 FUZZ_LIBFUZZER := $(filter-out lock,$(FUZZ_TARGETS))

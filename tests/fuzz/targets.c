@@ -26,6 +26,7 @@
 #include "../../archive/internal.h"
 #include "../../archive/kimage.h"
 #include "../../archive/package.h"
+#include "../../archive/kernel_set.h"
 #include "../../canon/canon.h"
 #include "../../canon/distill.h"
 #include "../../archive/bpf_object.h"
@@ -625,6 +626,8 @@ int fuzz_kimage_one(const uint8_t *data, size_t size)
  * image reader. Property: the member's name is one the reader looks for,
  * and the version taken from it is not empty.
  */
+static void kernel_set_property(const char *path);
+
 int fuzz_package_one(const uint8_t *data, size_t size)
 {
 	char path[64], *member, *version;
@@ -645,7 +648,63 @@ int fuzz_package_one(const uint8_t *data, size_t size)
 		free(member);
 		free(image);
 	}
+	kernel_set_property(path);
 	close(fd);
+	return 0;
+}
+
+/*
+ * A package read as a kernel with its modules (archive/kernel_set.c):
+ * whatever the bad modules, the set holds modules with names, in strict
+ * name order, each split over the kernel's BTF.
+ */
+static void kernel_set_property(const char *path)
+{
+	struct bc_kernel_set_opts opts = { .jobs = 1 };
+	struct bc_kernel_set ks;
+	uint32_t i;
+
+	if (bc_kernel_set_read(path, &opts, &ks, &fuzz_log))
+		return;
+	for (i = 0; i < ks.nr_mods; i++) {
+		FUZZ_ASSERT(ks.mods[i].name && ks.mods[i].btf);
+		FUZZ_ASSERT(ks.mods[i].btf->start_id ==
+			    bc_btf_end_id(ks.input.btf));
+		FUZZ_ASSERT(!i || strcmp(ks.mods[i - 1].name, ks.mods[i].name) < 0);
+	}
+	bc_kernel_set_deinit(&ks);
+}
+
+/*
+ * One module file (archive/kernel_set.c's reader): the input is a le32
+ * length N, N bytes of the kernel's BTF, then the module's file (.ko,
+ * or .ko compressed with xz, zstd or gzip), its .BTF read with libelf and
+ * parsed over the kernel's. Property: the .BTF handed back is no larger
+ * than the decompression limit.
+ */
+int fuzz_kmod_one(const uint8_t *data, size_t size)
+{
+	struct bc_btf *base = NULL, *mod = NULL;
+	uint8_t *btf;
+	size_t btf_size;
+	char why[256];
+	uint32_t n;
+
+	if (size < 4)
+		return 0;
+	memcpy(&n, data, 4);
+	if (n > size - 4)
+		return 0;
+	if (bc_btf_parse(data + 4, n, NULL, "fuzz-base", &fuzz_log, &base))
+		return 0;
+	if (!bc_kmod_read_btf(data + 4 + n, size - 4 - n, FUZZ_IMAGE_MAX, &btf,
+			      &btf_size, why, sizeof(why))) {
+		FUZZ_ASSERT(btf_size <= FUZZ_IMAGE_MAX);
+		if (!bc_btf_parse(btf, btf_size, base, "fuzz", &fuzz_log, &mod))
+			bc_btf_free(mod);
+		free(btf);
+	}
+	bc_btf_free(base);
 	return 0;
 }
 

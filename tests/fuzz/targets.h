@@ -19,6 +19,7 @@ int fuzz_relocate_one(const uint8_t *data, size_t size);	/* base + split into di
 int fuzz_kernel_file_one(const uint8_t *data, size_t size);	/* saved kernel file into deps */
 int fuzz_kimage_one(const uint8_t *data, size_t size);	/* kernel image into its BTF reader */
 int fuzz_package_one(const uint8_t *data, size_t size);	/* .deb/.rpm into the package reader */
+int fuzz_kmod_one(const uint8_t *data, size_t size);	/* base + module file into the module reader */
 
 int fuzz_archive_one(const uint8_t *data, size_t size);	/* archive file or body into the archive reader */
 int fuzz_slim_one(const uint8_t *data, size_t size);	/* BTF + C source into the slim header */
