@@ -13,9 +13,11 @@
  *
  * Offsets are in bytes, "byte:bit" where a bitfield starts inside a byte.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "btf_diff.h"
+#include "kset_diff.h"
 
 #define COLOR_RED "\033[31m"
 #define COLOR_GREEN "\033[32m"
@@ -124,17 +126,12 @@ static void json_item(struct bc_text *out, const struct bc_diff_item *it)
 	bc_text_puts(out, "}}");
 }
 
-int bc_diff_print_json(const struct bc_diff *diff,
-		       const struct bc_diff_print_opts *opts,
-		       struct bc_text *out)
+/* "[" every entry, one a line, "]" */
+static void json_entries(const struct bc_diff *diff, struct bc_text *out)
 {
 	uint32_t i, j;
 
-	bc_text_puts(out, "{\"old\":");
-	bc_text_json_str(out, opts->old_name);
-	bc_text_puts(out, ",\"new\":");
-	bc_text_json_str(out, opts->new_name);
-	bc_text_puts(out, ",\"entries\":[");
+	bc_text_puts(out, "[");
 	for (i = 0; i < diff->nr_entries; i++) {
 		const struct bc_diff_entry *e = &diff->entries[i];
 
@@ -155,7 +152,20 @@ int bc_diff_print_json(const struct bc_diff *diff,
 		}
 		bc_text_puts(out, "]}");
 	}
-	bc_text_puts(out, diff->nr_entries ? "\n]}\n" : "]}\n");
+	bc_text_puts(out, diff->nr_entries ? "\n]" : "]");
+}
+
+int bc_diff_print_json(const struct bc_diff *diff,
+		       const struct bc_diff_print_opts *opts,
+		       struct bc_text *out)
+{
+	bc_text_puts(out, "{\"old\":");
+	bc_text_json_str(out, opts->old_name);
+	bc_text_puts(out, ",\"new\":");
+	bc_text_json_str(out, opts->new_name);
+	bc_text_puts(out, ",\"entries\":");
+	json_entries(diff, out);
+	bc_text_puts(out, "}\n");
 	return out->err;
 }
 
@@ -194,6 +204,16 @@ static void print_rows(struct bc_text *out, const struct stat_row *rows,
 			       rows[i].n[BC_DIFF_REMOVED], rows[i].name, suffix);
 }
 
+/* Entities changed, added, removed, by op (nested anonymous ones not). */
+static void count_entities(const struct bc_diff *diff, uint32_t total[3])
+{
+	uint32_t i;
+
+	for (i = 0; i < diff->nr_entries; i++)
+		if (!strstr(diff->entries[i].path, "::"))
+			total[diff->entries[i].op]++;
+}
+
 int bc_diff_print_stat(const struct bc_diff *diff,
 		       const struct bc_diff_print_opts *opts,
 		       struct bc_text *out)
@@ -218,5 +238,134 @@ int bc_diff_print_stat(const struct bc_diff *diff,
 	bc_text_printf(out, " %u changed, %u added, %u removed\n",
 		       total[BC_DIFF_CHANGED], total[BC_DIFF_ADDED],
 		       total[BC_DIFF_REMOVED]);
+	return out->err;
+}
+
+/*
+ * A kernel with its modules. Text: the vmlinux report, then each changed
+ * module's under "--- OLD [MODULE]", then the modules only one side has:
+ *
+ *	--- old.deb [modules]
+ *	+++ new.deb [modules]
+ *	+ module nf_foo  (12 types)
+ *	- module bar  (40 types)
+ */
+static const char *module_label(struct bc_text *t, const char *kernel,
+				const char *module)
+{
+	bc_text_truncate(t, 0);
+	bc_text_printf(t, "%s [%s]", kernel, module);
+	return bc_text_str(t);
+}
+
+int bc_kset_diff_print_text(const struct bc_kset_diff *kd,
+			    const struct bc_diff_print_opts *opts,
+			    struct bc_text *out)
+{
+	struct bc_text old_label, new_label;
+	bool header = false;
+	uint32_t i;
+
+	if (bc_diff_print_text(&kd->vmlinux, opts, out))
+		return out->err;
+	bc_text_init(&old_label);
+	bc_text_init(&new_label);
+	for (i = 0; i < kd->nr_mods; i++) {
+		const struct bc_module_diff *m = &kd->mods[i];
+		struct bc_diff_print_opts mopts = *opts;
+
+		if (m->op != BC_DIFF_CHANGED)
+			continue;
+		mopts.old_name = module_label(&old_label, opts->old_name, m->name);
+		mopts.new_name = module_label(&new_label, opts->new_name, m->name);
+		if (old_label.err || new_label.err)
+			out->err = -ENOMEM;
+		else
+			bc_diff_print_text(&m->diff, &mopts, out);
+	}
+	for (i = 0; i < kd->nr_mods; i++) {
+		const struct bc_module_diff *m = &kd->mods[i];
+
+		if (m->op == BC_DIFF_CHANGED)
+			continue;
+		if (!header)
+			bc_text_printf(out, "%s--- %s [modules]\n+++ %s [modules]%s\n",
+				       opts->color ? COLOR_BOLD : "",
+				       opts->old_name, opts->new_name,
+				       opts->color ? COLOR_RESET : "");
+		header = true;
+		bc_text_printf(out, "%s%c module %s  (%u types)%s\n",
+			       opts->color ? op_color[m->op] : "",
+			       op_sign[m->op], m->name, m->nr_types,
+			       opts->color ? COLOR_RESET : "");
+	}
+	bc_text_deinit(&old_label);
+	bc_text_deinit(&new_label);
+	return out->err;
+}
+
+/* JSON: bc_diff_print_json()'s object and "modules":[{...}, ...]. */
+int bc_kset_diff_print_json(const struct bc_kset_diff *kd,
+			    const struct bc_diff_print_opts *opts,
+			    struct bc_text *out)
+{
+	uint32_t i;
+
+	bc_text_puts(out, "{\"old\":");
+	bc_text_json_str(out, opts->old_name);
+	bc_text_puts(out, ",\"new\":");
+	bc_text_json_str(out, opts->new_name);
+	bc_text_puts(out, ",\"entries\":");
+	json_entries(&kd->vmlinux, out);
+	if (kd->modules_compared) {
+		bc_text_puts(out, ",\"modules\":[");
+		for (i = 0; i < kd->nr_mods; i++) {
+			const struct bc_module_diff *m = &kd->mods[i];
+
+			bc_text_printf(out, "%s\n{\"op\":\"%s\",\"module\":",
+				       i ? "," : "", op_word[m->op]);
+			bc_text_json_str(out, m->name);
+			if (m->op == BC_DIFF_CHANGED) {
+				bc_text_puts(out, ",\"entries\":");
+				json_entries(&m->diff, out);
+			} else {
+				bc_text_printf(out, ",\"types\":%u", m->nr_types);
+			}
+			bc_text_puts(out, "}");
+		}
+		bc_text_puts(out, kd->nr_mods ? "\n]" : "]");
+	}
+	bc_text_puts(out, "}\n");
+	return out->err;
+}
+
+/*
+ * --stat: the vmlinux counts, then the modules': how many changed, were
+ * added, were removed, and a line per changed module.
+ */
+int bc_kset_diff_print_stat(const struct bc_kset_diff *kd,
+			    const struct bc_diff_print_opts *opts,
+			    struct bc_text *out)
+{
+	uint32_t i, by_op[3] = { 0 };
+
+	if (bc_diff_print_stat(&kd->vmlinux, opts, out) || !kd->modules_compared)
+		return out->err;
+	for (i = 0; i < kd->nr_mods; i++)
+		by_op[kd->mods[i].op]++;
+	bc_text_printf(out, " modules: %u changed, %u added, %u removed\n",
+		       by_op[BC_DIFF_CHANGED], by_op[BC_DIFF_ADDED],
+		       by_op[BC_DIFF_REMOVED]);
+	for (i = 0; i < kd->nr_mods; i++) {
+		const struct bc_module_diff *m = &kd->mods[i];
+		uint32_t total[3] = { 0 };
+
+		if (m->op != BC_DIFF_CHANGED)
+			continue;
+		count_entities(&m->diff, total);
+		bc_text_printf(out, "  %s: %u changed, %u added, %u removed\n",
+			       m->name, total[BC_DIFF_CHANGED],
+			       total[BC_DIFF_ADDED], total[BC_DIFF_REMOVED]);
+	}
 	return out->err;
 }
