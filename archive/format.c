@@ -595,8 +595,10 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
 		err = ar_wrap_body_version(body.data, body.len,
-					   quick ? AR_PACK_ZSTD : AR_PACK_BEST,
-					   file_version(ar), out, size);
+					   quick ? AR_PACK_ZSTD :
+					   ar_has_modules(ar) ? AR_PACK_XZ_ALL :
+					   AR_PACK_BEST, file_version(ar), out,
+					   size);
 		if (!err && bytes_too)
 			err = keep_smaller_form(ar, out, size);
 	}
