@@ -1300,6 +1300,53 @@ check_archive_no_larger() {
 run_case "archive: never larger than tar | xz -9e of its files" \
 	check_archive_no_larger
 
+# Kernels with their modules (issue 33): a directory of BTF (vmlinux and
+# its modules' split BTF) goes in with its modules, a damaged module named
+# and left out; list counts them; NAME/MODULE extracts what sort --base
+# writes; --merged is one BTF with the modules' types; add of the
+# directory to the kernel stored without modules adds them.
+check_archive_modules() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	fix=$src/tests/fixtures
+	gcc -g -O2 -r -nostdlib -w -o kern_a.o "$fix/deps/kern_a.c"
+	mkdir k
+	run 0 "$BTFCANON" encode kern_a.o -o k/vmlinux
+	for m in mod_a mod_b; do
+		gcc -g -O2 -c -w -o m.o "$fix/deps/$m.c"
+		run 0 "$BTFCANON" encode --btf_base k/vmlinux m.o -o k/$m.btf
+	done
+	head -c 40 k/mod_a.btf > k/broken.btf
+	run 0 "$BTFCANON" archive create k.bca k --name 9.9.9-test
+	stderr_has "broken.btf"
+	stderr_has "module broken left out"
+	run 0 "$BTFCANON" archive list k.bca
+	stdout_has "9.9.9-test (2 modules)"
+	run 0 "$BTFCANON" archive extract k.bca 9.9.9-test -o v.btf
+	run 0 "$BTFCANON" archive extract k.bca 9.9.9-test/mod_a -o a.btf
+	run 0 "$BTFCANON" sort --base v.btf k/mod_a.btf -o want.btf
+	same a.btf want.btf "a module extracted"
+	run 1 "$BTFCANON" archive extract k.bca 9.9.9-test/nosuch -o n.btf
+	stderr_has "kernel '9.9.9-test' has no module 'nosuch'"
+	[ ! -e n.btf ] || die "an output for a module that is not there"
+	run 0 "$BTFCANON" archive extract --merged k.bca 9.9.9-test -o all.btf
+	run 0 "$BTFCANON" dump -f c all.btf
+	stdout_has "struct dep_modstat {"
+	run 0 "$BTFCANON" archive extract --merged k.bca 9.9.9-test mod_b -o b.btf
+	run 0 "$BTFCANON" dump -f c b.btf
+	grep -q "struct dep_modstat {" stdout && die "--merged mod_b has mod_a's type"
+	# the kernel alone, then its modules added to it
+	rm k/broken.btf
+	run 0 "$BTFCANON" archive create two.bca k/vmlinux --name 9.9.9-test
+	run 0 "$BTFCANON" archive add two.bca k --name 9.9.9-test
+	run 0 "$BTFCANON" archive list two.bca
+	stdout_has "9.9.9-test (2 modules)"
+	run 1 "$BTFCANON" archive add two.bca k --name 9.9.9-test
+	stderr_has "already holds a kernel '9.9.9-test'"
+	rm -f kern_a.o m.o
+	no_temps .
+}
+run_case "archive: kernels with their modules" check_archive_modules
+
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
 # wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
