@@ -45,15 +45,15 @@
  * module's kilobytes (dummy.ko's 208 KB: 55,132 bytes without, 55,208
  * with; 2 KB cuts of kernels, 4-5% smaller without).
  *
- * Kernels with their modules (format 5, AR_PACK_XZ_ALL): xz is tried in
- * every stream whatever the body's size, and kept where smaller. One
- * kernel with its modules is a body of 8 MB (6.1 cloud: 1,121 modules)
- * to 40 MB, shares little with other kernels, and only xz brings it below
- * `tar | xz -9e` of its files: with zstd alone 6.1 cloud's archive was
- * 2.87 MB against 2.47, with xz where smaller 2.30 (xz makes the record
- * heads 0.45 of zstd's size, the words 0.77, the string bytes 0.88). The
- * price is in reading: every extract decodes every stream (0.13 s of CPU
- * instead of 0.02 for one module of 6.1 cloud's archive).
+ * A kernel or two with their modules (format 5, AR_PACK_XZ_ALL; format.c
+ * chooses): xz is tried in every stream whatever the body's size, and
+ * kept where smaller. One kernel with its modules is a body of 8 MB (6.1
+ * cloud: 1,121 modules) or more that shares little, and only xz brings it
+ * below `tar | xz -9e` of its files: with zstd alone 6.1 cloud's archive
+ * was 2.87 MB against 2.47, with xz where smaller 2.30 (xz makes the
+ * record heads 0.45 of zstd's size, the words 0.77, the string bytes
+ * 0.88). The price is in reading: every extract decodes every stream
+ * (0.12 s of CPU instead of 0.02 for one module of 6.1 cloud's archive).
  *
  * Small bodies (issue 27: an archive no larger than `tar | xz -9e` of its
  * files, however few and small): a stream's entry takes ENTRY_LEN bytes
