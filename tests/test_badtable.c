@@ -282,6 +282,8 @@ static void make_elf_inputs(void)
  */
 static void make_module_inputs(void)
 {
+	char *cli;
+
 	ck_assert_int_eq(test_sh("cd %s && mkdir -p kmods/kernel nokernel.d "
 				 "pkg/DEBIAN pkg/lib/modules/9.9/kernel && "
 				 "echo > kmods/modules.dep && "
@@ -293,12 +295,14 @@ static void make_module_inputs(void)
 				 "dpkg-deb --root-owner-group --build pkg modules-only.deb "
 				 "> /dev/null && rm -r pkg", scratch), 0);
 	/* an archive of a kernel with one module, one of a kernel alone */
+	cli = realpath(getenv("BTFCANON"), NULL);
+	ck_assert_ptr_nonnull(cli);
 	ck_assert_int_eq(test_sh("cd %s && mkdir mdir && cp good.btf mdir/vmlinux && "
 				 "%s encode --btf_base good.btf dwarf.o -o mdir/m.btf && "
 				 "%s archive create mods.bca mdir --name 9.9 && "
 				 "%s archive create plain.bca good.btf --name 9.9 && "
-				 "rm -r mdir", scratch, getenv("BTFCANON"),
-				 getenv("BTFCANON"), getenv("BTFCANON")), 0);
+				 "rm -r mdir", scratch, cli, cli, cli), 0);
+	free(cli);
 }
 
 static void setup(void)
