@@ -754,8 +754,10 @@ void bc_bpf_object_deinit(struct bc_bpf_object *obj)
 			free(obj->sections[i].relos);
 		}
 	if (obj->programs)
-		for (i = 0; i < obj->nr_programs; i++)
+		for (i = 0; i < obj->nr_programs; i++) {
 			free(obj->programs[i].name);
+			free(obj->programs[i].attach_target);
+		}
 	if (obj->externs)
 		for (i = 0; i < obj->nr_externs; i++)
 			free(obj->externs[i].name);
@@ -768,6 +770,27 @@ void bc_bpf_object_deinit(struct bc_bpf_object *obj)
 	free(obj->image);
 	free(obj->path);
 	memset(obj, 0, sizeof(*obj));
+}
+
+int bc_bpf_object_set_attach_target(struct bc_bpf_object *obj,
+				    const char *prog, const char *func)
+{
+	uint32_t i;
+
+	for (i = 0; i < obj->nr_programs; i++) {
+		struct bc_bpf_program *p = &obj->programs[i];
+		char *copy;
+
+		if (strcmp(p->name, prog))
+			continue;
+		copy = strdup(func);
+		if (!copy)
+			return -ENOMEM;
+		free(p->attach_target);
+		p->attach_target = copy;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 const struct bc_bpf_program *bc_bpf_object_program_at(

@@ -45,6 +45,12 @@ struct bc_bpf_program {
 	char *name;
 	uint32_t section;		/* index into sections[] */
 	uint32_t first_insn, nr_insns;
+	/*
+	 * The attach target the loader sets at run time
+	 * (bc_bpf_object_set_attach_target), in place of the section's;
+	 * NULL: the section's.
+	 */
+	char *attach_target;
 };
 
 /* An undefined symbol: a kfunc, ksym or kconfig extern. */
@@ -103,6 +109,15 @@ int bc_bpf_object_parse_any(const void *data, size_t size, const char *path,
 
 /* Frees what a load filled in; accepts a zeroed object. */
 void bc_bpf_object_deinit(struct bc_bpf_object *obj);
+
+/*
+ * Sets program prog's attach target to func, as a loader does with
+ * libbpf's bpf_program__set_attach_target() (bcc's fsdist attaches its
+ * "fentry" program dummy_file_read to each file system's read_iter).
+ * Returns 0, -ENOENT when obj has no program prog, or -ENOMEM.
+ */
+int bc_bpf_object_set_attach_target(struct bc_bpf_object *obj,
+				    const char *prog, const char *func);
 
 /* The program holding instruction insn of section sec, or NULL. */
 const struct bc_bpf_program *bc_bpf_object_program_at(

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../canon/btf_kinds.h"
+#include "../canon/canon.h"
 #include "../canon/par.h"
 #include "decompress.h"
 #include "kernel_set.h"
@@ -96,7 +99,6 @@ static int elf_btf_copy(const uint8_t *data, size_t size, uint8_t **out,
 	GElf_Shdr shdr;
 	int err = 0;
 
-	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)data, size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(err_buf, err_len, "not a valid ELF file: %s",
@@ -151,9 +153,13 @@ static bool is_btf(const uint8_t *data, size_t size)
 	return size >= 2 && data[0] == 0x9f && data[1] == 0xeb;
 }
 
-int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
-		     uint8_t **out, size_t *out_size, char *err_buf,
-		     size_t err_len)
+/*
+ * bc_kmod_read_btf() once libelf is set up (elf_version(), which writes
+ * libelf's global: called once before the threads, not in each).
+ */
+static int kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
+			 uint8_t **out, size_t *out_size, char *err_buf,
+			 size_t err_len)
 {
 	enum bc_comp comp = bc_comp_detect(data, size);
 	uint8_t *plain = NULL;
@@ -195,6 +201,157 @@ int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
 		err = -EINVAL;
 	}
 	free(plain);
+	return err;
+}
+
+int bc_kmod_read_btf(const uint8_t *data, size_t size, size_t max_size,
+		     uint8_t **out, size_t *out_size, char *err_buf,
+		     size_t err_len)
+{
+	elf_version(EV_CURRENT);
+	return kmod_read_btf(data, size, max_size, out, out_size, err_buf,
+			     err_len);
+}
+
+/* ---- one BTF of a kernel and modules ---------------------------------- */
+
+/*
+ * Appends module m's type records to out at *at, each type id past the
+ * base moved by id_shift, each string offset past the base's strings by
+ * str_shift.
+ */
+static void append_module_types(const struct bc_btf *m, uint32_t base_end,
+				uint32_t base_str_end, uint32_t id_shift,
+				uint32_t str_shift, uint8_t *out, size_t *at)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < m->nr_types; i++) {
+		const struct btf_type *t = bc_btf_local(m, i);
+		size_t bytes = 4 * (size_t)bc_type_words(t);
+		uint32_t *w = (uint32_t *)(out + *at), *word;
+
+		memcpy(w, t, bytes);
+		for (k = 0; (word = bc_type_word_of_class(w, BC_WORD_REF, k)); k++)
+			if (*word >= base_end)
+				*word += id_shift;
+		for (k = 0; (word = bc_type_word_of_class(w, BC_WORD_NAME, k)); k++)
+			if (*word >= base_str_end)
+				*word += str_shift;
+		*at += bytes;
+	}
+}
+
+int bc_kmods_join(const struct bc_btf *base, const struct bc_btf *const *mods,
+		  uint32_t n, struct bc_btf **whole, uint32_t *id_shift,
+		  const struct bc_log *log)
+{
+	size_t types_len = base->hdr->type_len, strs_len = base->str_len, at;
+	uint32_t i, ids = 0, str_shift = 0;
+	struct btf_header *hdr;
+	uint8_t *blob;
+	int err;
+
+	*whole = NULL;
+	if (base->base || base->nr_unknown)
+		return bc_log_error(log, -EINVAL,
+				    "%s: a kernel's BTF must be base BTF of known kinds to join modules to",
+				    base->path);
+	for (i = 0; i < n; i++) {
+		if (mods[i]->base != base || mods[i]->nr_unknown)
+			return bc_log_error(log, -EINVAL,
+					    "%s: not split BTF over %s (known kinds only)",
+					    mods[i]->path, base->path);
+		types_len += mods[i]->hdr->type_len;
+		strs_len += mods[i]->str_len;
+	}
+	if (types_len + strs_len > UINT32_MAX - sizeof(*hdr))
+		return bc_log_error(log, -E2BIG, "%s: joined BTF past 4 GiB",
+				    base->path);
+	blob = malloc(sizeof(*hdr) + types_len + strs_len);
+	if (!blob)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", base->path);
+	hdr = (struct btf_header *)blob;
+	*hdr = *base->hdr;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_off = 0;
+	hdr->type_len = types_len;
+	hdr->str_off = types_len;
+	hdr->str_len = strs_len;
+	memcpy(blob + sizeof(*hdr), base->types, base->hdr->type_len);
+	at = sizeof(*hdr) + base->hdr->type_len;
+	for (i = 0; i < n; i++) {
+		id_shift[i] = ids;
+		append_module_types(mods[i], bc_btf_end_id(base),
+				    bc_btf_str_end(base), ids, str_shift,
+				    blob, &at);
+		ids += mods[i]->nr_types;
+		str_shift += mods[i]->str_len;
+	}
+	memcpy(blob + at, base->strs, base->str_len);
+	at += base->str_len;
+	for (i = 0; i < n; i++) {
+		memcpy(blob + at, mods[i]->strs, mods[i]->str_len);
+		at += mods[i]->str_len;
+	}
+	err = bc_btf_parse(blob, at, NULL, base->path, log, whole);
+	free(blob);
+	return err;
+}
+
+int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
+		   uint32_t n, void **raw, size_t *size,
+		   const struct bc_log *log)
+{
+	struct canon_opts copts = { .order = BC_ORDER_KIND };
+	struct bc_btf *whole;
+	uint32_t *shifts = calloc(n ? n : 1, sizeof(*shifts));
+	int err;
+
+	if (!shifts)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", base->path);
+	err = bc_kmods_join(base, mods, n, &whole, shifts, log);
+	free(shifts);
+	if (!err)
+		err = canon_run_raw(whole, &copts, raw, size, log);
+	bc_btf_free(whole);
+	return err;
+}
+
+int bc_kernel_set_merged(const char *path, const char *const *globs,
+			 uint32_t nr_globs, uint8_t *hits, void **raw,
+			 size_t *size, bool *has_modules,
+			 const struct bc_log *log)
+{
+	const struct bc_btf **take;
+	struct bc_kernel_set ks;
+	uint32_t i, g, n = 0;
+	int err;
+
+	err = bc_kernel_set_read(path, NULL, &ks, log);
+	if (err)
+		return err;
+	*has_modules = ks.has_modules;
+	take = calloc(ks.nr_mods ? ks.nr_mods : 1, sizeof(*take));
+	if (!take) {
+		bc_kernel_set_deinit(&ks);
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", path);
+	}
+	for (i = 0; i < ks.nr_mods; i++) {
+		bool want = false;
+
+		for (g = 0; g < nr_globs; g++)
+			if (!fnmatch(globs[g], ks.mods[i].name, 0)) {
+				want = true;
+				if (hits)
+					__atomic_store_n(&hits[g], 1, __ATOMIC_RELAXED);
+			}
+		if (want)
+			take[n++] = ks.mods[i].btf;
+	}
+	err = bc_kmods_merge(ks.input.btf, take, n, raw, size, log);
+	free(take);
+	bc_kernel_set_deinit(&ks);
 	return err;
 }
 
@@ -363,8 +520,8 @@ static int parse_module(void *arg, uint32_t i)
 		btf_size = f->size;
 		f->data = NULL;
 	} else {
-		err = bc_kmod_read_btf(f->data, f->size, BC_KMOD_MAX_SIZE, &btf,
-				       &btf_size, why, sizeof(why));
+		err = kmod_read_btf(f->data, f->size, BC_KMOD_MAX_SIZE, &btf,
+				    &btf_size, why, sizeof(why));
 		free(f->data);
 		f->data = NULL;
 		if (err == -ENOMEM)
@@ -405,6 +562,7 @@ static int parse_modules(struct kmod_list *l, struct bc_kernel_set *ks,
 
 	if (l->nr)
 		qsort(l->files, l->nr, sizeof(l->files[0]), kmod_file_cmp);
+	elf_version(EV_CURRENT);	/* libelf's global, before the threads */
 	err = bc_par_for(jobs ? jobs : bc_par_cpus(), l->nr, parse_module, &ctx,
 			 NULL);
 	if (err)

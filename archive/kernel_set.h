@@ -110,6 +110,45 @@ void bc_kernel_set_deinit(struct bc_kernel_set *ks);
 struct bc_btf *bc_kernel_set_take_module(struct bc_kernel_set *ks, uint32_t i);
 
 /*
+ * The join under bc_kmods_merge(), before canon: base's types under their
+ * ids, then module i's types, its id X (past base's) at X + id_shift[i];
+ * *whole parsed (free with bc_btf_free). For min, which maps the
+ * candidates found in a module into the join. Returns 0 or a negative
+ * errno after a message.
+ */
+int bc_kmods_join(const struct bc_btf *base, const struct bc_btf *const *mods,
+		  uint32_t n, struct bc_btf **whole, uint32_t *id_shift,
+		  const struct bc_log *log);
+
+/*
+ * One non-split BTF of base (a kernel's BTF) and the modules mods[0 .. n)
+ * split over it, for libbpf's btf_custom_path, which takes one BTF and
+ * looks into no module: base's types keep their ids, then each module's
+ * types follow those before it, its ids and string offsets moved; the
+ * whole then canonicalized (canon/), so the types several modules define
+ * alike are one. *raw is malloc'd. Returns 0 or a negative errno (-EINVAL:
+ * a module not split over base) after a message.
+ */
+int bc_kmods_merge(const struct bc_btf *base, const struct bc_btf *const *mods,
+		   uint32_t n, void **raw, size_t *size,
+		   const struct bc_log *log);
+
+/*
+ * Reads path (as bc_kernel_set_read) and gives one BTF of its vmlinux and
+ * the modules whose names match any of globs[0 .. nr_globs) (fnmatch;
+ * "xfs", "nf_*"), canonical (bc_kmods_merge), for `dump -f c --module`
+ * and `header --module`. hits[g] (may be NULL) is set to 1 when glob g
+ * took a module (an atomic store: kernels may be read on several
+ * threads); *has_modules says whether path could hold modules at all
+ * (false: vmlinux alone). *raw is malloc'd. Returns 0 or a negative errno
+ * after a message.
+ */
+int bc_kernel_set_merged(const char *path, const char *const *globs,
+			 uint32_t nr_globs, uint8_t *hits, void **raw,
+			 size_t *size, bool *has_modules,
+			 const struct bc_log *log);
+
+/*
  * The BTF blob of one module file's bytes data[0..size): decompressed
  * when xz, zstd or gzip, then the .BTF section of the ELF file, or the
  * bytes themselves when they are raw BTF. *out is malloc'd. Returns 0;

@@ -42,18 +42,25 @@
 
 const char bc_deps_usage[] =
 "Usage: btfcanon deps [--json] [--all] [--color[=auto|always|never]]\n"
-"                     OBJECT... --kernel K [--kconfig CONFIG]...\n"
+"                     [--attach PROG=FUNC]... OBJECT... --kernel K\n"
+"                     [--kconfig CONFIG]...\n"
 "       btfcanon deps --kernel K [--kconfig CONFIG] --save FILE\n"
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
 "  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux (its\n"
 "               symbol table checks kprobe targets; DWARF-only files are\n"
-"               encoded first), a saved kernel file, or a directory as\n"
-"               /sys/kernel/btf (vmlinux and modules' split BTF), an\n"
+"               encoded first), a saved kernel file; a kernel with its\n"
+"               modules: a package (.deb, .rpm), a modules tree\n"
+"               (/lib/modules/VERSION, an unpacked package) beside its\n"
+"               kernel, a directory as /sys/kernel/btf (vmlinux and\n"
+"               modules' split BTF); an\n"
 "               archive (every kernel in it) or ARCHIVE:GLOB (those\n"
 "               whose names match; keyed ARCHIVE:NAME); prototypes\n"
 "               compare with the first kernel\n"
 "  --kconfig C  the config (.config, /boot/config-VERSION) of the --kernel\n"
 "               just before it, for the object's kconfig externs\n"
+"  --attach P=F program P attaches to F, as the loader sets it\n"
+"               (bpf_program__set_attach_target), in place of its section's\n"
+"               target; a bare SEC(\"fentry\") program needs one\n"
 "  --json       one JSON document per object, one a line\n"
 "  --all        list every dependency, not only those not ok somewhere\n"
 "  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
@@ -74,18 +81,21 @@ struct deps_args {
 	bool json, all;
 	int color;
 	const char *save;
+	char **attach;		/* PROG=FUNC */
+	int nr_attach;
 };
 
 static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 {
 	enum { OPT_JSON = 256, OPT_ALL, OPT_KERNEL, OPT_COLOR, OPT_SAVE,
-	       OPT_KCONFIG };
+	       OPT_KCONFIG, OPT_ATTACH };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
@@ -98,7 +108,8 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 	a->kernels = calloc(argc, sizeof(*a->kernels));
 	a->objects = calloc(argc, sizeof(*a->objects));
 	a->kconfigs = calloc(argc, sizeof(*a->kconfigs));
-	if (!a->kernels || !a->objects || !a->kconfigs)
+	a->attach = calloc(argc, sizeof(*a->attach));
+	if (!a->kernels || !a->objects || !a->kconfigs || !a->attach)
 		return -ENOMEM;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hk:", opts, NULL)) != -1) {
@@ -116,6 +127,17 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 		case OPT_KERNEL:
 			a->kernels[a->nr_kernels++] = optarg;
 			break;
+		case OPT_ATTACH: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr, "btfcanon deps: --attach %s: give PROG=FUNC\n",
+					optarg);
+				return -EINVAL;
+			}
+			a->attach[a->nr_attach++] = optarg;
+			break;
+		}
 		case OPT_KCONFIG:
 			/* the config of the --kernel just before it */
 			if (!a->nr_kernels || a->kconfigs[a->nr_kernels - 1]) {
@@ -165,6 +187,44 @@ static int parse_deps_args(int argc, char **argv, struct deps_args *a)
 	return 0;
 }
 
+/*
+ * --attach PROG=FUNC: each object's program PROG gets FUNC as its target;
+ * a PROG no object has is bad usage. Returns 0 or a negative errno after
+ * a message.
+ */
+static int set_attach_targets(const struct deps_args *a,
+			      struct bc_bpf_object *objs, int nr_objs,
+			      const struct bc_log *log)
+{
+	int i, o;
+
+	for (i = 0; i < a->nr_attach; i++) {
+		const char *eq = strchr(a->attach[i], '=');
+		char *prog = strndup(a->attach[i], eq - a->attach[i]);
+		bool found = false;
+		int err = 0;
+
+		if (!prog)
+			return bc_log_error(log, -ENOMEM, "out of memory");
+		for (o = 0; o < nr_objs && !err; o++) {
+			err = bc_bpf_object_set_attach_target(&objs[o], prog, eq + 1);
+			found |= !err;
+			if (err == -ENOENT)
+				err = 0;
+		}
+		if (!err && !found)
+			err = bc_log_error(log, -EINVAL,
+					   "--attach %s: no object has a program %s",
+					   a->attach[i], prog);
+		else if (err)
+			bc_log_error(log, err, "out of memory");
+		free(prog);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The row label of a dependency in the text view. */
 static void row_label(const struct bc_dep *d, struct bc_text *t)
 {
@@ -210,6 +270,10 @@ static void cell_text(const struct bc_dep *d, const struct bc_dep_cell *c,
 			       (unsigned long long)c->value);
 	else
 		bc_text_puts(t, bc_dep_status_name(c->status));
+	/* found in a module: "312 [xfs]", "ok [nf_conntrack]" */
+	if (!c->if_loaded && c->status == BC_DEP_OK && c->detail &&
+	    !strncmp(c->detail, "in module ", 10))
+		bc_text_printf(t, " [%s]", c->detail + 10);
 }
 
 static const char *colour_of(enum bc_dep_consequence c)
@@ -620,8 +684,11 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 	for (i = 0; i < a.nr_objects; i++, nr_objs++) {
 		if (bc_bpf_object_load_any(a.objects[i], &objs[i], log))
 			goto out;
-		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	}
+	if (set_attach_targets(&a, objs, nr_objs, log))
+		goto out;
+	for (i = 0; i < nr_objs; i++)
+		want_inlines |= bc_deps_wants_inlines(&objs[i]);
 	for (k = 0; k < a.nr_kernels; k++)
 		if (bc_kernel_list_add(&kl, a.kernels[k], a.kconfigs[k], log))
 			goto out;
@@ -685,6 +752,7 @@ out:
 	free(a.kernels);
 	free(a.kconfigs);
 	free(a.objects);
+	free(a.attach);
 	bc_text_deinit(&out);
 	return status;
 }

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 
 #include "../archive/btf_file.h"
+#include "../archive/kimage.h"
+#include "../archive/package.h"
 #include "commands.h"
 #include "deps.h"
 #include "kernel_list.h"
@@ -32,13 +34,29 @@ const char bc_min_usage[] =
 "  OBJECT       a BPF ELF object (clang -target bpf -g)\n"
 "  --kernel K   raw BTF, an ELF file's .BTF, a debug vmlinux, a saved\n"
 "               kernel file, an archive (all its kernels) or\n"
-"               ARCHIVE:GLOB (those whose names match)\n"
+"               ARCHIVE:GLOB (those whose names match); a kernel with\n"
+"               its modules (a package, a modules tree, a directory as\n"
+"               /sys/kernel/btf): one BTF of vmlinux and module types\n"
 "  -o DIR       where DIR/NAME.btf goes, per kernel: NAME is its name in\n"
 "               the archive, or K's file name without \"vmlinux-\" and\n"
 "               \".btf\"\n"
 "Each file holds the types, members and enumerators libbpf needs to\n"
 "apply the objects' CO-RE relocations (btf_custom_path), as bpftool gen\n"
 "min_core_btf makes. Exit status: 0 written, 2 bad usage or input.\n";
+
+/* Does path start a .deb or an .rpm? */
+static bool is_package(const char *path)
+{
+	uint8_t head[32];
+	size_t got = 0;
+	FILE *f = fopen(path, "rb");
+
+	if (f) {
+		got = fread(head, 1, sizeof(head), f);
+		fclose(f);
+	}
+	return bc_package_detect(head, got);
+}
 
 /* The name of a kernel's file in DIR, malloc'd. */
 static char *kernel_name(const char *path)
@@ -114,8 +132,14 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 	for (k = 0; k < (int)kl.nr; k++) {
 		const struct bc_kernel_src *src = &kl.srcs[k];
 
-		names[k] = src->ar ? strdup(bc_archive_kernel_name(src->ar, src->idx)) :
-			   kernel_name(src->path);
+		if (src->ar)
+			names[k] = strdup(bc_archive_kernel_name(src->ar, src->idx));
+		else if (is_package(src->path)) {
+			/* a package: its kernel's name, as archive names it */
+			if (bc_kernel_default_name(src->path, &names[k], log))
+				goto out;
+		} else
+			names[k] = kernel_name(src->path);
 		if (!names[k] || !*names[k]) {
 			bc_log_error(log, -EINVAL, "%s: no name for its file in %s",
 				     src->label, dir);
@@ -143,14 +167,17 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 
 		if (bc_kernel_src_load(&kl.srcs[k], false, true, &kernel, log))
 			goto out;
-		if (kernel.nr_modules || !kernel.types.btf) {
-			bc_log_error(log, -EINVAL,
-				     "%s: min takes one kernel's BTF, not a directory of modules",
+		if (!kernel.types.btf) {
+			bc_log_error(log, -EINVAL, "%s: its BTF could not be read whole",
 				     kl.srcs[k].label);
 			bc_deps_kernel_deinit(&kernel);
 			goto out;
 		}
-		err = bc_min_new(&kernel.types, &m);
+		/* with modules: one BTF of vmlinux and module types */
+		err = kernel.nr_modules ?
+		      bc_min_new_modules(&kernel.types, kernel.modules,
+					 kernel.nr_modules, &m, log) :
+		      bc_min_new(&kernel.types, &m);
 		for (i = 0; i < nr_objs && !err; i++)
 			err = bc_min_add_object(m, &objs[i]);
 		if (err)
@@ -159,6 +186,12 @@ int bc_cmd_min(int argc, char **argv, const struct bc_log *log)
 				     "a relocation's path does not fit its types");
 		else
 			err = bc_min_write(m, &raw, &size, log);
+		if (!err && !kernel.has_modules && bc_min_nr_without_candidates(m))
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: %u relocations found no type of their name in vmlinux, and %s, so a module's could not be taken",
+				      kl.srcs[k].label, bc_min_nr_without_candidates(m),
+				      kernel.from_archive ? "the archive holds no modules" :
+				      "no modules were given with the kernel");
 		bc_min_free(m);
 		bc_deps_kernel_deinit(&kernel);
 		free(path);

@@ -1193,6 +1193,8 @@ int bc_core_relo_eval(struct bc_core_ctx *ctx, const struct bc_core_relo *relo,
 	res->local_size = lv.bytes;
 	res->bitfield = lv.bitfield;
 	res->composite = lv.composite;
+	/* libbpf never narrows a cache to nothing: empty is none at all */
+	res->no_candidates = cands->len == 0;
 	for (i = 0; i < cands->len; i++) {
 		int m = spec_match(local, cands->srcs[i], cands->ids[i], cand);
 

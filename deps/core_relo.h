@@ -93,6 +93,12 @@ struct bc_relo_result {
 	bool bitfield;
 	bool composite;		/* the field is a struct, union or array */
 	bool mem_access;	/* the instruction is a load or store */
+	/*
+	 * The kernel (and its modules) hold no type of the root's essential
+	 * name and kind: no candidate at all, rather than candidates whose
+	 * fields do not match.
+	 */
+	bool no_candidates;
 	char why[160];		/* POISONED, AMBIGUOUS, FAILED: the reason */
 };
 

@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -647,6 +646,8 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 		if (!err)
 			err = take_modules(c, label, k, log);
 		k->has_modules = true;
+	} else if (!err && bc_archive_nr_kernels(ar) > 1) {
+		k->from_archive = true;
 		if (err == -EBADMSG)
 			goto fail;	/* the parser said what */
 	}
@@ -1045,6 +1046,29 @@ static int set_detail(struct bc_dep_cell *c, const char *fmt, ...)
 }
 
 /*
+ * A kernel given without its modules (a bare vmlinux, a BTFHub file, an
+ * image): what it lacks may be in a module, which deps could not look
+ * into. Appends that to the detail of cell c, which says what vmlinux
+ * lacks. Returns 0 or -ENOMEM.
+ */
+static int note_no_modules(const struct bc_deps_kernel *k,
+			   struct bc_dep_cell *c)
+{
+	char *had = c->detail;
+	int err;
+
+	if (k->has_modules)
+		return 0;
+	c->detail = NULL;
+	err = set_detail(c, "%s%snot in vmlinux; %s, so a module's could not be checked",
+			 had ? had : "", had ? "; " : "",
+			 k->from_archive ? "the archive holds no modules" :
+			 "no modules were given with the kernel");
+	free(had);
+	return err;
+}
+
+/*
  * libbpf's convention: a program in a section named "?..." starts with
  * autoload off. bpf_object__load() neither loads it nor applies its CO-RE
  * relocations (they do not narrow the candidate cache either), and it
@@ -1150,6 +1174,10 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 			if (!err && (off || !all))
 				err = relo_cell(&b->report->deps[n].cells[k], r, &res,
 						module_of(kernel, res.target_types));
+			if (!err && (off || !all) && res.no_candidates &&
+			    res.outcome == BC_RELO_POISONED)
+				err = note_no_modules(kernel,
+						      &b->report->deps[n].cells[k]);
 		}
 	}
 	bc_core_ctx_deinit(&ctx);
@@ -1288,10 +1316,37 @@ static const struct hook_kind *hook_kind_of(const char *section)
 	return NULL;
 }
 
+/*
+ * The hook kind of a section named after the kind alone ("fentry",
+ * "fexit.s", "lsm", "tp_btf"): libbpf 1.1 takes these ("fentry+" in its
+ * section table) and leaves the target to the loader
+ * (bpf_program__set_attach_target); NULL for any other name.
+ */
+static const struct hook_kind *bare_hook_kind_of(const char *section)
+{
+	size_t i, len;
+
+	if (section[0] == '?')
+		section++;
+	len = strlen(section);
+	for (i = 0; i < sizeof(hook_kinds) / sizeof(hook_kinds[0]); i++) {
+		const struct hook_kind *h = &hook_kinds[i];
+
+		if ((h->check == HOOK_BTF_FUNC || !strcmp(h->prefix, "tp_btf/")) &&
+		    strlen(h->prefix) == len + 1 &&
+		    !strncmp(section, h->prefix, len))
+			return h;
+	}
+	return NULL;
+}
+
 static const char *prog_type_of(const char *section)
 {
 	const struct hook_kind *h = hook_kind_of(section);
 	size_t i;
+
+	if (!h)
+		h = bare_hook_kind_of(section);
 
 	if (section[0] == '?')
 		section++;
@@ -1568,7 +1623,8 @@ static int hook_in_btf(const struct bc_deps_kernel *k, uint32_t kind,
 	c->status = *id ? BC_DEP_OK : BC_DEP_ABSENT;
 	if (!*id)
 		return set_detail(c, "no %s %s in BTF",
-				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name);
+				  kind == BTF_KIND_FUNC ? "FUNC" : "typedef", name) ?:
+		       note_no_modules(k, c);
 	module = module_of(k, *types);
 	return module ? set_detail(c, "in module %s", module) : 0;
 }
@@ -1748,6 +1804,81 @@ bool bc_deps_wants_inlines(const struct bc_bpf_object *obj)
 	return false;
 }
 
+/*
+ * A program whose target the loader sets and was not told (--attach):
+ * every cell unknown, saying how to tell it.
+ */
+static int hook_unset(struct builder *b, const char *section,
+		      const struct hook_kind *h, const char *prog)
+{
+	struct bc_dep *d = add_dep(b, BC_DEP_HOOK, section, h->type, NULL, "?");
+	uint32_t k;
+
+	if (!d)
+		return -ENOMEM;
+	for (k = 0; k < b->nr_kernels; k++) {
+		d->cells[k].status = BC_DEP_UNKNOWN;
+		if (set_detail(&d->cells[k],
+			       "program %s: the loader sets its target; give --attach %s=FUNC",
+			       prog, prog))
+			return -ENOMEM;
+	}
+	return autoload_off(section) ? mark_autoload_off(d, b->nr_kernels) : 0;
+}
+
+/*
+ * The hooks of the programs of section s that take their target from
+ * the loader (a bare "fentry" section, or --attach): one row each, in
+ * program order. Returns 0 or a negative errno.
+ */
+static int check_program_hooks(struct builder *b,
+			       const struct bc_bpf_object *obj, uint32_t s,
+			       const struct hook_kind *h, bool bare,
+			       const struct bc_deps_kernel *kernels)
+{
+	const char *name = obj->sections[s].name;
+	uint32_t p;
+	int err = 0;
+
+	for (p = 0; p < obj->nr_programs && !err; p++) {
+		const struct bc_bpf_program *prog = &obj->programs[p];
+		struct bc_dep *d;
+		char *target;
+
+		if (prog->section != s)
+			continue;
+		if (!prog->attach_target && bare) {
+			err = hook_unset(b, name, h, prog->name);
+			continue;
+		}
+		target = prog->attach_target ? strdup(prog->attach_target) :
+			 hook_target(h, name);
+		if (!target)
+			return -ENOMEM;
+		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
+		err = d ? check_one_hook(d, h, target, b->first, kernels,
+					 b->nr_kernels,
+					 b->into ? b->into->memo : NULL,
+					 b->report->nr_deps - 1)
+			: -ENOMEM;
+		if (!err && autoload_off(name))
+			err = mark_autoload_off(d, b->nr_kernels);
+		free(target);
+	}
+	return err;
+}
+
+/* Does a program of section s have a target the loader set? */
+static bool section_has_set_target(const struct bc_bpf_object *obj, uint32_t s)
+{
+	uint32_t p;
+
+	for (p = 0; p < obj->nr_programs; p++)
+		if (obj->programs[p].section == s && obj->programs[p].attach_target)
+			return true;
+	return false;
+}
+
 static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		       const struct bc_deps_kernel *kernels)
 {
@@ -1760,8 +1891,16 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 		struct bc_dep *d;
 		char *target;
 
+		if (!h && (h = bare_hook_kind_of(name))) {
+			err = check_program_hooks(b, obj, s, h, true, kernels);
+			continue;
+		}
 		if (!h || h->check == HOOK_NOT_A_ROW)
 			continue;
+		if (section_has_set_target(obj, s)) {
+			err = check_program_hooks(b, obj, s, h, false, kernels);
+			continue;
+		}
 		target = hook_target(h, name);
 		if (!target)
 			return -ENOMEM;
@@ -2296,6 +2435,8 @@ static int check_externs(struct builder *b, const struct bc_bpf_object *obj,
 				    x->weak ? BC_DEP_MISSING : BC_DEP_ABSENT;
 			if (found && kb && module_of(&kernels[k], kb) &&
 			    set_detail(c, "in module %s", module_of(&kernels[k], kb)))
+				return -ENOMEM;
+			if (!found && note_no_modules(&kernels[k], c))
 				return -ENOMEM;
 		}
 	}

@@ -100,7 +100,8 @@ struct bc_dep {
 /*
  * A kernel as deps reads it: its types and, for an ELF file, its symbols
  * and (when asked: it costs a walk of the DWARF) its inlined functions;
- * for a directory of BTF, its modules' BTF too. Its types are a whole
+ * for a kernel with its modules (a package, a modules tree, a directory
+ * of BTF: archive/kernel_set.h), its modules' BTF too. Its types are a whole
  * BTF (input.btf, indexed), or, for a kernel of an archive read through
  * a view, only the records the checks reach (input.btf NULL).
  */
@@ -112,8 +113,9 @@ struct bc_deps_kernel {
 	struct bc_inline_facts *inlines;	/* NULL without DWARF */
 	struct bc_kconfig *kconfig;	/* its config; NULL: not known */
 	/*
-	 * A directory of BTF (/sys/kernel/btf): vmlinux, and every other
-	 * file as a module's split BTF over it, by name. libbpf looks into
+	 * Its modules (archive/kernel_set.h: a package, a modules tree, a
+	 * directory of BTF such as /sys/kernel/btf), each a split BTF over
+	 * the kernel's, in name order. libbpf looks into
 	 * the modules as with the running kernel: for CO-RE candidates when
 	 * vmlinux has none, for attach targets, kfuncs and typed ksyms that
 	 * vmlinux lacks.
@@ -127,12 +129,21 @@ struct bc_deps_kernel {
 	 * vmlinux, where module types cannot be checked.
 	 */
 	bool has_modules;
+	/* read from an archive, which keeps vmlinux only (no modules yet) */
+	bool from_archive;
 	/* a saved kernel's modules: the BTF they are split over, or NULL */
 	struct bc_btf *modules_base;
 	/* a saved kernel file, owned: its symbols and inlined names point in */
 	struct bc_archive *archive;
 };
 
+/*
+ * Reads the kernel path names: a file (raw BTF, ELF, image, a saved
+ * kernel file), or a kernel with its modules (a package, a modules tree,
+ * a directory of BTF: archive/kernel_set.h; a bad module is left out
+ * with a warning). Returns 0 or a negative errno after a message naming
+ * path.
+ */
 int bc_deps_kernel_load(const char *path, bool want_inlines,
 			struct bc_deps_kernel *k, const struct bc_log *log);
 

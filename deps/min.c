@@ -41,6 +41,13 @@
  * libbpf's candidates in the file are those in the kernel that are kept,
  * the first matching one is the kernel's first, and libbpf patches the
  * same values (target_type_id's values are ids, of this BTF).
+ * A kernel with modules: candidates are looked for as libbpf does on
+ * that kernel (vmlinux first, then the modules: core_relo.h), and the
+ * marks live on the join of vmlinux and every module (archive/
+ * kernel_set.h: bc_kmods_join), a module's candidate at its id there;
+ * the output is then one non-split BTF, as btf_custom_path needs, and
+ * it holds only the candidates the real rule takes, so libbpf, which
+ * looks at every type of that one BTF, finds those and no others.
  * The result goes through canon's rebuild, the one BTF writer: equal
  * types merge (the many `void *`), the order is canonical.
  * Cost: one evaluation of each relocation (core_relo.c) per pass (two
@@ -53,6 +60,7 @@
 
 #include "../canon/btf_kinds.h"
 #include "../canon/canon.h"
+#include "../archive/kernel_set.h"
 #include "min.h"
 
 #define MARK_DEPTH 256	/* nesting of arrays, prototypes, members followed */
@@ -76,8 +84,13 @@ struct match_event {
 };
 
 struct bc_min {
-	const struct bc_btf *btf;
-	const struct bc_ktypes *types;	/* btf's, indexed */
+	const struct bc_btf *btf;	/* the kernel's, or the join */
+	const struct bc_ktypes *types;	/* the kernel's, indexed */
+	/* a kernel with modules: theirs, the join (owned), their shifts */
+	const struct bc_core_module *mods;
+	uint32_t nr_mods;
+	struct bc_btf *join;
+	uint32_t *shifts;
 	uint32_t end;
 	uint8_t *marks;		/* [end] MARK_* */
 	uint8_t **entries;	/* [end] per member or enumerator, lazily */
@@ -87,8 +100,23 @@ struct bc_min {
 	int *raws;
 	uint32_t nr_raws, cap_raws;
 	uint32_t relo;		/* the evaluation under way */
+	uint32_t no_cands;	/* relocations without any candidate */
 	uint32_t relo_events;	/* its first event */
 };
+
+static int min_alloc(struct bc_min *m, struct bc_min **out)
+{
+	m->end = bc_btf_end_id(m->btf);
+	m->marks = calloc(m->end, 1);
+	m->entries = calloc(m->end, sizeof(*m->entries));
+	m->kept_cand = calloc(m->end, 1);
+	if (!m->marks || !m->entries || !m->kept_cand) {
+		bc_min_free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
 
 int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out)
 {
@@ -102,16 +130,44 @@ int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out)
 		return -ENOMEM;
 	m->btf = kernel->btf;
 	m->types = kernel;
-	m->end = bc_btf_end_id(m->btf);
-	m->marks = calloc(m->end, 1);
-	m->entries = calloc(m->end, sizeof(*m->entries));
-	m->kept_cand = calloc(m->end, 1);
-	if (!m->marks || !m->entries || !m->kept_cand) {
+	return min_alloc(m, out);
+}
+
+int bc_min_new_modules(const struct bc_ktypes *kernel,
+		       const struct bc_core_module *mods, uint32_t nr_mods,
+		       struct bc_min **out, const struct bc_log *log)
+{
+	const struct bc_btf **btfs;
+	struct bc_min *m;
+	uint32_t i;
+	int err;
+
+	*out = NULL;
+	if (!kernel->btf)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	btfs = calloc(nr_mods ? nr_mods : 1, sizeof(*btfs));
+	if (m)
+		m->shifts = calloc(nr_mods ? nr_mods : 1, sizeof(*m->shifts));
+	if (!m || !btfs || !m->shifts) {
+		free(btfs);
 		bc_min_free(m);
 		return -ENOMEM;
 	}
-	*out = m;
-	return 0;
+	for (i = 0; i < nr_mods; i++)
+		btfs[i] = mods[i].btf;
+	err = bc_kmods_join(kernel->btf, btfs, nr_mods, &m->join, m->shifts,
+			    log);
+	free(btfs);
+	if (err) {
+		bc_min_free(m);
+		return err;
+	}
+	m->btf = m->join;
+	m->types = kernel;
+	m->mods = mods;
+	m->nr_mods = nr_mods;
+	return min_alloc(m, out);
 }
 
 void bc_min_free(struct bc_min *m)
@@ -128,6 +184,8 @@ void bc_min_free(struct bc_min *m)
 	free(m->kept_cand);
 	free(m->events);
 	free(m->raws);
+	free(m->shifts);
+	bc_btf_free(m->join);
 	free(m);
 }
 
@@ -370,9 +428,18 @@ static int on_match(void *arg, uint32_t kind, const struct bc_ktypes *types,
 {
 	struct bc_min *m = arg;
 	struct match_event *e;
+	uint32_t i;
 
-	if (types != m->types || root_id == 0 || root_id >= m->end)
-		return 0;	/* a module's type: not this kernel's */
+	if (types != m->types) {
+		/* a module's candidate: at its id in the join, if joined */
+		for (i = 0; i < m->nr_mods && types != &m->mods[i].types; i++)
+			;
+		if (i == m->nr_mods || root_id < bc_btf_end_id(m->types->btf))
+			return 0;
+		root_id += m->shifts[i];
+	}
+	if (root_id == 0 || root_id >= m->end)
+		return 0;
 	if (m->nr_events == m->cap_events) {
 		uint32_t cap = m->cap_events ? m->cap_events * 2 : 256;
 		struct match_event *n = realloc(m->events, cap * sizeof(*n));
@@ -423,6 +490,8 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 		return err;
 	ctx.on_match = on_match;
 	ctx.on_match_arg = m;
+	ctx.modules = m->mods;
+	ctx.nr_modules = m->nr_mods;
 	for (s = 0; s < obj->nr_sections && !err; s++) {
 		const struct bc_bpf_section *sec = &obj->sections[s];
 
@@ -437,6 +506,9 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 			m->relo_events = m->nr_events;
 			err = bc_core_relo_eval(&ctx, r, sec->insns + insn,
 						sec->nr_insns - insn, &res);
+			if (!err && res.no_candidates &&
+			    res.outcome == BC_RELO_POISONED)
+				m->no_cands++;
 			/* an ambiguity stays one: every candidate it saw */
 			if (!err && res.outcome == BC_RELO_AMBIGUOUS)
 				for (j = m->relo_events; j < m->nr_events; j++)
@@ -445,6 +517,11 @@ static int relocate(struct bc_min *m, const struct bc_bpf_object *obj,
 	}
 	bc_core_ctx_deinit(&ctx);
 	return err;
+}
+
+uint32_t bc_min_nr_without_candidates(const struct bc_min *m)
+{
+	return m->no_cands;
 }
 
 int bc_min_add_object(struct bc_min *m, const struct bc_bpf_object *obj)

@@ -29,6 +29,18 @@ struct bc_min;
 int bc_min_new(const struct bc_ktypes *kernel, struct bc_min **out);
 
 /*
+ * As bc_min_new(), for a kernel with its modules (split over kernel's
+ * BTF): relocations find candidates as libbpf does on that kernel
+ * (vmlinux first, the modules where vmlinux has none), and the result is
+ * one non-split BTF holding the vmlinux and module types they took, for
+ * btf_custom_path. mods must outlive *out. Returns 0, -EINVAL (a view,
+ * or modules not split over kernel: said on log) or -ENOMEM.
+ */
+int bc_min_new_modules(const struct bc_ktypes *kernel,
+		       const struct bc_core_module *mods, uint32_t nr_mods,
+		       struct bc_min **out, const struct bc_log *log);
+
+/*
  * Records what the CO-RE relocations of obj take from the kernel, as
  * libbpf relocates them by default and with every program enabled.
  * Returns 0 or a negative errno.
@@ -42,6 +54,13 @@ int bc_min_add_object(struct bc_min *m, const struct bc_bpf_object *obj);
  */
 int bc_min_write(struct bc_min *m, void **raw, size_t *size,
 		 const struct bc_log *log);
+
+/*
+ * How many relocations recorded so far found no type of their root's
+ * name at all (in vmlinux, nor in the modules given): what a module the
+ * kernel was given without might have had.
+ */
+uint32_t bc_min_nr_without_candidates(const struct bc_min *m);
 
 /* Accepts NULL. */
 void bc_min_free(struct bc_min *m);

@@ -22,6 +22,7 @@
 #include <bpf/btf.h>
 
 #include "../archive/btf_file.h"
+#include "../archive/kernel_set.h"
 #include "commands.h"
 #include "dump.h"
 #include "../archive/input.h"
@@ -31,6 +32,7 @@ const char bc_dump_usage[] =
 "Usage: btfcanon dump [-f c|raw|json] [--base FILE] [--keep-ids] [-o OUTPUT] INPUT\n"
 "       btfcanon dump -f c --check HEADER [--base FILE] INPUT\n"
 "       btfcanon dump -f c [-I DIR]... --for FILE [--for FILE]... INPUT\n"
+"       btfcanon dump [-f c|raw|json] --module NAME [--module NAME]... KERNEL\n"
 "  -f c       C header (vmlinux.h) ordered by name, for stable diffs\n"
 "  -f raw     listing of every type with its id, as bpftool prints it (default)\n"
 "  -f json    the same as JSON, one type per line\n"
@@ -42,6 +44,9 @@ const char bc_dump_usage[] =
 "             headers, or a BPF object (ELF); repeat for each file\n"
 "  -I DIR     look the --for sources' includes up in DIR too, as cc -I\n"
 "             does (repeat, in cc's order); -IDIR too\n"
+"  --module M add the types of KERNEL's modules named M (a glob; repeat):\n"
+"             KERNEL is a package (.deb, .rpm), a modules tree or a\n"
+"             directory as /sys/kernel/btf; one BTF of vmlinux and them\n"
 "Exit status: 0 written (or up to date), 1 stale (--check), 2 error.\n";
 
 enum dump_format {
@@ -61,6 +66,8 @@ struct dump_args {
 	size_t nr_sources, nr_objects;
 	const char **dirs;	/* -I, in order */
 	size_t nr_dirs;
+	const char **modules;	/* --module globs */
+	size_t nr_modules;
 };
 
 /* An ELF file (a BPF object) or, else, a C source. */
@@ -82,11 +89,46 @@ static void free_dump_args(struct dump_args *args)
 	free(args->sources);
 	free(args->objects);
 	free(args->dirs);
+	free(args->modules);
+}
+
+/*
+ * --module: INPUT's vmlinux and the modules the globs name, as one BTF
+ * (archive/kernel_set.h) in in->btf. Every glob must name a module.
+ */
+static int load_with_modules(const struct dump_args *args, struct bc_input *in,
+			     const struct bc_log *log)
+{
+	uint8_t *hits = calloc(args->nr_modules, 1);
+	bool has_modules = false;
+	size_t size, i;
+	void *raw = NULL;
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	in->path = args->input;
+	if (!hits)
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	err = bc_kernel_set_merged(args->input, args->modules, args->nr_modules,
+				   hits, &raw, &size, &has_modules, log);
+	if (!err && !has_modules)
+		err = bc_log_error(log, -EINVAL,
+				   "%s: a kernel without its modules (a bare vmlinux): --module needs a package, a modules tree or a directory as /sys/kernel/btf",
+				   args->input);
+	for (i = 0; !err && i < args->nr_modules; i++)
+		if (!hits[i])
+			err = bc_log_error(log, -ENOENT, "%s: no module %s in it",
+					   args->input, args->modules[i]);
+	if (!err)
+		err = bc_btf_parse(raw, size, NULL, args->input, log, &in->btf);
+	free(raw);
+	free(hits);
+	return err;
 }
 
 static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 {
-	enum { OPT_BASE = 256, OPT_KEEP_IDS, OPT_CHECK, OPT_FOR };
+	enum { OPT_BASE = 256, OPT_KEEP_IDS, OPT_CHECK, OPT_FOR, OPT_MODULE };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "base", required_argument, NULL, OPT_BASE },
@@ -94,6 +136,7 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "for", required_argument, NULL, OPT_FOR },
+		{ "module", required_argument, NULL, OPT_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,7 +147,8 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 	args->sources = calloc(argc + 1, sizeof(*args->sources));
 	args->objects = calloc(argc + 1, sizeof(*args->objects));
 	args->dirs = calloc(argc + 1, sizeof(*args->dirs));
-	if (!args->sources || !args->objects || !args->dirs) {
+	args->modules = calloc(argc + 1, sizeof(*args->modules));
+	if (!args->sources || !args->objects || !args->dirs || !args->modules) {
 		fprintf(stderr, "btfcanon dump: out of memory\n");
 		return -ENOMEM;
 	}
@@ -146,6 +190,9 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 		case 'I':
 			args->dirs[args->nr_dirs++] = optarg;
 			break;
+		case OPT_MODULE:
+			args->modules[args->nr_modules++] = optarg;
+			break;
 		case 'h':
 			fputs(bc_dump_usage, stdout);
 			exit(0);
@@ -161,6 +208,11 @@ static int parse_dump_args(int argc, char **argv, struct dump_args *args)
 	args->input = argv[optind];
 	if (args->check && args->format != DUMP_C) {
 		fprintf(stderr, "btfcanon dump: --check needs -f c\n");
+		return -EINVAL;
+	}
+	if (args->nr_modules && (args->input_opts.base_path ||
+				 !args->input_opts.canonicalize)) {
+		fprintf(stderr, "btfcanon dump: --module takes a kernel with its modules, without --base and --keep-ids\n");
 		return -EINVAL;
 	}
 	if (args->check && args->output) {
@@ -373,7 +425,8 @@ int bc_cmd_dump(int argc, char **argv, const struct bc_log *log)
 		return 2;
 	}
 	bc_text_init(&out);
-	err = bc_input_load(args.input, &args.input_opts, &in, log);
+	err = args.nr_modules ? load_with_modules(&args, &in, log) :
+	      bc_input_load(args.input, &args.input_opts, &in, log);
 	if (!err)
 		err = render(&args, &in, &out, log);
 	if (err)

@@ -22,11 +22,15 @@
 #include "slim.h"
 
 const char bc_header_usage[] =
-"Usage: btfcanon header --kernel K [--kernel K]... [-I DIR]... [--for FILE...]\n"
+"Usage: btfcanon header --kernel K [--kernel K]... [--module M]... [-I DIR]...\n"
+"                       [--for FILE...]\n"
 "                       [-o OUTPUT | --check HEADER]\n"
 "  --kernel K  a kernel: raw BTF, an ELF file's .BTF, a kernel image or\n"
 "              package, ARCHIVE:NAME, ARCHIVE:GLOB, or a whole archive;\n"
-"              x86 and arm64 kernels together\n"
+"              x86 and arm64 kernels together; with its modules: a\n"
+"              package, a modules tree, a directory as /sys/kernel/btf\n"
+"  --module M  add the types of the modules named M (a glob; repeat) of\n"
+"              every kernel given with its modules that has one\n"
 "  --for FILE  only what these BPF sources (.c, .h) and objects (.bpf.o)\n"
 "              need (the slim header)\n"
 "  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
@@ -46,16 +50,19 @@ struct header_args {
 	uint32_t nr_dirs;
 	const char *output;
 	const char *check;
+	const char **modules;			/* --module globs */
+	uint32_t nr_modules;
 };
 
 static int parse_header_args(int argc, char **argv, struct header_args *a)
 {
-	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK };
+	enum { OPT_KERNEL = 256, OPT_FOR, OPT_CHECK, OPT_MODULE };
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "for", required_argument, NULL, OPT_FOR },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "module", required_argument, NULL, OPT_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -68,7 +75,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 	a->sources = calloc(argc, sizeof(*a->sources));
 	a->objects = calloc(argc, sizeof(*a->objects));
 	a->dirs = calloc(argc, sizeof(*a->dirs));
-	if (!a->kernels || !a->fors || !a->sources || !a->objects || !a->dirs)
+	a->modules = calloc(argc, sizeof(*a->modules));
+	if (!a->kernels || !a->fors || !a->sources || !a->objects || !a->dirs ||
+	    !a->modules)
 		return -ENOMEM;
 	optind = 1;
 	/*
@@ -99,6 +108,9 @@ static int parse_header_args(int argc, char **argv, struct header_args *a)
 			break;
 		case OPT_CHECK:
 			a->check = optarg;
+			break;
+		case OPT_MODULE:
+			a->modules[a->nr_modules++] = optarg;
 			break;
 		case 'I':
 			a->dirs[a->nr_dirs++] = optarg;
@@ -165,6 +177,8 @@ static void producer_text(const struct header_args *a, struct bc_text *t)
 	bc_text_puts(t, "btfcanon header");
 	for (i = 0; i < a->nr_kernels; i++)
 		bc_text_printf(t, " --kernel %s", a->kernels[i]);
+	for (i = 0; i < a->nr_modules; i++)
+		bc_text_printf(t, " --module %s", a->modules[i]);
 	for (i = 0; i < a->nr_dirs; i++)
 		bc_text_printf(t, " -I %s", a->dirs[i]);
 	if (a->nr_fors)
@@ -186,6 +200,8 @@ int bc_cmd_header(int argc, char **argv, const struct bc_log *log)
 		goto out;
 	opts.kernels = args.kernels;
 	opts.nr_kernels = args.nr_kernels;
+	opts.modules = args.modules;
+	opts.nr_modules = args.nr_modules;
 	if (args.nr_fors) {
 		struct bc_slim_request req = {
 			.sources = args.sources, .objects = args.objects,
@@ -227,6 +243,7 @@ out:
 	free(args.sources);
 	free(args.objects);
 	free(args.dirs);
+	free(args.modules);
 	bc_text_deinit(&out);
 	return status;
 }

@@ -55,6 +55,7 @@
 
 #include "../archive/archive.h"
 #include "../archive/input.h"
+#include "../archive/kernel_set.h"
 #include "../canon/btf_kinds.h"
 #include "cdecl.h"
 #include "dump.h"
@@ -262,7 +263,15 @@ static int smap_put(struct smap *m, const char *key, uint32_t val, bool replace)
 
 /* ---- the kernels of the set ---- */
 
+/* --module: the globs, and which took a module of some kernel */
+struct hdr_modules {
+	const char *const *globs;
+	uint32_t nr;
+	uint8_t *hits;			/* [nr], set atomically */
+};
+
 struct hdr_kernel {
+	const struct hdr_modules *mods;	/* NULL: vmlinux alone */
 	char *label;			/* the argument, or ARCHIVE:NAME */
 	char *name;			/* kernel name: version and flavor */
 	const char *path;		/* a file, or NULL */
@@ -275,6 +284,7 @@ struct hdr_kernel {
 struct hdr_set {
 	struct hdr_kernel *k;
 	uint32_t nr, cap;
+	struct hdr_modules mods;
 	struct bc_archive **archives;
 	char **archive_paths;
 	uint32_t nr_archives;
@@ -288,6 +298,7 @@ static void set_free(struct hdr_set *s)
 		free(s->k[i].label);
 		free(s->k[i].name);
 	}
+	free(s->mods.hits);
 	for (i = 0; i < s->nr_archives; i++) {
 		bc_archive_free(s->archives[i]);
 		free(s->archive_paths[i]);
@@ -428,6 +439,21 @@ static int load_kernel(const struct hdr_kernel *k, struct btf **out,
 			return bc_log_error(log, err, "%s: libbpf cannot read its BTF: %s",
 					    k->label, strerror(-err));
 		return 0;
+	}
+	if (k->mods && k->mods->nr) {
+		bool has_modules;
+
+		/* vmlinux and the modules asked for, as one canonical BTF */
+		err = bc_kernel_set_merged(k->path, k->mods->globs, k->mods->nr,
+					   k->mods->hits, &raw, &size,
+					   &has_modules, log);
+		if (err)
+			return err;
+		*out = btf__new(raw, size);
+		err = *out ? 0 : -errno;
+		free(raw);
+		return err ? bc_log_error(log, err, "%s: libbpf cannot read its BTF: %s",
+					  k->label, strerror(-err)) : 0;
 	}
 	err = bc_input_load(k->path, &opts, &in, log);
 	if (err)
@@ -3101,6 +3127,21 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		err = set_add_arg(&set, opts->kernels[i], log);
 	if (err)
 		goto out;
+	if (opts->nr_modules) {
+		set.mods.globs = opts->modules;
+		set.mods.nr = opts->nr_modules;
+		set.mods.hits = calloc(opts->nr_modules, 1);
+		if (!set.mods.hits) {
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < set.nr; i++)
+			set.k[i].mods = &set.mods;
+		for (i = 0; i < set.nr_archives; i++)
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: an archive holds no modules (yet): --module adds nothing to its kernels",
+				      set.archive_paths[i]);
+	}
 	if (!set.nr) {
 		err = bc_log_error(log, -EINVAL, "no kernel given (--kernel K)");
 		goto out;
@@ -3178,6 +3219,13 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	}
 	if (err)
 		goto out;
+	for (i = 0; i < set.mods.nr; i++)
+		if (!set.mods.hits[i]) {
+			err = bc_log_error(log, -ENOENT,
+					   "--module %s: no kernel of the set has such a module",
+					   set.mods.globs[i]);
+			goto out;
+		}
 
 	bc_text_printf(out, "/*\n * vmlinux.h of %u kernel%s, written by `btfcanon header`:\n",
 		       nr, nr == 1 ? "" : "s");
@@ -3197,6 +3245,12 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 			       by_arch[a][0]->name);
 		err = put_kernel_names(names, nr_arch[a], out);
 		free(names);
+	}
+	if (set.mods.nr) {
+		bc_text_puts(out, " *   with the types of the modules");
+		for (i = 0; i < set.mods.nr; i++)
+			bc_text_printf(out, "%s %s", i ? "," : "", set.mods.globs[i]);
+		bc_text_puts(out, " of each kernel that has them\n");
 	}
 	bc_text_puts(out,
 		" * What only older kernels have comes as CO-RE flavors: struct\n"

@@ -60,6 +60,15 @@ struct bc_header_opts {
 	 * (kpart.h): the same header, slower; for tests comparing the two.
 	 */
 	bool whole_kernels;
+	/*
+	 * --module: globs of module names whose types join each kernel's
+	 * vmlinux types (archive/kernel_set.h), for every kernel of the set
+	 * given with its modules (a package, a modules tree, a directory as
+	 * /sys/kernel/btf) that has such a module. Each must name a module
+	 * of some kernel.
+	 */
+	const char *const *modules;
+	uint32_t nr_modules;
 };
 
 /*

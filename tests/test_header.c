@@ -58,8 +58,14 @@
  *			can name compared gives the same header as with all
  *			compared (the fixture on the four kernels; a program
  *			naming s___b_long and E_B___e on the small ones)
+ *	modules		--module xfs --module 'nf_conn*' over Debian's
+ *			6.12.117 cloud-amd64 and 6.1 cloud-arm64 packages:
+ *			tests/fixtures/header/kmod.bpf.c compiles for both
+ *			architectures, and deps says ok to every dependency,
+ *			naming the modules
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,6 +157,61 @@ static void build_objects(void)
 			  FIXTURE " -o %s", scratch, in_scratch("arm64.o")),
 		      "core.bpf.c does not compile for arm64");
 }
+
+/*
+ * --module over Debian's 6.12.117 cloud-amd64 and 6.1.0-56 cloud-arm64
+ * packages: the header has xfs's and nf_conntrack's types, so
+ * tests/fixtures/header/kmod.bpf.c compiles for x86 and arm64 (without
+ * --module there is no struct xfs_inode to compile it), and deps finds every one
+ * of its dependencies ok on each package, naming xfs and nf_conntrack;
+ * a --module no kernel has is an error naming it.
+ */
+START_TEST(test_modules)
+{
+	char x86[512], arm64[512];
+	glob_t gx, ga;
+	bool have;
+
+	have = !glob("/var/cache/btfcanon-tests/linux-image-6.12.117+deb12-cloud-amd64_*.deb",
+		     0, NULL, &gx) && gx.gl_pathc &&
+	       !glob("/var/cache/btfcanon-tests/linux-image-6.1.0-56-cloud-arm64_*.deb",
+		     0, NULL, &ga) && ga.gl_pathc;
+	if (!have) {
+		fprintf(stderr, "header modules: Debian's packages absent, skipped (tools/setup-debian.sh)\n");
+		return;
+	}
+	snprintf(x86, sizeof(x86), "%s", gx.gl_pathv[0]);
+	snprintf(arm64, sizeof(arm64), "%s", ga.gl_pathv[0]);
+	globfree(&gx);
+	globfree(&ga);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --kernel %s --module xfs "
+				 "--module 'nf_conn*' -o %s", cli(), x86, arm64,
+				 in_scratch("vmlinux.h")), 0);
+	ck_assert(file_has(in_scratch("vmlinux.h"),
+			   "with the types of the modules xfs, nf_conn* of each kernel"));
+	ck_assert(file_has(in_scratch("vmlinux.h"), "\nstruct xfs_inode {"));
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_x86 -I%s -c "
+			       "tests/fixtures/header/kmod.bpf.c -o %s", scratch,
+			       in_scratch("x86.o")),
+		      "kmod.bpf.c does not compile for x86");
+	ck_assert_msg(!test_sh("clang -target bpf -O2 -g -D__TARGET_ARCH_arm64 -I%s -c "
+			       "tests/fixtures/header/kmod.bpf.c -o %s", scratch,
+			       in_scratch("arm64.o")),
+		      "kmod.bpf.c does not compile for arm64");
+	ck_assert_int_eq(test_sh("%s deps --json %s --kernel %s > %s", cli(),
+				 in_scratch("x86.o"), x86, in_scratch("x86.json")), 0);
+	ck_assert(file_has(in_scratch("x86.json"), "\"detail\":\"in module xfs\""));
+	ck_assert(file_has(in_scratch("x86.json"), "\"detail\":\"in module nf_conntrack\""));
+	ck_assert_int_eq(test_sh("%s deps %s --kernel %s > /dev/null", cli(),
+				 in_scratch("arm64.o"), arm64), 0);
+	ck_assert_int_eq(test_sh("%s header --kernel %s --module xfs --module nosuch "
+				 "-o %s 2> %s", cli(), arm64, in_scratch("no.h"),
+				 in_scratch("no.err")), 2);
+	ck_assert(file_has(in_scratch("no.err"),
+			   "--module nosuch: no kernel of the set has such a module"));
+	ck_assert_int_ne(access(in_scratch("no.h"), F_OK), 0);
+}
+END_TEST
 
 START_TEST(test_compile)
 {
@@ -761,17 +822,18 @@ Suite *header_suite(void)
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited" };
+				"limited", "modules" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
-				 test_older, test_includes, test_view, test_limited };
+				 test_older, test_includes, test_view, test_limited,
+				 test_modules };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		TCase *tc = tcase_create(names[i]);
 
 		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 60);
+		tcase_set_timeout(tc, 120);
 		tcase_add_test(tc, tests[i]);
 		suite_add_tcase(s, tc);
 	}

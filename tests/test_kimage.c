@@ -388,6 +388,51 @@ START_TEST(kmod_btf_dir)
 }
 END_TEST
 
+/*
+ * dump --module: the package's vmlinux and the modules named (a glob
+ * too) as one BTF; without it, vmlinux alone; a module it lacks and a
+ * kernel without modules are errors naming the input.
+ */
+START_TEST(kmod_dump)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	const char *cli = getenv("BTFCANON");
+	char out[512], err[512];
+	struct blob text;
+
+	snprintf(out, sizeof(out), "%s/dump.%d.h", "/tmp", (int)getpid());
+	snprintf(err, sizeof(err), "%s/dump.%d.err", "/tmp", (int)getpid());
+	ck_assert_int_eq(test_sh("%s dump -f c --module mod_a --module 'mod_[bg]' %s/k.deb > %s",
+				 cli, dir, out), 0);
+	text = read_file(out);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "struct dep_modstat {", 20) &&
+		      memmem(text.data, text.size, "struct dep_modamb {", 19) &&
+		      memmem(text.data, text.size, "struct dep_modamb___", 20),
+		      "module types missing from dump --module");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c %s/k.deb > %s", cli, dir, out), 0);
+	text = read_file(out);
+	ck_assert_msg(text.data && !memmem(text.data, text.size, "dep_modstat", 11),
+		      "module types without --module");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c --module nosuch %s/k.deb > %s 2> %s",
+				 cli, dir, out, err), 2);
+	text = read_file(err);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "k.deb: no module nosuch in it", 29),
+		      "%.*s", (int)text.size, text.data ? (char *)text.data : "");
+	blob_free(&text);
+	ck_assert_int_eq(test_sh("%s dump -f c --module mod_a %s/a.btf > %s 2> %s",
+				 cli, dir, out, err), 2);
+	text = read_file(err);
+	ck_assert_msg(text.data && memmem(text.data, text.size, "a kernel without its modules", 28),
+		      "%.*s", (int)text.size, text.data ? (char *)text.data : "");
+	blob_free(&text);
+	unlink(out);
+	unlink(err);
+	free(dir);
+}
+END_TEST
+
 /* Module names as the kernel gives them. */
 START_TEST(kmod_names)
 {
@@ -557,6 +602,7 @@ Suite *kimage_suite(void)
 	tcase_add_loop_test(tc, kmod_sources_case, 0,
 			    sizeof(kmod_sources) / sizeof(kmod_sources[0]));
 	tcase_add_test(tc, kmod_btf_dir);
+	tcase_add_test(tc, kmod_dump);
 	tcase_add_test(tc, kmod_real);
 	suite_add_tcase(s, tc);
 	return s;
