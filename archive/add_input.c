@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Adding inputs to an archive: any BTF input read through btf_file.h
- * (raw BTF, ELF .BTF, kernel images and packages, ARCHIVE:NAME) or its
- * DWARF encoded through input.h, sorted by canon, then handed to
- * bc_archive_add_sorted(). This file sits above the archive object: the
- * archive's reading core never calls back up into the readers of inputs.
+ * (raw BTF, ELF .BTF, kernel images, ARCHIVE:NAME) or its DWARF encoded
+ * through input.h, sorted by canon, then handed to
+ * bc_archive_add_sorted(); a kernel package, a modules tree or a
+ * directory of BTF read through kernel_set.h, the kernel sorted and each
+ * module moved onto the sorted kernel and sorted there, then handed to
+ * bc_archive_add_sorted() and bc_archive_add_modules(). This file sits
+ * above the archive object: the archive's reading core never calls back
+ * up into the readers of inputs.
  */
 #include <errno.h>
 #include <fcntl.h>

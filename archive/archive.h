@@ -8,7 +8,9 @@
  * bytes `btfcanon sort` writes for the input (default order, the input's
  * kind layout section kept), plus named attachment blobs ("facts",
  * "kconfig", ...) that the archive stores and hands back untouched.
- * bc_archive_kernel_raw() gives those bytes back, byte for byte.
+ * bc_archive_kernel_raw() gives those bytes back, byte for byte. A kernel
+ * may hold modules, each its split BTF over the kernel's bytes (below,
+ * "Modules").
  *
  * How it is stored (DESIGN.md, "The kernel archive"). Every type record is
  * rewritten with its references taken by name: a reference to a named type
