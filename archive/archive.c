@@ -19,10 +19,22 @@
 
 /* ---- archive object ---------------------------------------------------- */
 
+void ar_module_deinit(struct ar_module *m)
+{
+	free(m->name);
+	free(m->blob);
+	free(m->recs);
+	free(m->layout);
+	memset(m, 0, sizeof(*m));
+}
+
 static void kernel_deinit(struct ar_kernel *k)
 {
 	uint32_t i;
 
+	for (i = 0; i < k->nr_mods; i++)
+		ar_module_deinit(&k->mods[i]);
+	free(k->mods);
 	free(k->name);
 	free(k->blob);
 	free(k->recs);
@@ -162,25 +174,26 @@ int bc_archive_match(const struct bc_archive *ar, const char *glob,
  * list (room for k->nr_types). Every copy must lie inside the parent's
  * list, every literal name a record.
  */
-static int decode_one(const struct bc_archive *ar, const struct ar_kernel *k,
-		      const uint32_t *plist, uint64_t np, uint32_t *list)
+static int decode_script(const struct bc_archive *ar, const uint8_t *script,
+			 size_t script_len, uint32_t nr_types,
+			 const uint32_t *plist, uint64_t np, uint32_t *list)
 {
 	uint64_t expect = 0, last = 0, i = 0;
 	size_t pos = 0;
 
-	if (k->nr_types > np + k->script_len)
+	if (nr_types > np + script_len)
 		return -EINVAL;
-	while (pos < k->script_len) {
+	while (pos < script_len) {
 		uint64_t op, len, v, j;
 		int64_t d;
 
-		if (ar_get_varint(k->script, k->script_len, &pos, &op))
+		if (ar_get_varint(script, script_len, &pos, &op))
 			return -EINVAL;
 		len = op >> 1;
-		if (!len || len > k->nr_types - i)
+		if (!len || len > nr_types - i)
 			return -EINVAL;
 		if (op & 1) {
-			if (ar_get_varint(k->script, k->script_len, &pos, &v))
+			if (ar_get_varint(script, script_len, &pos, &v))
 				return -EINVAL;
 			d = ar_unzigzag(v);
 			if ((d < 0 && (uint64_t)-d > expect) ||
@@ -192,7 +205,7 @@ static int decode_one(const struct bc_archive *ar, const struct ar_kernel *k,
 			continue;
 		}
 		for (j = 0; j < len; j++) {
-			if (ar_get_varint(k->script, k->script_len, &pos, &v))
+			if (ar_get_varint(script, script_len, &pos, &v))
 				return -EINVAL;
 			d = ar_unzigzag(v);
 			if ((d < 0 && (uint64_t)-d > last) ||
@@ -202,7 +215,14 @@ static int decode_one(const struct bc_archive *ar, const struct ar_kernel *k,
 			last += d + 1;
 		}
 	}
-	return i == k->nr_types ? 0 : -EINVAL;
+	return i == nr_types ? 0 : -EINVAL;
+}
+
+static int decode_one(const struct bc_archive *ar, const struct ar_kernel *k,
+		      const uint32_t *plist, uint64_t np, uint32_t *list)
+{
+	return decode_script(ar, k->script, k->script_len, k->nr_types, plist,
+			     np, list);
 }
 
 /*
@@ -270,9 +290,95 @@ int ar_decode_list(struct bc_archive *ar, uint32_t k)
 	return decode_list(ar, k);
 }
 
+static int module_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ar_module *)a)->name,
+		      ((const struct ar_module *)b)->name);
+}
+
+static int find_module(const struct ar_kernel *kern, const char *name)
+{
+	uint32_t lo = 0, hi = kern->nr_mods;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(kern->mods[mid].name, name);
+
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+const struct ar_module *ar_module_parent(const struct bc_archive *ar,
+					 uint32_t k, uint32_t i, int64_t *pk,
+					 uint32_t *pi)
+{
+	const struct ar_kernel *kern = &ar->kernels[k], *p;
+	int at;
+
+	if (kern->raw || kern->parent < 0)
+		return NULL;
+	p = &ar->kernels[kern->parent];
+	at = find_module(p, kern->mods[i].name);
+	if (at < 0 || p->mods[at].raw)
+		return NULL;
+	*pk = kern->parent;
+	*pi = (uint32_t)at;
+	return &p->mods[at];
+}
+
+/*
+ * Module i of kernel k decoded against the module of its name in the
+ * kernel's parent (decoded first, down the kernels' chain of parents).
+ * The lists of the modules on the way are kept: a module's list is a few
+ * thousand records at most.
+ */
+int ar_decode_module(struct bc_archive *ar, uint32_t k, uint32_t i)
+{
+	struct ar_module *m = &ar->kernels[k].mods[i];
+	const struct ar_module *pm;
+	int64_t pk = -1;
+	uint32_t pi = 0, *list;
+	int err;
+
+	if (m->raw || m->recs)
+		return 0;
+	pm = ar_module_parent(ar, k, i, &pk, &pi);
+	if (pm) {
+		err = ar_decode_module(ar, (uint32_t)pk, pi);
+		if (err)
+			return err;
+	}
+	list = malloc(((size_t)m->nr_types + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	err = decode_script(ar, m->script, m->script_len, m->nr_types,
+			    pm ? pm->recs : NULL, pm ? pm->nr_types : 0, list);
+	if (err)
+		free(list);
+	else
+		m->recs = list;
+	return err;
+}
+
+bool ar_has_modules(const struct bc_archive *ar)
+{
+	uint32_t k;
+
+	for (k = 0; k < ar->nr_kernels; k++)
+		if (ar->kernels[k].nr_mods)
+			return true;
+	return false;
+}
+
 int ar_decode_all(struct bc_archive *ar, const struct bc_log *log)
 {
-	uint32_t i;
+	uint32_t i, j;
 	int err = ar_load_records(ar);
 
 	if (err == -ENOMEM)
@@ -287,6 +393,14 @@ int ar_decode_all(struct bc_archive *ar, const struct bc_log *log)
 			return bc_log_error(log, err,
 				"%s: kernel '%s': damaged list of types",
 				ar->path, ar->kernels[i].name);
+		for (j = 0; j < ar->kernels[i].nr_mods; j++) {
+			err = ar_decode_module(ar, i, j);
+			if (err)
+				return bc_log_error(log, err,
+					"%s: kernel '%s', module '%s': damaged list of types",
+					ar->path, ar->kernels[i].name,
+					ar->kernels[i].mods[j].name);
+		}
 	}
 	return 0;
 }
@@ -616,3 +730,290 @@ const char *const *bc_archive_attachment_names(const struct bc_archive *ar,
 	return *nr ? (const char *const *)ar->kernels[k].att_names : NULL;
 }
 
+
+/* ---- modules ------------------------------------------------------------- */
+
+uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k)
+{
+	return k < ar->nr_kernels ? ar->kernels[k].nr_mods : 0;
+}
+
+const char *bc_archive_module_name(const struct bc_archive *ar, uint32_t k,
+				   uint32_t i)
+{
+	return k < ar->nr_kernels && i < ar->kernels[k].nr_mods ?
+	       ar->kernels[k].mods[i].name : NULL;
+}
+
+int bc_archive_find_module(const struct bc_archive *ar, uint32_t k,
+			   const char *name)
+{
+	return k < ar->nr_kernels ? find_module(&ar->kernels[k], name) : -ENOENT;
+}
+
+bool bc_archive_module_stored_as_bytes(const struct bc_archive *ar, uint32_t k,
+				       uint32_t i)
+{
+	return k < ar->nr_kernels && i < ar->kernels[k].nr_mods &&
+	       ar->kernels[k].mods[i].raw;
+}
+
+static int keep_as_bytes(struct ar_module *m, const void *sorted, size_t size)
+{
+	m->raw = true;
+	m->blob = malloc(size ? size : 1);
+	if (!m->blob)
+		return -ENOMEM;
+	memcpy(m->blob, sorted, size);
+	m->blob_size = size;
+	return 0;
+}
+
+int ar_store_module(struct bc_archive *ar, const struct bc_btf *base,
+		    struct ar_split_enc *enc, const struct ar_base_map *map,
+		    const void *sorted, size_t size, struct ar_module *m)
+{
+	struct bc_btf *btf = NULL;
+	uint32_t *list = NULL;
+	void *back = NULL;
+	size_t back_size = 0;
+	int err = bc_btf_parse(sorted, size, base, m->name, NULL, &btf);
+
+	if (err)
+		return err == -ENOMEM ? err : -EINVAL;
+	if (enc && map) {
+		err = ar_encode_module(enc, btf, &list);
+		if (!err)
+			err = ar_build_module(ar, map, list, btf->nr_types,
+					      btf->layout, btf->nr_layout,
+					      &back, &back_size);
+	}
+	if (err == -ENOMEM)
+		goto out;
+	if (back && back_size == size && !memcmp(back, sorted, size)) {
+		m->recs = list;
+		m->nr_types = btf->nr_types;
+		list = NULL;
+		err = 0;
+		if (btf->nr_layout) {
+			m->layout = malloc(btf->nr_layout * sizeof(*m->layout));
+			if (!m->layout) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(m->layout, btf->layout,
+			       btf->nr_layout * sizeof(*m->layout));
+			m->nr_layout = btf->nr_layout;
+		}
+	} else {
+		/* not by name (a loop of anonymous types ...): as bytes */
+		err = keep_as_bytes(m, sorted, size);
+	}
+out:
+	free(back);
+	free(list);
+	bc_btf_free(btf);
+	return err;
+}
+
+/* Kernel k's base as its modules see it: parsed, and by name (records). */
+struct kernel_base {
+	struct bc_btf *btf;
+	struct ar_split_enc *enc;
+	struct ar_base_map map;
+	bool records;
+};
+
+static void kernel_base_deinit(struct kernel_base *kb)
+{
+	ar_split_enc_free(kb->enc);
+	if (kb->records)
+		ar_base_map_free(&kb->map);
+	bc_btf_free(kb->btf);
+	memset(kb, 0, sizeof(*kb));
+}
+
+static int kernel_base_init(struct bc_archive *ar, uint32_t k,
+			    struct kernel_base *kb, const struct bc_log *log)
+{
+	struct ar_kernel *kern = &ar->kernels[k];
+	int err;
+
+	memset(kb, 0, sizeof(*kb));
+	err = bc_archive_kernel_btf(ar, k, &kb->btf, log);
+	if (err)
+		return err;
+	if (kern->raw)
+		return 0;
+	err = ar_split_enc_new(ar, kb->btf, kern->recs, &kb->enc);
+	err = err ? err : ar_base_map_build(ar, kern->recs, kern->nr_types,
+					    kern->layout, kern->nr_layout,
+					    &kb->map, NULL, NULL);
+	kb->records = !err;
+	if (err) {
+		kernel_base_deinit(kb);
+		return bc_log_error(log, err, "%s: kernel '%s': %s", ar->path,
+				    kern->name, err == -ENOMEM ? "out of memory" :
+				    "damaged records");
+	}
+	return 0;
+}
+
+int bc_archive_add_modules(struct bc_archive *ar, uint32_t k,
+			   const struct bc_archive_module_in *in, uint32_t nr,
+			   uint32_t *added, const struct bc_log *log)
+{
+	struct kernel_base kb;
+	struct ar_kernel *kern;
+	struct ar_module *mods;
+	uint32_t i, n;
+	int err;
+
+	*added = 0;
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	err = ar_decode_all(ar, log);
+	if (err)
+		return err;
+	kern = &ar->kernels[k];
+	mods = realloc(kern->mods, ((size_t)kern->nr_mods + nr + 1) * sizeof(*mods));
+	if (!mods)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
+	kern->mods = mods;
+	err = kernel_base_init(ar, k, &kb, log);
+	if (err)
+		return err;
+	n = kern->nr_mods;
+	for (i = 0; i < nr && !err; i++) {
+		struct ar_module *m = &kern->mods[n];
+		int e;
+
+		if (!ar_name_ok(in[i].name) || find_module(kern, in[i].name) >= 0) {
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: kernel '%s': module '%s' %s; left out",
+				      ar->path, kern->name, in[i].name,
+				      ar_name_ok(in[i].name) ? "already there" :
+				      "is no name");
+			continue;
+		}
+		memset(m, 0, sizeof(*m));
+		m->name = strdup(in[i].name);
+		if (!m->name) {
+			err = -ENOMEM;
+			break;
+		}
+		e = ar_store_module(ar, kb.btf, kb.enc, kb.records ? &kb.map : NULL,
+				    in[i].sorted, in[i].size, m);
+		if (e == -ENOMEM) {
+			ar_module_deinit(m);
+			err = e;
+			break;
+		}
+		if (e) {
+			bc_log_printf(log, BC_LOG_WARN,
+				      "%s: kernel '%s': module '%s' is no split BTF over the kernel; left out",
+				      ar->path, kern->name, in[i].name);
+			ar_module_deinit(m);
+			continue;
+		}
+		/* kept by name: inputs come in name order, so rarely sorted */
+		kern->nr_mods = ++n;
+		if (n > 1 && strcmp(kern->mods[n - 2].name, kern->mods[n - 1].name) > 0)
+			qsort(kern->mods, n, sizeof(*kern->mods), module_cmp);
+		(*added)++;
+	}
+	kernel_base_deinit(&kb);
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	return err;
+}
+
+struct bc_archive_kmods {
+	struct bc_archive *ar;
+	uint32_t k;
+	struct ar_base_map map;
+	bool records;
+};
+
+int bc_archive_kmods_open(struct bc_archive *ar, uint32_t k,
+			  struct bc_archive_kmods **out, void **base_raw,
+			  size_t *base_size, const struct bc_log *log)
+{
+	struct bc_archive_kmods *km;
+	struct ar_kernel *kern;
+	int err = 0;
+
+	*out = NULL;
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	kern = &ar->kernels[k];
+	km = calloc(1, sizeof(*km));
+	if (!km)
+		return bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
+	km->ar = ar;
+	km->k = k;
+	if (kern->raw) {
+		if (base_raw)
+			err = bc_archive_kernel_raw(ar, k, base_raw, base_size, log);
+	} else {
+		err = ar_decode_list(ar, k);
+		err = err ? err : ar_base_map_build(ar, kern->recs, kern->nr_types,
+						    kern->layout, kern->nr_layout,
+						    &km->map, base_raw, base_size);
+		km->records = !err;
+		if (err == -ENOMEM)
+			bc_log_error(log, err, "%s: out of memory", ar->path);
+		else if (err)
+			bc_log_error(log, err, "%s: kernel '%s': damaged records",
+				     ar->path, kern->name);
+	}
+	if (err) {
+		free(km);
+		return err;
+	}
+	*out = km;
+	return 0;
+}
+
+int bc_archive_kmods_module(struct bc_archive_kmods *km, uint32_t i,
+			    void **raw, size_t *size, const struct bc_log *log)
+{
+	struct bc_archive *ar = km->ar;
+	struct ar_kernel *kern = &ar->kernels[km->k];
+	struct ar_module *m;
+	int err;
+
+	*raw = NULL;
+	*size = 0;
+	if (i >= kern->nr_mods)
+		return -ENOENT;
+	m = &kern->mods[i];
+	if (m->raw) {
+		*raw = malloc(m->blob_size ? m->blob_size : 1);
+		if (!*raw)
+			return bc_log_error(log, -ENOMEM, "%s: out of memory",
+					    ar->path);
+		memcpy(*raw, m->blob, m->blob_size);
+		*size = m->blob_size;
+		return 0;
+	}
+	err = km->records ? ar_decode_module(ar, km->k, i) : -EINVAL;
+	err = err ? err : ar_build_module(ar, &km->map, m->recs, m->nr_types,
+					  m->layout, m->nr_layout, raw, size);
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	if (err)
+		return bc_log_error(log, err,
+				    "%s: kernel '%s', module '%s': damaged records",
+				    ar->path, kern->name, m->name);
+	return 0;
+}
+
+void bc_archive_kmods_free(struct bc_archive_kmods *km)
+{
+	if (!km)
+		return;
+	if (km->records)
+		ar_base_map_free(&km->map);
+	free(km);
+}

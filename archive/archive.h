@@ -8,7 +8,9 @@
  * bytes `btfcanon sort` writes for the input (default order, the input's
  * kind layout section kept), plus named attachment blobs ("facts",
  * "kconfig", ...) that the archive stores and hands back untouched.
- * bc_archive_kernel_raw() gives those bytes back, byte for byte.
+ * bc_archive_kernel_raw() gives those bytes back, byte for byte. A kernel
+ * may hold modules, each its split BTF over the kernel's bytes (below,
+ * "Modules").
  *
  * How it is stored (DESIGN.md, "The kernel archive"). Every type record is
  * rewritten with its references taken by name: a reference to a named type
@@ -133,6 +135,69 @@ bool bc_archive_kernel_stored_as_bytes(const struct bc_archive *ar, uint32_t k);
 int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 			  const void *sorted, size_t size,
 			  const struct bc_log *log);
+
+/*
+ * Modules. A kernel may hold modules: each one's BTF split over the
+ * kernel's, in canonical form (what `btfcanon sort --base VMLINUX MODULE`
+ * writes over the kernel's bytes), under the module's name ("xfs",
+ * "nf_conntrack"), kept in name order (strcmp). A module is stored as
+ * records whose references to the kernel's types are by name, as the
+ * kernel's own are, so that a module that did not change between two
+ * kernels costs next to nothing, although every base id in its bytes
+ * moved; one that records do not give back is kept as its bytes (as are
+ * the modules of a kernel kept as bytes).
+ */
+uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k);
+const char *bc_archive_module_name(const struct bc_archive *ar, uint32_t k,
+				   uint32_t i);
+/* The index of kernel k's module called name, or -ENOENT. */
+int bc_archive_find_module(const struct bc_archive *ar, uint32_t k,
+			   const char *name);
+bool bc_archive_module_stored_as_bytes(const struct bc_archive *ar, uint32_t k,
+				       uint32_t i);
+
+struct bc_archive_module_in {
+	const char *name;
+	const void *sorted;	/* canonical split BTF over kernel k's bytes */
+	size_t size;
+};
+
+/*
+ * Adds nr modules to kernel k; *added counts those added. A module whose
+ * name kernel k has already, or whose bytes are no split BTF over the
+ * kernel, is left out with a warning naming it; the others are added.
+ * Returns 0, or a negative errno (out of memory, a damaged archive).
+ */
+int bc_archive_add_modules(struct bc_archive *ar, uint32_t k,
+			   const struct bc_archive_module_in *in, uint32_t nr,
+			   uint32_t *added, const struct bc_log *log);
+
+/*
+ * Reading modules: bc_archive_kmods_open prepares kernel k for rebuilding
+ * its modules (its bytes into *base_raw unless base_raw is NULL), then
+ * bc_archive_kmods_module gives module i's bytes (malloc'd), each on its
+ * own: a damaged module is an error of that module alone, after a message
+ * naming it.
+ */
+struct bc_archive_kmods;
+
+int bc_archive_kmods_open(struct bc_archive *ar, uint32_t k,
+			  struct bc_archive_kmods **km, void **base_raw,
+			  size_t *base_size, const struct bc_log *log);
+int bc_archive_kmods_module(struct bc_archive_kmods *km, uint32_t i,
+			    void **raw, size_t *size, const struct bc_log *log);
+void bc_archive_kmods_free(struct bc_archive_kmods *km);
+
+/*
+ * A kernel's bytes base_raw and nr of its modules' (split over it) as one
+ * non-split BTF, every type once, in canonical order (archive/merged.c):
+ * for libbpf's btf_custom_path, which reads one blob. jobs: canon's
+ * threads (the bytes do not depend on it). what names it in messages.
+ */
+int bc_archive_merge_modules(const void *base_raw, size_t base_size,
+			     void *const *mods, const size_t *sizes, uint32_t nr,
+			     unsigned int jobs, void **out, size_t *out_size,
+			     const char *what, const struct bc_log *log);
 
 /* Removes kernel k and its attachments. */
 int bc_archive_remove(struct bc_archive *ar, uint32_t k);

@@ -46,8 +46,35 @@ static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 	return err ? err : ar_buf_put(out, data, len);
 }
 
+/* Kernel k's modules as format 5 writes them, every one as its bytes. */
+static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
+{
+	const struct ar_kernel *kern = &ar->kernels[k];
+	struct bc_archive_kmods *km = NULL;
+	uint32_t i;
+	int err = ar_buf_varint(body, kern->nr_mods);
+
+	err = err || !kern->nr_mods ? err :
+	      bc_archive_kmods_open(ar, k, &km, NULL, NULL, NULL);
+	for (i = 0; i < kern->nr_mods && !err; i++) {
+		void *raw = NULL;
+		size_t size = 0;
+
+		err = bc_archive_kmods_module(km, i, &raw, &size, NULL);
+		err = err ? err : put_bytes(body, kern->mods[i].name,
+					    strlen(kern->mods[i].name));
+		err = err ? err : ar_buf_varint(body, AR_FLAG_RAW);
+		err = err ? err : put_bytes(body, raw, size);
+		err = err ? err : put_bytes(body, NULL, 0);
+		free(raw);
+	}
+	bc_archive_kmods_free(km);
+	return err;
+}
+
 int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
 {
+	bool modules = ar_has_modules(ar);
 	uint32_t k, i;
 	int err;
 
@@ -77,7 +104,54 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
 			err = err ? err : put_bytes(body, kern->att[i].data,
 						    kern->att[i].size);
 		}
+		if (modules && !err)
+			err = put_modules(ar, k, body);
 	}
+	return err;
+}
+
+/*
+ * The modules of a kernel just turned into records, each as records if
+ * they give its bytes back (a module stored as bytes keeps the layout
+ * section in its bytes). 0 or -ENOMEM.
+ */
+static int unraw_modules(struct bc_archive *ar, struct ar_kernel *kern,
+			 const struct bc_btf *base)
+{
+	struct ar_split_enc *enc = NULL;
+	struct ar_base_map map;
+	uint32_t i;
+	int err;
+
+	if (!kern->nr_mods)
+		return 0;
+	err = ar_split_enc_new(ar, base, kern->recs, &enc);
+	err = err ? err : ar_base_map_build(ar, kern->recs, kern->nr_types,
+					    kern->layout, kern->nr_layout, &map,
+					    NULL, NULL);
+	if (err) {
+		ar_split_enc_free(enc);
+		return err == -ENOMEM ? err : 0;
+	}
+	for (i = 0; i < kern->nr_mods && !err; i++) {
+		struct ar_module *m = &kern->mods[i], back = { .name = m->name };
+
+		if (!m->raw)
+			continue;
+		err = ar_store_module(ar, base, enc, &map, m->blob, m->blob_size,
+				      &back);
+		if (!err && !back.raw) {
+			free(m->blob);
+			*m = back;
+		} else {
+			back.name = NULL;
+			ar_module_deinit(&back);
+		}
+		if (err != -ENOMEM)
+			err = 0;
+	}
+	ar_base_map_free(&map);
+	ar_split_enc_free(enc);
 	return err;
 }
 
@@ -116,6 +190,7 @@ static int unraw_kernel(struct bc_archive *ar, struct ar_kernel *kern)
 		kern->layout = layout;
 		kern->nr_layout = btf->nr_layout;
 		list = NULL;
+		err = unraw_modules(ar, kern, btf);
 	}
 	if (err != -ENOMEM)
 		err = 0;	/* not by name: stays bytes */
@@ -143,8 +218,15 @@ bool ar_bytes_form_tried(const struct bc_archive *ar, size_t body_len)
 
 	if (body_len > AR_PACK_SMALL_BODY)
 		return false;
-	for (k = 0; k < ar->nr_kernels; k++)
-		if (!ar->kernels[k].raw)
+	for (k = 0; k < ar->nr_kernels; k++) {
+		const struct ar_kernel *kern = &ar->kernels[k];
+		uint32_t i;
+
+		if (!kern->raw)
 			return true;
+		for (i = 0; i < kern->nr_mods; i++)
+			if (!kern->mods[i].raw)
+				return true;
+	}
 	return false;	/* already all bytes */
 }

@@ -23,22 +23,30 @@ const char bc_archive_usage[] =
 "Usage: btfcanon archive create OUT INPUT... [--name NAME]... [-j N] [--wait S]\n"
 "       btfcanon archive add ARCHIVE INPUT... [--name NAME]... [-j N] [--wait S]\n"
 "       btfcanon archive list ARCHIVE\n"
-"       btfcanon archive extract ARCHIVE NAME -o FILE\n"
+"       btfcanon archive extract ARCHIVE NAME[/MODULE] -o FILE\n"
+"       btfcanon archive extract --merged ARCHIVE NAME [MODULE...] -o FILE\n"
 "       btfcanon archive remove ARCHIVE NAME... [--wait S]\n"
 "       btfcanon archive log ARCHIVE TYPE[.MEMBER]\n"
 "\n"
 "Many kernels' BTF in one file, each under a name. An INPUT is anything\n"
-"sort reads (raw BTF, ELF .BTF, a kernel image or package, ARCHIVE:NAME);\n"
-"its name comes from the file unless --name gives one\n"
+"sort reads (raw BTF, ELF .BTF, a kernel image, ARCHIVE:NAME), or a kernel\n"
+"with its modules: a kernel package (.deb, .rpm), a modules tree, a\n"
+"directory of BTF (DIR/vmlinux and the modules' split BTF, as\n"
+"/sys/kernel/btf); its name comes from the file unless --name gives one\n"
 "(vmlinuz-6.1.0-56-cloud-amd64 -> 6.1.0-56-cloud-amd64, X.btf.tar.xz -> X).\n"
-"Kernels are listed in version order. extract writes the bytes btfcanon\n"
-"sort writes for the input. ARCHIVE:NAME (NAME may be a glob matching one\n"
-"kernel) is an input of sort, dump and diff too. log TYPE is 'struct NAME',\n"
-"'union NAME', 'enum NAME', 'typedef NAME', 'func NAME' or a bare NAME\n"
-"(any kind); .MEMBER follows one member.\n"
+"add of a kernel stored without modules adds its modules.\n"
+"Kernels are listed in version order, with their module counts. extract\n"
+"writes the bytes btfcanon sort writes for the input; NAME/MODULE a\n"
+"module's split BTF over the kernel extract writes (sort --base); --merged\n"
+"the kernel and the MODULEs (all when none is named) as one BTF, every\n"
+"type once, for libbpf's btf_custom_path. ARCHIVE:NAME (NAME may be a\n"
+"glob matching one kernel) is an input of sort, dump and diff too. log\n"
+"TYPE is 'struct NAME', 'union NAME', 'enum NAME', 'typedef NAME', 'func\n"
+"NAME' or a bare NAME of any kind; .MEMBER follows one member.\n"
 "\n"
 "Options:\n"
 "  --name NAME  the i-th --name names the i-th INPUT\n"
+"  --merged     extract: the kernel and its modules as one BTF\n"
 "  -j N         inputs read and sorted on N threads (default: one per CPU,\n"
 "               up to 8; the bytes do not depend on it)\n"
 "  --wait S     writers (create over a file, add, remove) take turns: wait\n"
@@ -205,7 +213,17 @@ static int cmd_list(int argc, char **argv, const struct bc_log *log)
 	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
 		const char *const *att = bc_archive_attachment_names(ar, k, &nr);
 
+		uint32_t nr_mods = bc_archive_nr_modules(ar, k), as_bytes = 0;
+
+		for (i = 0; i < nr_mods; i++)
+			as_bytes += bc_archive_module_stored_as_bytes(ar, k, i);
 		printf("%s", bc_archive_kernel_name(ar, k));
+		if (nr_mods)
+			printf(" (%u module%s", nr_mods, nr_mods == 1 ? "" : "s");
+		if (nr_mods && as_bytes && !bc_archive_kernel_stored_as_bytes(ar, k))
+			printf(", %u stored as bytes", as_bytes);
+		if (nr_mods)
+			printf(")");
 		if (bc_archive_kernel_stored_as_bytes(ar, k))
 			printf(" (stored as bytes)");
 		for (i = 0; i < nr; i++)
@@ -237,36 +255,148 @@ static int one_kernel(const struct bc_archive *ar, const char *path,
 	return k;
 }
 
+/* Module spec of kernel k in ar, or -ENOENT after a message. */
+static int one_module(const struct bc_archive *ar, const char *path,
+		      uint32_t k, const char *name, const struct bc_log *log)
+{
+	int i = bc_archive_find_module(ar, k, name);
+
+	if (i < 0)
+		bc_log_error(log, -ENOENT, "%s: kernel '%s' has no module '%s'%s",
+			     path, bc_archive_kernel_name(ar, k), name,
+			     bc_archive_nr_modules(ar, k) ? "" :
+			     " (it was stored without modules)");
+	return i;
+}
+
+/*
+ * extract NAME/MODULE: the module's split BTF over the kernel's bytes
+ * (the kernel rebuilt for its string offsets, not written).
+ */
+static int extract_module(struct bc_archive *ar, const char *path, int k,
+			  const char *module, void **raw, size_t *size,
+			  const struct bc_log *log)
+{
+	struct bc_archive_kmods *km = NULL;
+	int i = one_module(ar, path, (uint32_t)k, module, log), err;
+
+	if (i < 0)
+		return i;
+	err = bc_archive_kmods_open(ar, (uint32_t)k, &km, NULL, NULL, log);
+	err = err ? err : bc_archive_kmods_module(km, (uint32_t)i, raw, size, log);
+	bc_archive_kmods_free(km);
+	return err;
+}
+
+/*
+ * extract --merged NAME [MODULE...]: the kernel and the modules (all when
+ * none is named) as one BTF. A module that cannot be rebuilt is said and
+ * left out; the others are merged.
+ */
+static int extract_merged(struct bc_archive *ar, const char *path, int k,
+			  char **names, int nr_names, void **raw, size_t *size,
+			  const struct bc_log *log)
+{
+	uint32_t nr = nr_names ? (uint32_t)nr_names : bc_archive_nr_modules(ar, (uint32_t)k);
+	struct bc_archive_kmods *km = NULL;
+	void *base = NULL, **mods = calloc(nr + 1, sizeof(void *));
+	size_t base_size = 0, *sizes = calloc(nr + 1, sizeof(size_t));
+	uint32_t i, got = 0;
+	char *what = NULL;
+	int err = mods && sizes ? 0 : -ENOMEM;
+
+	for (i = 0; i < (uint32_t)nr_names && !err; i++)
+		if (one_module(ar, path, (uint32_t)k, names[i], log) < 0)
+			err = -ENOENT;
+	err = err ? err : bc_archive_kmods_open(ar, (uint32_t)k, &km, &base,
+						&base_size, log);
+	for (i = 0; i < nr && !err; i++) {
+		uint32_t at = nr_names ? (uint32_t)bc_archive_find_module(ar, (uint32_t)k, names[i]) : i;
+		int e = bc_archive_kmods_module(km, at, &mods[got], &sizes[got], log);
+
+		if (e == -ENOMEM)
+			err = e;
+		else if (!e)
+			got++;
+		else
+			bc_log_printf(log, BC_LOG_WARN, "%s: module '%s' left out",
+				      path, bc_archive_module_name(ar, (uint32_t)k, at));
+	}
+	if (!err && asprintf(&what, "%s:%s", path, bc_archive_kernel_name(ar, (uint32_t)k)) < 0)
+		err = -ENOMEM;
+	if (!err)
+		err = bc_archive_merge_modules(base, base_size, mods, sizes, got,
+					       online_cpus(), raw, size, what, log);
+	else if (err == -ENOMEM)
+		bc_log_error(log, err, "%s: out of memory", path);
+	for (i = 0; i < got; i++)
+		free(mods[i]);
+	free(mods);
+	free(sizes);
+	free(base);
+	free(what);
+	bc_archive_kmods_free(km);
+	return err;
+}
+
 static int cmd_extract(int argc, char **argv, const struct bc_log *log)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "merged", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
+	const char *output = NULL, *path;
 	struct bc_archive *ar;
+	bool merged = false;
+	char *spec = NULL, *module = NULL;
 	void *raw = NULL;
-	size_t size;
-	int c, k, err;
+	size_t size = 0;
+	int c, k, err, nr_args;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (c != 'o')
+		if (c == 'm')
+			merged = true;
+		else if (c == 'o')
+			output = optarg;
+		else
 			return 2;
-		output = optarg;
 	}
-	if (optind != argc - 2 || !output) {
-		fprintf(stderr, "btfcanon archive extract: expected ARCHIVE NAME -o FILE\n%s",
+	nr_args = argc - optind;
+	if (!output || (merged ? nr_args < 2 : nr_args != 2)) {
+		fprintf(stderr, merged ?
+			"btfcanon archive extract: expected --merged ARCHIVE NAME [MODULE...] -o FILE\n%s" :
+			"btfcanon archive extract: expected ARCHIVE NAME[/MODULE] -o FILE\n%s",
 			bc_archive_usage);
 		return 2;
 	}
-	if (bc_archive_open_lazy(argv[optind], &ar, log))
+	path = argv[optind];
+	spec = strdup(argv[optind + 1]);
+	if (!spec)
 		return 1;
-	k = one_kernel(ar, argv[optind], argv[optind + 1], log);
-	err = k < 0 ? k : bc_archive_kernel_raw(ar, (uint32_t)k, &raw, &size, log);
+	if (!merged && strchr(spec, '/')) {	/* kernel names have no '/' */
+		module = strrchr(spec, '/');
+		*module++ = 0;
+	}
+	if (bc_archive_open_lazy(path, &ar, log)) {
+		free(spec);
+		return 1;
+	}
+	k = one_kernel(ar, path, spec, log);
+	if (k < 0)
+		err = k;
+	else if (merged)
+		err = extract_merged(ar, path, k, argv + optind + 2, nr_args - 2,
+				     &raw, &size, log);
+	else if (module)
+		err = extract_module(ar, path, k, module, &raw, &size, log);
+	else
+		err = bc_archive_kernel_raw(ar, (uint32_t)k, &raw, &size, log);
 	if (!err)
 		err = bc_file_write_atomic(output, raw, size, log);
 	free(raw);
+	free(spec);
 	bc_archive_free(ar);
 	return err ? 1 : 0;
 }

@@ -164,6 +164,25 @@ struct ar_attachment {
 	size_t size;
 };
 
+/*
+ * A kernel's module: split BTF over the kernel's base, as records (its
+ * list, written against the module of the same name in the kernel's
+ * parent) or, where records do not give its bytes back or the kernel is
+ * kept as bytes, as its bytes.
+ */
+struct ar_module {
+	char *name;
+	bool raw;
+	uint8_t *blob;			/* raw: the sorted split BTF */
+	size_t blob_size;
+	uint32_t *recs;			/* the list, once decoded */
+	uint32_t nr_types;
+	const uint8_t *script;		/* the list as read, until decoded */
+	size_t script_len;
+	struct bc_btf_layout *layout;
+	uint32_t nr_layout;
+};
+
 struct ar_kernel {
 	char *name;
 	bool raw;			/* stored as its bytes */
@@ -182,6 +201,8 @@ struct ar_kernel {
 	uint32_t nr_views;		/* views open on it (view.c) */
 	bool list_for_views;		/* recs decoded for a view: freed after */
 	bool viewed;			/* a view was opened on it */
+	struct ar_module *mods;		/* by name (strcmp) */
+	uint32_t nr_mods;
 };
 
 /*
@@ -356,8 +377,71 @@ uint32_t ar_record_nr_words(const struct bc_archive *ar, uint32_t rec);
 int ar_record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 		    uint32_t rec, uint32_t *w);
 
+/*
+ * Modules (records.c): split BTF over a kernel's base, as records whose
+ * references to base types are by name as a kernel's own are.
+ *
+ * ar_split_enc_new: the base (canonical, as stored: base_list its records)
+ * by name, once per kernel; ar_encode_module: a module's BTF (canonical
+ * split BTF over base) as a list of records into *list (malloc'd,
+ * mod->nr_types of them).
+ */
+struct ar_split_enc;
+int ar_split_enc_new(struct bc_archive *ar, const struct bc_btf *base,
+		     const uint32_t *base_list, struct ar_split_enc **enc);
+int ar_encode_module(struct ar_split_enc *enc, const struct bc_btf *mod,
+		     uint32_t **list);
+void ar_split_enc_free(struct ar_split_enc *enc);
+
+/*
+ * A kernel's base as its modules' rebuild needs it: its types by name and
+ * record, the count of each (kind, name), and where each string is in the
+ * base's string section (the base's bytes rebuilt once, into *raw when
+ * raw is not NULL). Over the pools' sizes when built.
+ */
+struct ar_base_map {
+	struct ar_ids ids;
+	uint32_t *count;		/* [nr_count] the base's types of kn */
+	uint32_t *str_off;		/* [nr_strs] offset + 1, 0: not there */
+	uint32_t nr_count, nr_anon, nr_strs;
+	uint32_t nr_types, str_len;
+};
+
+int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
+		      const struct bc_btf_layout *layout, uint32_t nr_layout,
+		      struct ar_base_map *map, void **raw, size_t *size);
+void ar_base_map_free(struct ar_base_map *map);
+
+/* A module's list[0..m) as its split BTF bytes over map's kernel. */
+int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
+		    const uint32_t *list, uint32_t m,
+		    const struct bc_btf_layout *layout, uint32_t nr_layout,
+		    void **raw, size_t *size);
+
 /* Kernel k's list of records decoded; 0 or a negative errno. */
 int ar_decode_list(struct bc_archive *ar, uint32_t k);
+
+/* Module i of kernel k: its list decoded (its parents' first). */
+int ar_decode_module(struct bc_archive *ar, uint32_t k, uint32_t i);
+
+/* The module of kernel k's parent that module i's list is written against. */
+const struct ar_module *ar_module_parent(const struct bc_archive *ar,
+					 uint32_t k, uint32_t i, int64_t *pk,
+					 uint32_t *pi);
+
+/* Whether any kernel has modules: the file is then of format 5. */
+bool ar_has_modules(const struct bc_archive *ar);
+
+/*
+ * Module sorted[0..size) (canonical split BTF over kernel k's bytes) put
+ * into m (zeroed; name set): as records when they give its bytes back,
+ * else as bytes. base is kernel k's BTF parsed, enc and map its base for
+ * records (NULL when the kernel is kept as bytes). 0 or -ENOMEM.
+ */
+int ar_store_module(struct bc_archive *ar, const struct bc_btf *base,
+		    struct ar_split_enc *enc, const struct ar_base_map *map,
+		    const void *sorted, size_t size, struct ar_module *m);
+void ar_module_deinit(struct ar_module *m);
 
 /* The string and (kind, name) tables for lookups by name. */
 int ar_index_names(struct bc_archive *ar);
@@ -375,6 +459,9 @@ int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 	     struct bc_archive **ar, const struct bc_log *log);
 int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 		 size_t *size);
+/* ar_wrap_body() as a file of the given version: 4, or 5 (with modules). */
+int ar_wrap_body_version(const void *body, size_t len, int effort,
+			 uint32_t version, void **out, size_t *size);
 /* A body wrapped as format 3 or 2 (version): one LZ4 frame. */
 int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
 		     void **out, size_t *size);

@@ -24,6 +24,8 @@ enum ar_pack_effort {
 	AR_PACK_FAST,	/* LZ4: the fuzz targets, one codec to decode */
 	AR_PACK_ZSTD,	/* zstd only: quick to write (deps --save) */
 	AR_PACK_WORDS,	/* zstd, or xz set for BTF's words (kernels as bytes) */
+	AR_PACK_XZ_ALL,	/* AR_PACK_BEST with xz tried in every stream, any
+			   size: kernels with their modules (format 5) */
 };
 
 /*

@@ -57,8 +57,16 @@ struct encoder {
 	uint32_t *k;		/* [type] rank among its kn in the kernel */
 	uint32_t *rec;		/* [type] its record */
 	uint8_t *state;		/* [type] VISIT_* */
-	uint32_t *sid_of_off;	/* [string offset] string number + 1 */
+	uint32_t *sid_of_off;	/* [own string offset] string number + 1 */
 	struct u32vec cells;
+	/*
+	 * A module (split BTF): its base's types, ids 1 .. start_id - 1, by
+	 * name and record (struct ar_split_enc), and the base's string
+	 * offsets' numbers; NULL for a kernel.
+	 */
+	const uint32_t *base_kn1, *base_k, *base_rec;
+	uint32_t *base_sid_of_off;
+	uint32_t base_str_len;
 };
 
 /*
@@ -68,13 +76,22 @@ struct encoder {
  */
 static int64_t kernel_str(struct encoder *e, uint32_t off)
 {
+	uint32_t *cache = NULL, at = 0;
 	int64_t sid;
 
-	if (off < e->btf->str_len && e->sid_of_off[off])
-		return e->sid_of_off[off] - 1;
+	if (off >= e->btf->start_str_off &&
+	    off - e->btf->start_str_off < e->btf->str_len) {
+		cache = e->sid_of_off;
+		at = off - e->btf->start_str_off;
+	} else if (e->base_sid_of_off && off < e->base_str_len) {
+		cache = e->base_sid_of_off;
+		at = off;
+	}
+	if (cache && cache[at])
+		return cache[at] - 1;
 	sid = ar_intern_str(e->ar, bc_btf_str(e->btf, off));
-	if (sid >= 0 && off < e->btf->str_len)
-		e->sid_of_off[off] = (uint32_t)sid + 1;
+	if (sid >= 0 && cache)
+		cache[at] = (uint32_t)sid + 1;
 	return sid;
 }
 
@@ -96,6 +113,16 @@ static int64_t encode_record(struct encoder *e, uint32_t idx)
 
 			if (!r) {
 				err = ar_u32vec_push(&e->cells, 0);
+				break;
+			}
+			if (r < e->btf->start_id) {	/* a module's base type */
+				to = r - 1;
+				if (e->base_kn1[to]) {
+					err = ar_u32vec_push(&e->cells, 2 * e->base_kn1[to]);
+					err = err ? err : ar_u32vec_push(&e->cells, e->base_k[to]);
+				} else {
+					err = ar_u32vec_push(&e->cells, 1 + 2 * e->base_rec[to]);
+				}
 				break;
 			}
 			to = r - e->btf->start_id;
@@ -145,8 +172,8 @@ static int encode_from(struct encoder *e, uint32_t root)
 		for (i = 0; i < nr && !err; i++) {
 			uint32_t r = e->btf->refs[e->btf->ref_start[idx] + i], to;
 
-			if (!r)
-				continue;
+			if (r < e->btf->start_id)
+				continue;	/* void, or a module's base type */
 			to = r - e->btf->start_id;
 			if (e->kn1[to] || e->state[to] == VISIT_DONE)
 				continue;
@@ -697,9 +724,10 @@ static int record_words(const struct bc_archive *ar, const struct ar_ids *ids,
  * right after the types' room as they are first used, and the buffer is
  * the BTF as it stands, with nothing copied after.
  */
-int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
-		 uint32_t n, const struct bc_btf_layout *layout,
-		 uint32_t nr_layout, void **raw, size_t *size)
+static int build_raw(struct bc_archive *ar, const uint32_t *list,
+		     uint32_t n, const struct bc_btf_layout *layout,
+		     uint32_t nr_layout, void **raw, size_t *size,
+		     uint32_t *keep_placed)
 {
 	const size_t hdr_len = sizeof(struct btf_header);
 	struct ar_ids ids = { 0 };
@@ -769,6 +797,8 @@ int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
 		*raw = out.data;
 		*size = out.len;
 		out.data = NULL;
+		if (keep_placed)
+			memcpy(keep_placed, placed, ar->nr_strs * sizeof(*placed));
 		if (layout)
 			err = bc_btf_blob_add_layout(raw, size, layout, nr_layout);
 	}
@@ -779,3 +809,467 @@ out:
 	return err;
 }
 
+int ar_build_raw(struct bc_archive *ar, const uint32_t *list,
+		 uint32_t n, const struct bc_btf_layout *layout,
+		 uint32_t nr_layout, void **raw, size_t *size)
+{
+	return build_raw(ar, list, n, layout, nr_layout, raw, size, NULL);
+}
+
+
+/* ---- modules: split BTF over their kernel's base ------------------------ */
+
+/*
+ * The problem. A module's BTF is split over its kernel's vmlinux: its
+ * type ids continue the base's and its names are offsets into the base's
+ * strings or its own. Stored as bytes, a module unchanged between two
+ * releases differs in every reference to a base type (the base's ids
+ * moved). Taken by name, it does not: a module's record refers to a base
+ * type exactly as a kernel's record refers to one of its own types, by
+ * (kind, name, k) or, anonymous, by record. So a module is a list of
+ * records too, read in the id space of its kernel followed by its own
+ * types: a named type's k counts the base's types of its kind and name
+ * first (a module's own `struct foo` beside the base's is k 1), an
+ * anonymous record stands for the module's type of that content if it has
+ * one, else the base's.
+ *
+ * Invariant: a module rebuilt from its list and its kernel's is
+ * byte-identical to its canonical split BTF (`sort --base VMLINUX`, over
+ * the kernel's canonical bytes); archive.c checks it when a module is
+ * added, and keeps a module that does not come back as its bytes.
+ *
+ * Cost: the base's names and ranks are taken once per kernel
+ * (ar_split_enc_new, ar_base_map_build: a pass over the base's types and
+ * a rebuild of its bytes for the string offsets), then each module costs
+ * its own types only.
+ */
+struct ar_split_enc {
+	struct bc_archive *ar;
+	const struct bc_btf *base;
+	const uint32_t *base_list;	/* [base type] its record */
+	uint32_t *kn1, *k;		/* [base type] */
+	uint32_t *count;		/* [kn] the base's types of kn */
+	uint32_t *mcount;		/* [kn] a module's, zero between modules */
+	uint32_t nr_count;
+	uint32_t *sid_of_off;		/* [base string offset] number + 1 */
+};
+
+static int grow_counts(struct ar_split_enc *enc, uint32_t kn)
+{
+	uint32_t cap = (kn + 1) * 2, *c, *m;
+
+	if (kn < enc->nr_count)
+		return 0;
+	c = realloc(enc->count, cap * sizeof(*c));
+	if (c)
+		enc->count = c;
+	m = realloc(enc->mcount, cap * sizeof(*m));
+	if (m)
+		enc->mcount = m;
+	if (!c || !m)
+		return -ENOMEM;
+	memset(enc->count + enc->nr_count, 0, (cap - enc->nr_count) * sizeof(*c));
+	memset(enc->mcount + enc->nr_count, 0, (cap - enc->nr_count) * sizeof(*m));
+	enc->nr_count = cap;
+	return 0;
+}
+
+void ar_split_enc_free(struct ar_split_enc *enc)
+{
+	if (!enc)
+		return;
+	free(enc->kn1);
+	free(enc->k);
+	free(enc->count);
+	free(enc->mcount);
+	free(enc->sid_of_off);
+	free(enc);
+}
+
+int ar_split_enc_new(struct bc_archive *ar, const struct bc_btf *base,
+		     const uint32_t *base_list, struct ar_split_enc **out)
+{
+	struct ar_split_enc *enc = calloc(1, sizeof(*enc));
+	struct encoder e = { .ar = ar, .btf = base };
+	uint32_t n = base->nr_types, i;
+	int err = enc ? ar_load_records(ar) : -ENOMEM;
+
+	*out = NULL;
+	err = err ? err : ar_index_pools(ar);
+	if (err) {
+		free(enc);
+		return err;
+	}
+	enc->ar = ar;
+	enc->base = base;
+	enc->base_list = base_list;
+	enc->kn1 = calloc(n + 1, sizeof(uint32_t));
+	enc->k = calloc(n + 1, sizeof(uint32_t));
+	enc->sid_of_off = calloc((size_t)base->str_len + 1, sizeof(uint32_t));
+	if (!enc->kn1 || !enc->k || !enc->sid_of_off)
+		err = -ENOMEM;
+	e.sid_of_off = enc->sid_of_off;
+	for (i = 0; i < n && !err; i++) {
+		const struct btf_type *t = bc_btf_local(base, i);
+		int64_t sid, kn;
+
+		if (!t->name_off || !*bc_btf_str(base, t->name_off))
+			continue;
+		sid = kernel_str(&e, t->name_off);
+		kn = sid < 0 ? sid : ar_intern_kn(ar, bc_type_kind(t), (uint32_t)sid);
+		err = kn < 0 ? (int)kn : grow_counts(enc, (uint32_t)kn);
+		if (err)
+			break;
+		enc->kn1[i] = (uint32_t)kn + 1;
+		enc->k[i] = enc->count[kn]++;
+	}
+	if (err) {
+		ar_split_enc_free(enc);
+		return err;
+	}
+	*out = enc;
+	return 0;
+}
+
+int ar_encode_module(struct ar_split_enc *enc, const struct bc_btf *mod,
+		     uint32_t **list)
+{
+	struct encoder e = {
+		.ar = enc->ar, .btf = mod,
+		.base_kn1 = enc->kn1, .base_k = enc->k,
+		.base_rec = enc->base_list,
+		.base_sid_of_off = enc->sid_of_off,
+		.base_str_len = enc->base->str_len,
+	};
+	uint32_t n = mod->nr_types, i;
+	int err = 0;
+
+	*list = NULL;
+	if (mod->base != enc->base || mod->start_id != enc->base->nr_types + 1)
+		return -EINVAL;
+	e.kn1 = calloc(n + 1, sizeof(uint32_t));
+	e.k = calloc(n + 1, sizeof(uint32_t));
+	e.rec = calloc(n + 1, sizeof(uint32_t));
+	e.state = calloc(n + 1, 1);
+	e.sid_of_off = calloc((size_t)mod->str_len + 1, sizeof(uint32_t));
+	if (!e.kn1 || !e.k || !e.rec || !e.state || !e.sid_of_off) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !err; i++) {
+		const struct btf_type *t = bc_btf_local(mod, i);
+		int64_t sid, kn;
+
+		if (!*bc_btf_str(mod, t->name_off))
+			continue;
+		sid = kernel_str(&e, t->name_off);
+		kn = sid < 0 ? sid : ar_intern_kn(enc->ar, bc_type_kind(t), (uint32_t)sid);
+		err = kn < 0 ? (int)kn : grow_counts(enc, (uint32_t)kn);
+		if (err)
+			break;
+		e.kn1[i] = (uint32_t)kn + 1;
+		e.k[i] = enc->count[kn] + enc->mcount[kn]++;
+	}
+	for (i = 0; i < n; i++)	/* mcount zero again */
+		if (e.kn1[i])
+			enc->mcount[e.kn1[i] - 1] = 0;
+	for (i = 0; i < n && !err; i++)
+		if (e.state[i] != VISIT_DONE)
+			err = encode_from(&e, i);
+	if (!err) {
+		*list = e.rec;
+		e.rec = NULL;
+	}
+out:
+	free(e.kn1);
+	free(e.k);
+	free(e.rec);
+	free(e.state);
+	free(e.sid_of_off);
+	free(e.cells.v);
+	return err;
+}
+
+void ar_base_map_free(struct ar_base_map *map)
+{
+	ar_ids_free(&map->ids);
+	free(map->count);
+	free(map->str_off);
+	memset(map, 0, sizeof(*map));
+}
+
+int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
+		      const struct bc_btf_layout *layout, uint32_t nr_layout,
+		      struct ar_base_map *map, void **raw, size_t *size)
+{
+	void *bytes = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(map, 0, sizeof(*map));
+	map->nr_count = ar->nr_kns;
+	map->nr_anon = ar->nr_recs;
+	map->nr_strs = ar->nr_strs;
+	map->nr_types = n;
+	map->ids.first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	map->ids.anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+	map->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+	map->str_off = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+	err = map->ids.first && map->ids.anon && map->count && map->str_off ?
+	      ids_fill(ar, list, n, &map->ids, map->count) : -ENOMEM;
+	err = err ? err : build_raw(ar, list, n, layout, nr_layout, &bytes, &len,
+				    map->str_off);
+	if (!err) {
+		const struct btf_header *hdr = bytes;
+
+		map->str_len = hdr->str_len;
+	}
+	if (!err && raw) {
+		*raw = bytes;
+		*size = len;
+		bytes = NULL;
+	}
+	free(bytes);
+	if (err)
+		ar_base_map_free(map);
+	return err;
+}
+
+struct rec_id {
+	uint32_t rec, id;
+};
+
+static int rec_id_cmp(const void *a, const void *b)
+{
+	const struct rec_id *x = a, *y = b;
+
+	return (x->rec > y->rec) - (x->rec < y->rec);
+}
+
+/* A module's own types by name and record; the base's through map. */
+struct module_ids {
+	const struct ar_base_map *map;
+	struct kn_rank *named;		/* (kn, k less the base's), sorted */
+	uint32_t nr_named;
+	struct rec_id *anon;		/* sorted by record */
+	uint32_t nr_anon;
+};
+
+static uint32_t module_ref(const struct module_ids *mi, uint32_t code, uint32_t k)
+{
+	const struct ar_base_map *map = mi->map;
+	uint32_t kn, in_base;
+
+	if (!code)
+		return 0;
+	if (code & 1) {
+		struct rec_id key = { (code - 1) / 2, 0 }, *hit;
+
+		hit = mi->nr_anon ? bsearch(&key, mi->anon, mi->nr_anon,
+					    sizeof(key), rec_id_cmp) : NULL;
+		if (hit)
+			return hit->id;
+		return key.rec < map->nr_anon ? map->ids.anon[key.rec] : 0;
+	}
+	kn = code / 2 - 1;
+	in_base = kn < map->nr_count ? map->count[kn] : 0;
+	if (k < in_base)
+		return ar_ids_ref(&map->ids, code, k);
+	{
+		struct kn_rank key = { kn, k - in_base, 0 }, *hit;
+
+		hit = mi->nr_named ? bsearch(&key, mi->named, mi->nr_named,
+					     sizeof(key), kn_rank_cmp) : NULL;
+		return hit ? hit->id : 0;
+	}
+}
+
+static int kn_rank_by_kn_id(const void *a, const void *b)
+{
+	const struct kn_rank *x = a, *y = b;
+
+	if (x->kn != y->kn)
+		return x->kn < y->kn ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int module_ids_fill(const struct bc_archive *ar, const uint32_t *list,
+			   uint32_t m, struct module_ids *mi)
+{
+	uint32_t i, j;
+
+	mi->named = malloc(((size_t)m + 1) * sizeof(*mi->named));
+	mi->anon = malloc(((size_t)m + 1) * sizeof(*mi->anon));
+	if (!mi->named || !mi->anon)
+		return -ENOMEM;
+	for (i = 0; i < m; i++) {
+		uint32_t kn1 = rec_kn1(ar, list[i]), id = mi->map->nr_types + i + 1;
+
+		if (kn1)
+			mi->named[mi->nr_named++] = (struct kn_rank){ kn1 - 1, 0, id };
+		else
+			mi->anon[mi->nr_anon++] = (struct rec_id){ list[i], id };
+	}
+	/* k in id order among the module's types of one kn */
+	qsort(mi->named, mi->nr_named, sizeof(*mi->named), kn_rank_by_kn_id);
+	for (i = 0; i < mi->nr_named; i = j)
+		for (j = i; j < mi->nr_named && mi->named[j].kn == mi->named[i].kn; j++)
+			mi->named[j].k = j - i;
+	qsort(mi->anon, mi->nr_anon, sizeof(*mi->anon), rec_id_cmp);
+	for (i = 1; i < mi->nr_anon; i++)
+		if (mi->anon[i].rec == mi->anon[i - 1].rec)
+			return -EINVAL;	/* an anonymous record twice */
+	return 0;
+}
+
+/*
+ * Record rec's cells after info and kn + 1: in the cells, or (lazy)
+ * decoded from the body into buf (room for its bytes). NULL: damaged.
+ */
+static const uint32_t *record_cells(const struct bc_archive *ar, uint32_t rec,
+				    uint32_t *buf)
+{
+	const struct ar_rec_head *h;
+	size_t pos;
+	int n;
+
+	if (!ar->heads)
+		return ar->cells + ar->rec_off[rec] + 2;
+	h = &ar->heads[rec];
+	pos = h->pos;
+	n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos,
+			    &pos, buf);
+	return n < 0 || pos != h[1].pos ? NULL : buf;
+}
+
+int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
+		    const uint32_t *list, uint32_t m,
+		    const struct bc_btf_layout *layout, uint32_t nr_layout,
+		    void **raw, size_t *size)
+{
+	const size_t hdr_len = sizeof(struct btf_header);
+	struct module_ids mi = { .map = map };
+	struct ar_buf out = { 0 };
+	struct u32vec cellbuf = { 0 }, own = { 0 };
+	uint32_t *placed = NULL, i;
+	size_t total = 0, at = hdr_len, str_start;
+	int err = scratch_ready(ar);
+
+	*raw = NULL;
+	err = err ? err : module_ids_fill(ar, list, m, &mi);
+	if (err)
+		goto out;
+	placed = ar->scratch.placed;
+	for (i = 0; i < m; i++) {
+		uint32_t rec = list[i];
+
+		total += ar_info_words(rec_info(ar, rec)) * 4ull;
+		if (ar->heads && ar->heads[rec + 1].pos - ar->heads[rec].pos > cellbuf.cap) {
+			uint32_t need = ar->heads[rec + 1].pos - ar->heads[rec].pos;
+			uint32_t *p = realloc(cellbuf.v, need * sizeof(*p));
+
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			cellbuf.v = p;
+			cellbuf.cap = need;
+		}
+	}
+	if (total + map->str_len > UINT32_MAX / 2) {
+		err = -EINVAL;
+		goto out;
+	}
+	out.cap = hdr_len + 2 * total + 64;
+	out.data = malloc(out.cap);
+	if (!out.data) {
+		err = -ENOMEM;
+		goto out;
+	}
+	str_start = out.len = hdr_len + total;
+	for (i = 0; i < m && !err; i++) {
+		uint32_t rec = list[i], info = rec_info(ar, rec), kn1 = rec_kn1(ar, rec);
+		uint32_t kind = bc_info_kind(info), words = ar_info_words(info);
+		const uint32_t *c = record_cells(ar, rec, cellbuf.v);
+		struct ar_word_cursor wc;
+		uint32_t j, ci = 0;
+
+		if (!c) {
+			err = -EINVAL;
+			break;
+		}
+		ar_word_cursor_init(&wc, kind);
+		for (j = 0; j < words && !err; j++) {
+			enum bc_word_class cls = j == 0 ? BC_WORD_NAME :
+				j == 1 ? BC_WORD_DATA : ar_word_next(&wc);
+			uint32_t v, sid;
+
+			if (j == 0) {
+				sid = kn1 ? ar->kns[kn1 - 1].sid : 0;
+			} else if (j == 1) {
+				((uint32_t *)(out.data + at))[1] = info;
+				continue;
+			} else if (cls == BC_WORD_REF) {
+				uint32_t code = c[ci++], k = 0;
+
+				if (code && !(code & 1))
+					k = c[ci++];
+				v = module_ref(&mi, code, k);
+				if (code && !v)
+					err = -EINVAL;
+				((uint32_t *)(out.data + at))[j] = v;
+				continue;
+			} else if (cls != BC_WORD_NAME) {
+				((uint32_t *)(out.data + at))[j] = c[ci++];
+				continue;
+			} else {
+				sid = c[ci++];
+			}
+			/* a name: the base's offset, else the module's own */
+			if (!sid) {
+				v = 0;
+			} else if (sid < map->nr_strs && map->str_off[sid]) {
+				v = map->str_off[sid] - 1;
+			} else if (sid >= ar->nr_strs) {
+				err = -EINVAL;
+				break;
+			} else {
+				if (!placed[sid]) {
+					placed[sid] = (uint32_t)(out.len - str_start) + 1;
+					err = ar_u32vec_push(&own, sid);
+					err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
+								     ar->strs[sid].len + 1);
+				}
+				v = map->str_len + placed[sid] - 1;
+			}
+			((uint32_t *)(out.data + at))[j] = v;
+		}
+		at += words * 4;
+	}
+	if (!err) {
+		struct btf_header *hdr = (struct btf_header *)out.data;
+
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->magic = 0xeB9F;
+		hdr->version = 1;
+		hdr->hdr_len = sizeof(*hdr);
+		hdr->type_len = (uint32_t)total;
+		hdr->str_off = (uint32_t)total;
+		hdr->str_len = (uint32_t)(out.len - str_start);
+		*raw = out.data;
+		*size = out.len;
+		out.data = NULL;
+		if (layout)
+			err = bc_btf_blob_add_layout(raw, size, layout, nr_layout);
+	}
+out:
+	/* placed zero again: the module's own strings only */
+	for (i = 0; placed && i < own.n; i++)
+		placed[own.v[i]] = 0;
+	free(out.data);
+	free(cellbuf.v);
+	free(own.v);
+	free(mi.named);
+	free(mi.anon);
+	return err;
+}

@@ -35,6 +35,17 @@
  *			gives it; a forged record refuses its kernel
  *	chain		extracting a kernel keeps its own list only, not its
  *			parents' (decoded through two buffers)
+ *	modules		a kernel package's modules (tests/kmod-fixture.sh)
+ *			stored with their kernel: each comes back
+ *			byte-identical to `sort --base` over the kernel's
+ *			bytes, as records in memory, from the records file
+ *			(format 5) read whole and lazily, and from the file
+ *			create writes; the bad modules in the package said by
+ *			name and left out; --merged's BTF read by libbpf and
+ *			the running kernel, every module type once; add of
+ *			the package to a kernel stored without modules adds
+ *			them; an archive without modules stays format 4; a
+ *			damaged module's list fails that module alone
  *
  * Writers taking turns (writers, wait, lockkill): test_archive_lock.c.
  */
@@ -60,7 +71,8 @@
 #define NR_FIX 5
 
 struct captured {
-	char text[2048];
+	char text[2048];	/* the first message */
+	char last[2048];	/* the last one */
 	unsigned int count;
 };
 
@@ -71,6 +83,7 @@ static void capture(void *ctx, enum bc_log_level level, const char *msg)
 	(void)level;
 	if (!cap->count)
 		snprintf(cap->text, sizeof(cap->text), "%s", msg);
+	snprintf(cap->last, sizeof(cap->last), "%s", msg);
 	cap->count++;
 }
 
@@ -1326,6 +1339,276 @@ START_TEST(test_chain)
 }
 END_TEST
 
+/* ---- kernels with their modules ---------------------------------------- */
+
+static void make_kmod_fixture(const char *dir, void *ctx)
+{
+	const char *cli = getenv("BTFCANON");
+
+	(void)ctx;
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	ck_assert_int_eq(test_sh("tests/kmod-fixture.sh %s tests/fixtures/deps %s",
+				 cli, dir), 0);
+}
+
+/* `btfcanon sort --base BASE FILE` of the fixture's module file. */
+static struct blob sort_module_over(const struct blob *base_raw,
+				    const char *dir, const char *file)
+{
+	struct canon_opts opts = { .order = BC_ORDER_KIND };
+	struct bc_btf *base = parse_or_fail(base_raw, NULL), *mod;
+	char path[512];
+	struct blob raw, out;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	raw = read_file(path);
+	mod = parse_or_fail(&raw, base);
+	ck_assert_int_eq(canon_run_raw(mod, &opts, &out.data, &out.size, NULL), 0);
+	bc_btf_free(mod);
+	bc_btf_free(base);
+	blob_free(&raw);
+	return out;
+}
+
+/* The package's four good modules and the files their BTF came from. */
+static const char *const kmod_names[] = { "mod_a", "mod_b", "mod_g", "mod_z" };
+static const char *const kmod_files[] = { "mod_a.btf", "mod_b.btf",
+					  "mod_b.btf", "mod_a.btf" };
+
+/* Kernel 9.9.9-test of ar has the four modules, each as sort --base. */
+static void assert_kmods(struct bc_archive *ar, const char *dir)
+{
+	struct bc_archive_kmods *km;
+	struct blob base;
+	int k = bc_archive_find_kernel(ar, "9.9.9-test");
+	uint32_t i;
+
+	ck_assert_int_ge(k, 0);
+	ck_assert_uint_eq(bc_archive_nr_modules(ar, (uint32_t)k), 4);
+	ck_assert_int_eq(bc_archive_kmods_open(ar, (uint32_t)k, &km, &base.data,
+					       &base.size, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		struct blob got, want = sort_module_over(&base, dir, kmod_files[i]);
+
+		ck_assert_str_eq(bc_archive_module_name(ar, (uint32_t)k, i),
+				 kmod_names[i]);
+		ck_assert_int_eq(bc_archive_find_module(ar, (uint32_t)k,
+							kmod_names[i]), (int)i);
+		ck_assert_int_eq(bc_archive_kmods_module(km, i, &got.data,
+							 &got.size, NULL), 0);
+		ck_assert_msg(got.size == want.size &&
+			      !memcmp(got.data, want.data, want.size),
+			      "module %s: not the bytes sort --base writes",
+			      kmod_names[i]);
+		blob_free(&got);
+		blob_free(&want);
+	}
+	bc_archive_kmods_free(km);
+	blob_free(&base);
+}
+
+static struct bc_archive *kmod_archive(const char *dir, struct captured *cap)
+{
+	struct bc_log log = { .fn = capture, .ctx = cap };
+	struct bc_archive *ar;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/k.deb", dir);
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_file(ar, path, NULL, &log), 0);
+	return ar;
+}
+
+START_TEST(test_modules)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	struct captured cap = { 0 };
+	struct bc_archive *ar = kmod_archive(dir, &cap), *back;
+	struct blob quick, file;
+	uint32_t i;
+
+	/* bad.ko.xz (cut short) and badbtf.ko (.BTF cut short): said, left out */
+	ck_assert_uint_eq(cap.count, 2);
+	ck_assert_msg(strstr(cap.text, "bad.ko.xz") && strstr(cap.text, "module bad left out"),
+		      "%s", cap.text);
+	for (i = 0; i < 4; i++)
+		ck_assert(!bc_archive_module_stored_as_bytes(ar, 0, i));
+	assert_kmods(ar, dir);
+	/* the records file: format 5, read whole and lazily */
+	ck_assert_int_eq(bc_archive_serialize_quick(ar, &quick.data, &quick.size,
+						    NULL), 0);
+	ck_assert_uint_eq(((uint8_t *)quick.data)[8], 5);
+	back = parse_ok(&quick);
+	ck_assert(!bc_archive_module_stored_as_bytes(back, 0, 0));
+	assert_kmods(back, dir);
+	bc_archive_free(back);
+	ck_assert_int_eq(ar_parse(quick.data, quick.size, "t.bca", true, &back,
+				  NULL), 0);
+	assert_kmods(back, dir);
+	bc_archive_free(back);
+	/* as create writes it (a kernel this small: bytes), and back */
+	file = serialize(ar);
+	back = parse_ok(&file);
+	assert_kmods(back, dir);
+	{
+		/* written again from what was read: the same bytes */
+		struct blob again = serialize(back);
+
+		ck_assert(again.size == file.size &&
+			  !memcmp(again.data, file.data, file.size));
+		blob_free(&again);
+	}
+	bc_archive_free(back);
+	blob_free(&file);
+	blob_free(&quick);
+	bc_archive_free(ar);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_modules_merged)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	struct captured cap = { 0 };
+	struct bc_archive *ar = kmod_archive(dir, &cap);
+	struct bc_archive_kmods *km;
+	struct blob base, merged, mods[4];
+	void *datas[4];
+	size_t sizes[4];
+	struct btf *btf;
+	char log[4096];
+	uint32_t i, n, nr_modstat = 0, nr_modamb = 0;
+	int err;
+
+	ck_assert_int_eq(bc_archive_kmods_open(ar, 0, &km, &base.data, &base.size,
+					       NULL), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(bc_archive_kmods_module(km, i, &mods[i].data,
+							 &mods[i].size, NULL), 0);
+		datas[i] = mods[i].data;
+		sizes[i] = mods[i].size;
+	}
+	ck_assert_int_eq(bc_archive_merge_modules(base.data, base.size, datas,
+						  sizes, 4, 2, &merged.data,
+						  &merged.size, "t", NULL), 0);
+	/* libbpf reads it as one non-split BTF */
+	btf = btf__new(merged.data, merged.size);
+	ck_assert_ptr_nonnull(btf);
+	ck_assert_ptr_null(btf__base_btf(btf));
+	n = btf__type_cnt(btf);
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (btf_is_struct(t) && !strcmp(name, "dep_modstat"))
+			nr_modstat++;
+		if (btf_is_struct(t) && !strcmp(name, "dep_modamb"))
+			nr_modamb++;
+	}
+	/* mod_a and mod_z hold one struct: once; mod_b's differs: twice */
+	ck_assert_uint_eq(nr_modstat, 1);
+	ck_assert_uint_eq(nr_modamb, 2);
+	ck_assert_int_gt(btf__find_by_name_kind(btf, "dep_mod_func", BTF_KIND_FUNC), 0);
+	btf__free(btf);
+	/* canonical: sort gives the same bytes */
+	{
+		struct blob again = sorted_of(&merged);
+
+		ck_assert(again.size == merged.size &&
+			  !memcmp(again.data, merged.data, merged.size));
+		blob_free(&again);
+	}
+	err = kernel_load_btf(&merged, NULL, 0);
+	if (err && err != -EPERM && err != -ENOSYS && err != -EACCES)
+		kernel_load_btf(&merged, log, sizeof(log));	/* why */
+	if (err == -EPERM || err == -ENOSYS || err == -EACCES)
+		fprintf(stderr, "archive modules: skipping the kernel's check of --merged: "
+			"bpf(BPF_BTF_LOAD) not allowed here (%s)\n", strerror(-err));
+	else
+		ck_assert_msg(!err, "the kernel refuses --merged's BTF: %s\n%.800s",
+			      strerror(-err), log + (strlen(log) > 800 ? strlen(log) - 800 : 0));
+	for (i = 0; i < 4; i++)
+		blob_free(&mods[i]);
+	blob_free(&merged);
+	blob_free(&base);
+	bc_archive_kmods_free(km);
+	bc_archive_free(ar);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_modules_add)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	struct captured cap = { 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_archive *ar, *back;
+	struct blob plain, file;
+	char path[512];
+
+	/* the kernel alone: no modules, a file of format 4 */
+	snprintf(path, sizeof(path), "%s/a.btf", dir);
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	ck_assert_int_eq(bc_archive_add_file(ar, path, "9.9.9-test", NULL), 0);
+	ck_assert_uint_eq(bc_archive_nr_modules(ar, 0), 0);
+	plain = serialize(ar);
+	ck_assert_uint_eq(((uint8_t *)plain.data)[8], 4);
+	/* the package again: its modules join the kernel stored without */
+	snprintf(path, sizeof(path), "%s/k.deb", dir);
+	ck_assert_int_eq(bc_archive_add_file(ar, path, NULL, &log), 0);
+	assert_kmods(ar, dir);
+	/* a second time: the kernel has its modules */
+	memset(&cap, 0, sizeof(cap));
+	ck_assert_int_eq(bc_archive_add_file(ar, path, NULL, &log), -EEXIST);
+	ck_assert_uint_eq(cap.count, 3);	/* bad, badbtf, then the kernel */
+	ck_assert_msg(strstr(cap.last, "already holds a kernel '9.9.9-test'"),
+		      "%s", cap.last);
+	file = serialize(ar);
+	ck_assert_uint_eq(((uint8_t *)file.data)[8], 5);
+	back = parse_ok(&file);
+	assert_kmods(back, dir);
+	bc_archive_free(back);
+	blob_free(&file);
+	blob_free(&plain);
+	bc_archive_free(ar);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_modules_damage)
+{
+	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	struct captured cap = { 0 };
+	struct bc_log log = { .fn = capture, .ctx = &cap };
+	struct bc_archive *ar = kmod_archive(dir, &cap), *back;
+	struct bc_archive_kmods *km;
+	struct blob quick, raw;
+
+	ck_assert_int_eq(bc_archive_serialize_quick(ar, &quick.data, &quick.size,
+						    NULL), 0);
+	ck_assert_int_eq(ar_parse(quick.data, quick.size, "t.bca", true, &back,
+				  NULL), 0);
+	/* mod_b's list says one type more than its script holds */
+	back->kernels[0].mods[1].nr_types++;
+	ck_assert_int_eq(bc_archive_kmods_open(back, 0, &km, NULL, NULL, &log), 0);
+	cap.count = 0;
+	ck_assert_int_eq(bc_archive_kmods_module(km, 1, &raw.data, &raw.size, &log),
+			 -EINVAL);
+	ck_assert_uint_eq(cap.count, 1);
+	ck_assert_msg(strstr(cap.text, "module 'mod_b': damaged"), "%s", cap.text);
+	/* the others read as ever */
+	ck_assert_int_eq(bc_archive_kmods_module(km, 0, &raw.data, &raw.size, &log), 0);
+	blob_free(&raw);
+	ck_assert_int_eq(bc_archive_kmods_module(km, 2, &raw.data, &raw.size, &log), 0);
+	blob_free(&raw);
+	bc_archive_kmods_free(km);
+	bc_archive_free(back);
+	blob_free(&quick);
+	bc_archive_free(ar);
+	free(dir);
+}
+END_TEST
+
 Suite *archive_suite(void)
 {
 	Suite *s = suite_create("archive");
@@ -1379,6 +1662,12 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("chain");
 	tcase_add_test(tc, test_chain);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("modules");
+	tcase_add_test(tc, test_modules);
+	tcase_add_test(tc, test_modules_merged);
+	tcase_add_test(tc, test_modules_add);
+	tcase_add_test(tc, test_modules_damage);
 	suite_add_tcase(s, tc);
 	archive_lock_cases(s);
 	tc = tcase_create("real");

@@ -302,6 +302,8 @@ static void make_elf_inputs(void)
  */
 static void make_module_inputs(void)
 {
+	char *cli;
+
 	ck_assert_int_eq(test_sh("cd %s && mkdir -p kmods/kernel nokernel.d "
 				 "pkg/DEBIAN pkg/lib/modules/9.9/kernel && "
 				 "echo > kmods/modules.dep && "
@@ -312,6 +314,15 @@ static void make_module_inputs(void)
 				 "> pkg/DEBIAN/control && "
 				 "dpkg-deb --root-owner-group --build pkg modules-only.deb "
 				 "> /dev/null && rm -r pkg", scratch), 0);
+	/* an archive of a kernel with one module, one of a kernel alone */
+	cli = realpath(getenv("BTFCANON"), NULL);
+	ck_assert_ptr_nonnull(cli);
+	ck_assert_int_eq(test_sh("cd %s && mkdir mdir && cp good.btf mdir/vmlinux && "
+				 "%s encode --btf_base good.btf dwarf.o -o mdir/m.btf && "
+				 "%s archive create mods.bca mdir --name 9.9 && "
+				 "%s archive create plain.bca good.btf --name 9.9 && "
+				 "rm -r mdir", scratch, cli, cli, cli), 0);
+	free(cli);
 }
 
 static void setup(void)
@@ -414,6 +425,14 @@ static const struct bad_row rows[] = {
 	  "a directory of BTF needs the kernel's as vmlinux" },
 	{ "package of modules without its kernel", "deps --save",
 	  "modules-only.deb", NULL, 2, "the package holds no kernel" },
+	/* an archive's modules: "archive extract ARGS" after the archive */
+	{ "module the kernel lacks", "archive extract 9.9/nosuch", "mods.bca",
+	  NULL, 1, "kernel '9.9' has no module 'nosuch'" },
+	{ "module of a kernel stored without", "archive extract 9.9/m",
+	  "plain.bca", NULL, 1, "has no module 'm' (it was stored without modules)" },
+	{ "--merged with a module the kernel lacks",
+	  "archive extract 9.9 m nosuch --merged", "mods.bca", NULL, 1,
+	  "kernel '9.9' has no module 'nosuch'" },
 	/* outputs */
 	{ "output in a missing directory", "sort", "good.btf",
 	  "no/such/dir/out.btf", 1, "No such file or directory" },
@@ -467,6 +486,9 @@ START_TEST(test_bad_row)
 	if (!strcmp(row->command, "deps --save"))
 		status = test_sh("%s deps --kernel %s --save %s 2> %s", cli, input,
 			    output, err_path);
+	else if (!strncmp(row->command, "archive extract ", 16))
+		status = test_sh("%s archive extract %s %s -o %s 2> %s", cli, input,
+				 row->command + 16, output, err_path);
 	else if (!strcmp(row->command, "diff"))
 		status = test_sh("%s diff %s/good.btf %s > %s/diff.out 2> %s", cli,
 			    scratch, input, scratch, err_path);

@@ -224,7 +224,19 @@ build/btfcanon archive create "$tmp/a.bca" "$c/anon_members-gcc.btf" \
 	--name 6.1.0-1-amd64 --name 6.1.0-2-amd64 --name 6.12.1-arm64 &&
 build/btfcanon archive create "$tmp/b.bca" "$c/base_types-clang.btf" \
 	--name base &&
-for a in a b; do
+# kernels with their modules (format 5): kernel A and its two modules,
+# stored as bytes (one small kernel); with kernel B and the same modules
+# encoded over it, as records (the modules' lists against their parent's)
+mkdir -p "$tmp/kdirb" &&
+build/btfcanon encode "$tmp/kern_b.o" -o "$tmp/kdirb/vmlinux" &&
+for m in mod_a mod_b; do
+	build/btfcanon encode --btf_base "$tmp/kdirb/vmlinux" "$tmp/$m.o" \
+		-o "$tmp/kdirb/$m" || exit 1
+done &&
+build/btfcanon archive create "$tmp/m.bca" "$tmp/kdir" --name 9.9.9-a &&
+build/btfcanon archive create "$tmp/mr.bca" "$tmp/kdir" "$tmp/kdirb" \
+	--name 9.9.9-a --name 9.9.9-b &&
+for a in a b m mr; do
 	cp "$tmp/$a.bca" "$out/archive/$a.bca"
 	body_of "$tmp/$a.bca" > "$out/archive/$a.body" || exit 1
 	payload_of "$tmp/$a.bca" > "$out/archive/$a.payload"

@@ -486,9 +486,21 @@ static void archive_file_one(const uint8_t *file, size_t size)
 	uint32_t k, id;
 
 	if (!ar_parse(file, size, "fuzz.bca", true, &lazy, &fuzz_log)) {
-		for (k = 0; k < bc_archive_nr_kernels(lazy); k++)
+		for (k = 0; k < bc_archive_nr_kernels(lazy); k++) {
+			struct bc_archive_kmods *km;
+			uint32_t i;
+
 			if (!bc_archive_kernel_raw(lazy, k, &raw, &raw_size, &fuzz_log))
 				free(raw);
+			/* its modules (format 5), each on its own */
+			if (bc_archive_kmods_open(lazy, k, &km, NULL, NULL, &fuzz_log))
+				continue;
+			for (i = 0; i < bc_archive_nr_modules(lazy, k); i++)
+				if (!bc_archive_kmods_module(km, i, &raw, &raw_size,
+							     &fuzz_log))
+					free(raw);
+			bc_archive_kmods_free(km);
+		}
 		bc_archive_free(lazy);
 		lazy = NULL;
 	}
@@ -516,7 +528,9 @@ static void archive_file_one(const uint8_t *file, size_t size)
 		bc_archive_view_free(v);
 	}
 	if (!ar_serialize_body(ar, &one) &&
-	    !ar_wrap_body(one.data, one.len, 1, &file2, &file2_size)) {
+	    !ar_wrap_body_version(one.data, one.len, 1,
+				  ar_has_modules(ar) ? 5 : 4, &file2,
+				  &file2_size)) {
 		FUZZ_ASSERT(!bc_archive_parse(file2, file2_size, "again.bca",
 					      &again, &fuzz_log));
 		FUZZ_ASSERT(!ar_serialize_body(again, &two));
@@ -566,8 +580,8 @@ static void archive_payload_one(const uint8_t *data, size_t size)
  * stream table and the zstd and xz streams. Any other is taken as a
  * body and wrapped into a file with the right checksum first, so
  * mutations reach the body's parser: as format 4 (its streams in LZ4),
- * as format 3 and as format 2 (strings and records laid out otherwise;
- * still read).
+ * as format 5 (kernels with their modules), as format 3 and as format 2
+ * (strings and records laid out otherwise; still read).
  */
 int fuzz_archive_one(const uint8_t *data, size_t size)
 {
@@ -585,6 +599,11 @@ int fuzz_archive_one(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (ar_wrap_body(data, size, 1, &file, &file_size))
+		return 0;
+	archive_file_one(file, file_size);
+	free(file);
+	/* as format 5: each kernel's modules after its attachments */
+	if (ar_wrap_body_version(data, size, 1, 5, &file, &file_size))
 		return 0;
 	archive_file_one(file, file_size);
 	free(file);
