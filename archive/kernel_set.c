@@ -372,6 +372,7 @@ struct kmod_file {
 	struct bc_btf *btf;
 	int err;		/* 0, -ENOENT (no .BTF), or an error held */
 	char msg[512];
+	char *warnings;		/* the parser's warnings, a line each; or NULL */
 };
 
 struct kmod_list {
@@ -388,6 +389,7 @@ static void kmod_list_free(struct kmod_list *l)
 		free(l->files[i].origin);
 		free(l->files[i].path);
 		free(l->files[i].data);
+		free(l->files[i].warnings);
 		bc_btf_free(l->files[i].btf);
 	}
 	free(l->files);
@@ -483,12 +485,26 @@ struct parse_ctx {
 	const struct bc_btf *base;
 };
 
+/*
+ * A task's log: the first error held for the module's message, warnings
+ * (kinds stepped over) kept to be said in module order once all are done.
+ */
 static void hold_first(void *ctx, enum bc_log_level level, const char *msg)
 {
 	struct kmod_file *f = ctx;
+	char *grown;
 
-	if (level == BC_LOG_ERROR && !f->msg[0])
-		snprintf(f->msg, sizeof(f->msg), "%s", msg);
+	if (level == BC_LOG_ERROR) {
+		if (!f->msg[0])
+			snprintf(f->msg, sizeof(f->msg), "%s", msg);
+		return;
+	}
+	if (level != BC_LOG_WARN)
+		return;
+	if (asprintf(&grown, "%s%s\n", f->warnings ? f->warnings : "", msg) < 0)
+		return;
+	free(f->warnings);
+	f->warnings = grown;
 }
 
 static const struct bc_parse_opts skip_unknown = { .skip_unknown_kinds = true };
@@ -590,6 +606,13 @@ static int parse_modules(struct kmod_list *l, struct bc_kernel_set *ks,
 				      f->origin, f->name,
 				      ks->mods[ks->nr_mods - 1].origin);
 			continue;
+		}
+		if (f->warnings) {
+			char *line = f->warnings, *end;
+
+			for (; (end = strchr(line, '\n')); line = end + 1)
+				bc_log_printf(log, BC_LOG_WARN, "%.*s",
+					      (int)(end - line), line);
 		}
 		m = &ks->mods[ks->nr_mods++];
 		m->name = f->name;
