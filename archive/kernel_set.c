@@ -27,6 +27,7 @@
 #include "../canon/btf_kinds.h"
 #include "../canon/canon.h"
 #include "../canon/par.h"
+#include "archive.h"
 #include "decompress.h"
 #include "kernel_set.h"
 #include "kimage.h"
@@ -352,6 +353,66 @@ int bc_kernel_set_merged(const char *path, const char *const *globs,
 	err = bc_kmods_merge(ks.input.btf, take, n, raw, size, log);
 	free(take);
 	bc_kernel_set_deinit(&ks);
+	return err;
+}
+
+int bc_archive_kernel_merged(struct bc_archive *ar, uint32_t k,
+			     const char *label, const char *const *globs,
+			     uint32_t nr_globs, uint8_t *hits, void **raw,
+			     size_t *size, const struct bc_log *log)
+{
+	uint32_t nr = bc_archive_nr_modules(ar, k), i, g, n = 0;
+	struct bc_archive_kmods *km = NULL;
+	struct bc_btf *base = NULL, **mods = NULL;
+	void *base_raw = NULL;
+	size_t base_size = 0;
+	int err;
+
+	*raw = NULL;
+	*size = 0;
+	err = bc_archive_kmods_open(ar, k, &km, &base_raw, &base_size, log);
+	if (err)
+		return err;
+	err = bc_btf_parse(base_raw, base_size, NULL, label, log, &base);
+	free(base_raw);
+	mods = calloc(nr ? nr : 1, sizeof(*mods));
+	if (!err && !mods)
+		err = bc_log_error(log, -ENOMEM, "%s: out of memory", label);
+	for (i = 0; !err && i < nr; i++) {
+		const char *name = bc_archive_module_name(ar, k, i);
+		void *mraw = NULL;
+		size_t msize = 0;
+		bool want = false;
+		int e;
+
+		for (g = 0; g < nr_globs; g++)
+			if (!fnmatch(globs[g], name, 0)) {
+				want = true;
+				if (hits)
+					__atomic_store_n(&hits[g], 1, __ATOMIC_RELAXED);
+			}
+		if (!want)
+			continue;
+		e = bc_archive_kmods_module(km, i, &mraw, &msize, log);
+		if (!e)
+			e = bc_btf_parse(mraw, msize, base, label, log, &mods[n]);
+		free(mraw);
+		if (e == -ENOMEM)
+			err = e;
+		else if (e)
+			bc_log_printf(log, BC_LOG_WARN, "%s: module %s left out",
+				      label, name);
+		else
+			n++;
+	}
+	if (!err)
+		err = bc_kmods_merge(base, (const struct bc_btf *const *)mods, n,
+				     raw, size, log);
+	for (i = 0; i < n; i++)
+		bc_btf_free(mods[i]);
+	free(mods);
+	bc_btf_free(base);
+	bc_archive_kmods_free(km);
 	return err;
 }
 

@@ -149,6 +149,22 @@ int bc_kernel_set_merged(const char *path, const char *const *globs,
 			 const struct bc_log *log);
 
 /*
+ * bc_kernel_set_merged() of kernel k of ar, its modules read from the
+ * archive's records (archive.h, "Modules"): the kernel's bytes and the
+ * modules matching globs, each split over them, merged by
+ * bc_kmods_merge(), so the bytes are those bc_kernel_set_merged() gives
+ * for the kernel's package or directory (canon makes them one). label
+ * names the kernel in messages; a module that cannot be rebuilt is left
+ * out with a warning naming it. Returns 0 or a negative errno after a
+ * message.
+ */
+struct bc_archive;
+int bc_archive_kernel_merged(struct bc_archive *ar, uint32_t k,
+			     const char *label, const char *const *globs,
+			     uint32_t nr_globs, uint8_t *hits, void **raw,
+			     size_t *size, const struct bc_log *log);
+
+/*
  * The BTF blob of one module file's bytes data[0..size): decompressed
  * when xz, zstd or gzip, then the .BTF section of the ELF file, or the
  * bytes themselves when they are raw BTF. *out is malloc'd. Returns 0;

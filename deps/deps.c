@@ -594,6 +594,83 @@ static int take_modules(struct kfile_cursor c, const char *path,
 	return c.p == c.end ? 0 : -EINVAL;
 }
 
+/*
+ * The modules an archive keeps of kernel idx (format 5: records over the
+ * kernel, archive.h "Modules"), each parsed as split BTF over the
+ * kernel's sorted bytes: k->input.btf when the kernel was read whole,
+ * else the bytes rebuilt once into k->modules_base (a view's ids are
+ * those bytes' ids, so a module's references to the kernel read the
+ * same through the view). A module that cannot be rebuilt or parsed is
+ * left out with a warning naming it, as a package's bad module is.
+ * Cost: the kernel's bytes rebuilt (about 10 ms per 100k types) and
+ * every module's records, once per kernel read.
+ */
+static int load_archived_modules(struct bc_archive *ar, uint32_t idx,
+				 const char *label, struct bc_deps_kernel *k,
+				 const struct bc_log *log)
+{
+	uint32_t nr = bc_archive_nr_modules(ar, idx), i;
+	struct bc_archive_kmods *km = NULL;
+	const struct bc_btf *base = k->input.btf;
+	void *base_raw = NULL;
+	size_t base_size = 0;
+	int err;
+
+	k->has_modules = true;
+	err = bc_archive_kmods_open(ar, idx, &km, base ? NULL : &base_raw,
+				    &base_size, log);
+	if (err)
+		return err == -ENOMEM ? err : -EBADMSG;	/* said */
+	if (!base) {
+		err = bc_btf_parse(base_raw, base_size, NULL, label, log,
+				   &k->modules_base);
+		free(base_raw);
+		if (err)
+			goto out;
+		base = k->modules_base;
+	}
+	k->modules = calloc(nr ? nr : 1, sizeof(*k->modules));
+	if (!k->modules) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		struct bc_core_module *m = &k->modules[k->nr_modules];
+		const char *name = bc_archive_module_name(ar, idx, i);
+		void *raw = NULL;
+		size_t size = 0;
+		int e;
+
+		e = bc_archive_kmods_module(km, i, &raw, &size, log);
+		if (!e)
+			e = bc_btf_parse(raw, size, base, label, log, &m->btf);
+		free(raw);
+		if (e == -ENOMEM) {
+			err = e;
+			goto out;
+		}
+		if (e) {
+			bc_log_printf(log, BC_LOG_WARN, "%s: module %s left out",
+				      label, name);
+			continue;
+		}
+		k->nr_modules++;	/* deinit frees what is set */
+		m->name = strdup(name);
+		if (!m->name || asprintf(&m->label, " in module %s", name) < 0) {
+			m->label = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+		if (bc_ktypes_init_btf(&m->types, m->btf, true)) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	bc_archive_kmods_free(km);
+	return err == -ENOMEM || !err ? err : -EBADMSG;
+}
+
 static bool attachment(const struct bc_archive *ar, uint32_t idx,
 		       const char *what, struct kfile_cursor *c)
 {
@@ -650,6 +727,10 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 		if (!err)
 			err = take_modules(c, label, k, log);
 		k->has_modules = true;
+	} else if (!err && bc_archive_nr_modules(ar, idx)) {
+		err = load_archived_modules(ar, idx, label, k, log);
+		if (err == -EBADMSG)
+			goto fail;	/* the archive said what */
 	} else if (!err && bc_archive_nr_kernels(ar) > 1) {
 		k->from_archive = true;
 		if (err == -EBADMSG)

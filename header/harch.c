@@ -200,6 +200,7 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 		uint64_t seed = 0;
 
 		if (kernels[i]->ar && !opts->whole_kernels &&
+		    !hdr_wants_archived_modules(kernels[i]) &&
 		    !bc_archive_kernel_stored_as_bytes(kernels[i]->ar, kernels[i]->idx) &&
 		    !bc_archive_view_open(kernels[i]->ar, kernels[i]->idx, &view, log)) {
 			seed = hdr_mix_str(0x5ca1ab1e, kernels[i]->ar_path);

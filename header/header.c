@@ -225,10 +225,12 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		}
 		for (i = 0; i < set.nr; i++)
 			set.k[i].mods = &set.mods;
-		for (i = 0; i < set.nr_archives; i++)
-			bc_log_printf(log, BC_LOG_WARN,
-				      "%s: an archive holds no modules (yet): --module adds nothing to its kernels",
-				      set.archive_paths[i]);
+		for (i = 0; i < set.nr; i++)
+			if (set.k[i].ar &&
+			    !bc_archive_nr_modules(set.k[i].ar, set.k[i].idx))
+				bc_log_printf(log, BC_LOG_WARN,
+					      "%s: stored without modules: --module adds nothing to it",
+					      set.k[i].label);
 	}
 	if (!set.nr) {
 		err = bc_log_error(log, -EINVAL, "no kernel given (--kernel K)");

@@ -177,6 +177,12 @@ out:
 	return err;
 }
 
+bool hdr_wants_archived_modules(const struct hdr_kernel *k)
+{
+	return k->ar && k->mods && k->mods->nr &&
+	       bc_archive_nr_modules(k->ar, k->idx);
+}
+
 /* Reads one kernel's BTF as libbpf's struct btf. */
 int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 		    const struct bc_log *log)
@@ -189,8 +195,15 @@ int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 	int err;
 
 	*out = NULL;
-	if (k->ar) {
+	if (hdr_wants_archived_modules(k)) {
+		/* the modules asked for, from the archive's records */
+		err = bc_archive_kernel_merged(k->ar, k->idx, k->label,
+					       k->mods->globs, k->mods->nr,
+					       k->mods->hits, &raw, &size, log);
+	} else if (k->ar) {
 		err = bc_archive_kernel_raw(k->ar, k->idx, &raw, &size, log);
+	}
+	if (k->ar) {
 		if (err)
 			return err;
 		*out = btf__new(raw, size);

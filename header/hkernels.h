@@ -44,6 +44,12 @@ void hdr_set_free(struct hdr_set *s);
 /* Adds the kernels of one --kernel argument. */
 int hdr_set_add_arg(struct hdr_set *s, const char *arg,
 		    const struct bc_log *log);
+/*
+ * Whether k is a kernel of an archive stored with modules and --module
+ * asks for some: it is then read whole, its modules merged in
+ * (hdr_load_kernel), never through a view of vmlinux alone.
+ */
+bool hdr_wants_archived_modules(const struct hdr_kernel *k);
 /* Reads one kernel's BTF as libbpf's struct btf. */
 int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 		    const struct bc_log *log);
