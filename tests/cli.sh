@@ -1499,6 +1499,62 @@ check_archive_modules() {
 }
 run_case "archive: kernels with their modules" check_archive_modules
 
+# The readers of an archive see its kernels' modules (issue 33): deps,
+# min and header --module over a kernel stored with its modules answer
+# what they answer over the directory it was made from (same JSON, same
+# bytes); a kernel stored without modules keeps its note.
+check_archive_module_readers() {
+	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
+	fix=$src/tests/fixtures/deps
+	gcc -g -O2 -r -nostdlib -w -o kern_a.o "$fix/kern_a.c"
+	gcc -g -O2 -r -nostdlib -w -o kern_b.o "$fix/kern_b.c" "$fix/kern_b2.c"
+	mkdir k
+	run 0 "$BTFCANON" encode kern_a.o -o k/vmlinux
+	run 0 "$BTFCANON" encode kern_b.o -o b.btf
+	for m in mod_a mod_b; do
+		gcc -g -O2 -c -w -o m.o "$fix/$m.c"
+		run 0 "$BTFCANON" encode --btf_base k/vmlinux m.o -o k/$m
+	done
+	for o in mod kmod; do
+		clang -target bpf -O2 -g -c -o $o.bpf.o "$fix/$o.bpf.c" ||
+			die "clang -target bpf cannot build $o.bpf.c"
+	done
+	run 0 "$BTFCANON" archive create k.bca k --name 9.9.9-amd64 \
+		b.btf --name 9.9.8-amd64
+	# deps: the module rows as from the directory, keyed by name
+	run 1 "$BTFCANON" deps --json mod.bpf.o kmod.bpf.o \
+		--kernel 9.9.8-amd64=b.btf --kernel 9.9.9-amd64=k
+	sed -e 's|no modules were given with the kernel|NOMODS|g' stdout > dir.json
+	run 1 "$BTFCANON" deps --json mod.bpf.o kmod.bpf.o --kernel k.bca
+	sed -e 's|k.bca:||g' -e 's|the archive holds no modules|NOMODS|g' \
+		stdout > ar.json
+	same dir.json ar.json "deps over the archive and over the directory"
+	grep -q '"detail":"in module mod_a"' ar.json ||
+		die "deps over the archive found nothing in module mod_a"
+	run 1 "$BTFCANON" deps mod.bpf.o --kernel 'k.bca:9.9.8*'
+	stdout_has "the archive holds no modules"
+	# min: the same bytes, module types in
+	run 0 "$BTFCANON" min mod.bpf.o kmod.bpf.o --kernel 9.9.9-amd64=k -o dmin
+	run 0 "$BTFCANON" min mod.bpf.o kmod.bpf.o --kernel 'k.bca:9.9.9*' -o amin
+	same dmin/9.9.9-amd64.btf amin/9.9.9-amd64.btf "min over the archive"
+	run 0 "$BTFCANON" dump -f c amin/9.9.9-amd64.btf
+	stdout_has "struct dep_modstat {"
+	# header --module: the same header, the module's types in it
+	run 0 "$BTFCANON" header --kernel 9.9.9-amd64=k --kernel 9.9.8-amd64=b.btf \
+		--module 'mod_*' -o dir.h
+	run 0 "$BTFCANON" header --kernel k.bca --module 'mod_*' -o ar.h
+	same dir.h ar.h "header --module over the archive"
+	grep -q "struct dep_modstat {" ar.h || die "no module type in the header"
+	stderr_has "k.bca:9.9.8-amd64: stored without modules"
+	run 0 "$BTFCANON" header --kernel 'k.bca:9.9.9*' --module mod_b -o b.h
+	run 0 "$BTFCANON" header --kernel 9.9.9-amd64=k --module mod_b -o bd.h
+	same bd.h b.h "header --module mod_b over the archive"
+	rm -f kern_a.o kern_b.o m.o
+	no_temps .
+}
+run_case "archive: deps, min and header read its modules" \
+	check_archive_module_readers
+
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
 # remove wait --wait seconds, then exit 2 changing nothing; readers do not
 # wait; an add may read its own archive (ARCHIVE:NAME) under its lock;
