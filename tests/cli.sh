@@ -1502,7 +1502,8 @@ run_case "archive: kernels with their modules" check_archive_modules
 # The readers of an archive see its kernels' modules (issue 33): deps,
 # min and header --module over a kernel stored with its modules answer
 # what they answer over the directory it was made from (same JSON, same
-# bytes); a kernel stored without modules keeps its note.
+# bytes); a kernel stored without modules keeps its note; archive log
+# finds a type vmlinux lacks in a module and names it.
 check_archive_module_readers() {
 	src=${BTFCANON_SRC:-$(dirname "$(dirname "$BTFCANON")")}
 	fix=$src/tests/fixtures/deps
@@ -1549,10 +1550,17 @@ check_archive_module_readers() {
 	run 0 "$BTFCANON" header --kernel 'k.bca:9.9.9*' --module mod_b -o b.h
 	run 0 "$BTFCANON" header --kernel 9.9.9-amd64=k --module mod_b -o bd.h
 	same bd.h b.h "header --module mod_b over the archive"
+	# archive log: a type vmlinux lacks, found in the module, named
+	run 0 "$BTFCANON" archive log k.bca 'struct dep_modstat.hits'
+	stdout_has "9.9.8-amd64: absent"
+	stdout_has "9.9.9-amd64: appears"
+	stdout_has "in module mod_a:"
+	run 0 "$BTFCANON" archive log k.bca 'struct dep_modamb'
+	stdout_has "in module mod_a (and 1 more modules):"
 	rm -f kern_a.o kern_b.o m.o
 	no_temps .
 }
-run_case "archive: deps, min and header read its modules" \
+run_case "archive: deps, min, header and log read its modules" \
 	check_archive_module_readers
 
 # Writers take turns (issue 27): a lock held by flock(1) makes add and
