@@ -303,6 +303,16 @@ static int add_cands(struct bc_core_cands *c, const struct bc_ktypes *kt,
 	return 0;
 }
 
+/* The modules of ctx: given, or asked for (get_modules). */
+static void ctx_modules(const struct bc_core_ctx *ctx,
+			const struct bc_core_module **mods, uint32_t *nr)
+{
+	*mods = ctx->modules;
+	*nr = ctx->nr_modules;
+	if (ctx->get_modules)
+		ctx->get_modules(ctx->get_modules_arg, mods, nr);
+}
+
 /*
  * The kernel's candidates for local type local_id, in id order; when the
  * kernel has none and modules were given, those of every module, in
@@ -315,17 +325,20 @@ static int find_cands(const struct bc_core_ctx *ctx, uint32_t local_id,
 	const struct btf_type *lt = type_at(&ctx->local, local_id);
 	const char *name = name_of(&ctx->local, lt->name_off);
 	size_t len = bc_essential_len(name);
+	const struct bc_core_module *mods;
 	struct bc_core_cands *c;
-	uint32_t m;
+	uint32_t m, nr;
 	int err;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	err = add_cands(c, ctx->target, lt, name, len);
-	if (!err && !c->len)
-		for (m = 0; !err && m < ctx->nr_modules; m++)
-			err = add_cands(c, &ctx->modules[m].types, lt, name, len);
+	if (!err && !c->len) {
+		ctx_modules(ctx, &mods, &nr);
+		for (m = 0; !err && m < nr; m++)
+			err = add_cands(c, &mods[m].types, lt, name, len);
+	}
 	if (err) {
 		cands_free(c);
 		return err;
@@ -341,6 +354,8 @@ int bc_core_ctx_init(struct bc_core_ctx *ctx, const struct bc_btf *local,
 	ctx->target = target;
 	ctx->modules = NULL;
 	ctx->nr_modules = 0;
+	ctx->get_modules = NULL;
+	ctx->get_modules_arg = NULL;
 	ctx->on_match = NULL;
 	ctx->on_match_arg = NULL;
 	ctx->specs = NULL;
@@ -1122,11 +1137,15 @@ static const char *module_label(const struct bc_core_ctx *ctx,
 				const struct bc_ktypes *kt)
 {
 	static const char *const none = "";
-	uint32_t m;
+	const struct bc_core_module *mods;
+	uint32_t m, nr;
 
-	for (m = 0; m < ctx->nr_modules; m++)
-		if (&ctx->modules[m].types == kt)
-			return ctx->modules[m].label;
+	if (kt == ctx->target)
+		return none;	/* the modules not asked for */
+	ctx_modules(ctx, &mods, &nr);
+	for (m = 0; m < nr; m++)
+		if (&mods[m].types == kt)
+			return mods[m].label;
 	return none;
 }
 

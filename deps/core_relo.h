@@ -56,6 +56,14 @@ struct bc_core_ctx {
 	 */
 	const struct bc_core_module *modules;
 	uint32_t nr_modules;
+	/*
+	 * Or, when set, what gives the modules the first time they are
+	 * needed (a name vmlinux lacks): deps reads an archived kernel's
+	 * modules only then. Not called for a kernel that has the name.
+	 */
+	void (*get_modules)(const void *arg, const struct bc_core_module **mods,
+			    uint32_t *nr);
+	const void *get_modules_arg;
 	struct bc_core_cands **cands;	/* by local type id, lazily */
 	struct core_specs *specs;	/* bc_core_relo_eval()'s, lazily */
 	/*

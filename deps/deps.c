@@ -671,6 +671,50 @@ out:
 	return err == -ENOMEM || !err ? err : -EBADMSG;
 }
 
+/*
+ * An archived kernel's modules, read when first needed. A kernel read
+ * through a view costs the few hundred records the objects reach; its
+ * modules (1,100 to 4,000 of them, 10-60 MB) would cost more than all of
+ * it, and libbpf looks into them only for a name vmlinux lacks. So they
+ * are read (load_archived_modules, into held) at the first such name,
+ * once; the messages of a bad module come then, in the kernel's turn.
+ * err keeps a failure, which views_error() reports after the checks.
+ */
+struct bc_deps_lazy_modules {
+	struct bc_archive *ar;
+	uint32_t idx;
+	const char *label;
+	const struct bc_log *log;
+	bool done;
+	int err;
+	struct bc_deps_kernel held;	/* its modules and their base */
+};
+
+/* k's modules: its own, or an archived kernel's read now. */
+static void kernel_modules(const struct bc_deps_kernel *k,
+			   const struct bc_core_module **mods, uint32_t *nr)
+{
+	struct bc_deps_lazy_modules *l = k->lazy;
+
+	*mods = k->modules;
+	*nr = k->nr_modules;
+	if (!l)
+		return;
+	if (!l->done) {
+		l->done = true;
+		l->err = load_archived_modules(l->ar, l->idx, l->label,
+					       &l->held, l->log);
+	}
+	*mods = l->held.modules;
+	*nr = l->err ? 0 : l->held.nr_modules;
+}
+
+static void kernel_modules_v(const void *k, const struct bc_core_module **mods,
+			     uint32_t *nr)
+{
+	kernel_modules(k, mods, nr);
+}
+
 static bool attachment(const struct bc_archive *ar, uint32_t idx,
 		       const char *what, struct kfile_cursor *c)
 {
@@ -727,6 +771,15 @@ int bc_deps_kernel_load_archived(struct bc_archive *ar, uint32_t idx,
 		if (!err)
 			err = take_modules(c, label, k, log);
 		k->has_modules = true;
+	} else if (!err && bc_archive_nr_modules(ar, idx) && k->types.view) {
+		/* through a view: the modules when a check needs them */
+		k->has_modules = true;
+		k->lazy = calloc(1, sizeof(*k->lazy));
+		if (!k->lazy)
+			err = -ENOMEM;
+		else
+			*k->lazy = (struct bc_deps_lazy_modules){
+				.ar = ar, .idx = idx, .label = label, .log = log };
 	} else if (!err && bc_archive_nr_modules(ar, idx)) {
 		err = load_archived_modules(ar, idx, label, k, log);
 		if (err == -EBADMSG)
@@ -945,6 +998,10 @@ void bc_deps_kernel_deinit(struct bc_deps_kernel *k)
 		bc_btf_free(k->modules[i].btf);
 	}
 	free(k->modules);
+	if (k->lazy)
+		bc_deps_kernel_deinit(&k->lazy->held);
+	free(k->lazy);
+	k->lazy = NULL;
 	free(k->vmlinux_path);
 	bc_btf_free(k->modules_base);
 	bc_archive_free(k->archive);	/* after the names in it */
@@ -975,13 +1032,16 @@ static uint32_t kfind(const struct bc_deps_kernel *k, uint32_t kind,
 static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
 			  const char *name, const struct bc_ktypes **types)
 {
-	uint32_t id = kfind(k, kind, name), m;
+	const struct bc_core_module *mods = NULL;
+	uint32_t id = kfind(k, kind, name), m, nr = 0;
 
 	*types = &k->types;
-	for (m = 0; !id && m < k->nr_modules; m++) {
-		id = bc_ktypes_find(&k->modules[m].types, kind, name);
+	if (!id)
+		kernel_modules(k, &mods, &nr);
+	for (m = 0; !id && m < nr; m++) {
+		id = bc_ktypes_find(&mods[m].types, kind, name);
 		if (id)
-			*types = &k->modules[m].types;
+			*types = &mods[m].types;
 	}
 	return id;
 }
@@ -990,11 +1050,15 @@ static uint32_t kfind_any(const struct bc_deps_kernel *k, uint32_t kind,
 static const char *module_of(const struct bc_deps_kernel *k,
 			     const struct bc_ktypes *types)
 {
-	uint32_t m;
+	const struct bc_core_module *mods;
+	uint32_t m, nr;
 
-	for (m = 0; m < k->nr_modules; m++)
-		if (&k->modules[m].types == types)
-			return k->modules[m].name;
+	if (types == &k->types)
+		return NULL;	/* the modules not asked for */
+	kernel_modules(k, &mods, &nr);
+	for (m = 0; m < nr; m++)
+		if (&mods[m].types == types)
+			return mods[m].name;
 	return NULL;
 }
 
@@ -1241,8 +1305,8 @@ static int relo_pass(struct builder *b, const struct bc_bpf_object *obj,
 	int err;
 
 	err = bc_core_ctx_init(&ctx, obj->btf, &kernel->types);
-	ctx.modules = kernel->modules;
-	ctx.nr_modules = kernel->nr_modules;
+	ctx.get_modules = kernel_modules_v;	/* asked for when needed */
+	ctx.get_modules_arg = kernel;
 	for (s = 0; s < obj->nr_sections && !err; s++) {
 		const struct bc_bpf_section *sec = &obj->sections[s];
 		bool off = autoload_off(sec->name);
@@ -2571,6 +2635,11 @@ static int views_error(const struct bc_deps_kernel *first,
 			return bc_log_error(log, err, "%s: %s", kk->arg,
 					    err == -ENOMEM ? "out of memory" :
 					    "a type record of the archive cannot be read");
+		err = kk && kk->lazy ? kk->lazy->err : 0;
+		if (err)
+			return bc_log_error(log, err, "%s: %s", kk->arg,
+					    err == -ENOMEM ? "out of memory" :
+					    "its modules in the archive cannot be read");
 	}
 	return 0;
 }

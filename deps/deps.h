@@ -130,12 +130,18 @@ struct bc_deps_kernel {
 	 * vmlinux, where module types cannot be checked.
 	 */
 	bool has_modules;
-	/* read from an archive, which keeps vmlinux only (no modules yet) */
+	/* read from an archive that keeps no modules of it */
 	bool from_archive;
 	/* a saved kernel's modules: the BTF they are split over, or NULL */
 	struct bc_btf *modules_base;
 	/* a saved kernel file, owned: its symbols and inlined names point in */
 	struct bc_archive *archive;
+	/*
+	 * A kernel of an archive read through a view, stored with modules:
+	 * its modules, read from the archive the first time a check needs
+	 * one (a name vmlinux lacks), in place of modules above; or NULL.
+	 */
+	struct bc_deps_lazy_modules *lazy;
 };
 
 /*
