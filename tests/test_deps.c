@@ -253,6 +253,7 @@ static void build_fixtures(void)
 }
 
 static char *replaced(const char *path, const char *from, const char *to);
+static char *text_of(const char *path);
 
 /* Does the file at path hold text? */
 static bool file_says(const char *path, const char *text)
@@ -1245,6 +1246,58 @@ START_TEST(test_modules_real)
 		fprintf(stderr, "min: %u relocations of kmod_core.bpf.o agree with libbpf over the minimal BTF of 6.12.117 with its modules (%zu bytes)\n",
 			n, size);
 		free(min_path);
+	}
+	/*
+	 * The archive of the kernel with xfs and nf_conntrack (their files
+	 * as the package holds them, beside its vmlinux): deps and min over
+	 * it answer as over the directory (deps reads a module's records
+	 * when vmlinux lacks a name; min the kernel whole).
+	 */
+	{
+		const char *cli = getenv("BTFCANON");
+		const char *const names[] = { "nf_conntrack", "xfs" };
+		char *dir_json, *ar_json;
+		struct blob a, b;
+
+		ck_assert_int_eq(test_sh("mkdir %s", in_scratch("kd")), 0);
+		ck_assert_int_eq(bc_file_write_atomic(in_scratch("kd/vmlinux"),
+						      k0->input.btf->data,
+						      k0->input.btf->size, NULL), 0);
+		for (i = 0; i < 2; i++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "kd/%s", names[i]);
+			ck_assert_int_eq(bc_file_write_atomic(in_scratch(path),
+							      mods[i]->data,
+							      mods[i]->size, NULL), 0);
+		}
+		ck_assert_int_eq(test_sh("%s archive create %s %s --name K",
+				    cli, in_scratch("kd.bca"), in_scratch("kd")), 0);
+		ck_assert_int_eq(test_sh("%s deps --json --attach dummy_file_read=xfs_file_read_iter "
+				    "%s --kernel K=%s > %s", cli, in_scratch("kmod.bpf.o"),
+				    in_scratch("kd"), in_scratch("kd-dir.json")), 0);
+		ck_assert_int_eq(test_sh("%s deps --json --attach dummy_file_read=xfs_file_read_iter "
+				    "%s --kernel '%s:K' | sed 's|%s:K|K|g' > %s", cli,
+				    in_scratch("kmod.bpf.o"), in_scratch("kd.bca"),
+				    in_scratch("kd.bca"), in_scratch("kd-ar.json")), 0);	/* sed's */
+		dir_json = text_of(in_scratch("kd-dir.json"));
+		ar_json = text_of(in_scratch("kd-ar.json"));
+		ck_assert_msg(strstr(ar_json, "\"detail\":\"in module xfs\""),
+			      "%.300s", ar_json);
+		ck_assert_str_eq(dir_json, ar_json);
+		free(dir_json);
+		free(ar_json);
+		ck_assert_int_eq(test_sh("%s min %s --kernel K=%s -o %s && "
+				    "%s min %s --kernel '%s:K' -o %s", cli,
+				    in_scratch("kmod_core.bpf.o"), in_scratch("kd"),
+				    in_scratch("min-dir"), cli, in_scratch("kmod_core.bpf.o"),
+				    in_scratch("kd.bca"), in_scratch("min-ar")), 0);
+		a = read_file(in_scratch("min-dir/K.btf"));
+		b = read_file(in_scratch("min-ar/K.btf"));
+		ck_assert_msg(a.size > 24 && blob_eq(&a, &b),
+			      "min over the archive is not min over the directory");
+		blob_free(&a);
+		blob_free(&b);
 	}
 	bc_deps_report_deinit(&core.report);
 	bc_bpf_object_deinit(&core.obj);
