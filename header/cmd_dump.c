@@ -21,6 +21,7 @@
 
 #include <bpf/btf.h>
 
+#include "../archive/archive.h"
 #include "../archive/btf_file.h"
 #include "../archive/kernel_set.h"
 #include "commands.h"
@@ -93,6 +94,40 @@ static void free_dump_args(struct dump_args *args)
 }
 
 /*
+ * bc_kernel_set_merged() of INPUT, or, for a kernel of an archive
+ * (ARCHIVE:NAME, or an archive of one kernel), of its modules as the
+ * archive keeps them (bc_archive_kernel_merged()). 1: not an archive's
+ * kernel, 0 done, <0 an error (said).
+ */
+static int archived_merged(const struct dump_args *args, uint8_t *hits,
+			   void **raw, size_t *size, bool *has_modules,
+			   const struct bc_log *log)
+{
+	struct bc_archive_arg a;
+	int err;
+
+	if (!strchr(args->input, ':') && !bc_archive_is_archive(args->input))
+		return 1;
+	err = bc_archive_arg_open(args->input, &a, log);
+	if (err)
+		return err;
+	if (!a.ar) {
+		err = 1;
+	} else if (a.nr != 1) {
+		err = bc_log_error(log, -EINVAL, "%s: %u kernels: --module takes one (ARCHIVE:NAME)",
+				   args->input, a.nr);
+	} else {
+		*has_modules = bc_archive_nr_modules(a.ar, a.idx[0]) > 0;
+		err = bc_archive_kernel_merged(a.ar, a.idx[0], args->input,
+					       args->modules, args->nr_modules,
+					       hits, raw, size, log);
+	}
+	bc_archive_free(a.ar);
+	bc_archive_arg_deinit(&a);
+	return err;
+}
+
+/*
  * --module: INPUT's vmlinux and the modules the globs name, as one BTF
  * (archive/kernel_set.h) in in->btf. Every glob must name a module.
  */
@@ -109,11 +144,14 @@ static int load_with_modules(const struct dump_args *args, struct bc_input *in,
 	in->path = args->input;
 	if (!hits)
 		return bc_log_error(log, -ENOMEM, "out of memory");
-	err = bc_kernel_set_merged(args->input, args->modules, args->nr_modules,
-				   hits, &raw, &size, &has_modules, log);
+	err = archived_merged(args, hits, &raw, &size, &has_modules, log);
+	if (err == 1)
+		err = bc_kernel_set_merged(args->input, args->modules,
+					   args->nr_modules, hits, &raw, &size,
+					   &has_modules, log);
 	if (!err && !has_modules)
 		err = bc_log_error(log, -EINVAL,
-				   "%s: a kernel without its modules (a bare vmlinux): --module needs a package, a modules tree or a directory as /sys/kernel/btf",
+				   "%s: a kernel without its modules (a bare vmlinux, an archive's kernel stored without them): --module needs a package, a modules tree, a directory as /sys/kernel/btf or an archive's kernel stored with its modules",
 				   args->input);
 	for (i = 0; !err && i < args->nr_modules; i++)
 		if (!hits[i])

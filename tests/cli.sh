@@ -1550,6 +1550,13 @@ check_archive_module_readers() {
 	run 0 "$BTFCANON" header --kernel 'k.bca:9.9.9*' --module mod_b -o b.h
 	run 0 "$BTFCANON" header --kernel 9.9.9-amd64=k --module mod_b -o bd.h
 	same bd.h b.h "header --module mod_b over the archive"
+	# dump -f c --module of an archive's kernel: the directory's text
+	run 0 "$BTFCANON" dump -f c --module mod_a 'k.bca:9.9.9*'
+	mv stdout ar.c
+	run 0 "$BTFCANON" dump -f c --module mod_a k
+	same stdout ar.c "dump -f c --module of the archive's kernel"
+	run 2 "$BTFCANON" dump -f c --module mod_a 'k.bca:9.9.8*'
+	stderr_has "an archive's kernel stored without them"
 	# archive log: a type vmlinux lacks, found in the module, named
 	run 0 "$BTFCANON" archive log k.bca 'struct dep_modstat.hits'
 	stdout_has "9.9.8-amd64: absent"
