@@ -250,7 +250,9 @@ static bool wanted_kind(const struct wanted *want, uint32_t kind)
  * What kernel k's modules say of a type its vmlinux lacks (a module type
  * such as struct xfs_inode), into out: "in module M" and the definition,
  * of the first module in name order that has the type (libbpf too looks
- * into the modules only where vmlinux has none), and how many more do.
+ * into the modules only where vmlinux has none), and which others have
+ * one of the name too (the first three named, then a count): their
+ * definitions may differ, which `archive extract K/MODULE` shows.
  * Each module is rebuilt from the archive's records and parsed over the
  * kernel's bytes, then its own types scanned for the name: a module that
  * cannot be read is skipped (its reader said why). Cost: the kernel's
@@ -261,6 +263,7 @@ static void modules_say(struct bc_archive *ar, uint32_t k,
 			const struct bc_log *log)
 {
 	uint32_t nr = bc_archive_nr_modules(ar, k), i, id, more = 0;
+	struct bc_text others;
 	struct bc_archive_kmods *km = NULL;
 	struct bc_btf *base = NULL;
 	const char *first = NULL;
@@ -269,6 +272,7 @@ static void modules_say(struct bc_archive *ar, uint32_t k,
 	size_t base_size = 0;
 
 	bc_text_init(&def);
+	bc_text_init(&others);
 	if (bc_archive_kmods_open(ar, k, &km, &base_raw, &base_size, log) ||
 	    bc_btf_parse(base_raw, base_size, NULL, bc_archive_kernel_name(ar, k),
 			 log, &base)) {
@@ -296,7 +300,9 @@ static void modules_say(struct bc_archive *ar, uint32_t k,
 				has = wanted_kind(want, BTF_INFO_KIND(t->info)) &&
 				      !strcmp(bc_btf_str(mod, t->name_off), want->name);
 			}
-			more += has;
+			if (has && ++more <= 3)
+				bc_text_printf(&others, "%s%s", more > 1 ? ", " : "",
+					       bc_archive_module_name(ar, k, i));
 			bc_btf_free(mod);
 			continue;
 		}
@@ -317,9 +323,12 @@ static void modules_say(struct bc_archive *ar, uint32_t k,
 		if (def.len)
 			first = bc_archive_module_name(ar, k, i);
 	}
-	if (first && more)
-		bc_text_printf(out, "in module %s (and %u more modules):\n", first,
-			       more);
+	if (first && more > 3)
+		bc_text_printf(out, "in module %s (also in %s and %u more):\n",
+			       first, others.buf, more - 3);
+	else if (first && more)
+		bc_text_printf(out, "in module %s (also in %s):\n", first,
+			       others.buf);
 	else if (first)
 		bc_text_printf(out, "in module %s:\n", first);
 	if (def.len)
@@ -327,6 +336,7 @@ static void modules_say(struct bc_archive *ar, uint32_t k,
 out:
 	free(base_raw);
 	bc_text_deinit(&def);
+	bc_text_deinit(&others);
 	bc_btf_free(base);
 	bc_archive_kmods_free(km);
 }
