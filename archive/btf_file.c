@@ -13,6 +13,7 @@
 #include "archive.h"
 #include "kimage.h"
 #include "btf_file.h"
+#include "elf_section.h"
 
 static int read_all(int fd, const char *path, void **data, size_t *size,
 		    const struct bc_log *log)
@@ -60,7 +61,7 @@ static int read_all(int fd, const char *path, void **data, size_t *size,
 	return 0;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
+Elf_Scn *bc_elf_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -100,7 +101,7 @@ static int read_elf_btf(const char *path, int fd, struct bc_blob *blob,
 				   path, elf_errmsg(-1));
 		goto out;
 	}
-	scn = find_section(elf, ".BTF", &shdr);
+	scn = bc_elf_section(elf, ".BTF", &shdr);
 	if (!scn) {
 		err = bc_log_error(log, -ENOENT, "%s: ELF file has no .BTF section",
 				   path);
@@ -535,7 +536,7 @@ static int rewrite_btf_section(int fd, const char *path, const char *section,
 		goto out;
 	}
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	scn = find_section(elf, section, &shdr);
+	scn = bc_elf_section(elf, section, &shdr);
 	if (!scn) {
 		err = bc_log_error(log, -ENOENT,
 				   "%s: ELF file has no %s section to replace",
@@ -728,7 +729,7 @@ static bool file_has_section(const char *path, const char *name)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	GElf_Shdr shdr;
-	bool has = elf && find_section(elf, name, &shdr);
+	bool has = elf && bc_elf_section(elf, name, &shdr);
 
 	elf_end(elf);
 	if (fd >= 0)
@@ -855,7 +856,7 @@ int bc_file_read_btf_base(const char *path, void **data, size_t *size,
 				   path, elf_errmsg(-1));
 		goto out;
 	}
-	scn = find_section(elf, ".BTF.base", &shdr);
+	scn = bc_elf_section(elf, ".BTF.base", &shdr);
 	if (!scn)
 		goto out;
 	if (shdr.sh_type == SHT_NOBITS ||

@@ -29,6 +29,7 @@
 #include "../canon/par.h"
 #include "archive.h"
 #include "decompress.h"
+#include "elf_section.h"
 #include "kernel_set.h"
 #include "kimage.h"
 #include "package.h"
@@ -71,25 +72,6 @@ char *bc_kmod_name(const char *file)
 
 /* ---- one module file's BTF -------------------------------------------- */
 
-static Elf_Scn *elf_section(Elf *elf, const char *name, GElf_Shdr *shdr)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *sname;
-
-		if (!gelf_getshdr(scn, shdr))
-			return NULL;
-		sname = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (sname && !strcmp(sname, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /* The .BTF section of the ELF file in memory, copied out. */
 static int elf_btf_copy(const uint8_t *data, size_t size, uint8_t **out,
 			size_t *out_size, char *err_buf, size_t err_len)
@@ -107,7 +89,7 @@ static int elf_btf_copy(const uint8_t *data, size_t size, uint8_t **out,
 		err = -EINVAL;
 		goto out;
 	}
-	scn = elf_section(elf, ".BTF", &shdr);
+	scn = bc_elf_section(elf, ".BTF", &shdr);
 	if (!scn) {
 		err = -ENOENT;
 		goto out;

@@ -1341,16 +1341,6 @@ END_TEST
 
 /* ---- kernels with their modules ---------------------------------------- */
 
-static void make_kmod_fixture(const char *dir, void *ctx)
-{
-	const char *cli = getenv("BTFCANON");
-
-	(void)ctx;
-	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
-	ck_assert_int_eq(test_sh("tests/kmod-fixture.sh %s tests/fixtures/deps %s",
-				 cli, dir), 0);
-}
-
 /* `btfcanon sort --base BASE FILE` of the fixture's module file. */
 static struct blob sort_module_over(const struct blob *base_raw,
 				    const char *dir, const char *file)
@@ -1421,7 +1411,7 @@ static struct bc_archive *kmod_archive(const char *dir, struct captured *cap)
 
 START_TEST(test_modules)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	struct captured cap = { 0 };
 	struct bc_archive *ar = kmod_archive(dir, &cap), *back;
 	struct blob quick, file;
@@ -1468,7 +1458,7 @@ END_TEST
 
 START_TEST(test_modules_merged)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	struct captured cap = { 0 };
 	struct bc_archive *ar = kmod_archive(dir, &cap);
 	struct bc_archive_kmods *km;
@@ -1539,7 +1529,7 @@ END_TEST
 
 START_TEST(test_modules_add)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	struct captured cap = { 0 };
 	struct bc_log log = { .fn = capture, .ctx = &cap };
 	struct bc_archive *ar, *back;
@@ -1577,7 +1567,7 @@ END_TEST
 
 START_TEST(test_modules_damage)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	struct captured cap = { 0 };
 	struct bc_log log = { .fn = capture, .ctx = &cap };
 	struct bc_archive *ar = kmod_archive(dir, &cap), *back;

@@ -262,17 +262,6 @@ END_TEST
 
 /* ---- kernels with their modules (archive/kernel_set.h) -------------- */
 
-/* Builds tests/kmod-fixture.sh's files in dir (test_cached). */
-static void make_kmod_fixture(const char *dir, void *ctx)
-{
-	const char *cli = getenv("BTFCANON");
-
-	(void)ctx;
-	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
-	ck_assert_int_eq(test_sh("tests/kmod-fixture.sh %s tests/fixtures/deps %s",
-				 cli, dir), 0);
-}
-
 /* Every warning, one per line. */
 static void collect(void *ctx, enum bc_log_level level, const char *msg)
 {
@@ -312,7 +301,7 @@ static void assert_module(const struct bc_kernel_set *ks, uint32_t i,
  */
 START_TEST(kmod_sources_case)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	char path[512], msgs[4096] = "", msgs1[4096] = "";
 	struct bc_log log = { .fn = collect, .ctx = msgs };
 	struct bc_log log1 = { .fn = collect, .ctx = msgs1 };
@@ -359,7 +348,7 @@ END_TEST
  */
 START_TEST(kmod_btf_dir)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	char path[512], msgs[4096] = "";
 	struct bc_log log = { .fn = collect, .ctx = msgs };
 	struct bc_kernel_set ks;
@@ -395,7 +384,7 @@ END_TEST
  */
 START_TEST(kmod_dump)
 {
-	char *dir = test_cached("kmod-fixture", make_kmod_fixture, NULL);
+	char *dir = test_kmod_fixture();
 	const char *cli = getenv("BTFCANON");
 	char out[512], err[512];
 	struct blob text;

@@ -569,3 +569,18 @@ int test_sh(const char *fmt, ...)
 	free(cmd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+static void make_kmod_fixture(const char *dir, void *ctx)
+{
+	const char *cli = getenv("BTFCANON");
+
+	(void)ctx;
+	ck_assert_msg(cli, "BTFCANON names the binary (make check sets it)");
+	ck_assert_int_eq(test_sh("tests/kmod-fixture.sh %s tests/fixtures/deps %s",
+				 cli, dir), 0);
+}
+
+char *test_kmod_fixture(void)
+{
+	return test_cached("kmod-fixture", make_kmod_fixture, NULL);
+}

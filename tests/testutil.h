@@ -124,6 +124,13 @@ bool deps_relo_value(const char *object, const char *kernel, const char *kind,
 typedef void (*test_cache_make_fn)(const char *path, void *ctx);
 char *test_cached(const char *name, test_cache_make_fn make, void *ctx);
 
+/*
+ * The directory of tests/kmod-fixture.sh's files (a small kernel with its
+ * modules: package, tree, BTF directory), made once per run through
+ * test_cached(); the caller frees the path.
+ */
+char *test_kmod_fixture(void);
+
 /* rm -rf path (nftw, symlinks not followed); absent is fine. */
 void remove_tree(const char *path);
 
