@@ -181,7 +181,8 @@ out:
 int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 		    const struct bc_log *log)
 {
-	struct bc_input_opts opts = { .canonicalize = true };
+	/* the header takes names by their text: the input's strings do */
+	struct bc_input_opts opts = { .canonicalize = true, .for_libbpf = true };
 	struct bc_input in;
 	struct btf *base = NULL;
 	void *raw;
