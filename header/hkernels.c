@@ -500,8 +500,8 @@ int hdr_probe_archs(struct hdr_kernel **all, uint32_t nr, uint32_t jobs,
 	for (i = 0; i < nr; i++)
 		if (all[i]->arch < 0 && !all[i]->ar)
 			p.files[p.nr_files++] = all[i];
-	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, probe_file_arch,
-			    NULL, &p, &pf)) {
+	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, NULL,
+			    probe_file_arch, NULL, &p, &pf)) {
 		free(p.files);
 		return bc_log_error(log, -ENOMEM, "out of memory");
 	}
