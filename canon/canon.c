@@ -1209,7 +1209,8 @@ static inline int emit_word(struct canon *c, const uint32_t *id_map,
  * in *out, with their ids remapped. Each name word is mapped as it is met
  * through strs (base BTF; that may move the buffer, so *out is read again)
  * or, with strs NULL, its word index noted in names[] for a later pass.
- * Either way strings are met in the order of the output. Returns the
+ * Either way strings are met in the order of the output. With both NULL
+ * (keep_strings) a name word stays the input's offset, an empty name 0. Returns the
  * bytes of types written, or -ENOMEM.
  */
 static int64_t emit_types(struct canon *c, const uint32_t *id_map,
@@ -1338,8 +1339,13 @@ static int rebuild_base(struct canon *c, struct canon_result *res)
 /*
  * Step 4 for base BTF with opts->keep_strings: the types as always, each
  * name word the input's offset (an empty name 0, as the rebuild writes
- * it), and the input's string section copied behind them as read. The
- * names' text is the same as rebuild_base()'s, their offsets are not.
+ * it), and the input's string section copied behind them as read.
+ * Problem: laying the strings out anew (rebuild_base) is most of the
+ * rebuild, and a reader that takes names by their text (header) does not
+ * need it. Invariant: the types, their order and their names' text are
+ * rebuild_base()'s; only the offsets differ (and strings no type names
+ * stay). Cost: the types copied once in rank order, the strings once,
+ * no lookup.
  */
 static int rebuild_base_kept(struct canon *c, struct canon_result *res)
 {
