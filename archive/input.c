@@ -145,7 +145,10 @@ int bc_input_load(const char *path, const struct bc_input_opts *opts,
 		bc_log_printf(log, BC_LOG_WARN,
 			      "%s: types keep the input's ids, not the canonical order: types of a kind btfcanon does not know cannot be renumbered",
 			      path);
-	else if (!err && opts->canonicalize)
+	else if (!err && opts->canonicalize && opts->for_libbpf && !in->base) {
+		copts.keep_strings = true;
+		err = canon_run_raw(in->btf, &copts, &in->raw, &in->raw_size, log);
+	} else if (!err && opts->canonicalize)
 		err = canonicalize(&in->btf, in->base, &copts, path, log);
 	if (err)
 		goto fail;
@@ -159,8 +162,10 @@ void bc_input_deinit(struct bc_input *in)
 {
 	bc_btf_free(in->btf);
 	bc_btf_free(in->base);
+	free(in->raw);
 	in->btf = NULL;
 	in->base = NULL;
+	in->raw = NULL;
 }
 
 /*
@@ -235,6 +240,8 @@ int bc_input_to_libbpf(const struct bc_input *in, struct btf **base,
 					    in->base->path, strerror(-err));
 		}
 		*btf = libbpf_split(in->btf, *base);
+	} else if (in->raw) {
+		*btf = btf__new(in->raw, in->raw_size);	/* for_libbpf */
 	} else {
 		*btf = btf__new(in->btf->data, in->btf->size);
 	}

@@ -27,6 +27,15 @@ struct bc_input_opts {
 	const char *base_path;	/* base BTF of a split input, or NULL */
 	bool canonicalize;	/* put the types in canonical order */
 	enum bc_order order;	/* which canonical order */
+	/*
+	 * With canonicalize, for a caller that reads the input only through
+	 * bc_input_to_libbpf() and takes names by their text, never by
+	 * their offsets (header): base BTF keeps its string section as read
+	 * (canon_opts.keep_strings) and the sorted blob goes to libbpf as
+	 * canon wrote it (in->raw), not parsed again; in->btf stays the
+	 * input as read. The same types, order and names as without it.
+	 */
+	bool for_libbpf;
 };
 
 struct bc_input {
@@ -34,6 +43,8 @@ struct bc_input {
 	struct bc_btf *base;	/* the base, NULL for base BTF */
 	struct bc_btf *btf;	/* the input's own types */
 	bool encoded;		/* came from DWARF */
+	void *raw;		/* for_libbpf: the sorted blob, else NULL */
+	size_t raw_size;
 };
 
 /*

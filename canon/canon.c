@@ -1183,6 +1183,11 @@ static inline int emit_word(struct canon *c, const uint32_t *id_map,
 			w[j] = id_map[w[j] - c->start_id];
 		return 0;
 	case BC_WORD_NAME:
+		if (!strs && !names) {	/* keep_strings: "" is 0 */
+			if (w[j] && !c->btf->strs[w[j]])
+				w[j] = 0;
+			return 0;
+		}
 		if (!strs) {
 			names[(*nr_names)++] = type_len / 4 + j;
 			return 0;
@@ -1204,7 +1209,8 @@ static inline int emit_word(struct canon *c, const uint32_t *id_map,
  * in *out, with their ids remapped. Each name word is mapped as it is met
  * through strs (base BTF; that may move the buffer, so *out is read again)
  * or, with strs NULL, its word index noted in names[] for a later pass.
- * Either way strings are met in the order of the output. Returns the
+ * Either way strings are met in the order of the output. With both NULL
+ * (keep_strings) a name word stays the input's offset, an empty name 0. Returns the
  * bytes of types written, or -ENOMEM.
  */
 static int64_t emit_types(struct canon *c, const uint32_t *id_map,
@@ -1331,6 +1337,44 @@ static int rebuild_base(struct canon *c, struct canon_result *res)
 }
 
 /*
+ * Step 4 for base BTF with opts->keep_strings: the types as always, each
+ * name word the input's offset (an empty name 0, as the rebuild writes
+ * it), and the input's string section copied behind them as read.
+ * Problem: laying the strings out anew (rebuild_base) is most of the
+ * rebuild, and a reader that takes names by their text (header) does not
+ * need it. Invariant: the types, their order and their names' text are
+ * rebuild_base()'s; only the offsets differ (and strings no type names
+ * stay). Cost: the types copied once in rank order, the strings once,
+ * no lookup.
+ */
+static int rebuild_base_kept(struct canon *c, struct canon_result *res)
+{
+	const struct bc_btf *btf = c->btf;
+	size_t room = sizeof(struct btf_header) + btf->hdr->type_len;
+	uint8_t *out = malloc(room + btf->str_len);
+	int64_t type_len;
+	void *shrunk;
+
+	if (!out)
+		return -ENOMEM;
+	type_len = emit_types(c, res->id_map, &out, NULL, NULL, NULL);
+	if (type_len < 0) {
+		free(out);
+		return (int)type_len;
+	}
+	memcpy(out + sizeof(struct btf_header) + type_len, btf->strs,
+	       btf->str_len);
+	put_header(out, type_len, btf->str_len);
+	res->raw = out;
+	res->raw_size = sizeof(struct btf_header) + type_len + btf->str_len;
+	shrunk = res->raw_size < room + btf->str_len ?
+		 realloc(out, res->raw_size) : NULL;
+	if (shrunk)	/* else the larger block stays: no harm */
+		res->raw = shrunk;
+	return 0;
+}
+
+/*
  * Step 4 for split BTF: types first with their name words noted, then the
  * names mapped in that order (map_names_split), then the strings appended.
  */
@@ -1406,7 +1450,9 @@ static int rebuild(struct canon *c, struct canon_result *res)
 			res->id_map[idx] = to < c->start_id ? to :
 					   res->id_map[to - c->start_id];
 	}
-	err = c->btf->base ? rebuild_split(c, res) : rebuild_base(c, res);
+	err = c->btf->base ? rebuild_split(c, res) :
+	      c->opts->keep_strings ? rebuild_base_kept(c, res) :
+	      rebuild_base(c, res);
 	if (!err)
 		c->stats->types_out = nr_out;
 	return err;

@@ -41,6 +41,16 @@ struct canon_opts {
 	 */
 	const uint8_t *omit;
 	/*
+	 * Base BTF only: the output keeps the input's string section as
+	 * read, its name words the input's offsets (a name whose text is
+	 * empty written 0), instead of the strings laid out anew in order
+	 * of first use. The types, their order and their names' text are
+	 * those of the canonical output, not its bytes: for a reader that
+	 * takes names by their text only (header), which skips the string
+	 * rebuild, the costliest part of the rebuild.
+	 */
+	bool keep_strings;
+	/*
 	 * Threads for the parallel steps (0 or 1: the caller's only), and
 	 * the fewest types a parallel task gets (0: canon.c's default; tests
 	 * set it small to cut small graphs into many tasks). Neither changes

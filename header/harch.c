@@ -104,7 +104,7 @@ static void drop_btf(void *btf)
 
 /* readers 0: each file read when it is merged, on this thread. */
 static int file_reads_start(struct file_reads *r, uint32_t nr, uint32_t readers,
-			    struct bc_prefetch **pf)
+			    struct bc_prefetch_slots *slots, struct bc_prefetch **pf)
 {
 	uint32_t i;
 
@@ -118,7 +118,7 @@ static int file_reads_start(struct file_reads *r, uint32_t nr, uint32_t readers,
 	 * one sorted kernel a reader ahead, and one more (some MB each): a
 	 * reader finishing waits only when all of them are done and untaken
 	 */
-	return bc_prefetch_new(r->nr_files, readers, readers + 1,
+	return bc_prefetch_new(r->nr_files, readers, readers + 1, slots,
 			       read_file_kernel, drop_btf, r, pf);
 }
 
@@ -143,7 +143,7 @@ static int load_next(struct file_reads *r, struct bc_prefetch *pf,
  */
 static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 			   const struct bc_header_opts *opts, uint32_t readers,
-			   const struct smap *flavored, struct bc_text *out,
+			   struct bc_prefetch_slots *slots, const struct smap *flavored, struct bc_text *out,
 			   const struct bc_log *log)
 {
 	struct file_reads reads = { .kernels = kernels };
@@ -160,7 +160,7 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	int err;
 
 	bc_text_init(&y.key);
-	err = file_reads_start(&reads, nr, readers, &pf);
+	err = file_reads_start(&reads, nr, readers, slots, &pf);
 	if (err)
 		goto out;
 	err = load_next(&reads, pf, kernels[0], &newest, log);
@@ -318,7 +318,8 @@ static int add_flavored(void *ctx, const char *name)
  */
 static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		      const struct bc_header_opts *opts, uint32_t readers,
-		      struct bc_text *out, const struct bc_log *log)
+		      struct bc_prefetch_slots *slots, struct bc_text *out,
+		      const struct bc_log *log)
 {
 	struct smap flavored = { 0 };
 	size_t len = out->len;
@@ -326,7 +327,7 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 	int err;
 
 	if (!opts->slim || !opts->slim_names)
-		return write_arch_once(kernels, nr, opts, readers, NULL, out, log);
+		return write_arch_once(kernels, nr, opts, readers, slots, NULL, out, log);
 	err = opts->slim_names(opts->slim_req, add_flavored, &flavored);
 	/* the NAME of a struct, union, enum or FWD NAME___X of any kernel */
 	for (i = 0; !err && i < nr; i++) {
@@ -346,14 +347,14 @@ static int write_arch(struct hdr_kernel **kernels, uint32_t nr,
 		hdr_smap_free(&flavored);
 		return bc_log_error(log, err, "out of memory");
 	}
-	err = write_arch_once(kernels, nr, opts, readers, &flavored, out, log);
+	err = write_arch_once(kernels, nr, opts, readers, slots, &flavored, out, log);
 	hdr_smap_free(&flavored);
 	if (err != -EAGAIN)
 		return err;
 	bc_text_truncate(out, len);
 	bc_log_printf(log, BC_LOG_DEBUG, "%s: a type name has ___: every type compared",
 		      kernels[0]->label);
-	return write_arch_once(kernels, nr, opts, readers, NULL, out, log);
+	return write_arch_once(kernels, nr, opts, readers, slots, NULL, out, log);
 }
 
 static void hold_msg(void *ctx, enum bc_log_level level, const char *msg)
@@ -407,7 +408,7 @@ void *hdr_run_arch_job(void *arg)
 	}
 	if (!job->err)
 		job->err = write_arch(kernels, job->nr, job->opts, job->readers,
-				      job->text, &log);
+				      job->slots, job->text, &log);
 out:
 	for (i = 0; i < nr_opened; i++)
 		bc_archive_free(opened[i]);

@@ -29,6 +29,7 @@ struct arch_job {
 	const struct bc_header_opts *opts;
 	struct bc_text *text;
 	uint32_t readers;		/* threads reading its kernel files */
+	struct bc_prefetch_slots *slots; /* files read at once, all jobs */
 	bool own_archives;		/* reopen the archives */
 	struct held_msg *msgs;
 	uint32_t nr_msgs;

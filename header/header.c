@@ -66,6 +66,7 @@
 #include "header.h"
 #include "hkernels.h"
 #include "hunits.h"
+#include "prefetch.h"
 
 /* ---- the comment naming the kernels ---- */
 
@@ -173,26 +174,24 @@ static int cmp_kernel_name(const void *pa, const void *pb)
 }
 
 /*
- * The -j readers of kernel files, shared between the architectures in
- * proportion to their files, at least one each that has any; 1 in all:
+ * The -j readers of kernel files: each architecture that has files gets
+ * -j of them, and -j slots shared by all (bc_prefetch_slots) bound the
+ * files read at once to -j, so that when the architecture with fewer
+ * files is done (arm64's 30 of Debian's 132), the other's readers have
+ * every core: with readers shared in proportion to the files, x86's one
+ * reader of two read its 100 files alone once arm64's were read. -j 1:
  * each architecture's thread reads its own files (no reader thread).
  */
 static void share_readers(uint32_t jobs, struct hdr_kernel **by_arch[],
 			  const uint32_t nr_arch[], uint32_t readers[])
 {
-	uint32_t files[BC_HEADER_NR_ARCHS] = { 0 }, total = 0, a, i;
+	uint32_t a, i;
 
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
-		for (i = 0; i < nr_arch[a]; i++)
-			files[a] += !by_arch[a][i]->ar;
-		total += files[a];
-	}
-	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
 		readers[a] = 0;
-		if (jobs > 1 && files[a])
-			readers[a] = (uint32_t)((uint64_t)jobs * files[a] / total);
-		if (jobs > 1 && files[a] && !readers[a])
-			readers[a] = 1;
+		for (i = 0; jobs > 1 && i < nr_arch[a]; i++)
+			if (!by_arch[a][i]->ar)
+				readers[a] = jobs;
 	}
 }
 
@@ -207,6 +206,7 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	pthread_t threads[BC_HEADER_NR_ARCHS];
 	bool started[BC_HEADER_NR_ARCHS] = { false };
 	uint32_t readers[BC_HEADER_NR_ARCHS];
+	struct bc_prefetch_slots slots;
 	int err = 0;
 
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++)
@@ -279,10 +279,11 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 	}
 	share_readers(opts->jobs ? opts->jobs : bc_par_cpus(), by_arch, nr_arch,
 		      readers);
+	bc_prefetch_slots_init(&slots, opts->jobs ? opts->jobs : bc_par_cpus());
 	for (a = 0; a < BC_HEADER_NR_ARCHS; a++) {
 		jobs[a] = (struct arch_job){ .kernels = by_arch[a], .nr = nr_arch[a],
 					     .opts = opts, .text = &texts[a],
-					     .readers = readers[a] };
+					     .readers = readers[a], .slots = &slots };
 		if (!nr_arch[a])
 			continue;
 		jobs[a].own_archives = nr_present++ > 0;
@@ -305,6 +306,7 @@ int bc_header_write(const struct bc_header_opts *opts, struct bc_text *out,
 		if (!err)
 			err = jobs[a].err;
 	}
+	bc_prefetch_slots_deinit(&slots);
 	if (err)
 		goto out;
 	for (i = 0; i < set.mods.nr; i++)

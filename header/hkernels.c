@@ -187,7 +187,8 @@ bool hdr_wants_archived_modules(const struct hdr_kernel *k)
 int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 		    const struct bc_log *log)
 {
-	struct bc_input_opts opts = { .canonicalize = true };
+	/* the header takes names by their text: the input's strings do */
+	struct bc_input_opts opts = { .canonicalize = true, .for_libbpf = true };
 	struct bc_input in;
 	struct btf *base = NULL;
 	void *raw;
@@ -512,8 +513,8 @@ int hdr_probe_archs(struct hdr_kernel **all, uint32_t nr, uint32_t jobs,
 	for (i = 0; i < nr; i++)
 		if (all[i]->arch < 0 && !all[i]->ar)
 			p.files[p.nr_files++] = all[i];
-	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, probe_file_arch,
-			    NULL, &p, &pf)) {
+	if (bc_prefetch_new(p.nr_files, jobs > 1 ? jobs : 0, jobs, NULL,
+			    probe_file_arch, NULL, &p, &pf)) {
 		free(p.files);
 		return bc_log_error(log, -ENOMEM, "out of memory");
 	}

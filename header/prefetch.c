@@ -46,6 +46,7 @@ struct bc_prefetch {
 	struct prefetch_item *items;
 	uint32_t n, next, taken, ahead;	/* taken: items below it are the caller's */
 	bool stop;
+	struct bc_prefetch_slots *slots;	/* or NULL */
 	pthread_t *threads;
 	uint32_t nr_threads;
 };
@@ -79,6 +80,41 @@ static void item_clear(struct bc_prefetch *p, struct prefetch_item *it)
 	it->nr_msgs = 0;
 }
 
+void bc_prefetch_slots_init(struct bc_prefetch_slots *s, uint32_t n)
+{
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->freed, NULL);
+	s->free = n ? n : 1;
+}
+
+void bc_prefetch_slots_deinit(struct bc_prefetch_slots *s)
+{
+	pthread_cond_destroy(&s->freed);
+	pthread_mutex_destroy(&s->lock);
+}
+
+/* Waits for a free slot (none to wait for without slots) and holds it. */
+static void slot_take(struct bc_prefetch_slots *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (!s->free)
+		pthread_cond_wait(&s->freed, &s->lock);
+	s->free--;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void slot_give(struct bc_prefetch_slots *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->free++;
+	pthread_cond_signal(&s->freed);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void *prefetch_worker(void *arg)
 {
 	struct bc_prefetch *p = arg;
@@ -97,7 +133,9 @@ static void *prefetch_worker(void *arg)
 		it = &p->items[i];
 		log = (struct bc_log){ .fn = hold_msg, .ctx = it };
 		pthread_mutex_unlock(&p->lock);
+		slot_take(p->slots);
 		it->err = p->make(p->ctx, i, &it->item, &log);
+		slot_give(p->slots);
 		pthread_mutex_lock(&p->lock);
 		it->made = true;
 		pthread_cond_broadcast(&p->changed);
@@ -107,8 +145,8 @@ static void *prefetch_worker(void *arg)
 }
 
 int bc_prefetch_new(uint32_t n, uint32_t workers, uint32_t ahead,
-		    bc_prefetch_make_fn make, bc_prefetch_drop_fn drop,
-		    void *ctx, struct bc_prefetch **out)
+		    struct bc_prefetch_slots *slots, bc_prefetch_make_fn make,
+		    bc_prefetch_drop_fn drop, void *ctx, struct bc_prefetch **out)
 {
 	struct bc_prefetch *p = calloc(1, sizeof(*p));
 
@@ -125,6 +163,7 @@ int bc_prefetch_new(uint32_t n, uint32_t workers, uint32_t ahead,
 	}
 	p->n = n;
 	p->ahead = ahead ? ahead : 1;
+	p->slots = slots;
 	p->make = make;
 	p->drop = drop;
 	p->ctx = ctx;

@@ -80,6 +80,9 @@
  *			definition is copied whole); an unknown name or
  *			two kernels of one architecture: exit 2 naming it,
  *			with a hint
+ *	strings		each kernel file with its string section laid out
+ *			otherwise (reversed, a name twice, an empty name at
+ *			an offset not 0): the same header, byte for byte
  *	modules		--module xfs --module 'nf_conn*' over Debian's
  *			6.12.117 cloud-amd64 and 6.1 cloud-arm64 packages:
  *			tests/fixtures/header/kmod.bpf.c compiles for both
@@ -1061,16 +1064,121 @@ START_TEST(test_files)
 }
 END_TEST
 
+/*
+ * A copy of the kernel file in at out whose string section is laid out
+ * otherwise: every string added in reverse order of the input's, then one
+ * named struct's name again at the section's end (the same text at two
+ * offsets), and the first anonymous struct or union, where there is one,
+ * named by the zero byte that ends a string (an empty name at an offset
+ * not 0). The types and their
+ * names' text are the input's.
+ */
+static void write_restrung(const char *in, const char *out)
+{
+	struct btf *old = btf__parse_raw(in), *b = btf__new_empty();
+	const char *strs, *dup_name = NULL;
+	uint32_t i, n, size, str_len, nr_offs = 0, *offs, dup_id = 0, anon_id = 0;
+	struct btf_header *h;
+	const void *raw;
+	uint8_t *data;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(old);
+	ck_assert_ptr_nonnull(b);
+	raw = btf__raw_data(old, &size);
+	h = (struct btf_header *)raw;
+	strs = (const char *)raw + h->hdr_len + h->str_off;
+	str_len = h->str_len;
+	offs = calloc(str_len, sizeof(*offs));
+	ck_assert_ptr_nonnull(offs);
+	for (i = 1; i < str_len; i += strlen(strs + i) + 1)
+		offs[nr_offs++] = i;
+	while (nr_offs)
+		ck_assert_int_ge(btf__add_str(b, strs + offs[--nr_offs]), 0);
+	free(offs);
+	n = btf__type_cnt(old);
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(old, i);
+
+		ck_assert_int_eq(btf__add_type(b, old, t), (int)i);
+		if (!dup_id && btf_is_struct(t) && t->name_off) {
+			dup_id = i;
+			dup_name = btf__name_by_offset(old, t->name_off);
+		}
+		if (!anon_id && btf_is_composite(t) && !t->name_off)
+			anon_id = i;
+	}
+	ck_assert(dup_id);	/* anon_id: not in every file (6.1 amd64's cut has none) */
+	raw = btf__raw_data(b, &size);
+	data = malloc(size + strlen(dup_name) + 1);
+	ck_assert_ptr_nonnull(data);
+	memcpy(data, raw, size);
+	memcpy(data + size, dup_name, strlen(dup_name) + 1);
+	h = (struct btf_header *)data;
+	{
+		uint8_t *types = data + h->hdr_len + h->type_off;
+		const uint8_t *first = (const uint8_t *)btf__type_by_id(b, 1);
+		struct btf_type *dup = (struct btf_type *)
+			(types + ((const uint8_t *)btf__type_by_id(b, dup_id) - first));
+		const char *s1 = (const char *)data + h->hdr_len + h->str_off + 1;
+
+		dup->name_off = h->str_len;
+		if (anon_id)	/* the end of the first string */
+			((struct btf_type *)(types + ((const uint8_t *)
+				btf__type_by_id(b, anon_id) - first)))->name_off =
+				1 + strlen(s1);
+	}
+	h->str_len += strlen(dup_name) + 1;
+	f = fopen(out, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(data, 1, size + strlen(dup_name) + 1, f),
+			 size + strlen(dup_name) + 1);
+	ck_assert_int_eq(fclose(f), 0);
+	free(data);
+	btf__free(b);
+	btf__free(old);
+}
+
+/*
+ * The header takes a kernel file's strings as read (header/hkernels.c):
+ * only their text may count, never their offsets. The four kernels'
+ * files, each with its string section laid out otherwise
+ * (write_restrung), give the header of the files as they are.
+ */
+START_TEST(test_strings)
+{
+	const char *files[] = { K61X, K618, K61A, K612A };
+	char args[2048] = "";
+	size_t i, len = 0;
+
+	ck_assert_int_eq(test_sh("%s header -j1 " ALL4 " -o %s", cli(),
+			    in_scratch("as_read.h")), 0);
+	ck_assert_int_eq(test_sh("mkdir %s", in_scratch("re")), 0);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char out[256];
+
+		snprintf(out, sizeof(out), "%s/%s", in_scratch("re"),
+			 strrchr(files[i], '/') + 1);
+		write_restrung(files[i], out);
+		len += snprintf(args + len, sizeof(args) - len, " --kernel %s", out);
+	}
+	ck_assert_int_eq(test_sh("%s header -j2%s -o %s", cli(), args,
+			    in_scratch("restrung.h")), 0);
+	ck_assert_msg(same_file(in_scratch("as_read.h"), in_scratch("restrung.h")),
+		      "the strings laid out otherwise change the header");
+}
+END_TEST
+
 Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited", "files", "layout", "modules" };
+				"limited", "files", "layout", "modules", "strings" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
 				 test_older, test_includes, test_view, test_limited,
-				 test_files, test_layout, test_modules };
+				 test_files, test_layout, test_modules, test_strings };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -1872,6 +1872,45 @@ START_TEST(test_kernel)
 }
 END_TEST
 
+/*
+ * Property 11 (keep_strings, header's mode): the output keeps the input's
+ * string section byte for byte, and is the canonical output but for the
+ * offsets of the names: canon of it is canon(x), for every permutation.
+ */
+START_TEST(test_keep_strings)
+{
+	struct graph gr;
+
+	graph_make(&gr, case_seed(11, _i), 40, 320);
+	for (size_t o = 0; o < ARRAY_LEN(orders); o++) {
+		struct canon_opts kopts = { .order = orders[o], .keep_strings = true };
+		struct blob want = canon_blob(&gr.raw, NULL, orders[o], NULL);
+
+		for (unsigned int p = 0; p < NR_PERMS; p++) {
+			struct blob perm = permute_blob(&gr.raw, NULL,
+							_i * 131 + p * 7 + 1);
+			struct blob kept = canon_blob_opts(&perm, &kopts);
+			struct blob got = canon_blob(&kept, NULL, orders[o], NULL);
+			const struct btf_header *hp = perm.data, *hk = kept.data;
+
+			ck_assert_uint_eq(hk->str_len, hp->str_len);
+			ck_assert_msg(!memcmp((const uint8_t *)kept.data + hk->hdr_len + hk->str_off,
+					      (const uint8_t *)perm.data + hp->hdr_len + hp->str_off,
+					      hp->str_len),
+				      "seed %#llx: keep_strings changed the string section",
+				      (unsigned long long)gr.seed);
+			assert_same_btf(&got, &want, NULL, "keep_strings", gr.seed,
+					orders[o]);
+			blob_free(&perm);
+			blob_free(&kept);
+			blob_free(&got);
+		}
+		blob_free(&want);
+	}
+	graph_free(&gr);
+}
+END_TEST
+
 static TCase *props_tcase(const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -2029,6 +2068,10 @@ Suite *props_suite(void)
 
 	tc = props_tcase("permute");
 	tcase_add_loop_test(tc, test_permute, 0, NR_GRAPHS);
+	suite_add_tcase(s, tc);
+
+	tc = props_tcase("keep_strings");
+	tcase_add_loop_test(tc, test_keep_strings, 0, NR_GRAPHS);
 	suite_add_tcase(s, tc);
 
 	tc = props_tcase("idempotent");
