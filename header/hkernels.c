@@ -193,7 +193,7 @@ int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
 	struct btf *base = NULL;
 	void *raw;
 	size_t size;
-	int err;
+	int err = 0;
 
 	*out = NULL;
 	if (hdr_wants_archived_modules(k)) {
