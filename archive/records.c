@@ -372,10 +372,14 @@ static int scratch_ready(struct bc_archive *ar)
 		return 0;
 	ar_scratch_free(sc);
 	nr = 2 * ((size_t)ar->nr_kns + 1) + ar->nr_recs + 1 + ar->nr_strs + 1;
-	sc->mem = ar_alloc_big(nr * sizeof(uint32_t));
+	/*
+	 * calloc: fresh pages come zeroed from the system, each faulted in
+	 * when first touched; a memset here faulted in all 7 MB (Debian's four
+	 * kernels with their modules) for a module that touches a few pages
+	 */
+	sc->mem = calloc(nr, sizeof(uint32_t));
 	if (!sc->mem)
 		return -ENOMEM;
-	memset(sc->mem, 0, nr * sizeof(uint32_t));
 	sc->nr_kns = ar->nr_kns + 1;
 	sc->nr_recs = ar->nr_recs + 1;
 	sc->nr_strs = ar->nr_strs + 1;
@@ -649,9 +653,13 @@ int ar_load_records(struct bc_archive *ar)
 {
 	size_t room, at = 0;
 	uint32_t *cells, *off, i;
+	int err;
 
 	if (!ar->heads)
 		return 0;
+	err = ar_body_complete(ar);
+	if (err)
+		return err;
 	room = ar->words_len + 2 * (size_t)ar->nr_recs + 1;
 	if (room > UINT32_MAX)
 		return -EINVAL;
@@ -708,6 +716,8 @@ static int record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 		return ar_record_words(ar, ids, rec, w);
 	h = &ar->heads[rec];
 	pos = h->pos;
+	if (ar_body_need(ar, ar->words + h[1].pos))
+		return -EINVAL;
 	w[0] = h->kn1 ? ar->kns[h->kn1 - 1].sid : 0;
 	w[1] = h->info;
 	n = decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos, &pos,
@@ -779,7 +789,9 @@ static int build_raw(struct bc_archive *ar, const uint32_t *list,
 			}
 			placed[sid] = (uint32_t)(out.len - str_start) + 1;
 			/* may move the buffer */
-			err = ar_buf_put(&out, ar->strs[sid].s, ar->strs[sid].len + 1);
+			err = ar_str_ready(ar, sid);
+			err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
+						     ar->strs[sid].len + 1);
 			((uint32_t *)(out.data + at))[j] = placed[sid] - 1;
 		}
 		at += words * 4;
@@ -1224,6 +1236,8 @@ static const uint32_t *record_cells(const struct bc_archive *ar, uint32_t rec,
 		return ar->cells + ar->rec_off[rec] + 2;
 	h = &ar->heads[rec];
 	pos = h->pos;
+	if (ar_body_need(ar, ar->words + h[1].pos))
+		return NULL;
 	n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos,
 			    &pos, buf);
 	return n < 0 || pos != h[1].pos ? NULL : buf;
@@ -1323,7 +1337,8 @@ int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
 			} else {
 				if (!placed[sid]) {
 					placed[sid] = (uint32_t)(out.len - str_start) + 1;
-					err = ar_u32vec_push(&own, sid);
+					err = ar_str_ready(ar, sid);
+					err = err ? err : ar_u32vec_push(&own, sid);
 					err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
 								     ar->strs[sid].len + 1);
 				}
