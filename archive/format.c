@@ -1072,25 +1072,6 @@ static int read_strings_v2(struct bc_archive *ar, struct reader *r)
 	return 0;
 }
 
-/* Zero bytes among n at p, eight at a time. */
-static size_t count_nuls(const uint8_t *p, size_t n)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-	size_t count = 0, i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t v, t;
-
-		memcpy(&v, p + i, 8);
-		t = ~(((v & low7) + low7) | v | low7);	/* 0x80 where a byte is 0 */
-		/* the eight 0/1 bytes of t >> 7 summed into the top byte */
-		count += (size_t)(((t >> 7) * 0x0101010101010101ull) >> 56);
-	}
-	for (; i < n; i++)
-		count += !p[i];
-	return count;
-}
-
 /*
  * The strings of format 3: the count, every length, then the bytes, each
  * string followed by a NUL. Checked whole: string 0 is "", the others are
@@ -1137,7 +1118,7 @@ static int read_strings_v3(struct bc_archive *ar, struct reader *r,
 	}
 	ar->nr_strs = (uint32_t)nr;
 	/* cut: the bytes are still packed, each string checked where used */
-	if (!cut && count_nuls(bytes, total) != nr)
+	if (!cut && ar_count_nuls(bytes, total) != nr)
 		goto bad;
 	r->pos = (size_t)(bytes - d) + total;
 	return 0;
@@ -1546,54 +1527,3 @@ int bc_archive_open_partial(const char *path, struct bc_archive **ar,
 {
 	return open_file(path, AR_READ_PARTIAL, ar, log);
 }
-
-/* ---- a partial read's packed sections ------------------------------------- */
-
-int ar_body_need_slow(const struct bc_archive *ar, const void *end)
-{
-	return ar_deferred_need(ar->deferred,
-				(size_t)((const uint8_t *)end - ar->body));
-}
-
-int ar_str_ready_slow(const struct bc_archive *ar, uint32_t sid)
-{
-	const struct ar_str *str = &ar->strs[sid];
-	int err = ar_body_need_slow(ar, str->s + str->len + 1);
-
-	/* what read_strings_v3() checks of all at once: a C string of len */
-	if (!err && (str->s[str->len] || memchr(str->s, 0, str->len)))
-		err = -EINVAL;
-	return err;
-}
-
-int ar_body_complete(struct bc_archive *ar)
-{
-	const uint8_t *bytes;
-	size_t total;
-	int err;
-
-	if (!ar->deferred)
-		return 0;
-	err = ar_deferred_finish(ar->deferred);
-	if (!err && ar->nr_strs) {
-		bytes = (const uint8_t *)ar->strs[0].s;
-		total = (size_t)(ar->strs[ar->nr_strs - 1].s - ar->strs[0].s) +
-			ar->strs[ar->nr_strs - 1].len + 1;
-		if (count_nuls(bytes, total) != ar->nr_strs)
-			err = -EINVAL;
-		for (uint32_t i = 0; i < ar->nr_strs && !err; i++)
-			if (ar->strs[i].s[ar->strs[i].len])
-				err = -EINVAL;
-	}
-	if (!err)
-		ar_body_release(ar);
-	return err;
-}
-
-void ar_body_release(struct bc_archive *ar)
-{
-	ar_deferred_free(ar->deferred);
-	ar->deferred = NULL;
-	bc_blob_release(&ar->file);
-}
-

@@ -290,23 +290,19 @@ struct bc_archive {
 };
 
 /*
- * A partially opened archive's body up to end (a pointer into ar->body)
- * unpacked; string sid unpacked and checked a C string of its length.
- * Both 0 at once for an archive read otherwise; -EINVAL: damaged.
+ * A partially opened archive's packed sections (deferred.c). ar_body_need:
+ * the body up to end (a pointer into ar->body) unpacked; ar_str_ready:
+ * string sid unpacked and checked a C string of its length. Both 0 at
+ * once for an archive read otherwise; -EINVAL: damaged.
+ * ar_body_complete: the whole body unpacked and checked as a lazy read
+ * checks it, the file let go. ar_body_release: the packed rest dropped.
  */
-int ar_body_need_slow(const struct bc_archive *ar, const void *end);
-static inline int ar_body_need(const struct bc_archive *ar, const void *end)
-{
-	return ar->deferred ? ar_body_need_slow(ar, end) : 0;
-}
-int ar_str_ready_slow(const struct bc_archive *ar, uint32_t sid);
-static inline int ar_str_ready(const struct bc_archive *ar, uint32_t sid)
-{
-	return ar->deferred ? ar_str_ready_slow(ar, sid) : 0;
-}
-/* The whole body unpacked and checked as a lazy read checks it. */
+int ar_body_need(const struct bc_archive *ar, const void *end);
+int ar_str_ready(const struct bc_archive *ar, uint32_t sid);
 int ar_body_complete(struct bc_archive *ar);
 void ar_body_release(struct bc_archive *ar);
+/* Zero bytes among n at p. */
+size_t ar_count_nuls(const uint8_t *p, size_t n);
 
 /*
  * The pools (pool.c). push appends; intern finds by content or appends

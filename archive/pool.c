@@ -316,7 +316,6 @@ int ar_index_names(struct bc_archive *ar)
 
 	if (ar->names_indexed)
 		return 0;
-	err = ar_body_complete(ar);	/* every string read */
 	for (i = 0; i < ar->nr_strs && !err; i++) {
 		struct str_key key = { ar->strs[i].s, ar->strs[i].len };
 		uint32_t h = hash_bytes(key.s, key.len);
