@@ -52,8 +52,10 @@
  * below `tar | xz -9e` of its files: with zstd alone 6.1 cloud's archive
  * was 2.87 MB against 2.47, with xz where smaller 2.30 (xz makes the
  * record heads 0.45 of zstd's size, the words 0.77, the string bytes
- * 0.88). The price is in reading: every extract decodes every stream
- * (0.12 s of CPU instead of 0.02 for one module of 6.1 cloud's archive).
+ * 0.88). The price is in reading: an extract decodes the streams it
+ * reads (all but the tails of the string bytes and words, which a partial
+ * read leaves packed: below) in xz (0.12 s of CPU instead of 0.02 for one
+ * module of 6.1 cloud's archive).
  *
  * Small bodies (issue 27: an archive no larger than `tar | xz -9e` of its
  * files, however few and small): a stream's entry takes ENTRY_LEN bytes
