@@ -119,6 +119,7 @@ void bc_archive_free(struct bc_archive *ar)
 	free(ar->cells);
 	free(ar->rec_off);
 	free(ar->heads);
+	ar_body_release(ar);
 	free(ar->body);
 	free(ar->path);
 	free(ar);

@@ -86,6 +86,18 @@ int bc_archive_open(const char *path, struct bc_archive **ar,
 int bc_archive_open_lazy(const char *path, struct bc_archive **ar,
 			 const struct bc_log *log);
 
+/*
+ * bc_archive_open_lazy() for a reader of one kernel or module (extract,
+ * list): in a file of format 4 or 5 cut as the writer cuts it, the string
+ * bytes and record words (two thirds of the body) stay packed and are
+ * unpacked as far as the kernel read needs them, each string checked
+ * where it is used; whatever needs the rest (views, add, remove, writing)
+ * unpacks and checks it on first use. Any other file is read as
+ * bc_archive_open_lazy() reads it.
+ */
+int bc_archive_open_partial(const char *path, struct bc_archive **ar,
+			    const struct bc_log *log);
+
 /* As bc_archive_open() from size bytes at data (copied); path names it. */
 int bc_archive_parse(const void *data, size_t size, const char *path,
 		     struct bc_archive **ar, const struct bc_log *log);

@@ -208,7 +208,7 @@ static int cmd_list(int argc, char **argv, const struct bc_log *log)
 		return 2;
 	}
 	/* names and attachments only: no record is decoded */
-	if (bc_archive_open_lazy(argv[1], &ar, log))
+	if (bc_archive_open_partial(argv[1], &ar, log))
 		return 1;
 	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
 		const char *const *att = bc_archive_attachment_names(ar, k, &nr);
@@ -379,7 +379,8 @@ static int cmd_extract(int argc, char **argv, const struct bc_log *log)
 		module = strrchr(spec, '/');
 		*module++ = 0;
 	}
-	if (bc_archive_open_lazy(path, &ar, log)) {
+	/* --merged reads the kernel whole and every module: no part to skip */
+	if ((merged ? bc_archive_open_lazy : bc_archive_open_partial)(path, &ar, log)) {
 		free(spec);
 		return 1;
 	}

@@ -706,6 +706,11 @@ struct reader {
 	bool bad;
 };
 
+/* A section of the body left packed by a partial read (pack.h). */
+struct body_cut {
+	size_t at, len;
+};
+
 static uint64_t rd_varint(struct reader *r, uint64_t max)
 {
 	uint64_t v = 0;
@@ -810,13 +815,15 @@ bad:
  * record's words, then the words section. Only the heads are read (and
  * checked); the words stay in the body until ar_load_records() or a
  * rebuild decodes them. A record's words take a byte a word at least and
- * ten at most (two varints of five bytes).
+ * ten at most (two varints of five bytes). With cut (a partial read), the
+ * heads end and the words start exactly at cut->at, and fill cut->len.
  */
-static int read_records_v3(struct bc_archive *ar, struct reader *r)
+static int read_records_v3(struct bc_archive *ar, struct reader *r,
+			   const struct body_cut *cut)
 {
 	uint64_t nr = rd_varint(r, (r->len - r->pos) / 4), i;
 	const uint8_t *d = r->data;
-	size_t end = r->len, pos = r->pos, words = 0;
+	size_t end = cut ? cut->at : r->len, pos = r->pos, words = 0;
 	struct ar_rec_head *h;
 
 	if (r->bad)
@@ -839,7 +846,7 @@ static int read_records_v3(struct bc_archive *ar, struct reader *r)
 		h[i].pos = (uint32_t)words;
 		words += len;
 	}
-	if (words > end - pos)
+	if (cut ? pos != cut->at || words != cut->len : words > end - pos)
 		goto bad;
 	h[nr].pos = (uint32_t)words;
 	ar->nr_recs = (uint32_t)nr;
@@ -1065,48 +1072,32 @@ static int read_strings_v2(struct bc_archive *ar, struct reader *r)
 	return 0;
 }
 
-/* Zero bytes among n at p, eight at a time. */
-static size_t count_nuls(const uint8_t *p, size_t n)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-	size_t count = 0, i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t v, t;
-
-		memcpy(&v, p + i, 8);
-		t = ~(((v & low7) + low7) | v | low7);	/* 0x80 where a byte is 0 */
-		/* the eight 0/1 bytes of t >> 7 summed into the top byte */
-		count += (size_t)(((t >> 7) * 0x0101010101010101ull) >> 56);
-	}
-	for (; i < n; i++)
-		count += !p[i];
-	return count;
-}
-
 /*
  * The strings of format 3: the count, every length, then the bytes, each
  * string followed by a NUL. Checked whole: string 0 is "", the others are
  * not empty, each is followed by a NUL and the bytes hold no other (the
  * NULs are counted eight bytes at a time), so every string is a C string
- * of its length.
+ * of its length. With cut (a partial read), the lengths end and the bytes
+ * start exactly at cut->at, and the bytes fill cut->len: they are left
+ * unread (ar_str_ready() checks each string used).
  */
-static int read_strings_v3(struct bc_archive *ar, struct reader *r)
+static int read_strings_v3(struct bc_archive *ar, struct reader *r,
+			   const struct body_cut *cut)
 {
 	uint64_t nr = rd_varint(r, (r->len - r->pos) / 2), i;
 	const uint8_t *d = r->data, *bytes;
-	size_t pos = r->pos, total = 0;
+	size_t pos = r->pos, total = 0, lens_end = cut ? cut->at : r->len;
 	struct ar_str *strs;
 	uint32_t len;
 
 	if (r->bad || !nr)
 		goto bad;
 	for (i = 0; i < nr; i++) {	/* where the bytes start, their size */
-		if (!ar_get_u32(d, r->len, &pos, &len) || (i == 0) != (len == 0))
+		if (!ar_get_u32(d, lens_end, &pos, &len) || (i == 0) != (len == 0))
 			goto bad;
 		total += len + 1ull;
 	}
-	if (total > r->len - pos)
+	if (cut ? pos != cut->at || total != cut->len : total > r->len - pos)
 		goto bad;
 	bytes = d + pos;
 	strs = ar_alloc_big(nr * sizeof(*strs));
@@ -1122,11 +1113,12 @@ static int read_strings_v3(struct bc_archive *ar, struct reader *r)
 		strs[i].s = (const char *)bytes + total;
 		strs[i].len = len;
 		total += len + 1ull;
-		if (bytes[total - 1])
+		if (!cut && bytes[total - 1])
 			goto bad;
 	}
 	ar->nr_strs = (uint32_t)nr;
-	if (count_nuls(bytes, total) != nr)
+	/* cut: the bytes are still packed, each string checked where used */
+	if (!cut && ar_count_nuls(bytes, total) != nr)
 		goto bad;
 	r->pos = (size_t)(bytes - d) + total;
 	return 0;
@@ -1145,9 +1137,9 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 	int err;
 
 	if (version >= FORMAT_VERSION_SPLIT) {
-		err = read_strings_v3(ar, &r);
+		err = read_strings_v3(ar, &r, NULL);
 		err = err || r.bad ? err : read_pairs(ar, &r);
-		err = err || r.bad ? err : read_records_v3(ar, &r);
+		err = err || r.bad ? err : read_records_v3(ar, &r, NULL);
 	} else {
 		err = read_strings_v2(ar, &r);
 		err = err || r.bad ? err : read_pairs(ar, &r);
@@ -1162,6 +1154,42 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 	if (r.bad || r.pos != r.len)
 		return -EINVAL;
 	return lazy ? 0 : ar_load_records(ar);
+}
+
+/*
+ * A body of format 4 or 5 whose string bytes and record words are still
+ * packed (ar->deferred): each section is read with its reader ending
+ * where the next packed one starts, so nothing packed is read, and the
+ * sections must meet the packed streams exactly. -EAGAIN where they do
+ * not (a body cut otherwise, a forged one): the caller unpacks the rest
+ * and reads the body as a lazy read does, which says what is wrong.
+ */
+static int parse_body_partial(struct bc_archive *ar, uint32_t version)
+{
+	struct body_cut bytes, words;
+	struct reader r = { ar->body, 0, 0, false };
+	int err;
+
+	ar_deferred_range(ar->deferred, 0, &bytes.at, &bytes.len);
+	ar_deferred_range(ar->deferred, 1, &words.at, &words.len);
+	if (bytes.at + bytes.len > words.at)
+		return -EAGAIN;
+	r.len = bytes.at + bytes.len;
+	err = read_strings_v3(ar, &r, &bytes);
+	r.len = words.at;
+	err = err || r.bad ? err : read_pairs(ar, &r);
+	err = err || r.bad ? err : read_records_v3(ar, &r, &words);
+	if (err)
+		return err;
+	if (r.bad)
+		return -EAGAIN;
+	r.len = ar->body_size;
+	err = read_kernels(ar, &r, version >= FORMAT_VERSION_MODULES);
+	if (!err && !r.bad)
+		err = ar_sort_kernels(ar);	/* and no name twice */
+	if (err)
+		return err;
+	return r.bad || r.pos != r.len ? -EAGAIN : 0;
 }
 
 /*
@@ -1273,8 +1301,36 @@ static uint32_t crc_finish(struct crc_job *job)
 enum read_fault { READ_OK, READ_VERSION, READ_FRAME, READ_NOMEM, READ_CONTENTS };
 
 /* The payload of a file of payload_len bytes (header checked) into *out. */
+/*
+ * A partial read whose body is not cut as the writer cuts it: the rest
+ * unpacked into the same body, read afresh as a lazy read reads it.
+ */
+static int reread_whole(struct bc_archive **arp, uint32_t version,
+			const char *path)
+{
+	struct bc_archive *ar = *arp, *fresh;
+	int err = ar_deferred_finish(ar->deferred);
+
+	if (err)
+		return err;
+	if (bc_archive_new(&fresh))
+		return -ENOMEM;
+	free(fresh->path);
+	fresh->path = strdup(path);
+	if (!fresh->path) {
+		bc_archive_free(fresh);
+		return -ENOMEM;
+	}
+	fresh->body = ar->body;
+	fresh->body_size = ar->body_size;
+	ar->body = NULL;
+	bc_archive_free(ar);
+	*arp = fresh;
+	return parse_body(fresh, version, true);
+}
+
 static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
-				    const char *path, bool lazy,
+				    const char *path, enum ar_read_mode mode,
 				    struct bc_archive **out)
 {
 	uint64_t body_len = get_le64(file + 16);
@@ -1299,7 +1355,10 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 		return READ_NOMEM;
 	}
 	ar->body_size = body_len;
-	if (version >= FORMAT_VERSION)
+	if (version >= FORMAT_VERSION && mode == AR_READ_PARTIAL)
+		err = ar_unpack_partial(file + HEADER_LEN, payload_len, ar->body,
+					body_len, &ar->deferred);
+	else if (version >= FORMAT_VERSION)
 		err = ar_unpack(file + HEADER_LEN, payload_len, ar->body, body_len);
 	else
 		err = unpack_body(version, file + HEADER_LEN, payload_len,
@@ -1308,8 +1367,13 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 		bc_archive_free(ar);
 		return READ_FRAME;
 	}
-	if (!err)
-		err = parse_body(ar, version, lazy);
+	if (!err && ar->deferred) {
+		err = parse_body_partial(ar, version);
+		if (err == -EAGAIN)
+			err = reread_whole(&ar, version, path);
+	} else if (!err) {
+		err = parse_body(ar, version, mode != AR_READ_WHOLE);
+	}
 	if (err) {
 		bc_archive_free(ar);
 		return err == -ENOMEM ? READ_NOMEM : READ_CONTENTS;
@@ -1318,8 +1382,9 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 	return READ_OK;
 }
 
-int ar_parse(const void *data, size_t size, const char *path, bool lazy,
-	     struct bc_archive **out, const struct bc_log *log)
+int ar_parse_as(const void *data, size_t size, const char *path,
+		enum ar_read_mode mode, struct bc_archive **out,
+		const struct bc_log *log)
 {
 	const uint8_t *file = data;
 	struct bc_archive *ar = NULL;
@@ -1343,7 +1408,7 @@ int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 			path, size,
 			(unsigned long long)(payload_len + HEADER_LEN + TRAILER_LEN));
 	crc_start(&crc, file, HEADER_LEN + payload_len);
-	fault = read_payload(file, payload_len, path, lazy, &ar);
+	fault = read_payload(file, payload_len, path, mode, &ar);
 	if (get_le32(file + HEADER_LEN + payload_len) != crc_finish(&crc)) {
 		bc_archive_free(ar);
 		return bc_log_error(log, -EINVAL,
@@ -1371,14 +1436,21 @@ int ar_parse(const void *data, size_t size, const char *path, bool lazy,
 	}
 }
 
+int ar_parse(const void *data, size_t size, const char *path, bool lazy,
+	     struct bc_archive **out, const struct bc_log *log)
+{
+	return ar_parse_as(data, size, path, lazy ? AR_READ_LAZY : AR_READ_WHOLE,
+			  out, log);
+}
+
 int bc_archive_parse(const void *data, size_t size, const char *path,
 		     struct bc_archive **out, const struct bc_log *log)
 {
 	return ar_parse(data, size, path, false, out, log);
 }
 
-int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
-	       const struct bc_log *log)
+int ar_read_fd(int fd, const char *path, enum ar_read_mode mode,
+	       struct bc_archive **ar, const struct bc_log *log)
 {
 	struct bc_blob blob = { 0 };
 	struct stat st;
@@ -1394,8 +1466,11 @@ int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
 	/* mapped where it can be: no copy of the compressed file */
 	if (S_ISREG(st.st_mode) && st.st_size &&
 	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
-		err = ar_parse(blob.data, blob.size, path, lazy, ar, log);
-		bc_blob_release(&blob);
+		err = ar_parse_as(blob.data, blob.size, path, mode, ar, log);
+		if (!err && (*ar)->deferred)
+			(*ar)->file = blob;	/* what is still packed is in it */
+		else
+			bc_blob_release(&blob);
 		return err;
 	}
 	data = malloc(st.st_size ? (size_t)st.st_size : 1);
@@ -1414,20 +1489,23 @@ int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
 		}
 		done += (size_t)n;
 	}
-	err = ar_parse(data, done, path, lazy, ar, log);
-	free(data);
+	err = ar_parse_as(data, done, path, mode, ar, log);
+	if (!err && (*ar)->deferred)
+		(*ar)->file = (struct bc_blob){ data, done, false, data, done };
+	else
+		free(data);
 	return err;
 }
 
-static int open_file(const char *path, bool lazy, struct bc_archive **ar,
-		     const struct bc_log *log)
+static int open_file(const char *path, enum ar_read_mode mode,
+		     struct bc_archive **ar, const struct bc_log *log)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	*ar = NULL;
 	if (fd < 0)
 		return bc_log_error(log, -errno, "%s: %s", path, strerror(errno));
-	err = ar_read_fd(fd, path, lazy, ar, log);
+	err = ar_read_fd(fd, path, mode, ar, log);
 	close(fd);
 	return err;
 }
@@ -1435,12 +1513,17 @@ static int open_file(const char *path, bool lazy, struct bc_archive **ar,
 int bc_archive_open(const char *path, struct bc_archive **ar,
 		    const struct bc_log *log)
 {
-	return open_file(path, false, ar, log);
+	return open_file(path, AR_READ_WHOLE, ar, log);
 }
 
 int bc_archive_open_lazy(const char *path, struct bc_archive **ar,
 			 const struct bc_log *log)
 {
-	return open_file(path, true, ar, log);
+	return open_file(path, AR_READ_LAZY, ar, log);
 }
 
+int bc_archive_open_partial(const char *path, struct bc_archive **ar,
+			    const struct bc_log *log)
+{
+	return open_file(path, AR_READ_PARTIAL, ar, log);
+}

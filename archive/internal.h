@@ -279,7 +279,30 @@ struct bc_archive {
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
 	int lock_fd;			/* lock.c: the writers' lock held, or -1 */
+	/*
+	 * Opened partially (bc_archive_open_partial): the string bytes and
+	 * the record words still packed in file (format.c, pack.h), unpacked
+	 * as far as ar_body_need() asks; ar_body_complete() unpacks and
+	 * checks the rest (NULL deferred after).
+	 */
+	struct ar_deferred *deferred;
+	struct bc_blob file;
 };
+
+/*
+ * A partially opened archive's packed sections (deferred.c). ar_body_need:
+ * the body up to end (a pointer into ar->body) unpacked; ar_str_ready:
+ * string sid unpacked and checked a C string of its length. Both 0 at
+ * once for an archive read otherwise; -EINVAL: damaged.
+ * ar_body_complete: the whole body unpacked and checked as a lazy read
+ * checks it, the file let go. ar_body_release: the packed rest dropped.
+ */
+int ar_body_need(const struct bc_archive *ar, const void *end);
+int ar_str_ready(const struct bc_archive *ar, uint32_t sid);
+int ar_body_complete(struct bc_archive *ar);
+void ar_body_release(struct bc_archive *ar);
+/* Zero bytes among n at p. */
+size_t ar_count_nuls(const uint8_t *p, size_t n);
 
 /*
  * The pools (pool.c). push appends; intern finds by content or appends
@@ -470,7 +493,16 @@ int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
  * The archive read from fd, open on the file path names (format.c);
  * fd stays open. As bc_archive_open() or, lazy, bc_archive_open_lazy().
  */
-int ar_read_fd(int fd, const char *path, bool lazy, struct bc_archive **ar,
+enum ar_read_mode { AR_READ_WHOLE, AR_READ_LAZY, AR_READ_PARTIAL };
+/*
+ * ar_parse() in any mode; a partial read (bc_archive_open_partial) keeps
+ * pointers into data, which must then outlive the archive.
+ */
+int ar_parse_as(const void *data, size_t size, const char *path,
+		enum ar_read_mode mode, struct bc_archive **out,
+		const struct bc_log *log);
+int ar_read_fd(int fd, const char *path, enum ar_read_mode mode,
+	       struct bc_archive **ar,
 	       const struct bc_log *log);
 
 /* Lets go of the writers' lock ar holds, if any (archive.c). */

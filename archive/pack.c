@@ -52,8 +52,10 @@
  * below `tar | xz -9e` of its files: with zstd alone 6.1 cloud's archive
  * was 2.87 MB against 2.47, with xz where smaller 2.30 (xz makes the
  * record heads 0.45 of zstd's size, the words 0.77, the string bytes
- * 0.88). The price is in reading: every extract decodes every stream
- * (0.12 s of CPU instead of 0.02 for one module of 6.1 cloud's archive).
+ * 0.88). The price is in reading: an extract decodes the streams it
+ * reads (all but the tails of the string bytes and words, which a partial
+ * read leaves packed: below) in xz (0.12 s of CPU instead of 0.02 for one
+ * module of 6.1 cloud's archive).
  *
  * Small bodies (issue 27: an archive no larger than `tar | xz -9e` of its
  * files, however few and small): a stream's entry takes ENTRY_LEN bytes
@@ -80,6 +82,7 @@
 
 #include <lz4frame.h>
 #include <lzma.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_d_stableOutBuffer */
 #include <zstd.h>
 
 #include "pack.h"
@@ -604,4 +607,257 @@ int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
 	if (filled != body_len || at != len)
 		return -EINVAL;
 	return run_streams(&job);
+}
+
+/* ---- partial unpacking ---------------------------------------------------- */
+
+/*
+ * Problem: a reader of one kernel (extract, list) unpacked the whole body
+ * (28 MB for Debian's four test kernels with their modules) although it
+ * reads the string bytes and record words of one kernel only. Invariant:
+ * a deferred stream's bytes in the body are those ar_unpack() writes, up
+ * to done; a reader asks for them before it reads them. Cost: streams 1
+ * and 4 are unpacked as far as asked, in steps of DEFER_STEP packed
+ * bytes, straight into the body (zstd with a stable output buffer: no
+ * window copied); records and strings are numbered by first use in the
+ * kernels' version order, so an early kernel reads a prefix.
+ */
+#define DEFER_STEP ((size_t)64 << 10)
+#define NR_DEFERRED 2
+
+struct deferred_stream {
+	struct stream s;
+	size_t at;		/* in the body */
+	size_t done;		/* body bytes unpacked */
+	size_t in_pos;		/* packed bytes consumed */
+	bool ended;		/* the frame or stream ended */
+	ZSTD_DCtx *z;
+	lzma_stream x;
+	bool x_open;
+};
+
+struct ar_deferred {
+	struct deferred_stream d[NR_DEFERRED];
+};
+
+static bool deferrable(enum codec codec)
+{
+	return codec == CODEC_STORED || codec == CODEC_ZSTD || codec == CODEC_XZ;
+}
+
+int ar_unpack_partial(const uint8_t *payload, size_t len, uint8_t *body,
+		      size_t body_len, struct ar_deferred **out)
+{
+	static const unsigned which[NR_DEFERRED] = {
+		SECTION_STRING_BYTES, SECTION_WORDS,
+	};
+	struct stream s[AR_PACK_MAX_STREAMS];
+	struct stream_job job = { s, 0, 0, false, AR_PACK_BEST, body_len };
+	struct ar_deferred *d;
+	size_t body_at[AR_PACK_MAX_STREAMS], filled = 0, at;
+	unsigned i, j, nr;
+
+	*out = NULL;
+	if (!len || payload[0] != SECTION_KERNELS + 1 ||
+	    len < 1 + (size_t)payload[0] * ENTRY_LEN)
+		return ar_unpack(payload, len, body, body_len);
+	nr = payload[0];
+	at = 1 + (size_t)nr * ENTRY_LEN;
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < nr; i++) {
+		const uint8_t *e = payload + 1 + (size_t)i * ENTRY_LEN;
+		uint64_t raw = get_le64(e + 1), packed = get_le64(e + 9);
+
+		if (e[0] >= NR_CODECS || raw > body_len - filled ||
+		    packed > len - at)
+			return -EINVAL;
+		s[i].codec = (enum codec)e[0];
+		s[i].raw = payload + at;
+		s[i].packed_len = (size_t)packed;
+		s[i].body = body + filled;
+		s[i].raw_len = (size_t)raw;
+		body_at[i] = filled;
+		filled += (size_t)raw;
+		at += (size_t)packed;
+	}
+	if (filled != body_len || at != len)
+		return -EINVAL;
+	if (!deferrable(s[which[0]].codec) || !deferrable(s[which[1]].codec))
+		return ar_unpack(payload, len, body, body_len);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (j = 0; j < NR_DEFERRED; j++) {
+		d->d[j].s = s[which[j]];
+		d->d[j].at = body_at[which[j]];
+		d->d[j].x = (lzma_stream)LZMA_STREAM_INIT;
+	}
+	/* the others at once, on two threads as ar_unpack() does */
+	for (i = 0, j = 0; i < nr; i++)
+		if (i != which[0] && i != which[1])
+			s[j++] = s[i];
+	job.nr = j;
+	i = (unsigned)run_streams(&job);
+	if (i) {
+		ar_deferred_free(d);
+		return (int)i;
+	}
+	*out = d;
+	return 0;
+}
+
+void ar_deferred_range(const struct ar_deferred *d, unsigned i, size_t *at,
+		       size_t *len)
+{
+	*at = d->d[i].at;
+	*len = d->d[i].s.raw_len;
+}
+
+/* Stream ds unpacked up to want body bytes (all of it with finish). */
+static int zstd_more(struct deferred_stream *ds, size_t want, bool finish)
+{
+	const struct stream *s = &ds->s;
+	ZSTD_outBuffer out = { s->body, s->raw_len, ds->done };
+
+	if (!ds->z) {
+		unsigned long long size = ZSTD_getFrameContentSize(s->raw,
+								   s->packed_len);
+
+		if (size != s->raw_len ||
+		    ZSTD_findFrameCompressedSize(s->raw, s->packed_len) != s->packed_len)
+			return -EINVAL;
+		ds->z = ZSTD_createDCtx();
+		if (!ds->z)
+			return -ENOMEM;
+		if (ZSTD_isError(ZSTD_DCtx_setParameter(ds->z, ZSTD_d_stableOutBuffer, 1)))
+			return -EINVAL;
+	}
+	while (!ds->ended && (out.pos < want || finish)) {
+		size_t step = s->packed_len - ds->in_pos, r, before = out.pos;
+		ZSTD_inBuffer in;
+
+		if (!finish && step > DEFER_STEP)
+			step = DEFER_STEP;
+		in = (ZSTD_inBuffer){ s->raw + ds->in_pos, step, 0 };
+		r = ZSTD_decompressStream(ds->z, &out, &in);
+		if (ZSTD_isError(r))
+			return -EINVAL;
+		ds->in_pos += in.pos;
+		if (!r)
+			ds->ended = true;
+		else if (!in.pos && out.pos == before)
+			return -EINVAL;		/* cut short */
+	}
+	ds->done = out.pos;
+	if (ds->done < want ||
+	    (ds->ended && (ds->done != s->raw_len || ds->in_pos != s->packed_len)))
+		return -EINVAL;
+	return 0;
+}
+
+static int xz_more(struct deferred_stream *ds, size_t want, bool finish)
+{
+	const struct stream *s = &ds->s;
+	lzma_ret ret = LZMA_OK;
+
+	if (!ds->x_open) {
+		uint64_t memlimit = 2 * (uint64_t)s->raw_len + ((uint64_t)1 << 20);
+
+		if (memlimit > XZ_MEMLIMIT)
+			memlimit = XZ_MEMLIMIT;
+		ret = lzma_stream_decoder(&ds->x, memlimit, 0);
+		if (ret != LZMA_OK)
+			return ret == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
+		ds->x_open = true;
+		ds->x.next_in = s->raw;
+		ds->x.avail_in = s->packed_len;
+	}
+	if (finish)
+		want = s->raw_len;
+	while (!ds->ended && (ds->done < want || finish)) {
+		size_t in_before = ds->x.avail_in, before = ds->done;
+
+		ds->x.next_out = s->body + ds->done;
+		ds->x.avail_out = want - ds->done;
+		ret = lzma_code(&ds->x, LZMA_FINISH);
+		ds->done = (size_t)(ds->x.next_out - s->body);
+		if (ret == LZMA_STREAM_END)
+			ds->ended = true;
+		else if (ret == LZMA_MEM_ERROR)
+			return -ENOMEM;
+		else if (ret != LZMA_OK ||
+			 (ds->done == before && ds->x.avail_in == in_before))
+			return -EINVAL;		/* damaged, or no progress */
+	}
+	ds->in_pos = s->packed_len - ds->x.avail_in;
+	if (ds->done < want ||
+	    (ds->ended && (ds->done != s->raw_len || ds->in_pos != s->packed_len)))
+		return -EINVAL;
+	return 0;
+}
+
+static int deferred_more(struct deferred_stream *ds, size_t want, bool finish)
+{
+	const struct stream *s = &ds->s;
+
+	if (want > s->raw_len)
+		want = s->raw_len;
+	if (!finish && ds->done >= want)
+		return 0;
+	switch (s->codec) {
+	case CODEC_STORED:
+		if (s->packed_len != s->raw_len)
+			return -EINVAL;
+		if (finish)
+			want = s->raw_len;
+		memcpy(s->body + ds->done, s->raw + ds->done, want - ds->done);
+		ds->done = want;
+		return 0;
+	case CODEC_ZSTD:
+		return zstd_more(ds, want, finish);
+	case CODEC_XZ:
+		return xz_more(ds, want, finish);
+	default:
+		return -EINVAL;
+	}
+}
+
+int ar_deferred_need(struct ar_deferred *d, size_t end)
+{
+	unsigned j;
+	int err = 0;
+
+	for (j = 0; j < NR_DEFERRED && !err; j++)
+		if (end > d->d[j].at && end - d->d[j].at <= d->d[j].s.raw_len)
+			err = deferred_more(&d->d[j], end - d->d[j].at, false);
+	return err;
+}
+
+int ar_deferred_finish(struct ar_deferred *d)
+{
+	unsigned j;
+	int err = 0;
+
+	for (j = 0; j < NR_DEFERRED && !err; j++)
+		err = deferred_more(&d->d[j], d->d[j].s.raw_len, true);
+	return err;
+}
+
+void ar_deferred_free(struct ar_deferred *d)
+{
+	unsigned j;
+
+	if (!d)
+		return;
+	for (j = 0; j < NR_DEFERRED; j++) {
+		ZSTD_freeDCtx(d->d[j].z);
+		if (d->d[j].x_open)
+			lzma_end(&d->d[j].x);
+	}
+	free(d);
+}
+
+size_t ar_deferred_done(const struct ar_deferred *d, unsigned i)
+{
+	return d->d[i].done;
 }

@@ -45,4 +45,34 @@ int ar_pack(const uint8_t *body, size_t len, enum ar_pack_effort effort,
 int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
 	      size_t body_len);
 
+/*
+ * Partial unpacking, for a reader of one kernel (format.c,
+ * bc_archive_open_partial). A payload cut as the writer cuts a body that
+ * walks (six streams, section by section) has the string bytes and the
+ * record words, two thirds of the body, in streams 1 and 4: those are
+ * left packed (zstd, xz or stored) and unpacked on demand, each only as
+ * far as a reader asks (ar_deferred_need: the body up to an offset), in
+ * place, into the body; the other streams are unpacked at once. A payload
+ * cut otherwise (or with LZ4 there) is unpacked whole and *d is NULL.
+ * The payload must outlive *d. Returns as ar_unpack().
+ */
+struct ar_deferred;
+
+int ar_unpack_partial(const uint8_t *payload, size_t len, uint8_t *body,
+		      size_t body_len, struct ar_deferred **d);
+/* Where deferred stream i (0: string bytes, 1: words) lies in the body. */
+void ar_deferred_range(const struct ar_deferred *d, unsigned i, size_t *at,
+		       size_t *len);
+/*
+ * The deferred stream that holds body offset end - 1 unpacked up to end
+ * (the other's bytes are asked for apart): 0, -EINVAL (damaged) or
+ * -ENOMEM.
+ */
+int ar_deferred_need(struct ar_deferred *d, size_t end);
+/* Every deferred stream unpacked whole and checked as ar_unpack() checks. */
+int ar_deferred_finish(struct ar_deferred *d);
+void ar_deferred_free(struct ar_deferred *d);
+/* The body bytes of deferred stream i unpacked so far (tests). */
+size_t ar_deferred_done(const struct ar_deferred *d, unsigned i);
+
 #endif

@@ -372,10 +372,14 @@ static int scratch_ready(struct bc_archive *ar)
 		return 0;
 	ar_scratch_free(sc);
 	nr = 2 * ((size_t)ar->nr_kns + 1) + ar->nr_recs + 1 + ar->nr_strs + 1;
-	sc->mem = ar_alloc_big(nr * sizeof(uint32_t));
+	/*
+	 * calloc: fresh pages come zeroed from the system, each faulted in
+	 * when first touched; a memset here faulted in all 7 MB (Debian's four
+	 * kernels with their modules) for a module that touches a few pages
+	 */
+	sc->mem = calloc(nr, sizeof(uint32_t));
 	if (!sc->mem)
 		return -ENOMEM;
-	memset(sc->mem, 0, nr * sizeof(uint32_t));
 	sc->nr_kns = ar->nr_kns + 1;
 	sc->nr_recs = ar->nr_recs + 1;
 	sc->nr_strs = ar->nr_strs + 1;
@@ -649,9 +653,13 @@ int ar_load_records(struct bc_archive *ar)
 {
 	size_t room, at = 0;
 	uint32_t *cells, *off, i;
+	int err;
 
 	if (!ar->heads)
 		return 0;
+	err = ar_body_complete(ar);
+	if (err)
+		return err;
 	room = ar->words_len + 2 * (size_t)ar->nr_recs + 1;
 	if (room > UINT32_MAX)
 		return -EINVAL;
@@ -708,6 +716,8 @@ static int record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 		return ar_record_words(ar, ids, rec, w);
 	h = &ar->heads[rec];
 	pos = h->pos;
+	if (ar_body_need(ar, ar->words + h[1].pos))
+		return -EINVAL;
 	w[0] = h->kn1 ? ar->kns[h->kn1 - 1].sid : 0;
 	w[1] = h->info;
 	n = decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos, &pos,
@@ -779,7 +789,9 @@ static int build_raw(struct bc_archive *ar, const uint32_t *list,
 			}
 			placed[sid] = (uint32_t)(out.len - str_start) + 1;
 			/* may move the buffer */
-			err = ar_buf_put(&out, ar->strs[sid].s, ar->strs[sid].len + 1);
+			err = ar_str_ready(ar, sid);
+			err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
+						     ar->strs[sid].len + 1);
 			((uint32_t *)(out.data + at))[j] = placed[sid] - 1;
 		}
 		at += words * 4;
@@ -998,6 +1010,87 @@ void ar_base_map_free(struct ar_base_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
+/*
+ * Where each of the base's strings lands in its string section, and the
+ * section's size, without rebuilding the base: what a module's rebuild
+ * needs when the base's bytes are not wanted (extract of one module).
+ *
+ * Problem: build_raw() writes the base's every type (its references
+ * resolved) and string (4 MB for Debian's 6.1 amd64) to learn the
+ * strings' offsets, and a module reads only the offsets. Invariant: the
+ * offsets and size are build_raw()'s exactly: the same walk (the list
+ * in order; in each record its name, then its name words in order),
+ * each string placed at its first use, "" at 0. Each record's words are
+ * decoded as cells with every check a read makes (numbers against what
+ * they index, the record's bytes filled exactly); the references are
+ * not resolved to the base's ids, which no module's bytes depend on.
+ * Cost: one pass over the base's records' words, no output buffer.
+ */
+static const uint32_t *record_cells(const struct bc_archive *ar, uint32_t rec,
+				    uint32_t *buf);
+
+static int base_strings(struct bc_archive *ar, const uint32_t *list,
+			uint32_t n, struct ar_base_map *map)
+{
+	uint32_t *cells = NULL, cap = 0, i, len = 1;	/* "" at 0 */
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		uint32_t rec = list[i], info = rec_info(ar, rec), kn1 = rec_kn1(ar, rec);
+		uint32_t words = ar_info_words(info), j, ci = 0, sid;
+		const uint32_t *c;
+		struct ar_word_cursor wc;
+
+		if (ar->heads) {
+			uint32_t need = ar->heads[rec + 1].pos - ar->heads[rec].pos;
+
+			if (need > cap) {
+				uint32_t *p = realloc(cells, need * sizeof(*p));
+
+				if (!p) {
+					err = -ENOMEM;
+					break;
+				}
+				cells = p;
+				cap = need;
+			}
+		}
+		c = record_cells(ar, rec, cells);
+		if (!c) {
+			err = -EINVAL;
+			break;
+		}
+		ar_word_cursor_init(&wc, bc_info_kind(info));
+		for (j = 0; j < words && !err; j++) {
+			if (j == 0) {
+				sid = kn1 ? ar->kns[kn1 - 1].sid : 0;
+			} else if (j == 1) {
+				continue;
+			} else {
+				enum bc_word_class cls = ar_word_next(&wc);
+				uint32_t v = c[ci++];
+
+				if (cls == BC_WORD_REF && v && !(v & 1))
+					ci++;		/* the k of a named reference */
+				if (cls != BC_WORD_NAME)
+					continue;
+				sid = v;
+			}
+			if (!sid || map->str_off[sid])
+				continue;
+			if ((uint64_t)len + ar->strs[sid].len + 1 > UINT32_MAX / 2) {
+				err = -EINVAL;
+				break;
+			}
+			map->str_off[sid] = len + 1;
+			len += ar->strs[sid].len + 1;
+		}
+	}
+	free(cells);
+	map->str_len = len;
+	return err;
+}
+
 int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
 		      const struct bc_btf_layout *layout, uint32_t nr_layout,
 		      struct ar_base_map *map, void **raw, size_t *size)
@@ -1017,6 +1110,12 @@ int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
 	map->str_off = calloc(ar->nr_strs + 1, sizeof(uint32_t));
 	err = map->ids.first && map->ids.anon && map->count && map->str_off ?
 	      ids_fill(ar, list, n, &map->ids, map->count) : -ENOMEM;
+	if (!raw) {
+		err = err ? err : base_strings(ar, list, n, map);
+		if (err)
+			ar_base_map_free(map);
+		return err;
+	}
 	err = err ? err : build_raw(ar, list, n, layout, nr_layout, &bytes, &len,
 				    map->str_off);
 	if (!err) {
@@ -1137,6 +1236,8 @@ static const uint32_t *record_cells(const struct bc_archive *ar, uint32_t rec,
 		return ar->cells + ar->rec_off[rec] + 2;
 	h = &ar->heads[rec];
 	pos = h->pos;
+	if (ar_body_need(ar, ar->words + h[1].pos))
+		return NULL;
 	n = ar_decode_words(ar, ar->nr_recs, h->info, ar->words, h[1].pos,
 			    &pos, buf);
 	return n < 0 || pos != h[1].pos ? NULL : buf;
@@ -1236,7 +1337,8 @@ int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
 			} else {
 				if (!placed[sid]) {
 					placed[sid] = (uint32_t)(out.len - str_start) + 1;
-					err = ar_u32vec_push(&own, sid);
+					err = ar_str_ready(ar, sid);
+					err = err ? err : ar_u32vec_push(&own, sid);
 					err = err ? err : ar_buf_put(&out, ar->strs[sid].s,
 								     ar->strs[sid].len + 1);
 				}

@@ -201,6 +201,10 @@ int bc_archive_view_open(struct bc_archive *ar, uint32_t k,
 	*out = NULL;
 	if (k >= ar->nr_kernels)
 		return -ENOENT;
+	err = ar_body_complete(ar);	/* a partial read: the rest */
+	if (err)
+		return bc_log_error(log, err, "%s: damaged archive: bad contents",
+				    ar->path);
 	/*
 	 * An archive of a kernel or two may store its kernels as bytes (the
 	 * smaller file: bytes_form.c). A view reads records, so before the

@@ -469,10 +469,10 @@ static void archive_same_lazily(struct bc_archive *ar, struct bc_archive *lazy)
 }
 
 /*
- * One archive file into the reader: read lazily, each kernel rebuilt
- * (whatever the whole read says: a lazy read fails only at what it
- * uses); then read whole, and what it accepts the lazy read accepts
- * with the same kernels; every kernel rebuilt (and parsed), a view of
+ * One archive file into the reader: read lazily and partially, each
+ * kernel rebuilt (whatever the whole read says: a lazy or partial read
+ * fails only at what it uses); then read whole, and what it accepts the
+ * lazy and partial reads accept with the same kernels; every kernel rebuilt (and parsed), a view of
  * each opened and walked, and the archive written back. Property: the
  * body written back, read and written once more, is the same bytes
  * (serialization is a fixpoint).
@@ -484,8 +484,13 @@ static void archive_file_one(const uint8_t *file, size_t size)
 	void *file2 = NULL, *raw;
 	size_t file2_size, raw_size;
 	uint32_t k, id;
+	int mode;
 
-	if (!ar_parse(file, size, "fuzz.bca", true, &lazy, &fuzz_log)) {
+	/* lazily, then partially (the string bytes and words left packed) */
+	for (mode = AR_READ_LAZY; mode <= AR_READ_PARTIAL; mode++) {
+		if (ar_parse_as(file, size, "fuzz.bca", (enum ar_read_mode)mode,
+				&lazy, &fuzz_log))
+			continue;
 		for (k = 0; k < bc_archive_nr_kernels(lazy); k++) {
 			struct bc_archive_kmods *km;
 			uint32_t i;
@@ -507,6 +512,10 @@ static void archive_file_one(const uint8_t *file, size_t size)
 	if (bc_archive_parse(file, size, "fuzz.bca", &ar, &fuzz_log))
 		return;
 	FUZZ_ASSERT(!ar_parse(file, size, "fuzz.bca", true, &lazy, &fuzz_log));
+	archive_same_lazily(ar, lazy);
+	bc_archive_free(lazy);
+	FUZZ_ASSERT(!ar_parse_as(file, size, "fuzz.bca", AR_READ_PARTIAL, &lazy,
+				 &fuzz_log));
 	archive_same_lazily(ar, lazy);
 	bc_archive_free(lazy);
 	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
