@@ -575,21 +575,25 @@ int ar_pack(const uint8_t *body, size_t len, enum ar_pack_effort effort,
 	return err;
 }
 
-int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
-	      size_t body_len)
+/*
+ * The stream table at the head of payload: s[0 .. nr) filled with each
+ * stream's codec, packed bytes and place in body. Returns nr, or -EINVAL
+ * when the table does not describe exactly len bytes of payload and
+ * body_len bytes of body.
+ */
+static int read_stream_table(const uint8_t *payload, size_t len, uint8_t *body,
+			     size_t body_len, struct stream *s)
 {
-	struct stream s[AR_PACK_MAX_STREAMS];
-	struct stream_job job = { s, 0, 0, false, AR_PACK_BEST, body_len };
 	size_t at, filled = 0;
-	unsigned i;
+	unsigned i, nr;
 
 	if (!len || !payload[0] || payload[0] > AR_PACK_MAX_STREAMS ||
 	    len < 1 + (size_t)payload[0] * ENTRY_LEN)
 		return -EINVAL;
-	job.nr = payload[0];
-	at = 1 + (size_t)job.nr * ENTRY_LEN;
-	memset(s, 0, sizeof(s));
-	for (i = 0; i < job.nr; i++) {
+	nr = payload[0];
+	at = 1 + (size_t)nr * ENTRY_LEN;
+	memset(s, 0, nr * sizeof(*s));
+	for (i = 0; i < nr; i++) {
 		const uint8_t *e = payload + 1 + (size_t)i * ENTRY_LEN;
 		uint64_t raw = get_le64(e + 1), packed = get_le64(e + 9);
 
@@ -606,6 +610,19 @@ int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
 	}
 	if (filled != body_len || at != len)
 		return -EINVAL;
+	return (int)nr;
+}
+
+int ar_unpack(const uint8_t *payload, size_t len, uint8_t *body,
+	      size_t body_len)
+{
+	struct stream s[AR_PACK_MAX_STREAMS];
+	struct stream_job job = { s, 0, 0, false, AR_PACK_BEST, body_len };
+	int nr = read_stream_table(payload, len, body, body_len, s);
+
+	if (nr < 0)
+		return nr;
+	job.nr = (unsigned)nr;
 	return run_streams(&job);
 }
 
@@ -654,34 +671,17 @@ int ar_unpack_partial(const uint8_t *payload, size_t len, uint8_t *body,
 	struct stream s[AR_PACK_MAX_STREAMS];
 	struct stream_job job = { s, 0, 0, false, AR_PACK_BEST, body_len };
 	struct ar_deferred *d;
-	size_t body_at[AR_PACK_MAX_STREAMS], filled = 0, at;
 	unsigned i, j, nr;
+	int got;
 
 	*out = NULL;
 	if (!len || payload[0] != SECTION_KERNELS + 1 ||
 	    len < 1 + (size_t)payload[0] * ENTRY_LEN)
 		return ar_unpack(payload, len, body, body_len);
-	nr = payload[0];
-	at = 1 + (size_t)nr * ENTRY_LEN;
-	memset(s, 0, sizeof(s));
-	for (i = 0; i < nr; i++) {
-		const uint8_t *e = payload + 1 + (size_t)i * ENTRY_LEN;
-		uint64_t raw = get_le64(e + 1), packed = get_le64(e + 9);
-
-		if (e[0] >= NR_CODECS || raw > body_len - filled ||
-		    packed > len - at)
-			return -EINVAL;
-		s[i].codec = (enum codec)e[0];
-		s[i].raw = payload + at;
-		s[i].packed_len = (size_t)packed;
-		s[i].body = body + filled;
-		s[i].raw_len = (size_t)raw;
-		body_at[i] = filled;
-		filled += (size_t)raw;
-		at += (size_t)packed;
-	}
-	if (filled != body_len || at != len)
-		return -EINVAL;
+	got = read_stream_table(payload, len, body, body_len, s);
+	if (got < 0)
+		return got;
+	nr = (unsigned)got;
 	if (!deferrable(s[which[0]].codec) || !deferrable(s[which[1]].codec))
 		return ar_unpack(payload, len, body, body_len);
 	d = calloc(1, sizeof(*d));
@@ -689,7 +689,7 @@ int ar_unpack_partial(const uint8_t *payload, size_t len, uint8_t *body,
 		return -ENOMEM;
 	for (j = 0; j < NR_DEFERRED; j++) {
 		d->d[j].s = s[which[j]];
-		d->d[j].at = body_at[which[j]];
+		d->d[j].at = (size_t)(s[which[j]].body - body);
 		d->d[j].x = (lzma_stream)LZMA_STREAM_INIT;
 	}
 	/* the others at once, on two threads as ar_unpack() does */

@@ -725,6 +725,20 @@ static int record_words(const struct bc_archive *ar, const struct ar_ids *ids,
 	return n < 0 || pos != h[1].pos ? -EINVAL : 0;
 }
 
+/* The 24-byte BTF header at the head of a blob of types and strings. */
+static void put_btf_header(uint8_t *blob, size_t type_len, size_t str_len)
+{
+	struct btf_header *hdr = (struct btf_header *)blob;
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = 0xeB9F;
+	hdr->version = 1;
+	hdr->hdr_len = sizeof(*hdr);
+	hdr->type_len = (uint32_t)type_len;
+	hdr->str_off = (uint32_t)type_len;
+	hdr->str_len = (uint32_t)str_len;
+}
+
 /*
  * Kernel list[0..n) as BTF bytes: the types in list order, strings in
  * order of first use ("" at 0), then the layout section when there is one.
@@ -797,15 +811,7 @@ static int build_raw(struct bc_archive *ar, const uint32_t *list,
 		at += words * 4;
 	}
 	if (!err) {
-		struct btf_header *hdr = (struct btf_header *)out.data;
-
-		memset(hdr, 0, sizeof(*hdr));
-		hdr->magic = 0xeB9F;
-		hdr->version = 1;
-		hdr->hdr_len = sizeof(*hdr);
-		hdr->type_len = (uint32_t)total;
-		hdr->str_off = (uint32_t)total;
-		hdr->str_len = (uint32_t)(out.len - str_start);
+		put_btf_header(out.data, total, out.len - str_start);
 		*raw = out.data;
 		*size = out.len;
 		out.data = NULL;
@@ -1349,15 +1355,7 @@ int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
 		at += words * 4;
 	}
 	if (!err) {
-		struct btf_header *hdr = (struct btf_header *)out.data;
-
-		memset(hdr, 0, sizeof(*hdr));
-		hdr->magic = 0xeB9F;
-		hdr->version = 1;
-		hdr->hdr_len = sizeof(*hdr);
-		hdr->type_len = (uint32_t)total;
-		hdr->str_off = (uint32_t)total;
-		hdr->str_len = (uint32_t)(out.len - str_start);
+		put_btf_header(out.data, total, out.len - str_start);
 		*raw = out.data;
 		*size = out.len;
 		out.data = NULL;

@@ -1976,6 +1976,32 @@ static int hook_unset(struct builder *b, const char *section,
 }
 
 /*
+ * One hook row: section name of kind h attaching to target (malloc'd,
+ * taken; NULL: out of memory), checked on every kernel. Returns 0 or a
+ * negative errno.
+ */
+static int add_hook_row(struct builder *b, const struct hook_kind *h,
+			const char *name, char *target,
+			const struct bc_deps_kernel *kernels)
+{
+	struct bc_dep *d;
+	int err;
+
+	if (!target)
+		return -ENOMEM;
+	d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
+	err = d ? check_one_hook(d, h, target, b->first, kernels,
+				 b->nr_kernels,
+				 b->into ? b->into->memo : NULL,
+				 b->report->nr_deps - 1)
+		: -ENOMEM;
+	if (!err && autoload_off(name))
+		err = mark_autoload_off(d, b->nr_kernels);
+	free(target);
+	return err;
+}
+
+/*
  * The hooks of the programs of section s that take their target from
  * the loader (a bare "fentry" section, or --attach): one row each, in
  * program order. Returns 0 or a negative errno.
@@ -1991,7 +2017,6 @@ static int check_program_hooks(struct builder *b,
 
 	for (p = 0; p < obj->nr_programs && !err; p++) {
 		const struct bc_bpf_program *prog = &obj->programs[p];
-		struct bc_dep *d;
 		char *target;
 
 		if (prog->section != s)
@@ -2002,17 +2027,7 @@ static int check_program_hooks(struct builder *b,
 		}
 		target = prog->attach_target ? strdup(prog->attach_target) :
 			 hook_target(h, name);
-		if (!target)
-			return -ENOMEM;
-		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
-		err = d ? check_one_hook(d, h, target, b->first, kernels,
-					 b->nr_kernels,
-					 b->into ? b->into->memo : NULL,
-					 b->report->nr_deps - 1)
-			: -ENOMEM;
-		if (!err && autoload_off(name))
-			err = mark_autoload_off(d, b->nr_kernels);
-		free(target);
+		err = add_hook_row(b, h, name, target, kernels);
 	}
 	return err;
 }
@@ -2037,8 +2052,6 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 	for (s = 0; s < obj->nr_sections && !err; s++) {
 		const char *name = obj->sections[s].name;
 		const struct hook_kind *h = hook_kind_of(name);
-		struct bc_dep *d;
-		char *target;
 
 		if (!h && (h = bare_hook_kind_of(name))) {
 			err = check_program_hooks(b, obj, s, h, true, kernels);
@@ -2050,18 +2063,7 @@ static int check_hooks(struct builder *b, const struct bc_bpf_object *obj,
 			err = check_program_hooks(b, obj, s, h, false, kernels);
 			continue;
 		}
-		target = hook_target(h, name);
-		if (!target)
-			return -ENOMEM;
-		d = add_dep(b, BC_DEP_HOOK, name, h->type, NULL, target);
-		err = d ? check_one_hook(d, h, target, b->first, kernels,
-					 b->nr_kernels,
-					 b->into ? b->into->memo : NULL,
-					 b->report->nr_deps - 1)
-			: -ENOMEM;
-		if (!err && autoload_off(name))
-			err = mark_autoload_off(d, b->nr_kernels);
-		free(target);
+		err = add_hook_row(b, h, name, hook_target(h, name), kernels);
 	}
 	return err;
 }
