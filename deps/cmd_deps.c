@@ -66,7 +66,8 @@ const char bc_deps_usage[] =
 "  --all        list every dependency, not only those not ok somewhere\n"
 "  --save FILE  write kernel K (BTF, symbols, inlined functions, config,\n"
 "               modules) to FILE, a saved kernel file (an archive of one\n"
-"               kernel) that --kernel takes and reads fast\n"
+"               kernel) that --kernel takes and reads fast; K may be\n"
+"               ARCHIVE:NAME, one kernel of an archive\n"
 "An object libbpf 1.1 refuses at open is reported \"refused at open\" with\n"
 "libbpf's reason, then what else it tells; a file that is no BPF object\n"
 "(not ELF, another machine, cut short) is bad input.\n"
@@ -638,6 +639,38 @@ static int check_all(const struct bc_bpf_object *objs, int nr_objs,
 	return err;
 }
 
+/*
+ * --save: the one kernel of --kernel written as a saved kernel file. A
+ * file is read with everything it can tell (symbols, inlined functions);
+ * ARCHIVE:NAME (or an archive of one kernel) is read whole from the
+ * archive, its attachments and modules with it, and keeps its name.
+ */
+static int save_kernel(const struct deps_args *a, const struct bc_log *log)
+{
+	struct bc_kernel_list kl = { 0 };
+	struct bc_deps_kernel kernel;
+	const struct bc_kernel_src *src;
+	int err = bc_kernel_list_add(&kl, a->kernels[0], a->kconfigs[0], log);
+
+	if (!err && kl.nr != 1)
+		err = bc_log_error(log, -EINVAL,
+				   "--save %s: %s is %u kernels; --save writes one (ARCHIVE:NAME)",
+				   a->save, a->kernels[0], kl.nr);
+	if (err)
+		goto out;
+	src = &kl.srcs[0];
+	err = bc_kernel_src_load(src, true, true, &kernel, log);
+	if (err)
+		goto out;
+	kernel.name = src->name ? src->name :
+		      src->ar ? bc_archive_kernel_name(src->ar, src->idx) : NULL;
+	err = bc_deps_kernel_save(&kernel, a->save, log);
+	bc_deps_kernel_deinit(&kernel);
+out:
+	bc_kernel_list_deinit(&kl);
+	return err;
+}
+
 int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 {
 	struct bc_deps_report *reports = NULL;
@@ -660,27 +693,8 @@ int bc_cmd_deps(int argc, char **argv, const struct bc_log *log)
 	if (parse_deps_args(argc, argv, &a))
 		goto out;
 	if (a.save) {
-		struct bc_deps_kernel kernel;
-		const char *file;
-		char *name;
-		int split = bc_kernel_arg_split(a.kernels[0], &name, &file);
-
-		if (split < 0) {
-			bc_log_error(log, split, "out of memory");
-			goto out;
-		}
-		/* everything a kernel can tell, read once */
-		if (bc_deps_kernel_load(file, true, &kernel, log)) {
-			free(name);
-			goto out;
-		}
-		kernel.name = name;
-		if ((!a.kconfigs[0] ||
-		     !bc_deps_kernel_set_kconfig(&kernel, a.kconfigs[0], log)) &&
-		    !bc_deps_kernel_save(&kernel, a.save, log))
+		if (!save_kernel(&a, log))
 			status = 0;
-		bc_deps_kernel_deinit(&kernel);
-		free(name);
 		goto out;
 	}
 	objs = calloc(a.nr_objects, sizeof(*objs));

@@ -1628,6 +1628,16 @@ check_saved_kernel_input() {
 		--name 6.1.0-1-amd64 --name 6.1.0-2-amd64
 	run 2 "$BTFCANON" dump two.bca
 	stderr_has "names 2 kernels"
+	# one kernel of an archive saves as ARCHIVE:NAME, under its name;
+	# the whole archive of two is refused, nothing written
+	run 0 "$BTFCANON" deps --kernel two.bca:6.1.0-2-amd64 --save two2.saved
+	run 0 "$BTFCANON" archive list two2.saved
+	stdout_has "6.1.0-2-amd64"
+	run 0 "$BTFCANON" sort two2.saved -o got2.btf
+	same got2.btf want.btf "sort of a kernel saved from ARCHIVE:NAME"
+	run 2 "$BTFCANON" deps --kernel two.bca --save all.saved
+	stderr_has "is 2 kernels"
+	[ ! -e all.saved ] || die "deps --save of two kernels wrote a file"
 }
 run_case "a saved kernel file as an input of sort and dump" check_saved_kernel_input
 
