@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <linux/btf.h>
 
 #include "decompress.h"
@@ -384,6 +385,25 @@ static char *strip_name(const char *path)
 	return strndup(base, len);
 }
 
+/*
+ * The running kernel's BTF (/sys/kernel/btf, the directory or a file in
+ * it, through any link) is named by uname -r: its files are named after
+ * modules, the directory "btf", and neither tells a version.
+ */
+static char *running_name(const char *path)
+{
+	char *real = realpath(path, NULL);
+	struct utsname u;
+	bool running;
+
+	if (!real)
+		return NULL;
+	running = !strcmp(real, "/sys/kernel/btf") ||
+		  !strncmp(real, "/sys/kernel/btf/", 16);
+	free(real);
+	return running && !uname(&u) ? strdup(u.release) : NULL;
+}
+
 int bc_kernel_default_name(const char *path, char **name,
 			   const struct bc_log *log)
 {
@@ -405,7 +425,9 @@ int bc_kernel_default_name(const char *path, char **name,
 		*name = bc_package_kernel_version(member);
 		free(member);
 	} else {
-		*name = strip_name(path);
+		*name = running_name(path);
+		if (!*name)
+			*name = strip_name(path);
 	}
 	return *name ? 0 : bc_log_error(log, -ENOMEM, "%s: out of memory", path);
 }

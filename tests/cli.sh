@@ -1371,6 +1371,22 @@ check_archive_bytes_form() {
 run_case "archive: a kernel stored as bytes is read by log and extract" \
 	check_archive_bytes_form
 
+# The running kernel's BTF given as /sys/kernel/btf (the directory) or a
+# file in it is named by uname -r, as the header names it: "btf" and
+# "vmlinux" tell no version to order by.
+check_archive_running_name() {
+	[ -r /sys/kernel/btf/vmlinux ] || skip_case "/sys/kernel/btf/vmlinux absent"
+	release=$(uname -r)
+	run 0 "$BTFCANON" archive create d.bca /sys/kernel/btf
+	run 0 "$BTFCANON" archive list d.bca
+	stdout_has "$release"
+	run 0 "$BTFCANON" archive create f.bca /sys/kernel/btf/vmlinux
+	run 0 "$BTFCANON" archive list f.bca
+	stdout_has "$release"
+}
+run_case "archive: /sys/kernel/btf is named by uname -r" \
+	check_archive_running_name
+
 # An archive is never larger than one solid `tar | xz -9e` of the same
 # BTF files (issue 27), whatever the set: none, one tiny kernel, one or
 # two of a module's size, several that share much or little. The files
