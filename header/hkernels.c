@@ -184,11 +184,11 @@ bool hdr_wants_archived_modules(const struct hdr_kernel *k)
 }
 
 /* Reads one kernel's BTF as libbpf's struct btf. */
-int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
-		    const struct bc_log *log)
+int hdr_load_kernel(const struct hdr_kernel *k, bool as_read,
+		    struct btf **out, const struct bc_log *log)
 {
 	/* the header takes names by their text: the input's strings do */
-	struct bc_input_opts opts = { .canonicalize = true, .for_libbpf = true };
+	struct bc_input_opts opts = { .canonicalize = !as_read, .for_libbpf = true };
 	struct bc_input in;
 	struct btf *base = NULL;
 	void *raw;
@@ -467,7 +467,7 @@ int hdr_check_arch(const struct hdr_kernel *k, struct btf **btf,
 int hdr_load_checked(const struct hdr_kernel *k, struct btf **btf,
 		     const struct bc_log *log)
 {
-	int err = hdr_load_kernel(k, btf, log);
+	int err = hdr_load_kernel(k, false, btf, log);
 
 	return err ? err : hdr_check_arch(k, btf, log);
 }
@@ -481,7 +481,7 @@ struct arch_probes {
 static int probe_arch(struct hdr_kernel *k, const struct bc_log *log)
 {
 	struct btf *btf;
-	int err = hdr_load_kernel(k, &btf, log);
+	int err = hdr_load_kernel(k, true, &btf, log);	/* pt_regs: any order */
 
 	if (err)
 		return err;
