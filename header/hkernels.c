@@ -272,18 +272,25 @@ static bool has_leaf(const struct btf *btf, uint32_t id, const char *name,
 
 /*
  * The architecture a kernel's BTF is of, from struct pt_regs: x86's has
- * orig_ax, arm64's orig_x0; -1 when neither.
+ * orig_ax, arm64's orig_x0; -1 when neither (or both: two struct pt_regs).
  */
 int hdr_arch_of_btf(const struct btf *btf)
 {
-	int id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
+	uint32_t i, n = btf__type_cnt(btf);
+	bool x86 = false, arm64 = false;
 
-	if (id <= 0)
-		return -1;
-	if (has_leaf(btf, id, "orig_ax", 0))
-		return BC_HEADER_X86;
-	if (has_leaf(btf, id, "orig_x0", 0))
-		return BC_HEADER_ARM64;
+	/* every struct pt_regs, so the answer does not depend on the ids' order */
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (!btf_is_struct(t) || !t->name_off ||
+		    strcmp(btf__name_by_offset(btf, t->name_off), "pt_regs"))
+			continue;
+		x86 |= has_leaf(btf, i, "orig_ax", 0);
+		arm64 |= has_leaf(btf, i, "orig_x0", 0);
+	}
+	if (x86 != arm64)
+		return x86 ? BC_HEADER_X86 : BC_HEADER_ARM64;
 	return -1;
 }
 
