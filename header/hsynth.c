@@ -16,9 +16,10 @@
  *
  * Invariant: the synthetic BTF is a function of the kernels in their
  * order (with --layout the first is the chosen kernel and "newest",
- * "older" read "first", "later": the code is the same); an archive's
- * kernel read through a view gives the same BTF, type for type, as the
- * kernel read whole (hdr_merge_older_view()).
+ * "older" read "first", "later": the code is the same), not of the
+ * order of an older kernel's types: one read whole from a file as
+ * pahole wrote it, sorted, or through an archive's view gives the same
+ * BTF, type for type (hdr_merge_older(), hdr_merge_older_view()).
  * Cost: a kernel's comparison is one pass over its named types, comparing
  * only those whose signature is new (one C spelling per member) with the
  * synthetic type's spellings, kept once.
@@ -1388,12 +1389,17 @@ static int push_id(uint32_t **v, uint32_t *nr, uint32_t *cap, uint32_t id)
  *    merge, so a type mapped when the part is built is mapped when
  *    copy_type() meets it, to the same synthetic type (find_named()
  *    depends on the synthetic BTF and the type's kind and name alone);
- *  - the part keeps the kernel's id order, so hdr_merge_older() walks the
- *    seeds in the order it walks them in the whole kernel, and copies
- *    happen in the same order, giving the same synthetic ids.
+ *  - hdr_merge_older() acts on the seeds in an order of their content
+ *    (kind, name, content_sig(), which it computes on the part: a seed is
+ *    whole there, and a named type it references counts by its kind and
+ *    name only), not of their ids, and on the kfuncs by name: so copies
+ *    happen in the same order as on the whole kernel, or on the kernel's
+ *    file in pahole's order, giving the same synthetic ids.
  *
  * tests/test_header.c (case view) compares both ways on the test
- * kernels' archive; BENCH.md has the bcc tools' headers byte for byte.
+ * kernels' archive, case file_order a file in two orders, sorted and
+ * archived; BENCH.md has the bcc tools' headers byte for byte and the
+ * header of Debian's 132 files against their archive's.
  */
 int hdr_merge_older_view(struct synth *y, const struct hdr_kernel *k,
 			 const struct bc_archive_view *view, uint64_t seed,
