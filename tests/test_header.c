@@ -994,7 +994,7 @@ START_TEST(test_layout)
 END_TEST
 
 /*
- * Kernel files read and sorted on -j threads: the same header at -j1,
+ * Kernel files read on -j threads: the same header at -j1,
  * -j2 and -j4, and at -j3 with the --kernel arguments in another order.
  * --kernel NAME=FILE names a file whose name tells no version: the name
  * is the kernel's in the header (the same bytes as a file of that name);
