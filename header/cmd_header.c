@@ -40,7 +40,7 @@ const char bc_header_usage[] =
 "              need (the slim header)\n"
 "  -I DIR      look the sources' includes up in DIR too, as cc -I does\n"
 "              (repeat, in cc's order); -IDIR too\n"
-"  -j N        read and sort the kernel files on N threads (default: one\n"
+"  -j N        read the kernel files on N threads (default: one\n"
 "              per CPU); the header does not depend on it\n"
 "  -o F        write to F (atomically) instead of standard output\n"
 "  --check H   exit 1 and show the difference when H is not what would be\n"

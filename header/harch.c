@@ -72,13 +72,17 @@ static bool twin_unflavored(const struct btf *btf, const struct smap *flavored)
 }
 
 /*
- * The kernel files of one architecture's synthesis, read and sorted ahead
- * on `readers` threads (prefetch.h) while the kernels before them are
+ * The kernel files of one architecture's synthesis, read ahead on
+ * `readers` threads (prefetch.h) while the kernels before them are
  * merged: files[j] is the j-th kernel of the list read from a file, in
  * the list's order, which is the order write_arch_once() takes them in.
- * An archive's kernels are read where they are merged, as before (through
- * a view, mostly). The merge, and so the header, is the same whatever
- * the number of readers: only the thread a file is read and sorted on
+ * The first kernel (the synthetic BTF's start) is read in canonical
+ * order; an older one as the file has it, not sorted, with its types'
+ * signatures (hdr_content_sigs()): hdr_merge_older() acts on it in an
+ * order of its content, so the sort, most of a file's cost, is left out.
+ * An archive's kernels are read where they are merged, as before
+ * (through a view, mostly). The merge, and so the header, is the same
+ * whatever the number of readers: only the thread a file is read on
  * changes.
  */
 struct file_reads {
@@ -86,20 +90,59 @@ struct file_reads {
 	uint32_t *files, nr_files, next;
 };
 
+/* A kernel read: its BTF and, for an older kernel's file, its signatures. */
+struct kernel_read {
+	struct btf *btf;
+	uint64_t *sigs;
+};
+
+static void drop_read(void *item)
+{
+	struct kernel_read *r = item;
+
+	if (!r)
+		return;
+	btf__free(r->btf);
+	free(r->sigs);
+	free(r);
+}
+
+/* Kernel k's BTF, checked, canonical (first) or as read with signatures. */
+static int read_kernel(const struct hdr_kernel *k, bool first,
+		       struct kernel_read **out, const struct bc_log *log)
+{
+	struct kernel_read *r = calloc(1, sizeof(*r));
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return bc_log_error(log, -ENOMEM, "out of memory");
+	if (first || k->ar) {
+		err = hdr_load_checked(k, &r->btf, log);
+	} else {
+		err = hdr_load_kernel(k, true, &r->btf, log);
+		if (!err)
+			err = hdr_check_arch(k, &r->btf, log);
+		if (!err && !(r->sigs = hdr_content_sigs(r->btf)))
+			err = bc_log_error(log, -ENOMEM, "out of memory");
+	}
+	if (err) {
+		drop_read(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
 static int read_file_kernel(void *ctx, uint32_t j, void **item,
 			    const struct bc_log *log)
 {
 	struct file_reads *r = ctx;
-	struct btf *btf = NULL;
-	int err = hdr_load_checked(r->kernels[r->files[j]], &btf, log);
+	struct kernel_read *got = NULL;
+	int err = read_kernel(r->kernels[r->files[j]], r->files[j] == 0, &got, log);
 
-	*item = btf;
+	*item = got;
 	return err;
-}
-
-static void drop_btf(void *btf)
-{
-	btf__free(btf);
 }
 
 /* readers 0: each file read when it is merged, on this thread. */
@@ -115,25 +158,24 @@ static int file_reads_start(struct file_reads *r, uint32_t nr, uint32_t readers,
 		if (!r->kernels[i]->ar)
 			r->files[r->nr_files++] = i;
 	/*
-	 * one sorted kernel a reader ahead, and one more (some MB each): a
+	 * one kernel a reader ahead, and one more (some MB each): a
 	 * reader finishing waits only when all of them are done and untaken
 	 */
 	return bc_prefetch_new(r->nr_files, readers, readers + 1, slots,
-			       read_file_kernel, drop_btf, r, pf);
+			       read_file_kernel, drop_read, r, pf);
 }
 
-/* Kernel k's BTF, checked: the next file's from the readers, or read here. */
-static int load_next(struct file_reads *r, struct bc_prefetch *pf,
-		     const struct hdr_kernel *k, struct btf **btf,
-		     const struct bc_log *log)
+/* Kernel i's BTF (and signatures), checked: the next file's from the readers, or read here. */
+static int load_next(struct file_reads *r, struct bc_prefetch *pf, uint32_t i,
+		     struct kernel_read **got, const struct bc_log *log)
 {
 	void *item;
 	int err;
 
-	if (k->ar)
-		return hdr_load_checked(k, btf, log);
+	if (r->kernels[i]->ar)
+		return read_kernel(r->kernels[i], i == 0, got, log);
 	err = bc_prefetch_take(pf, r->next++, &item, log);
-	*btf = item;
+	*got = item;
 	return err;
 }
 
@@ -149,7 +191,8 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	struct file_reads reads = { .kernels = kernels };
 	struct bc_prefetch *pf = NULL;
 	struct synth y = { .log = log, .flavored = flavored };
-	struct btf *newest = NULL, *cut = NULL;
+	struct kernel_read *newest = NULL;
+	struct btf *cut = NULL;
 	const struct btf *final;
 	struct bc_btf *parsed = NULL;
 	struct bc_dump_c_opts dopts = { 0 };
@@ -163,11 +206,11 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 	err = file_reads_start(&reads, nr, readers, slots, &pf);
 	if (err)
 		goto out;
-	err = load_next(&reads, pf, kernels[0], &newest, log);
+	err = load_next(&reads, pf, 0, &newest, log);
 	if (err)
 		goto out;
-	y.s = newest;	/* libbpf's parse of it, now the synthetic BTF */
-	newest = NULL;
+	y.s = newest->btf;	/* libbpf's parse of it, now the synthetic BTF */
+	newest->btf = NULL;
 	y.nr_newest = btf__type_cnt(y.s);
 	/*
 	 * The plain C names go by use (dump_c.c), counted in the first
@@ -194,8 +237,7 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 		err = hdr_add_kfuncs(&y, &self, false);
 	}
 	for (i = 1; !err && i < nr; i++) {
-		struct btf *old;
-
+		struct kernel_read *old;
 		struct bc_archive_view *view = NULL;
 		uint64_t seed = 0;
 
@@ -210,11 +252,12 @@ static int write_arch_once(struct hdr_kernel **kernels, uint32_t nr,
 				goto out;
 			continue;
 		}
-		err = load_next(&reads, pf, kernels[i], &old, log);
+		err = load_next(&reads, pf, i, &old, log);
 		if (err)
 			goto out;
-		err = hdr_merge_older(&y, old, NULL, 0, NULL, kernels[i]->label, i);
-		btf__free(old);
+		err = hdr_merge_older(&y, old->btf, NULL, 0, NULL, old->sigs,
+				      kernels[i]->label, i);
+		drop_read(old);
 	}
 	if (!err && y.skipped && twin_unflavored(y.s, flavored))
 		err = -EAGAIN;	/* a type some flavor left out could twin */
@@ -269,7 +312,7 @@ out:
 	free(strong);
 	bc_btf_free(parsed);
 	btf__free(cut);
-	btf__free(newest);
+	drop_read(newest);
 	hdr_synth_deinit(&y);
 	bc_prefetch_free(pf);
 	free(reads.files);

@@ -184,11 +184,11 @@ bool hdr_wants_archived_modules(const struct hdr_kernel *k)
 }
 
 /* Reads one kernel's BTF as libbpf's struct btf. */
-int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
-		    const struct bc_log *log)
+int hdr_load_kernel(const struct hdr_kernel *k, bool as_read,
+		    struct btf **out, const struct bc_log *log)
 {
 	/* the header takes names by their text: the input's strings do */
-	struct bc_input_opts opts = { .canonicalize = true, .for_libbpf = true };
+	struct bc_input_opts opts = { .canonicalize = !as_read, .for_libbpf = true };
 	struct bc_input in;
 	struct btf *base = NULL;
 	void *raw;
@@ -272,18 +272,25 @@ static bool has_leaf(const struct btf *btf, uint32_t id, const char *name,
 
 /*
  * The architecture a kernel's BTF is of, from struct pt_regs: x86's has
- * orig_ax, arm64's orig_x0; -1 when neither.
+ * orig_ax, arm64's orig_x0; -1 when neither (or both: two struct pt_regs).
  */
 int hdr_arch_of_btf(const struct btf *btf)
 {
-	int id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
+	uint32_t i, n = btf__type_cnt(btf);
+	bool x86 = false, arm64 = false;
 
-	if (id <= 0)
-		return -1;
-	if (has_leaf(btf, id, "orig_ax", 0))
-		return BC_HEADER_X86;
-	if (has_leaf(btf, id, "orig_x0", 0))
-		return BC_HEADER_ARM64;
+	/* every struct pt_regs, so the answer does not depend on the ids' order */
+	for (i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (!btf_is_struct(t) || !t->name_off ||
+		    strcmp(btf__name_by_offset(btf, t->name_off), "pt_regs"))
+			continue;
+		x86 |= has_leaf(btf, i, "orig_ax", 0);
+		arm64 |= has_leaf(btf, i, "orig_x0", 0);
+	}
+	if (x86 != arm64)
+		return x86 ? BC_HEADER_X86 : BC_HEADER_ARM64;
 	return -1;
 }
 
@@ -467,7 +474,7 @@ int hdr_check_arch(const struct hdr_kernel *k, struct btf **btf,
 int hdr_load_checked(const struct hdr_kernel *k, struct btf **btf,
 		     const struct bc_log *log)
 {
-	int err = hdr_load_kernel(k, btf, log);
+	int err = hdr_load_kernel(k, false, btf, log);
 
 	return err ? err : hdr_check_arch(k, btf, log);
 }
@@ -481,7 +488,7 @@ struct arch_probes {
 static int probe_arch(struct hdr_kernel *k, const struct bc_log *log)
 {
 	struct btf *btf;
-	int err = hdr_load_kernel(k, &btf, log);
+	int err = hdr_load_kernel(k, true, &btf, log);	/* pt_regs: any order */
 
 	if (err)
 		return err;

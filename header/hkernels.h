@@ -50,10 +50,15 @@ int hdr_set_add_arg(struct hdr_set *s, const char *arg,
  * (hdr_load_kernel), never through a view of vmlinux alone.
  */
 bool hdr_wants_archived_modules(const struct hdr_kernel *k);
-/* Reads one kernel's BTF as libbpf's struct btf. */
-int hdr_load_kernel(const struct hdr_kernel *k, struct btf **out,
-		    const struct bc_log *log);
-/* hdr_load_kernel(), then hdr_check_arch() */
+/*
+ * Reads one kernel's BTF as libbpf's struct btf, its types in canonical
+ * order; with as_read, a kernel file's in the file's order (not sorted:
+ * for a reader that orders what it does by content, hsynth.c's older
+ * kernels). An archive's and a kernel with modules are canonical.
+ */
+int hdr_load_kernel(const struct hdr_kernel *k, bool as_read,
+		    struct btf **out, const struct bc_log *log);
+/* hdr_load_kernel() in canonical order, then hdr_check_arch() */
 int hdr_load_checked(const struct hdr_kernel *k, struct btf **btf,
 		     const struct bc_log *log);
 /* Checks that kernel k's BTF is of the architecture its name says (frees it if not). */

@@ -60,7 +60,7 @@ struct bc_header_opts {
 	 */
 	const char *layout;
 	/*
-	 * Threads that read and sort kernel files ahead of their merge
+	 * Threads that read kernel files ahead of their merge
 	 * (0: one per CPU; 1: none, each read where it is merged). The
 	 * header does not depend on it.
 	 */

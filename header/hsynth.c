@@ -16,9 +16,10 @@
  *
  * Invariant: the synthetic BTF is a function of the kernels in their
  * order (with --layout the first is the chosen kernel and "newest",
- * "older" read "first", "later": the code is the same); an archive's
- * kernel read through a view gives the same BTF, type for type, as the
- * kernel read whole (hdr_merge_older_view()).
+ * "older" read "first", "later": the code is the same), not of the
+ * order of an older kernel's types: one read whole from a file as
+ * pahole wrote it, sorted, or through an archive's view gives the same
+ * BTF, type for type (hdr_merge_older(), hdr_merge_older_view()).
  * Cost: a kernel's comparison is one pass over its named types, comparing
  * only those whose signature is new (one C spelling per member) with the
  * synthetic type's spellings, kept once.
@@ -703,51 +704,109 @@ static bool synth_has_tag(const struct synth *y, uint32_t func, const char *what
 	return false;
 }
 
-/*
- * Counts the kfuncs of a kernel; one the synthetic BTF has no kfunc of
- * that name is copied with its tags.
- */
-int hdr_add_kfuncs(struct synth *y, struct copy_src *src, bool copy)
-{
-	uint32_t i, n = btf__type_cnt(src->btf);
-	int err = 0;
+/* A function a DECL_TAG marks, for hdr_add_kfuncs()'s order. */
+struct kfunc_ref {
+	const char *name;
+	uint32_t func;
+};
 
-	for (i = 1; !err && i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(src->btf, i);
-		uint32_t func = kfunc_of_tag(src->btf, t, "bpf_kfunc"), count = 0;
-		const char *name;
-		int sid;
+static int cmp_kfunc_ref(const void *pa, const void *pb)
+{
+	const struct kfunc_ref *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->func > b->func) - (a->func < b->func);
+}
+
+/*
+ * The functions the DECL_TAGs "what" of btf mark, by the function's name
+ * (a content order: the same whether the kernel's types are in the
+ * file's order, canonical or a view's part). Returns the count or a
+ * negative errno; *out: free().
+ */
+static int kfuncs_by_name(const struct btf *btf, const char *what,
+			  struct kfunc_ref **out)
+{
+	uint32_t i, n = btf__type_cnt(btf), nr = 0, cap = 0;
+	struct kfunc_ref *v = NULL;
+
+	for (i = 1; i < n; i++) {
+		uint32_t func = kfunc_of_tag(btf, btf__type_by_id(btf, i), what);
 
 		if (!func)
 			continue;
-		name = btf__name_by_offset(src->btf, btf__type_by_id(src->btf, func)->name_off);
+		if (nr == cap) {
+			struct kfunc_ref *grown;
+
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(v, cap * sizeof(*grown));
+			if (!grown)
+				return free(v), -ENOMEM;
+			v = grown;
+		}
+		v[nr].func = func;
+		v[nr++].name = btf__name_by_offset(btf, btf__type_by_id(btf, func)->name_off);
+	}
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_kfunc_ref);
+	*out = v;
+	return nr;
+}
+
+/*
+ * Counts the kfuncs of a kernel; one the synthetic BTF has no kfunc of
+ * that name is copied with its tags. The kfuncs go by name (then id:
+ * two functions of one name, both kfuncs, are not seen in kernels), so
+ * the copies' order, and their synthetic ids, do not depend on the
+ * order of the kernel's types.
+ */
+int hdr_add_kfuncs(struct synth *y, struct copy_src *src, bool copy)
+{
+	struct kfunc_ref *v = NULL;
+	int nr, i, err = 0;
+
+	nr = kfuncs_by_name(src->btf, "bpf_kfunc", &v);
+	if (nr < 0)
+		return nr;
+	for (i = 0; !err && i < nr; i++) {
+		uint32_t count = 0;
+		const char *name = v[i].name;
+		int sid;
+
 		hdr_smap_get(&y->kfunc_count, name, &count);
 		err = hdr_smap_put(&y->kfunc_count, name, count + 1, true);
 		if (err || !copy || count)
 			continue;
 		/* new: the first kernel (newest first) that has it */
-		sid = copy_type(y, src, func);
-		if (sid < 0)
-			return sid;
+		sid = copy_type(y, src, v[i].func);
+		if (sid < 0) {
+			err = sid;
+			break;
+		}
 		if (!synth_has_tag(y, sid, "bpf_kfunc")) {
 			int tag = btf__add_decl_tag(y->s, "bpf_kfunc", sid, -1);
 
 			if (tag < 0)
-				return tag;
+				err = tag;
 		}
 	}
-	for (i = 1; !err && copy && i < n; i++) {
-		uint32_t func = kfunc_of_tag(src->btf, btf__type_by_id(src->btf, i),
-					     "bpf_fastcall");
+	free(v);
+	v = NULL;
+	nr = err || !copy ? 0 : kfuncs_by_name(src->btf, "bpf_fastcall", &v);
+	if (nr < 0)
+		return nr;
+	for (i = 0; !err && i < nr; i++) {
+		uint32_t func = v[i].func;
 		int tag;
 
-		if (!func || !src->memo[func] || src->memo[func] < y->nr_newest ||
+		if (!src->memo[func] || src->memo[func] < y->nr_newest ||
 		    synth_has_tag(y, src->memo[func], "bpf_fastcall"))
 			continue;
 		tag = btf__add_decl_tag(y->s, "bpf_fastcall", src->memo[func], -1);
 		if (tag < 0)
-			return tag;
+			err = tag;
 	}
+	free(v);
 	return err;
 }
 
@@ -990,74 +1049,189 @@ static bool copies_nothing_named(struct synth *y, const struct btf *btf,
 	}
 }
 
-/* Compares one older kernel with the synthetic BTF (pass 2 of the top). */
+/* The signature of named type id of g's BTF (hdr_content_sigs()). */
+static uint64_t content_sig(struct sig_src *g, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(g->btf, id);
+
+	return mix(hdr_mix_str(body_sig(g, id), btf__name_by_offset(g->btf, t->name_off)),
+		   name_tag(t)) | 1;
+}
+
+/* Whether the merge acts on type t by its signature: a named struct, union, enum, typedef. */
+static bool is_merged(const struct btf *btf, const struct btf_type *t)
+{
+	return t->name_off && (btf_is_composite(t) || btf_is_any_enum(t) ||
+			       btf_is_typedef(t)) &&
+	       *btf__name_by_offset(btf, t->name_off);
+}
+
+uint64_t *hdr_content_sigs(const struct btf *btf)
+{
+	struct sig_src g = { .btf = btf };
+	uint32_t i, n = btf__type_cnt(btf);
+	uint64_t *sigs = calloc(n, sizeof(*sigs));
+
+	g.memo = calloc(n, sizeof(*g.memo));
+	g.state = calloc(n, 1);
+	g.named = calloc(n, sizeof(*g.named));
+	for (i = 1; sigs && g.memo && g.state && g.named && i < n; i++) {
+		if (is_merged(btf, btf__type_by_id(btf, i)))
+			sigs[i] = content_sig(&g, i);
+	}
+	if (!g.memo || !g.state || !g.named) {
+		free(sigs);
+		sigs = NULL;
+	}
+	free(g.memo);
+	free(g.state);
+	free(g.named);
+	return sigs;
+}
+
+/*
+ * A type of an older kernel the merge acts on: a named struct, union,
+ * enum or typedef whose signature no kernel before had.
+ */
+struct seed {
+	const char *name;
+	uint64_t sig;		/* what sig_find() keys: the view's or content_sig() */
+	uint64_t key;		/* content_sig(): the order's last word but the id */
+	uint32_t id;
+	uint32_t kind;
+};
+
+static int cmp_seed(const void *pa, const void *pb)
+{
+	const struct seed *a = pa, *b = pb;
+	int c;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Compares one older kernel with the synthetic BTF (pass 2 of the top).
+ *
+ * Problem: the result must be a function of the kernel's content, not
+ * of its ids, so that a kernel gives the same synthetic BTF as a file in
+ * pahole's order, as a canonical file (`btfcanon sort`, an archive's
+ * kernel read whole) and through an archive's view (a part in the
+ * canonical id order, hdr_merge_older_view()); and the kernel read from
+ * a file need not be sorted (its canonical sort was most of its cost).
+ * Invariant: what the merge does in order (copies, which take the next
+ * synthetic ids and the C identifiers, and the first of several types of
+ * one name) goes in content order: the types acted on (seeds: the named
+ * structs, unions, enums and typedefs whose signature no older kernel
+ * before had) sorted by (kind, name, content_sig), then the kfuncs by
+ * name (hdr_add_kfuncs()). A seen type is only marked (touch_again():
+ * maxima, in any order). Two seeds tie only when their content is the
+ * same by names (content_sig equal): the first in id order is acted on
+ * and the second is seen; they differ at most in which namesake a named
+ * reference is to, which only shows where a copy reaches a named type
+ * the synthetic BTF lacks (not seen in Debian's 131 kernels).
+ * Cost: a signature per named type (content_sig(), done on a reader
+ * thread for a file: sigs; or the view's record number), a sort of the
+ * seeds, a comparison per seed.
+ */
 int hdr_merge_older(struct synth *y, const struct btf *old,
 		    const struct bc_archive_view *view, uint64_t view_seed,
-		    const uint32_t *orig, const char *label, uint32_t order)
+		    const uint32_t *orig, const uint64_t *sigs,
+		    const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old };
 	struct sig_src g = { .btf = old };
-	uint32_t i, n = btf__type_cnt(old);
-	uint64_t *sigs;
+	uint32_t i, n = btf__type_cnt(old), nr = 0, cap = 0;
+	struct seed *seeds = NULL;
 	int err = 0;
 
 	src.memo = calloc(n, sizeof(*src.memo));
-	if (!view) {	/* hashed signatures: an archive's kernel needs none */
+	if (!sigs) {	/* content signatures: computed here */
 		g.memo = calloc(n, sizeof(*g.memo));
 		g.state = calloc(n, 1);
 		g.named = calloc(n, sizeof(*g.named));
 	}
-	sigs = calloc(n, sizeof(*sigs));	/* 0: not a type compared */
-	if (!src.memo || !sigs ||
-	    (!view && (!g.memo || !g.state || !g.named))) {
+	if (!src.memo || (!sigs && (!g.memo || !g.state || !g.named))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * The named types it has and the synthetic BTF lacks, whole; a type
-	 * seen before (by signature) is known to the synthetic BTF.
-	 */
+	/* the seen types marked, the others the seeds */
 	for (i = 1; !err && i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(old, i);
-		const char *name = btf__name_by_offset(old, t->name_off);
+		const struct sig_entry *e;
+		uint64_t sig;
+
+		if (sigs ? !sigs[i] : !is_merged(old, t))
+			continue;
+		/* an archive's record number is its content, and free */
+		if (view)
+			sig = mix(view_seed, bc_archive_view_record(view,
+							orig ? orig[i] : i)) | 1;
+		else
+			sig = sigs ? sigs[i] : content_sig(&g, i);
+		e = sig_peek(y, sig);
+		if (e) {
+			touch_again(y, e->start, e->count, order);
+			continue;
+		}
+		if (nr == cap) {
+			struct seed *grown;
+
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(seeds, cap * sizeof(*grown));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			seeds = grown;
+		}
+		seeds[nr++] = (struct seed){
+			.name = btf__name_by_offset(old, t->name_off),
+			.sig = sig, .id = i, .kind = btf_kind(t),
+			.key = view ? content_sig(&g, i) : sig,
+		};
+	}
+	if (!err && nr)
+		qsort(seeds, nr, sizeof(*seeds), cmp_seed);
+	/*
+	 * The named types it has and the synthetic BTF lacks, whole; a seed
+	 * whose signature an earlier seed has is seen (sig 0: not compared).
+	 */
+	for (i = 0; !err && i < nr; i++) {
+		const struct btf_type *t = btf__type_by_id(old, seeds[i].id);
 		struct sig_entry *e;
 		bool seen;
 		int id;
 
-		if (!*name || !(btf_is_composite(t) || btf_is_any_enum(t) ||
-				btf_is_typedef(t)))
-			continue;
-		/* an archive's record number is its content, and free */
-		if (view)
-			sigs[i] = mix(view_seed, bc_archive_view_record(view,
-							orig ? orig[i] : i)) | 1;
-		else
-			sigs[i] = mix(hdr_mix_str(body_sig(&g, i), name), name_tag(t)) | 1;
-		e = sig_find(y, sigs[i], &seen);
+		e = sig_find(y, seeds[i].sig, &seen);
 		if (!e) {
 			err = -ENOMEM;
 			break;
 		}
-
 		if (seen) {
-			touch_again(y, e->start, e->count, order);
-			sigs[i] = 0;
+			seeds[i].sig = 0;
 			continue;
 		}
-		if (find_named(y, t, name))
+		if (find_named(y, t, seeds[i].name))
 			continue;
-		id = copy_type(y, &src, i);
+		id = copy_type(y, &src, seeds[i].id);
 		if (id < 0)
 			err = id;
 	}
-	for (i = 1; !err && i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(old, i);
-		const char *name = btf__name_by_offset(old, t->name_off);
-		uint32_t sid, start = y->nr_touched, dummy;
+	for (i = 0; !err && i < nr; i++) {
+		const struct btf_type *t = btf__type_by_id(old, seeds[i].id);
+		const char *name = seeds[i].name;
+		uint32_t sid, start = y->nr_touched, dummy, id = seeds[i].id;
 		struct sig_entry *e;
 		bool seen;
 
-		if (!sigs[i] || !(btf_is_composite(t) || btf_is_any_enum(t)))
+		if (!seeds[i].sig || !(btf_is_composite(t) || btf_is_any_enum(t)))
 			continue;
 		/*
 		 * A type copied from this kernel is compared with its copy
@@ -1068,13 +1242,13 @@ int hdr_merge_older(struct synth *y, const struct btf *old,
 		if (!sid)
 			continue;
 		if (y->flavored && !hdr_smap_get(y->flavored, name, &dummy) &&
-		    (btf_is_any_enum(t) || copies_nothing_named(y, old, i, 0)))
+		    (btf_is_any_enum(t) || copies_nothing_named(y, old, id, 0)))
 			y->skipped = true;	/* no flavor of it can be selected */
 		else if (btf_is_composite(t) && hdr_is_composite(btf__type_by_id(y->s, sid)))
-			err = compare_composite(y, &src, i, sid, name, order);
+			err = compare_composite(y, &src, id, sid, name, order);
 		else if (btf_is_any_enum(t))
-			err = compare_enum(y, &src, i, sid, name, order);
-		e = err ? NULL : sig_find(y, sigs[i], &seen);
+			err = compare_enum(y, &src, id, sid, name, order);
+		e = err ? NULL : sig_find(y, seeds[i].sig, &seen);
 		if (e) {
 			e->start = start;
 			e->count = y->nr_touched - start;
@@ -1087,7 +1261,7 @@ out:
 	free(g.memo);
 	free(g.state);
 	free(g.named);
-	free(sigs);
+	free(seeds);
 	if (err)
 		bc_log_error(y->log, err, "%s: cannot merge its types: %s", label,
 			     strerror(-err));
@@ -1215,12 +1389,17 @@ static int push_id(uint32_t **v, uint32_t *nr, uint32_t *cap, uint32_t id)
  *    merge, so a type mapped when the part is built is mapped when
  *    copy_type() meets it, to the same synthetic type (find_named()
  *    depends on the synthetic BTF and the type's kind and name alone);
- *  - the part keeps the kernel's id order, so hdr_merge_older() walks the
- *    seeds in the order it walks them in the whole kernel, and copies
- *    happen in the same order, giving the same synthetic ids.
+ *  - hdr_merge_older() acts on the seeds in an order of their content
+ *    (kind, name, content_sig(), which it computes on the part: a seed is
+ *    whole there, and a named type it references counts by its kind and
+ *    name only), not of their ids, and on the kfuncs by name: so copies
+ *    happen in the same order as on the whole kernel, or on the kernel's
+ *    file in pahole's order, giving the same synthetic ids.
  *
  * tests/test_header.c (case view) compares both ways on the test
- * kernels' archive; BENCH.md has the bcc tools' headers byte for byte.
+ * kernels' archive, case file_order a file in two orders, sorted and
+ * archived; BENCH.md has the bcc tools' headers byte for byte and the
+ * header of Debian's 132 files against their archive's.
  */
 int hdr_merge_older_view(struct synth *y, const struct hdr_kernel *k,
 			 const struct bc_archive_view *view, uint64_t seed,
@@ -1272,7 +1451,7 @@ int hdr_merge_older_view(struct synth *y, const struct hdr_kernel *k,
 	if (!err)
 		err = hdr_check_arch(k, &part, log);
 	if (!err)
-		err = hdr_merge_older(y, part, view, seed, orig, k->label, order);
+		err = hdr_merge_older(y, part, view, seed, orig, NULL, k->label, order);
 	btf__free(part);
 	free(orig);
 	return err;

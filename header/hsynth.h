@@ -114,10 +114,21 @@ struct variant *hdr_add_variant(struct synth *y, const char *key,
 /* Counts src's kfuncs; copies those the synthetic BTF lacks when copy. */
 int hdr_add_kfuncs(struct synth *y, struct copy_src *src, bool copy);
 uint64_t hdr_mix_str(uint64_t h, const char *s);
-/* Compares one older kernel with the synthetic BTF (pass 2). */
+/*
+ * The signatures hdr_merge_older() keys an older kernel's types by, per
+ * id (0: a type it does not key), as it computes them itself: for a
+ * reader thread to compute ahead (NULL: out of memory).
+ */
+uint64_t *hdr_content_sigs(const struct btf *btf);
+/*
+ * Compares one older kernel with the synthetic BTF (pass 2), in an order
+ * of its content alone (not its ids). sigs: hdr_content_sigs() of old,
+ * or NULL (computed here); view: old is its part (orig: view ids).
+ */
 int hdr_merge_older(struct synth *y, const struct btf *old,
 		    const struct bc_archive_view *view, uint64_t view_seed,
-		    const uint32_t *orig, const char *label, uint32_t order);
+		    const uint32_t *orig, const uint64_t *sigs,
+		    const char *label, uint32_t order);
 /* hdr_merge_older() on an archive's kernel, through its view. */
 int hdr_merge_older_view(struct synth *y, const struct hdr_kernel *k,
 			 const struct bc_archive_view *view, uint64_t seed,

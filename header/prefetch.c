@@ -3,17 +3,17 @@
  * Items made ahead on worker threads, taken in order (prefetch.h).
  *
  * Problem: header merges a set's kernels one after the other, newest
- * first, and that order is the output's; but reading and sorting a
- * kernel file (about 30 ms of Debian's) costs four times what merging a
- * kernel much like the ones before does (about 7 ms), and needs nothing
- * of the merge. So workers read and sort the next files while the caller
- * merges: the caller's work stays in its order, and only the items'
- * making moves to other threads.
+ * first, and that order is the output's; but reading a kernel file (its
+ * parse and the signatures of its types, harch.c; the newest sorted too)
+ * is most of a file's cost (about 20 ms of CPU a Debian kernel in all),
+ * and needs nothing of the merge. So workers read the next files while the caller merges: the
+ * caller's work stays in its order, and only the items' making moves to
+ * other threads.
  * Invariant: what the caller gets, items and messages, is what it would
  * make itself item by item: each item is made by make(ctx, i) alone,
  * and its messages are held and given at its take, in item order.
  * Cost: at most `ahead` items past the last taken wait in memory (a
- * sorted kernel is a few MB); workers that are ahead wait on a condition
+ * kernel is a few MB); workers that are ahead wait on a condition
  * variable, as does the caller for an item not made yet.
  */
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Items made ahead of their use on worker threads and taken in order:
- * header's kernel files, each read and sorted (the most of a file's
- * cost) while the caller merges the one before (prefetch.c).
+ * header's kernel files, each read (the most of a file's cost) while
+ * the caller merges the one before (prefetch.c).
  */
 #ifndef BTFCANON_HEADER_PREFETCH_H
 #define BTFCANON_HEADER_PREFETCH_H

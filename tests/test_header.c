@@ -994,7 +994,7 @@ START_TEST(test_layout)
 END_TEST
 
 /*
- * Kernel files read and sorted on -j threads: the same header at -j1,
+ * Kernel files read on -j threads: the same header at -j1,
  * -j2 and -j4, and at -j3 with the --kernel arguments in another order.
  * --kernel NAME=FILE names a file whose name tells no version: the name
  * is the kernel's in the header (the same bytes as a file of that name);
@@ -1169,16 +1169,108 @@ START_TEST(test_strings)
 }
 END_TEST
 
+/*
+ * An older kernel with two struct t, two enum f and two kfuncs the
+ * newest lacks, in the order given (swap: the second of each pair
+ * first). The first struct t and enum f merged are copied whole, the
+ * other's differences become flavors, and an enumerator the copy took
+ * is renamed in the other: which is first shows in the header.
+ */
+static void write_twins_kernel(const char *path, bool swap)
+{
+	struct btf *btf = btf__new_empty();
+	struct blob raw;
+	int i_int, i_long, k, proto, func;
+
+	i_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	for (k = 0; k < 2; k++) {
+		bool second = (k == 1) != swap;
+
+		ck_assert_int_gt(btf__add_struct(btf, "t", 16), 0);
+		ck_assert_int_eq(btf__add_field(btf, "a", i_int, 0, 0), 0);
+		ck_assert_int_eq(btf__add_field(btf, second ? "q" : "p",
+						second ? i_long : i_int, 64, 0), 0);
+		ck_assert_int_gt(btf__add_enum(btf, "f", 4), 0);
+		ck_assert_int_eq(btf__add_enum_value(btf, "F_A", second ? 5 : 0), 0);
+		ck_assert_int_eq(btf__add_enum_value(btf, second ? "F_C" : "F_B", 1), 0);
+		proto = btf__add_func_proto(btf, second ? i_long : i_int);
+		ck_assert_int_gt(proto, 0);
+		func = btf__add_func(btf, second ? "kf_b" : "kf_a", BTF_FUNC_GLOBAL, proto);
+		ck_assert_int_gt(func, 0);
+		ck_assert_int_gt(btf__add_decl_tag(btf, "bpf_kfunc", func, -1), 0);
+	}
+	raw = blob_from_libbpf(btf);
+	blob_write_or_fail(&raw, path);
+	blob_free(&raw);
+	btf__free(btf);
+}
+
+/*
+ * A kernel gives the same header whatever the order of its types: as a
+ * file in the order pahole wrote it (header merges an older kernel's
+ * file as read, not sorted: hsynth.c, hdr_merge_older()), as the file
+ * `btfcanon sort` wrote, and through an archive's view; the older
+ * kernel written in both orders of its namesakes.
+ */
+START_TEST(test_file_order)
+{
+	char first[64] = "";
+	int swap;
+
+	for (swap = 0; swap < 2; swap++) {
+		char d[16], h[3][32];
+		int i;
+
+		snprintf(d, sizeof(d), "o%d", swap);
+		ck_assert_int_eq(test_sh("mkdir -p %s/raw %s/sorted", in_scratch(d),
+				    in_scratch(d)), 0);
+		write_small_kernel(in_scratch("new.btf"), true, false);
+		ck_assert_int_eq(test_sh("cd %s && cp ../new.btf raw/6.3.0-1-amd64.btf && "
+				    "cp ../new.btf sorted/6.3.0-1-amd64.btf",
+				    in_scratch(d)), 0);
+		write_twins_kernel(in_scratch("old.btf"), swap);
+		ck_assert_int_eq(test_sh("cd %s && cp ../old.btf raw/6.2.0-1-amd64.btf && "
+				    "%s sort raw/6.2.0-1-amd64.btf -o sorted/6.2.0-1-amd64.btf && "
+				    "%s archive create k.bca raw/*.btf > /dev/null",
+				    in_scratch(d), cli(), cli()), 0);
+		for (i = 0; i < 3; i++)
+			snprintf(h[i], sizeof(h[i]), "%s/%d.h", d, i);
+		ck_assert_int_eq(test_sh("cd %s && %s header -j2 --kernel raw/6.3.0-1-amd64.btf "
+				    "--kernel raw/6.2.0-1-amd64.btf -o %s", in_scratch(d), cli(),
+				    in_scratch(h[0])), 0);
+		ck_assert_int_eq(test_sh("cd %s && %s header -j1 --kernel sorted/6.2.0-1-amd64.btf "
+				    "--kernel sorted/6.3.0-1-amd64.btf -o %s", in_scratch(d),
+				    cli(), in_scratch(h[1])), 0);
+		ck_assert_int_eq(test_sh("cd %s && %s header --kernel k.bca -o %s",
+				    in_scratch(d), cli(), in_scratch(h[2])), 0);
+		ck_assert(file_has(in_scratch(h[0]), "enum f___"));
+		ck_assert(file_has(in_scratch(h[0]), "struct t___"));
+		ck_assert_msg(same_file(in_scratch(h[0]), in_scratch(h[1])),
+			      "order %d: the file as written and sorted differ", swap);
+		ck_assert_msg(same_file(in_scratch(h[0]), in_scratch(h[2])),
+			      "order %d: the file and its archive differ", swap);
+		if (!swap)
+			snprintf(first, sizeof(first), "%s", in_scratch(h[0]));
+		else
+			ck_assert_msg(same_file(first, in_scratch(h[0])),
+				      "the order of the file's types changes the header");
+	}
+}
+END_TEST
+
 Suite *header_suite(void)
 {
 	Suite *s = suite_create("header");
 	const char *names[] = { "compile", "libbpf", "check", "order", "adding",
 				"bad_input", "slim", "newer", "older", "includes", "view",
-				"limited", "files", "layout", "modules", "strings" };
+				"limited", "files", "layout", "modules", "strings",
+				"file_order" };
 	const TTest *tests[] = { test_compile, test_libbpf, test_check, test_order,
 				 test_adding, test_bad_input, test_slim, test_newer,
 				 test_older, test_includes, test_view, test_limited,
-				 test_files, test_layout, test_modules, test_strings };
+				 test_files, test_layout, test_modules, test_strings,
+				 test_file_order };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
