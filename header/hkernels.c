@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -88,23 +87,6 @@ int hdr_arch_of_name(const char *name)
 	return -1;
 }
 
-/*
- * The name of a kernel given as a file: the input layer's default name,
- * except that a file under /sys/kernel/btf/ (named "vmlinux" there) is
- * the running kernel, named by uname -r.
- */
-static int file_kernel_name(const char *path, char **name,
-			    const struct bc_log *log)
-{
-	struct utsname u;
-
-	if (!strncmp(path, "/sys/kernel/btf/", 16) && !uname(&u)) {
-		*name = strdup(u.release);
-		return *name ? 0 : bc_log_error(log, -ENOMEM, "out of memory");
-	}
-	return bc_archive_input_name(path, name, log);
-}
-
 /* Adds the kernels of one --kernel argument. */
 int hdr_set_add_arg(struct hdr_set *s, const char *arg,
 		    const struct bc_log *log)
@@ -134,7 +116,7 @@ int hdr_set_add_arg(struct hdr_set *s, const char *arg,
 			k->name = a.name;	/* --kernel NAME=FILE */
 			a.name = NULL;
 		} else {
-			err = file_kernel_name(a.file, &k->name, log);
+			err = bc_archive_input_name(a.file, &k->name, log);
 		}
 		goto out;
 	}
