@@ -734,6 +734,22 @@ const char *const *bc_archive_attachment_names(const struct bc_archive *ar,
 
 /* ---- modules ------------------------------------------------------------- */
 
+int bc_archive_read_modules(struct bc_archive *ar, int64_t k,
+			    const struct bc_log *log)
+{
+	int err;
+
+	if (k >= (int64_t)ar->nr_kernels)
+		return -ENOENT;
+	err = k < 0 ? ar_modules_all(ar) : ar_modules_ready(ar, (uint32_t)k);
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	if (err)
+		return bc_log_error(log, err, "%s: damaged archive: bad modules",
+				    ar->path);
+	return 0;
+}
+
 uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k)
 {
 	return k < ar->nr_kernels ? ar->kernels[k].nr_mods : 0;

@@ -46,7 +46,7 @@ static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 	return err ? err : ar_buf_put(out, data, len);
 }
 
-/* Kernel k's modules as format 5 writes them, every one as its bytes. */
+/* Kernel k's modules as format 6 writes them, every one as its bytes. */
 static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
 {
 	const struct ar_kernel *kern = &ar->kernels[k];
@@ -104,9 +104,10 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
 			err = err ? err : put_bytes(body, kern->att[i].data,
 						    kern->att[i].size);
 		}
-		if (modules && !err)
-			err = put_modules(ar, k, body);
 	}
+	/* format 6: every kernel's modules after the kernels, in their order */
+	for (k = 0; k < ar->nr_kernels && modules && !err; k++)
+		err = put_modules(ar, k, body);
 	return err;
 }
 

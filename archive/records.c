@@ -761,6 +761,7 @@ static int build_raw(struct bc_archive *ar, const uint32_t *list,
 	int err = scratch_ready(ar);
 
 	*raw = NULL;
+	err = err ? err : ar_recs_ready(ar, list, n);	/* format 6 in part */
 	if (err)
 		return err;
 	ids.first = ar->scratch.first;
@@ -1084,6 +1085,9 @@ static int base_strings(struct bc_archive *ar, const uint32_t *list,
 			}
 			if (!sid || map->str_off[sid])
 				continue;
+			/* format 6 read in part: its length read on demand */
+			if (ar->parts && (err = ar_str_ready(ar, sid)))
+				break;
 			if ((uint64_t)len + ar->strs[sid].len + 1 > UINT32_MAX / 2) {
 				err = -EINVAL;
 				break;
@@ -1115,7 +1119,8 @@ int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
 	map->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	map->str_off = calloc(ar->nr_strs + 1, sizeof(uint32_t));
 	err = map->ids.first && map->ids.anon && map->count && map->str_off ?
-	      ids_fill(ar, list, n, &map->ids, map->count) : -ENOMEM;
+	      ar_recs_ready(ar, list, n) : -ENOMEM;	/* format 6 in part */
+	err = err ? err : ids_fill(ar, list, n, &map->ids, map->count);
 	if (!raw) {
 		err = err ? err : base_strings(ar, list, n, map);
 		if (err)
@@ -1263,6 +1268,7 @@ int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
 	int err = scratch_ready(ar);
 
 	*raw = NULL;
+	err = err ? err : ar_recs_ready(ar, list, m);	/* format 6 in part */
 	err = err ? err : module_ids_fill(ar, list, m, &mi);
 	if (err)
 		goto out;
