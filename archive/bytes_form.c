@@ -72,7 +72,8 @@ static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
 	return err;
 }
 
-int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
+int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
+			    size_t *mod_at)
 {
 	bool modules = ar_has_modules(ar);
 	uint32_t k, i;
@@ -106,8 +107,11 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
 		}
 	}
 	/* format 6: every kernel's modules after the kernels, in their order */
-	for (k = 0; k < ar->nr_kernels && modules && !err; k++)
+	for (k = 0; k < ar->nr_kernels && modules && !err; k++) {
+		if (mod_at)
+			mod_at[k] = body->len;
 		err = put_modules(ar, k, body);
+	}
 	return err;
 }
 

@@ -18,7 +18,6 @@
 #include "add_input.h"
 #include "archive.h"
 #include "archive_cmd.h"
-#include "internal.h"
 
 const char bc_archive_usage[] =
 "Usage: btfcanon archive create OUT INPUT... [--name NAME]... [-j N] [--wait S]\n"
@@ -402,8 +401,6 @@ static int cmd_extract(int argc, char **argv, const struct bc_log *log)
 		err = bc_archive_kernel_raw(ar, (uint32_t)k, &raw, &size, log);
 	if (!err)
 		err = bc_file_write_atomic(output, raw, size, log);
-	if (getenv("AR6_DEBUG"))
-		fprintf(stderr, "unpacked %zu of %zu\n", ar_parts_unpacked(ar), ar->body_size);
 	free(raw);
 	free(spec);
 	bc_archive_free(ar);

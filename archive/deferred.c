@@ -168,8 +168,8 @@ int ar_str_ready(struct bc_archive *ar, uint32_t sid)
 	const struct ar_str *str = &ar->strs[sid];
 	int err;
 
-	if (ar->parts)
-		return parts_str_ready(ar, sid);
+	if (ar->parts)	/* read: s is set */
+		return str->s ? 0 : parts_str_ready(ar, sid);
 	if (!ar->deferred)
 		return 0;
 	err = ar_body_need(ar, str->s + str->len + 1);
@@ -243,7 +243,7 @@ static uint32_t chunk_end(const struct ar_parts *p, unsigned sec, uint32_t i)
 	uint32_t first;
 
 	if (i + 1 >= ar_chunks_count(p->c, sec))
-		return p->count[sec];
+		return p->count[sec];	/* modules: the kernels, ar_parts_kernels() */
 	ar_chunks_info(p->c, sec, i + 1, &at, &len, &first);
 	return first;
 }
@@ -362,7 +362,7 @@ static int heads_chunk(struct bc_archive *ar, uint32_t i)
 		    !ar_get_u32(d, len, &pos, &vlen) ||
 		    !ar_get_u32(d, len, &pos, &kn1) || kn1 > ar->nr_kns)
 			return -EINVAL;
-		if (kn1) {
+		if (kn1 && !ar->kns[kn1 - 1].kind) {	/* not read yet */
 			err = pairs_chunk(ar, ar_chunks_find(p->c, AR_SEC_PAIRS,
 							     kn1 - 1));
 			if (err)
@@ -511,18 +511,44 @@ int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r)
 	return err;
 }
 
+void ar_parts_kernels_read(struct bc_archive *ar)
+{
+	if (ar->parts)	/* the modules' streams name kernels in file order */
+		ar->parts->count[AR_SEC_MODULES] = ar->nr_kernels;
+}
+
 int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
 {
 	struct ar_parts *p = ar->parts;
 	uint32_t i, lo = 1, hi = 0;	/* the last stream read: [lo, hi) */
+	uint32_t nr = p ? ar_chunks_count(p->c, AR_SEC_HEADS) : 0;
+	bool *want;
 	int err = 0;
 
 	if (!p)
 		return 0;
+	/* the streams the list needs, unpacked together on two threads */
+	want = calloc(nr, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint32_t rec = list[i];
+
+		if (rec >= ar->nr_recs || (rec >= lo && rec < hi) ||
+		    ar->heads[rec].info)
+			continue;
+		want[ar_chunks_find(p->c, AR_SEC_HEADS, rec)] = true;
+		lo = 1;
+		hi = 0;
+	}
+	err = ar_chunks_unpack_some(p->c, want, nr,
+				    (const unsigned[]){ AR_SEC_HEADS, AR_SEC_WORDS }, 2);
+	free(want);
 	for (i = 0; i < n && !err; i++) {
 		uint32_t rec = list[i], c;
 
-		if (rec >= ar->nr_recs || (rec >= lo && rec < hi))
+		if (rec >= ar->nr_recs || (rec >= lo && rec < hi) ||
+		    ar->heads[rec].info)	/* read: a valid kind is not 0 */
 			continue;	/* a bad number: the rebuild says so */
 		c = ar_chunks_find(p->c, AR_SEC_HEADS, rec);
 		err = heads_chunk(ar, c);

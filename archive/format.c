@@ -91,45 +91,66 @@ struct numbering {
 };
 
 /*
- * Format 6's regions (with modules, three kernels or more): the records
- * numbered vmlinux first, then module name by module name; a region ends
- * where one began once it holds REGION_BYTES of heads and words (vmlinux:
- * anywhere), or anywhere past REGION_MAX (a large module alone), and where
- * the modules start. Each region's strings and pairs are those its records
- * number first. A function of the numbering alone, so of the set.
+ * Format 6's regions (with modules, three kernels or more). Every record,
+ * string and pair has an owner: the kernels' vmlinux (OWN_VM) when a
+ * kernel's list uses it; else the one module name whose lists use it
+ * (OWN_NAME + the name's rank); else OWN_SHARED (two names or more). Each
+ * pool is numbered vmlinux's first, then the shared, then module name by
+ * module name, each part by first use, so that one module of a kernel
+ * reads vmlinux's part, the shared part and its name's. A section is cut
+ * where the owner's kind changes, in vmlinux's and the shared part every
+ * REGION_BYTES, between names once a stream holds REGION_BYTES and inside
+ * a name past 4 * REGION_BYTES (xfs alone). A function of the set.
  */
 #define REGION_BYTES ((size_t)256 << 10)
-#define REGION_MAX ((size_t)1 << 20)
+#define STRING_CUT_BYTES ((size_t)64 << 10)
+#define PAIR_CUT_BYTES ((size_t)16 << 10)
+#define OWN_VM 1
+#define OWN_SHARED 2
+#define OWN_NAME 3
+
+/* Owner a and b merged: vmlinux's, else one name's, else shared. */
+static uint32_t own_merge(uint32_t a, uint32_t b)
+{
+	if (!a || a == b)
+		return b;
+	return a < b ? (a < OWN_SHARED ? a : OWN_SHARED) :
+		       (b < OWN_SHARED ? b : OWN_SHARED);
+}
+
+/* Whether a stream ends before an item of owner own after one of prev. */
+static bool cut_before(uint32_t prev, uint32_t own, size_t acc, size_t target)
+{
+	uint32_t pc = prev < OWN_NAME ? prev : OWN_NAME;
+	uint32_t c = own < OWN_NAME ? own : OWN_NAME;
+
+	if (pc != c)
+		return true;
+	if (c < OWN_NAME)
+		return acc >= target;
+	return (own != prev && acc >= target) || acc >= 4 * target;
+}
 
 struct region {
-	uint32_t rec, str, kn;	/* the first of each in the region */
+	uint32_t rec;		/* its first record */
 	size_t heads, words;	/* where its heads and words start */
 };
 
 struct regions {
 	struct region *v;
 	size_t n, cap;
-	struct u32vec bounds;	/* records where a module name starts */
-	size_t next_bound;
-	uint32_t nr_vm;		/* records numbered by the kernels' vmlinux */
+	const uint32_t *rec_own;	/* [pool record] owner */
 };
 
 /* Whether a region ends before record i (heads, words: bytes so far). */
-static bool region_ends(struct regions *rg, uint32_t i, size_t heads,
-			size_t words)
+static bool region_ends(struct regions *rg, const struct numbering *nb,
+			uint32_t i, size_t heads, size_t words)
 {
 	const struct region *last = &rg->v[rg->n - 1];
 	size_t acc = heads - last->heads + words - last->words;
-	bool bound;
 
-	if (i == rg->nr_vm)
-		return true;
-	if (i < rg->nr_vm)
-		return acc >= REGION_BYTES;
-	while (rg->next_bound < rg->bounds.n && rg->bounds.v[rg->next_bound] < i)
-		rg->next_bound++;
-	bound = rg->next_bound < rg->bounds.n && rg->bounds.v[rg->next_bound] == i;
-	return (bound && acc >= REGION_BYTES) || acc >= REGION_MAX;
+	return cut_before(rg->rec_own[nb->rec_order.v[i - 1]],
+			  rg->rec_own[nb->rec_order.v[i]], acc, REGION_BYTES);
 }
 
 static int region_push(struct regions *rg, struct region r)
@@ -192,10 +213,10 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 		struct ar_buf *out = words_out;
 		size_t start = out->len;
 
-		if (nb->rg && i && region_ends(nb->rg, (uint32_t)i, heads->len, start))
+		if (nb->rg && i && region_ends(nb->rg, nb, (uint32_t)i, heads->len,
+					       start))
 			err = region_push(nb->rg, (struct region){
-				(uint32_t)i, (uint32_t)nb->str_order.n,
-				(uint32_t)nb->kn_order.n, heads->len, start });
+				(uint32_t)i, heads->len, start });
 		if (c[1] && !err)
 			err = number_kn(ar, nb, c[1] - 1, &kn);
 		for (j = 2; j < words && !err; j++) {
@@ -471,77 +492,195 @@ static int mod_at_cmp(const void *a, const void *b)
 	return c ? c : x->k < y->k ? -1 : x->k > y->k;
 }
 
+/* The owners of format 6 (above): [pool item] owner, 0 for none. */
+struct owners {
+	uint32_t *rec, *str, *kn;
+};
+
 /*
- * Number the records: every kernel's list in version order; then (rg:
- * format 6) each module name in name order, each kernel's module of that
- * name in version order, noting where each name starts; else (format 4)
- * nothing more. 0 or -ENOMEM.
+ * The strings and pairs record rec uses, in the order write_records()
+ * numbers them (a pair's string before it): fn(ctx, is_pair, id).
  */
-static int number_records(struct bc_archive *ar, struct numbering *nb)
+static void record_names(const struct bc_archive *ar, uint32_t rec,
+			 void (*fn)(void *ctx, bool pair, uint32_t id), void *ctx)
+{
+	const uint32_t *c = ar->cells + ar->rec_off[rec];
+	uint32_t info = c[0], kind = bc_info_kind(info);
+	uint32_t words = ar_info_words(info), j, ci = 2;
+
+	if (c[1]) {
+		fn(ctx, false, ar->kns[c[1] - 1].sid);
+		fn(ctx, true, c[1] - 1);
+	}
+	for (j = 2; j < words; j++) {
+		switch (bc_word_class(kind, j)) {
+		case BC_WORD_REF: {
+			uint32_t code = c[ci++];
+
+			if (code && !(code & 1)) {
+				fn(ctx, false, ar->kns[code / 2 - 1].sid);
+				fn(ctx, true, code / 2 - 1);
+				ci++;
+			}
+			break;
+		}
+		case BC_WORD_NAME:
+			fn(ctx, false, c[ci++]);
+			break;
+		default:
+			ci++;
+		}
+	}
+}
+
+struct name_walk {
+	struct owners *own;
+	struct numbering *nb;
+	uint32_t owner;		/* the record's (owners), or the class numbered */
+	int err;
+};
+
+static void merge_owner(void *ctx, bool pair, uint32_t id)
+{
+	struct name_walk *w = ctx;
+	uint32_t *o = pair ? &w->own->kn[id] : &w->own->str[id];
+
+	*o = own_merge(*o, w->owner);
+}
+
+/* Owners of class w->owner (OWN_NAME: any name) numbered by first use. */
+static void number_class(void *ctx, bool pair, uint32_t id)
+{
+	struct name_walk *w = ctx;
+	uint32_t o = pair ? w->own->kn[id] : w->own->str[id], dummy;
+
+	if (w->err || (o < OWN_NAME ? o : OWN_NAME) != w->owner)
+		return;
+	w->err = pair ? number(w->nb->kn, &w->nb->kn_order, id, &dummy) :
+			number(w->nb->str, &w->nb->str_order, id, &dummy);
+}
+
+/*
+ * Number the records: every kernel's list in version order; then (own:
+ * format 6) the modules' records by owner, shared ones first, each part
+ * walking module names in name order, each name's lists in version order;
+ * and the strings and pairs by owner, each class walking the records in
+ * their order. Without own (format 4) strings and pairs are numbered by
+ * write_records(), by first use. 0 or -ENOMEM.
+ */
+static int number_records(struct bc_archive *ar, struct numbering *nb,
+			  struct owners *own)
 {
 	struct mod_at *all = NULL;
 	size_t nr_all = 0, a;
-	uint32_t k, i, m, dummy;
+	uint32_t k, i, m, dummy, name = OWN_NAME, pass;
 	int err = 0;
 
 	for (k = 0; k < ar->nr_kernels && !err; k++) {
 		const struct ar_kernel *kern = &ar->kernels[k];
 
-		for (i = 0; i < kern->nr_types && !err && !kern->raw; i++)
+		for (i = 0; i < kern->nr_types && !err && !kern->raw; i++) {
 			err = number(nb->rec, &nb->rec_order, kern->recs[i], &dummy);
+			if (own)
+				own->rec[kern->recs[i]] = OWN_VM;
+		}
 		nr_all += kern->nr_mods;
 	}
-	if (err || !nb->rg)
+	if (err || !own)
 		return err;
-	nb->rg->nr_vm = (uint32_t)nb->rec_order.n;
 	all = malloc((nr_all ? nr_all : 1) * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	/* every kernel's names ascend: a merge by name, then kernel */
 	nr_all = 0;
 	for (k = 0; k < ar->nr_kernels; k++)
 		for (m = 0; m < ar->kernels[k].nr_mods; m++)
 			all[nr_all++] = (struct mod_at){ ar->kernels[k].mods[m].name, k, m };
 	qsort(all, nr_all, sizeof(*all), mod_at_cmp);
-	for (a = 0; a < nr_all && !err; a++) {
+	/* each record's owner: one name's, or shared */
+	for (a = 0; a < nr_all; a++) {
 		const struct ar_module *mod = &ar->kernels[all[a].k].mods[all[a].i];
 
-		if (!a || strcmp(all[a - 1].name, all[a].name))
-			err = ar_u32vec_push(&nb->rg->bounds,
-					     (uint32_t)nb->rec_order.n);
-		for (i = 0; i < mod->nr_types && !err && !mod->raw; i++)
-			err = number(nb->rec, &nb->rec_order, mod->recs[i], &dummy);
+		if (a && strcmp(all[a - 1].name, all[a].name))
+			name++;
+		for (i = 0; i < mod->nr_types && !mod->raw; i++)
+			own->rec[mod->recs[i]] = own_merge(own->rec[mod->recs[i]],
+							   name);
 	}
+	/* shared first, then each name's (records of a name come together) */
+	for (pass = 0; pass < 2 && !err; pass++)
+		for (a = 0; a < nr_all && !err; a++) {
+			const struct ar_module *mod =
+				&ar->kernels[all[a].k].mods[all[a].i];
+
+			for (i = 0; i < mod->nr_types && !err && !mod->raw; i++) {
+				uint32_t o = own->rec[mod->recs[i]];
+
+				if (pass ? o >= OWN_NAME : o == OWN_SHARED)
+					err = number(nb->rec, &nb->rec_order,
+						     mod->recs[i], &dummy);
+			}
+		}
 	free(all);
+	/* strings and pairs: owners from the records, then numbered by class */
+	for (a = 0; a < nb->rec_order.n && !err; a++) {
+		struct name_walk w = { own, nb, own->rec[nb->rec_order.v[a]], 0 };
+
+		record_names(ar, nb->rec_order.v[a], merge_owner, &w);
+	}
+	own->str[0] = OWN_VM;	/* "", numbered first */
+	for (pass = OWN_VM; pass <= OWN_NAME && !err; pass++)
+		for (a = 0; a < nb->rec_order.n && !err; a++) {
+			struct name_walk w = { own, nb, pass, 0 };
+
+			record_names(ar, nb->rec_order.v[a], number_class, &w);
+			err = w.err;
+		}
 	return err;
 }
 
 /*
- * Format 6's cuts of the sections before the kernels: a stream per region
- * of each (strings' lengths and bytes at the same string, heads and words
- * at the same record; a region that starts no string or pair adds no cut
- * there). sec[]: where each section starts in the body; cnt[]: the bytes
- * of its leading count.
+ * Where the streams of a pool's section start (format 6): item numbers
+ * into cuts (0 first), by owner (own[order[i]]) and size (bytes(i)).
  */
-static int region_cuts(const struct regions *rg, const size_t *len_at,
-		       const size_t *bytes_at, const size_t *kn_at,
+static int pool_cuts(const uint32_t *order, size_t n, const uint32_t *own,
+		     const struct bc_archive *ar, bool strings, size_t target,
+		     struct u32vec *cuts)
+{
+	size_t i, acc = 0;
+	int err = ar_u32vec_push(cuts, 0);
+
+	for (i = 0; i < n && !err; i++) {
+		size_t bytes = strings ? ar->strs[order[i]].len + 2u : 3;
+
+		if (i && cut_before(own[order[i - 1]], own[order[i]], acc, target)) {
+			err = ar_u32vec_push(cuts, (uint32_t)i);
+			acc = 0;
+		}
+		acc += bytes;
+	}
+	return err;
+}
+
+/*
+ * Format 6's cuts of the sections before the kernels: strings' lengths and
+ * bytes at the same string (at[0], at[1]: where each cut string's length
+ * and bytes start), pairs (at[2]), heads and words at the same record (a
+ * region each). sec[]: where each section starts in the body.
+ */
+static int region_cuts(const struct regions *rg, const struct u32vec *scut,
+		       const struct u32vec *kcut, size_t *const at[3],
 		       const size_t sec[], struct cutvec *cv)
 {
 	size_t r;
 	int err = 0;
 
-	for (r = 0; r < rg->n && !err; r++)	/* string lengths */
-		if (!r || rg->v[r].str != rg->v[r - 1].str)
-			err = cut_push(cv, r ? len_at[r] : sec[0],
-				       AR_SEC_STRING_LENGTHS, rg->v[r].str);
-	for (r = 0; r < rg->n && !err; r++)
-		if (!r || rg->v[r].str != rg->v[r - 1].str)
-			err = cut_push(cv, bytes_at[r], AR_SEC_STRING_BYTES,
-				       rg->v[r].str);
-	for (r = 0; r < rg->n && !err; r++)
-		if (!r || rg->v[r].kn != rg->v[r - 1].kn)
-			err = cut_push(cv, r ? kn_at[r] : sec[2], AR_SEC_PAIRS,
-				       rg->v[r].kn);
+	for (r = 0; r < scut->n && !err; r++)
+		err = cut_push(cv, r ? at[0][r] : sec[0], AR_SEC_STRING_LENGTHS,
+			       scut->v[r]);
+	for (r = 0; r < scut->n && !err; r++)
+		err = cut_push(cv, at[1][r], AR_SEC_STRING_BYTES, scut->v[r]);
+	for (r = 0; r < kcut->n && !err; r++)
+		err = cut_push(cv, r ? at[2][r] : sec[2], AR_SEC_PAIRS, kcut->v[r]);
 	for (r = 0; r < rg->n && !err; r++)
 		err = cut_push(cv, r ? sec[4] + rg->v[r].heads : sec[3],
 			       AR_SEC_HEADS, rg->v[r].rec);
@@ -553,17 +692,20 @@ static int region_cuts(const struct regions *rg, const size_t *len_at,
 
 /*
  * The body (format 4; format 6 with cuts, when a kernel has modules: its
- * cuts into *cuts, malloc, *nr_cuts of them). The cuts are where regions
- * end when regions is set (three kernels or more), else where sections do.
+ * cuts into *cuts, malloc, *nr_cuts of them). The cuts are by owner and
+ * size when regions is set (three kernels or more), else where sections
+ * start.
  */
 static int serialize_body(struct bc_archive *ar, struct ar_buf *body,
 			  bool regions, struct ar_cut **cuts, uint32_t *nr_cuts)
 {
 	struct numbering nb = { 0 };
 	struct regions rg = { 0 };
+	struct owners own = { 0 };
 	struct ar_buf heads = { 0 }, words = { 0 };
 	struct cutvec cv = { 0 };
-	size_t *len_at = NULL, *bytes_at = NULL, *kn_at = NULL, sec[6];
+	struct u32vec scut = { 0 }, kcut = { 0 };
+	size_t *at[3] = { NULL, NULL, NULL }, sec[6];
 	uint32_t dummy;
 	size_t s, r;
 	bool v6 = cuts && ar_has_modules(ar);
@@ -576,60 +718,66 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body,
 	err = ar_decode_all(ar, NULL);
 	if (err)
 		return err;
-	nb.rg = v6 ? &rg : NULL;
 	nb.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
 	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
 	err = nb.rec && nb.kn && nb.str ? 0 : -ENOMEM;
-	err = err ? err : number(nb.str, &nb.str_order, 0, &dummy);
-	err = err ? err : number_records(ar, &nb);
-	if (!err && v6 && !regions) {	/* a kernel or two: a region in all */
-		rg.bounds.n = 0;
-		rg.nr_vm = UINT32_MAX;
-	}
-	if (v6 && !regions)
-		nb.rg = NULL;
-	err = err ? err : write_records(ar, &nb, &heads, &words);
-	if (!err && v6 && !regions)
-		err = region_push(&rg, (struct region){ 0 });
-	err = err ? err : choose_parents(ar);
 	if (!err && v6) {
-		len_at = calloc(rg.n + 1, sizeof(size_t));
-		bytes_at = calloc(rg.n + 1, sizeof(size_t));
-		kn_at = calloc(rg.n + 1, sizeof(size_t));
-		err = len_at && bytes_at && kn_at ? 0 : -ENOMEM;
+		own.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+		own.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+		own.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+		err = own.rec && own.kn && own.str ? 0 : -ENOMEM;
+	}
+	err = err ? err : number(nb.str, &nb.str_order, 0, &dummy);
+	err = err ? err : number_records(ar, &nb, v6 ? &own : NULL);
+	if (v6 && regions) {
+		rg.rec_own = own.rec;
+		nb.rg = &rg;	/* write_records() opens the first region */
+	}
+	err = err ? err : write_records(ar, &nb, &heads, &words);
+	if (!err && v6 && !regions) {	/* a kernel or two: a stream a section */
+		err = region_push(&rg, (struct region){ 0 });
+		err = err ? err : ar_u32vec_push(&scut, 0);
+		err = err ? err : ar_u32vec_push(&kcut, 0);
+	} else if (!err && v6) {
+		err = pool_cuts(nb.str_order.v, nb.str_order.n, own.str, ar, true,
+				STRING_CUT_BYTES, &scut);
+		err = err ? err : pool_cuts(nb.kn_order.v, nb.kn_order.n, own.kn,
+					    ar, false, PAIR_CUT_BYTES, &kcut);
+	}
+	err = err ? err : choose_parents(ar);
+	for (s = 0; s < 3 && !err && v6; s++) {
+		at[s] = calloc((s < 2 ? scut.n : kcut.n) + 1, sizeof(size_t));
+		if (!at[s])
+			err = -ENOMEM;
 	}
 	sec[0] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.str_order.n);
 	for (s = 0, r = 0; s < nb.str_order.n && !err; s++) {
-		for (; v6 && r < rg.n && rg.v[r].str <= s; r++)
-			len_at[r] = body->len;
+		if (v6 && r < scut.n && scut.v[r] == s)
+			at[0][r++] = body->len;
 		err = ar_buf_varint(body, ar->strs[nb.str_order.v[s]].len);
 	}
-	for (; v6 && r < rg.n; r++)
-		len_at[r] = body->len;
 	sec[1] = body->len;
 	for (s = 0, r = 0; s < nb.str_order.n && !err; s++) {
 		const struct ar_str *str = &ar->strs[nb.str_order.v[s]];
 
-		for (; v6 && r < rg.n && rg.v[r].str <= s; r++)
-			bytes_at[r] = body->len;
+		if (v6 && r < scut.n && scut.v[r] == s)
+			at[1][r++] = body->len;
 		err = ar_buf_put(body, str->s, str->len + 1);
 	}
-	for (; v6 && r < rg.n; r++)
-		bytes_at[r] = body->len;
 	sec[2] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.kn_order.n);
 	for (s = 0, r = 0; s < nb.kn_order.n && !err; s++) {
 		const struct ar_kn *kn = &ar->kns[nb.kn_order.v[s]];
 
-		for (; v6 && r < rg.n && rg.v[r].kn <= s; r++)
-			kn_at[r] = body->len;
+		if (v6 && r < kcut.n && kcut.v[r] == s)
+			at[2][r++] = body->len;
 		err = ar_buf_varint(body, kn->kind);
 		err = err ? err : ar_buf_varint(body, nb.str[kn->sid] - 1);
 	}
-	for (; v6 && r < rg.n; r++)
-		kn_at[r] = body->len;
+	if (v6 && !err && !nb.kn_order.n)
+		at[2][0] = body->len;
 	sec[3] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.rec_order.n);
 	sec[4] = body->len;
@@ -637,7 +785,7 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body,
 	sec[5] = body->len;
 	err = err ? err : ar_buf_put(body, words.data, words.len);
 	if (!err && v6) {
-		err = region_cuts(&rg, len_at, bytes_at, kn_at, sec, &cv);
+		err = region_cuts(&rg, &scut, &kcut, at, sec, &cv);
 		err = err ? err : cut_push(&cv, body->len, AR_SEC_KERNELS, 0);
 	}
 	err = err ? err : write_kernels(ar, &nb, body, v6 ? &cv : NULL);
@@ -647,11 +795,14 @@ static int serialize_body(struct bc_archive *ar, struct ar_buf *body,
 		cv.v = NULL;
 	}
 	free(cv.v);
-	free(len_at);
-	free(bytes_at);
-	free(kn_at);
+	for (s = 0; s < 3; s++)
+		free(at[s]);
+	free(scut.v);
+	free(kcut.v);
+	free(own.rec);
+	free(own.kn);
+	free(own.str);
 	free(rg.v);
-	free(rg.bounds.v);
 	free(heads.data);
 	free(words.data);
 	free(nb.rec);
@@ -833,15 +984,35 @@ static enum ar_pack_effort pack_effort(const struct bc_archive *ar)
 static int keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)
 {
 	struct ar_buf body = { 0 };
+	struct cutvec cv = { 0 };
 	void *bytes_file = NULL;
-	size_t bytes_size = 0;
-	int err;
+	size_t bytes_size = 0, *mod_at = NULL;
+	/* format 6 of three kernels and more: cut, so read in part */
+	bool cut = ar_has_modules(ar) && ar->nr_kernels > 2;
+	uint32_t k;
+	int err = 0;
 
-	err = ar_serialize_bytes_form(ar, &body);
-	err = err ? err : ar_wrap_body_version(body.data, body.len, AR_PACK_WORDS,
-					       file_version(ar), &bytes_file,
-					       &bytes_size);
+	if (cut) {
+		mod_at = calloc(ar->nr_kernels, sizeof(*mod_at));
+		err = mod_at ? 0 : -ENOMEM;
+	}
+	err = err ? err : ar_serialize_bytes_form(ar, &body, mod_at);
+	if (!err && cut) {
+		/* "" (count, length; its byte), no pair, no record, the kernels */
+		static const size_t at[] = { 0, 2, 3, 4, 5, 5 };
+		unsigned s;
+
+		for (s = 0; s < AR_SEC_MODULES && !err; s++)
+			err = cut_push(&cv, at[s], s, 0);
+		for (k = 0; k < ar->nr_kernels && !err; k++)
+			err = cut_push(&cv, mod_at[k], AR_SEC_MODULES, k);
+	}
+	err = err ? err : ar_wrap_body_cut(body.data, body.len, AR_PACK_WORDS,
+					   file_version(ar), cv.v, cv.n,
+					   &bytes_file, &bytes_size);
 	free(body.data);
+	free(cv.v);
+	free(mod_at);
 	if (!err && bytes_size < *size) {
 		free(*file);
 		*file = bytes_file;
@@ -1307,6 +1478,7 @@ static int parse_parts(struct bc_archive *ar, struct ar_chunks *c)
 		return err;
 	if (r.bad || r.pos != r.len)
 		return -EINVAL;
+	ar_parts_kernels_read(ar);
 	for (k = 1; k < ar->nr_kernels; k++)
 		if (bc_archive_name_cmp(ar->kernels[k - 1].name,
 					ar->kernels[k].name) >= 0)

@@ -317,6 +317,8 @@ int ar_parts_open(struct bc_archive *ar, struct ar_chunks *c);
 struct ar_reader;
 /* *r over the kernels' stream, unpacked. */
 int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r);
+/* The kernels read from it (file order), before they are put in order. */
+void ar_parts_kernels_read(struct bc_archive *ar);
 int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n);
 int ar_modules_ready(struct bc_archive *ar, uint32_t k);
 int ar_modules_all(struct bc_archive *ar);

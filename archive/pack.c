@@ -79,7 +79,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include <lz4frame.h>
 #include <lzma.h>
@@ -1073,6 +1072,7 @@ struct ar_chunks {
 	uint32_t start[AR_NR_SECTIONS + 1];	/* a section's first stream */
 	bool *done;
 	size_t unpacked;	/* body bytes unpacked (tests) */
+	ZSTD_DCtx *z;		/* for the streams unpacked one by one */
 };
 
 int ar_unpack_chunked(const uint8_t *payload, size_t len, uint8_t *body,
@@ -1156,13 +1156,56 @@ int ar_chunks_unpack(struct ar_chunks *c, unsigned section, uint32_t i)
 
 	if (c->done[at])
 		return 0;
-	err = unpack_stream(&c->s[at]);
-	if (getenv("AR6_DEBUG"))
-		fprintf(stderr, "sec %u chunk %u first %u len %zu\n", section, i, c->s[at].first, c->s[at].raw_len);
+	if (c->s[at].codec == CODEC_ZSTD) {
+		const struct stream *s = &c->s[at];
+		size_t got;
+
+		if (!c->z && !(c->z = ZSTD_createDCtx()))
+			return -ENOMEM;
+		got = ZSTD_getFrameContentSize(s->raw, s->packed_len) != s->raw_len ||
+		      ZSTD_findFrameCompressedSize(s->raw, s->packed_len) != s->packed_len ?
+		      0 : ZSTD_decompressDCtx(c->z, s->body, s->raw_len, s->raw,
+					     s->packed_len);
+		err = ZSTD_isError(got) || got != s->raw_len ? -EINVAL : 0;
+	} else {
+		err = unpack_stream(&c->s[at]);
+	}
 	if (!err) {
 		c->done[at] = true;
 		c->unpacked += c->s[at].raw_len;
 	}
+	return err;
+}
+
+int ar_chunks_unpack_some(struct ar_chunks *c, const bool *want, uint32_t nr,
+			  const unsigned *sections, unsigned nr_sections)
+{
+	struct stream_job job = { NULL, 0, 0, false, AR_PACK_BEST, 0 };
+	uint32_t i, at;
+	unsigned j;
+	int err;
+
+	job.s = malloc(((size_t)nr * nr_sections + 1) * sizeof(*job.s));
+	if (!job.s)
+		return -ENOMEM;
+	for (j = 0; j < nr_sections; j++)
+		for (i = 0; i < nr && i < ar_chunks_count(c, sections[j]); i++) {
+			at = c->start[sections[j]] + i;
+			if (want[i] && !c->done[at]) {
+				job.s[job.nr++] = c->s[at];
+				job.body_len += c->s[at].raw_len;
+			}
+		}
+	err = run_streams(&job);
+	for (j = 0; j < nr_sections && !err; j++)
+		for (i = 0; i < nr && i < ar_chunks_count(c, sections[j]); i++) {
+			at = c->start[sections[j]] + i;
+			if (want[i] && !c->done[at]) {
+				c->done[at] = true;
+				c->unpacked += c->s[at].raw_len;
+			}
+		}
+	free(job.s);
 	return err;
 }
 
@@ -1199,6 +1242,7 @@ void ar_chunks_free(struct ar_chunks *c)
 {
 	if (!c)
 		return;
+	ZSTD_freeDCtx(c->z);
 	free(c->s);
 	free(c->done);
 	free(c);

@@ -128,6 +128,9 @@ uint32_t ar_chunks_find(const struct ar_chunks *c, unsigned section,
 			uint32_t item);
 int ar_chunks_unpack(struct ar_chunks *c, unsigned section, uint32_t i);
 int ar_chunks_finish(struct ar_chunks *c);
+/* The streams i of each of sections[] where want[i], on two threads. */
+int ar_chunks_unpack_some(struct ar_chunks *c, const bool *want, uint32_t nr,
+			  const unsigned *sections, unsigned nr_sections);
 /* The body bytes unpacked so far (tests: what a read of one module costs). */
 size_t ar_chunks_unpacked(const struct ar_chunks *c);
 void ar_chunks_free(struct ar_chunks *c);

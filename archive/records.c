@@ -1086,7 +1086,7 @@ static int base_strings(struct bc_archive *ar, const uint32_t *list,
 			if (!sid || map->str_off[sid])
 				continue;
 			/* format 6 read in part: its length read on demand */
-			if (ar->parts && (err = ar_str_ready(ar, sid)))
+			if (ar->parts && !ar->strs[sid].s && (err = ar_str_ready(ar, sid)))
 				break;
 			if ((uint64_t)len + ar->strs[sid].len + 1 > UINT32_MAX / 2) {
 				err = -EINVAL;
