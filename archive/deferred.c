@@ -478,11 +478,12 @@ int ar_parts_open(struct bc_archive *ar, struct ar_chunks *c)
 			return -EINVAL;
 	}
 	free(ar->strs);
-	ar->strs = calloc(p->count[AR_SEC_STRING_LENGTHS], sizeof(*ar->strs));
+	ar->strs = ar_calloc_big(p->count[AR_SEC_STRING_LENGTHS], sizeof(*ar->strs));
 	free(ar->kns);
-	ar->kns = calloc((size_t)p->count[AR_SEC_PAIRS] + 1, sizeof(*ar->kns));
+	ar->kns = ar_calloc_big((size_t)p->count[AR_SEC_PAIRS] + 1, sizeof(*ar->kns));
 	free(ar->heads);
-	ar->heads = calloc((size_t)p->count[AR_SEC_HEADS] + 1, sizeof(*ar->heads));
+	ar->heads = ar_calloc_big((size_t)p->count[AR_SEC_HEADS] + 1,
+				  sizeof(*ar->heads));
 	if (!ar->strs || !ar->kns || !ar->heads)
 		return -ENOMEM;
 	ar->nr_strs = ar->cap_strs = p->count[AR_SEC_STRING_LENGTHS];
@@ -566,16 +567,56 @@ int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
 int ar_modules_ready(struct bc_archive *ar, uint32_t k)
 {
 	struct ar_parts *p = ar->parts;
-	uint32_t steps = 0;
+	uint32_t steps, nr, at = k;
+	bool *want;
 	int err = 0;
 
-	/* the kernel and its parents (each before it: the chain ends) */
-	while (p && !err && k < ar->nr_kernels && steps++ <= ar->nr_kernels) {
-		err = modules_chunk(ar, ar_chunks_find(p->c, AR_SEC_MODULES, k));
-		if (ar->kernels[k].parent < 0)
+	if (!p)
+		return 0;
+	/* the kernel's and its parents' streams (each parent before it) */
+	nr = ar_chunks_count(p->c, AR_SEC_MODULES);
+	want = calloc(nr, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (steps = 0; at < ar->nr_kernels && steps <= ar->nr_kernels; steps++) {
+		want[ar_chunks_find(p->c, AR_SEC_MODULES, at)] = true;
+		if (ar->kernels[at].parent < 0)
 			break;
-		k = (uint32_t)ar->kernels[k].parent;
+		at = (uint32_t)ar->kernels[at].parent;
 	}
+	/* unpacked together on two threads, then read */
+	err = ar_chunks_unpack_some(p->c, want, nr,
+				    (const unsigned[]){ AR_SEC_MODULES }, 1);
+	for (at = 0; at < nr && !err; at++)
+		if (want[at])
+			err = modules_chunk(ar, at);
+	free(want);
+	return err;
+}
+
+int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n)
+{
+	struct ar_parts *p = ar->parts;
+	uint32_t i, nr;
+	bool *want;
+	int err = 0;
+
+	if (!p)
+		return 0;
+	nr = ar_chunks_count(p->c, AR_SEC_STRING_LENGTHS);
+	want = calloc(nr, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (sids[i] < ar->nr_strs && !ar->strs[sids[i]].s)
+			want[ar_chunks_find(p->c, AR_SEC_STRING_LENGTHS, sids[i])] = true;
+	err = ar_chunks_unpack_some(p->c, want, nr,
+				    (const unsigned[]){ AR_SEC_STRING_LENGTHS,
+							AR_SEC_STRING_BYTES }, 2);
+	for (i = 0; i < nr && !err; i++)
+		if (want[i])
+			err = strings_chunk(ar, i);
+	free(want);
 	return err;
 }
 

@@ -71,6 +71,8 @@ int ar_u32vec_push(struct u32vec *v, uint32_t x);
  * Smaller sizes are plain malloc. Free with free().
  */
 void *ar_alloc_big(size_t size);
+/* calloc(n, size), huge pages allowed where it is large (zeroed: fresh). */
+void *ar_calloc_big(size_t n, size_t size);
 
 static inline uint64_t ar_zigzag(int64_t v)
 {
@@ -321,6 +323,8 @@ int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r);
 void ar_parts_kernels_read(struct bc_archive *ar);
 int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n);
 int ar_modules_ready(struct bc_archive *ar, uint32_t k);
+/* ar_str_ready() of each of sids[0 .. n), their streams unpacked together. */
+int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n);
 int ar_modules_all(struct bc_archive *ar);
 size_t ar_parts_unpacked(const struct bc_archive *ar);
 

@@ -183,6 +183,7 @@ struct stream {
 	enum codec codec;
 	unsigned section;	/* writer: enum section (format 6: its cut's) */
 	uint32_t first;		/* format 6: the section's first item in it */
+	bool cut;		/* writer: a format 6 stream cut by region */
 	int err;
 };
 
@@ -301,8 +302,10 @@ static int pack_stream(struct stream *s, unsigned section,
 	keep_smaller(s, effort == AR_PACK_FAST ? CODEC_LZ4 : CODEC_ZSTD, buf, n);
 	if (effort == AR_PACK_XZ_ALL)
 		small = true;	/* xz wherever it is smaller */
+	/* a region's pairs (format 6) are read one stream at a time: zstd */
 	if (effort == AR_PACK_FAST || effort == AR_PACK_ZSTD ||
-	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX)))
+	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX ||
+			s->cut)))
 		return 0;
 	zstd_len = s->packed_len;
 	buf = NULL;
@@ -945,6 +948,7 @@ int ar_pack6(const uint8_t *body, size_t len, enum ar_pack_effort effort,
 			       cuts[i].first : cuts[i].section;
 		s[i].first = cuts[i].section == AR_SECTION_MIXED ? 0 :
 			     cuts[i].first;
+		s[i].cut = !own;
 	}
 	job.s = s;
 	job.nr = nr;
