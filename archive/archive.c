@@ -21,7 +21,8 @@
 
 void ar_module_deinit(struct ar_module *m)
 {
-	free(m->name);
+	if (!m->name_read)
+		free(m->name);
 	free(m->blob);
 	free(m->recs);
 	free(m->layout);
@@ -35,6 +36,7 @@ static void kernel_deinit(struct ar_kernel *k)
 	for (i = 0; i < k->nr_mods; i++)
 		ar_module_deinit(&k->mods[i]);
 	free(k->mods);
+	free(k->mod_names);
 	free(k->name);
 	free(k->blob);
 	free(k->recs);

@@ -139,7 +139,8 @@ static int unraw_modules(struct bc_archive *ar, struct ar_kernel *kern,
 		return err == -ENOMEM ? err : 0;
 	}
 	for (i = 0; i < kern->nr_mods && !err; i++) {
-		struct ar_module *m = &kern->mods[i], back = { .name = m->name };
+		struct ar_module *m = &kern->mods[i],
+				  back = { .name = m->name, .name_read = m->name_read };
 
 		if (!m->raw)
 			continue;

@@ -77,10 +77,18 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 {
 	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 4), i;
 
+	char *names;
+
 	if (r->bad || !nr)
 		return 0;
+	/*
+	 * the names in one block (a reader of one module reads the modules
+	 * of its kernel's parents too: 4,000 names each), NUL-terminated;
+	 * they take fewer bytes than the rest
+	 */
 	kern->mods = calloc(nr, sizeof(*kern->mods));
-	if (!kern->mods)
+	kern->mod_names = names = malloc(r->len - r->pos + nr);
+	if (!kern->mods || !names)
 		return -ENOMEM;
 	for (i = 0; i < nr && !r->bad; i++) {
 		struct ar_module *m = &kern->mods[i];
@@ -92,9 +100,11 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 			r->bad = true;
 			break;
 		}
-		m->name = strndup((const char *)p, len);
-		if (!m->name)
-			return -ENOMEM;
+		memcpy(names, p, len);
+		names[len] = 0;
+		m->name = names;
+		m->name_read = true;
+		names += len + 1;
 		kern->nr_mods++;
 		if (!ar_name_ok(m->name) ||
 		    (i && strcmp(kern->mods[i - 1].name, m->name) >= 0)) {

@@ -174,6 +174,7 @@ struct ar_attachment {
  */
 struct ar_module {
 	char *name;
+	bool name_read;			/* name in its kernel's mod_names */
 	bool raw;
 	uint8_t *blob;			/* raw: the sorted split BTF */
 	size_t blob_size;
@@ -204,6 +205,7 @@ struct ar_kernel {
 	bool list_for_views;		/* recs decoded for a view: freed after */
 	bool viewed;			/* a view was opened on it */
 	struct ar_module *mods;		/* by name (strcmp) */
+	char *mod_names;		/* the names of the modules read */
 	uint32_t nr_mods;
 };
 
