@@ -555,12 +555,6 @@ static int insert_kernel(struct bc_archive *ar, const char *name,
 	return ar->kernels[at].name ? 0 : -ENOMEM;
 }
 
-bool ar_name_ok(const char *name)
-{
-	return *name && !strchr(name, '/') && !strchr(name, ':') &&
-	       strlen(name) < 256;
-}
-
 int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 			  const void *sorted, size_t size,
 			  const struct bc_log *log)

@@ -92,6 +92,12 @@ void *ar_alloc_big(size_t size)
 	return p;
 }
 
+bool ar_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && !strchr(name, ':') &&
+	       strlen(name) < 256;
+}
+
 void *ar_calloc_big(size_t n, size_t size)
 {
 	const size_t huge = 2u << 20;
