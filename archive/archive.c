@@ -19,24 +19,11 @@
 
 /* ---- archive object ---------------------------------------------------- */
 
-void ar_module_deinit(struct ar_module *m)
-{
-	if (!m->name_read)
-		free(m->name);
-	free(m->blob);
-	free(m->recs);
-	free(m->layout);
-	memset(m, 0, sizeof(*m));
-}
-
 static void kernel_deinit(struct ar_kernel *k)
 {
 	uint32_t i;
 
-	for (i = 0; i < k->nr_mods; i++)
-		ar_module_deinit(&k->mods[i]);
-	free(k->mods);
-	free(k->mod_names);
+	ar_kernel_modules_free(k);
 	free(k->name);
 	free(k->blob);
 	free(k->recs);

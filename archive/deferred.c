@@ -142,6 +142,29 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 	return 0;
 }
 
+void ar_module_deinit(struct ar_module *m)
+{
+	if (!m->name_read)
+		free(m->name);
+	free(m->blob);
+	free(m->recs);
+	free(m->layout);
+	memset(m, 0, sizeof(*m));
+}
+
+void ar_kernel_modules_free(struct ar_kernel *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k->nr_mods; i++)
+		ar_module_deinit(&k->mods[i]);
+	free(k->mods);
+	free(k->mod_names);
+	k->mods = NULL;
+	k->mod_names = NULL;
+	k->nr_mods = 0;
+}
+
 /* Zero bytes among n at p, eight at a time. */
 size_t ar_count_nuls(const uint8_t *p, size_t n)
 {
@@ -267,7 +290,7 @@ static int chunk_get(struct ar_parts *p, unsigned sec, uint32_t i,
 }
 
 /* The strings of stream i: lengths, then their bytes, checked. */
-static int strings_chunk(struct bc_archive *ar, uint32_t i)
+static int strings_chunk_read(struct bc_archive *ar, uint32_t i)
 {
 	struct ar_parts *p = ar->parts;
 	uint8_t *lens, *bytes;
@@ -305,13 +328,31 @@ static int strings_chunk(struct bc_archive *ar, uint32_t i)
 	return 0;
 }
 
+/* strings_chunk_read(), or on failure the stream's items unread again. */
+static int strings_chunk(struct bc_archive *ar, uint32_t i)
+{
+	struct ar_parts *p = ar->parts;
+	uint8_t *at;
+	size_t len;
+	uint32_t first, end;
+	int err = strings_chunk_read(ar, i);
+
+	if (err) {
+		ar_chunks_info(p->c, AR_SEC_STRING_LENGTHS, i, &at, &len, &first);
+		end = chunk_end(p, AR_SEC_STRING_LENGTHS, i);
+		if (first < end)
+			memset(&ar->strs[first], 0, (end - first) * sizeof(*ar->strs));
+	}
+	return err;
+}
+
 static int parts_str_ready(struct bc_archive *ar, uint32_t sid)
 {
 	return strings_chunk(ar, ar_chunks_find(ar->parts->c,
 						AR_SEC_STRING_LENGTHS, sid));
 }
 
-static int pairs_chunk(struct bc_archive *ar, uint32_t i)
+static int pairs_chunk_read(struct bc_archive *ar, uint32_t i)
 {
 	struct ar_parts *p = ar->parts;
 	uint8_t *d;
@@ -342,8 +383,26 @@ static int pairs_chunk(struct bc_archive *ar, uint32_t i)
 	return 0;
 }
 
+/* pairs_chunk_read(), or on failure the stream's items unread again. */
+static int pairs_chunk(struct bc_archive *ar, uint32_t i)
+{
+	struct ar_parts *p = ar->parts;
+	uint8_t *at;
+	size_t len;
+	uint32_t first, end;
+	int err = pairs_chunk_read(ar, i);
+
+	if (err) {
+		ar_chunks_info(p->c, AR_SEC_PAIRS, i, &at, &len, &first);
+		end = chunk_end(p, AR_SEC_PAIRS, i);
+		if (first < end)
+			memset(&ar->kns[first], 0, (end - first) * sizeof(*ar->kns));
+	}
+	return err;
+}
+
 /* The heads of stream i, their pairs read first; their words unpacked. */
-static int heads_chunk(struct bc_archive *ar, uint32_t i)
+static int heads_chunk_read(struct bc_archive *ar, uint32_t i)
 {
 	struct ar_parts *p = ar->parts;
 	struct ar_rec_head *h = ar->heads;
@@ -395,6 +454,24 @@ static int heads_chunk(struct bc_archive *ar, uint32_t i)
 	return 0;
 }
 
+/* heads_chunk_read(), or on failure the stream's items unread again. */
+static int heads_chunk(struct bc_archive *ar, uint32_t i)
+{
+	struct ar_parts *p = ar->parts;
+	uint8_t *at;
+	size_t len;
+	uint32_t first, end;
+	int err = heads_chunk_read(ar, i);
+
+	if (err) {	/* pos kept: the stream before ends where this starts */
+		ar_chunks_info(p->c, AR_SEC_HEADS, i, &at, &len, &first);
+		end = chunk_end(p, AR_SEC_HEADS, i);
+		for (; first < end; first++)
+			ar->heads[first].info = ar->heads[first].kn1 = 0;
+	}
+	return err;
+}
+
 /* The modules of the kernels of stream i (file order). */
 static int modules_chunk(struct bc_archive *ar, uint32_t i)
 {
@@ -415,10 +492,13 @@ static int modules_chunk(struct bc_archive *ar, uint32_t i)
 		return -EINVAL;
 	for (k = first; k < end && !r.bad && !err; k++)
 		err = ar_read_modules(&ar->kernels[k], &r);
-	if (err)
+	if (!err && (r.bad || r.pos != r.len))
+		err = -EINVAL;
+	if (err) {	/* what was read let go: a second ask reads afresh */
+		for (k = first; k < end && k < ar->nr_kernels; k++)
+			ar_kernel_modules_free(&ar->kernels[k]);
 		return err;
-	if (r.bad || r.pos != r.len)
-		return -EINVAL;
+	}
 	p->ready[AR_SEC_MODULES][i] = true;
 	return 0;
 }

@@ -514,6 +514,8 @@ int ar_store_module(struct bc_archive *ar, const struct bc_btf *base,
 		    struct ar_split_enc *enc, const struct ar_base_map *map,
 		    const void *sorted, size_t size, struct ar_module *m);
 void ar_module_deinit(struct ar_module *m);
+/* A kernel's modules let go (none after). */
+void ar_kernel_modules_free(struct ar_kernel *k);
 
 /* The string and (kind, name) tables for lookups by name. */
 int ar_index_names(struct bc_archive *ar);
