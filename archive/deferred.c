@@ -96,7 +96,9 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 		size_t len;
 
 		p = ar_rd_bytes(r, &len);
-		if (r->bad || !len || len > 255 || memchr(p, 0, len)) {
+		/* what ar_name_ok() checks, and names ascending (strcmp) */
+		if (r->bad || !len || len > 255 || memchr(p, 0, len) ||
+		    memchr(p, '/', len) || memchr(p, ':', len)) {
 			r->bad = true;
 			break;
 		}
@@ -104,13 +106,18 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 		names[len] = 0;
 		m->name = names;
 		m->name_read = true;
-		names += len + 1;
 		kern->nr_mods++;
-		if (!ar_name_ok(m->name) ||
-		    (i && strcmp(kern->mods[i - 1].name, m->name) >= 0)) {
-			r->bad = true;
-			break;
+		if (i) {
+			size_t plen = (size_t)(names - kern->mods[i - 1].name) - 1;
+			int c = memcmp(kern->mods[i - 1].name, names,
+				       plen < len ? plen : len);
+
+			if (c > 0 || (!c && plen >= len)) {
+				r->bad = true;
+				break;
+			}
 		}
+		names += len + 1;
 		m->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
 		if (m->raw) {
 			p = ar_rd_bytes(r, &len);

@@ -2,7 +2,9 @@
 /*
  * The payload of archive format 4: the body (laid out exactly as format
  * 3's) cut into streams that each hold one kind of number, each
- * compressed on its own with the codec that makes it smallest.
+ * compressed on its own with the codec that makes it smallest. Format 6
+ * (archives with modules; "format 6" below) cuts each section again,
+ * region by region, and its table says where each stream's items start.
  *
  * Problem: one LZ4 frame of the whole body (format 3) made Debian's 118
  * kernels 4.68 MB and a single kernel 2.2 times the size of its own

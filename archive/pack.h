@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The payload of archive format 4 (archive/pack.c): the body cut into
- * streams, each compressed on its own with the codec that suits it.
- * Used by format.c only (and the fuzz target).
+ * The payload of archive formats 4 and 6 (archive/pack.c): the body cut
+ * into streams, each compressed on its own with the codec that suits it;
+ * format 6's streams are cut by region and indexed, so that a reader can
+ * unpack only some (deferred.c reads them). Used by format.c, deferred.c
+ * (and the fuzz target).
  */
 #ifndef BTFCANON_ARCHIVE_PACK_H
 #define BTFCANON_ARCHIVE_PACK_H
