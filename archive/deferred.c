@@ -12,6 +12,9 @@
  * at open; ar_body_complete() checks them all as the lazy read does.
  * Cost: a comparison a record or string where the archive was read
  * otherwise (deferred NULL); else what pack.c unpacks.
+ * Format 6 (every stream left packed, read stream by stream as asked:
+ * "format 6" below) and the body's readers that format.c shares (records'
+ * heads, a kernel's modules) live here too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,7 +79,6 @@ bool ar_read_head(const struct bc_archive *ar, const uint8_t *d,
 int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 {
 	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 4), i;
-
 	char *names;
 
 	if (r->bad || !nr)
