@@ -19,22 +19,11 @@
 
 /* ---- archive object ---------------------------------------------------- */
 
-void ar_module_deinit(struct ar_module *m)
-{
-	free(m->name);
-	free(m->blob);
-	free(m->recs);
-	free(m->layout);
-	memset(m, 0, sizeof(*m));
-}
-
 static void kernel_deinit(struct ar_kernel *k)
 {
 	uint32_t i;
 
-	for (i = 0; i < k->nr_mods; i++)
-		ar_module_deinit(&k->mods[i]);
-	free(k->mods);
+	ar_kernel_modules_free(k);
 	free(k->name);
 	free(k->blob);
 	free(k->recs);
@@ -553,12 +542,6 @@ static int insert_kernel(struct bc_archive *ar, const char *name,
 	return ar->kernels[at].name ? 0 : -ENOMEM;
 }
 
-bool ar_name_ok(const char *name)
-{
-	return *name && !strchr(name, '/') && !strchr(name, ':') &&
-	       strlen(name) < 256;
-}
-
 int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 			  const void *sorted, size_t size,
 			  const struct bc_log *log)
@@ -733,6 +716,22 @@ const char *const *bc_archive_attachment_names(const struct bc_archive *ar,
 
 
 /* ---- modules ------------------------------------------------------------- */
+
+int bc_archive_read_modules(struct bc_archive *ar, int64_t k,
+			    const struct bc_log *log)
+{
+	int err;
+
+	if (k >= (int64_t)ar->nr_kernels)
+		return -ENOENT;
+	err = k < 0 ? ar_modules_all(ar) : ar_modules_ready(ar, (uint32_t)k);
+	if (err == -ENOMEM)
+		return bc_log_error(log, err, "%s: out of memory", ar->path);
+	if (err)
+		return bc_log_error(log, err, "%s: damaged archive: bad modules",
+				    ar->path);
+	return 0;
+}
 
 uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k)
 {

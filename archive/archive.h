@@ -160,6 +160,14 @@ int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
  * the modules of a kernel kept as bytes).
  */
 uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k);
+/*
+ * An archive opened partially (bc_archive_open_partial) of format 6 reads
+ * each kernel's modules when asked: those of kernel k (and its parents),
+ * or with k negative every kernel's, before the calls above see them.
+ * 0 at once otherwise; else a negative errno after a message.
+ */
+int bc_archive_read_modules(struct bc_archive *ar, int64_t k,
+			    const struct bc_log *log);
 const char *bc_archive_module_name(const struct bc_archive *ar, uint32_t k,
 				   uint32_t i);
 /* The index of kernel k's module called name, or -ENOENT. */

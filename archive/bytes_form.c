@@ -46,7 +46,7 @@ static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 	return err ? err : ar_buf_put(out, data, len);
 }
 
-/* Kernel k's modules as format 5 writes them, every one as its bytes. */
+/* Kernel k's modules as format 6 writes them, every one as its bytes. */
 static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
 {
 	const struct ar_kernel *kern = &ar->kernels[k];
@@ -72,7 +72,8 @@ static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
 	return err;
 }
 
-int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
+int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
+			    size_t *mod_at)
 {
 	bool modules = ar_has_modules(ar);
 	uint32_t k, i;
@@ -104,8 +105,12 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body)
 			err = err ? err : put_bytes(body, kern->att[i].data,
 						    kern->att[i].size);
 		}
-		if (modules && !err)
-			err = put_modules(ar, k, body);
+	}
+	/* format 6: every kernel's modules after the kernels, in their order */
+	for (k = 0; k < ar->nr_kernels && modules && !err; k++) {
+		if (mod_at)
+			mod_at[k] = body->len;
+		err = put_modules(ar, k, body);
 	}
 	return err;
 }
@@ -134,7 +139,8 @@ static int unraw_modules(struct bc_archive *ar, struct ar_kernel *kern,
 		return err == -ENOMEM ? err : 0;
 	}
 	for (i = 0; i < kern->nr_mods && !err; i++) {
-		struct ar_module *m = &kern->mods[i], back = { .name = m->name };
+		struct ar_module *m = &kern->mods[i],
+				  back = { .name = m->name, .name_read = m->name_read };
 
 		if (!m->raw)
 			continue;

@@ -12,7 +12,8 @@
 #include "internal.h"
 
 /* The body with every kernel as bytes (rebuilt where it is records). */
-int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body);
+int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
+			    size_t *mod_at);
 
 /*
  * Every kernel stored as bytes turned back into records where its

@@ -210,6 +210,10 @@ static int cmd_list(int argc, char **argv, const struct bc_log *log)
 	/* names and attachments only: no record is decoded */
 	if (bc_archive_open_partial(argv[1], &ar, log))
 		return 1;
+	if (bc_archive_read_modules(ar, -1, log)) {
+		bc_archive_free(ar);
+		return 1;
+	}
 	for (k = 0; k < bc_archive_nr_kernels(ar); k++) {
 		const char *const *att = bc_archive_attachment_names(ar, k, &nr);
 
@@ -278,8 +282,9 @@ static int extract_module(struct bc_archive *ar, const char *path, int k,
 			  const struct bc_log *log)
 {
 	struct bc_archive_kmods *km = NULL;
-	int i = one_module(ar, path, (uint32_t)k, module, log), err;
+	int i = bc_archive_read_modules(ar, k, log), err;
 
+	i = i ? i : one_module(ar, path, (uint32_t)k, module, log);
 	if (i < 0)
 		return i;
 	err = bc_archive_kmods_open(ar, (uint32_t)k, &km, NULL, NULL, log);

@@ -4,12 +4,13 @@
  * coding the lists) and reading it back with every number checked.
  *
  * The file (all integers little-endian):
- *	"BTFCARC1", u32 version 4, u32 flags 0, u64 body bytes, u64 payload
- *	bytes, payload (archive/pack.c: the body cut into streams, each
- *	compressed on its own with zstd or xz), u32 CRC-32 of all that
- *	precedes it. Nothing may follow. Version 3 had the same body in
- *	one LZ4 frame (independent blocks, the content size in the frame
- *	header, no checksums of its own).
+ *	"BTFCARC1", u32 version (4; 6 when a kernel has modules), u32 flags
+ *	0, u64 body bytes, u64 payload bytes, payload (archive/pack.c: the
+ *	body cut into streams, each compressed on its own with zstd or xz;
+ *	format 6's table gives each stream its section and first item), u32
+ *	CRC-32 of all that precedes it. Nothing may follow. Version 3 had the
+ *	same body in one LZ4 frame (independent blocks, the content size in
+ *	the frame header, no checksums of its own).
  * The body, in LEB128 varints:
  *	strings:  count; every length; then every string's bytes and a NUL
  *	          (string 0 is "")
@@ -21,6 +22,10 @@
  *	          or parent + 1 (0: none), type count, script (length, bytes);
  *	          layout entries (count, 4 bytes each), attachments (count,
  *	          then name, length, bytes, names ascending)
+ *	modules (format 6): for each kernel, in the kernels' order, its
+ *	          modules: count, then each in name order: name, flags, bytes
+ *	          or type count and script, layout entries (format 5 had
+ *	          them after each kernel's attachments)
  * Lengths apart from the bytes are what lets a reader that wants one
  * kernel skip what it does not use: it reads the strings' lengths, the
  * pairs and the records' heads (0.16 and 1.19 MB of the 7.3 MB body of
@@ -28,7 +33,17 @@
  * only when the kernel it rebuilds uses them (bc_archive_open_lazy:
  * 6.12.117 cloud-amd64 uses 107k of the 170k records). The record
  * lengths cost 30 kB of the 4.68 MB file of version 3.
- * Versions 1, 2 and 3 are still read, never written. Both had each string's
+ * Format 6 (issue 33: every module of Debian's 131 kernels, a 50 MB
+ * body) numbers the pools by owner (below, "Format 6's regions"):
+ * vmlinux's records, strings and pairs first, then those two module
+ * names or more share, then each module name's own, and cuts every
+ * section where the owner changes and every few hundred kilobytes; a
+ * reader of one module (bc_archive_open_partial, deferred.c) unpacks and
+ * parses only the streams holding what its lists use: 15 MB of 50 for
+ * xfs of 6.12.117 cloud-amd64, 31 MB in format 5's numbering, where a
+ * kernel's modules came after it and their strings were numbered by
+ * first use over all of them.
+ * Versions 1, 2, 3 and 5 are still read, never written. 1 and 2 had each string's
  * length before its bytes and each record's head before its words, with
  * no length: a reader had to decode every record to find the next one.
  * Version 1 compressed the body with zstd (level 5): 2.92 MB for Debian's
@@ -46,7 +61,8 @@
  * by first use, so a kernel's new records count up by one).
  *
  * Determinism: records, names and strings are numbered by first use in
- * kernel order (version order), then the records' own order; parents are
+ * kernel order (version order), then the records' own order (format 6:
+ * by owner first, each owner's by first use in that order); parents are
  * chosen by similarity over that order. Nothing depends on the order in
  * which kernels were added. Cost: adding a kernel is linear in its types
  * plus a rewrite of the file; serializing is linear in all lists.
@@ -73,7 +89,8 @@
 #define HEADER_LEN 32
 #define TRAILER_LEN 4
 #define FORMAT_VERSION 4		/* written when no kernel has modules */
-#define FORMAT_VERSION_MODULES 5	/* 4 with each kernel's modules */
+#define FORMAT_VERSION_REGIONS 6	/* with modules: cut by region */
+#define FORMAT_VERSION_MODULES 5	/* still read: 4 with each kernel's modules */
 #define FORMAT_VERSION_SPLIT 3	/* still read: 4's body in one LZ4 frame */
 #define FORMAT_VERSION_LZ4 2	/* still read: the body laid out as in 1 */
 #define FORMAT_VERSION_ZSTD 1	/* still read: 2 with a zstd payload */
@@ -86,7 +103,86 @@
 struct numbering {
 	uint32_t *rec, *kn, *str;
 	struct u32vec rec_order, kn_order, str_order;
+	struct regions *rg;	/* format 6: where regions end; else NULL */
 };
+
+/*
+ * Format 6's regions (with modules, three kernels or more). Every record,
+ * string and pair has an owner: the kernels' vmlinux (OWN_VM) when a
+ * kernel's list uses it; else the one module name whose lists use it
+ * (OWN_NAME + the name's rank); else OWN_SHARED (two names or more). Each
+ * pool is numbered vmlinux's first, then the shared, then module name by
+ * module name, each part by first use, so that one module of a kernel
+ * reads vmlinux's part, the shared part and its name's. A section is cut
+ * where the owner's kind changes, in vmlinux's and the shared part every
+ * REGION_BYTES, between names once a stream holds REGION_BYTES and inside
+ * a name past 4 * REGION_BYTES (xfs alone). A function of the set.
+ */
+#define REGION_BYTES ((size_t)256 << 10)
+#define STRING_CUT_BYTES ((size_t)64 << 10)
+#define PAIR_CUT_BYTES ((size_t)16 << 10)
+#define OWN_VM 1
+#define OWN_SHARED 2
+#define OWN_NAME 3
+
+/* Owner a and b merged: vmlinux's, else one name's, else shared. */
+static uint32_t own_merge(uint32_t a, uint32_t b)
+{
+	if (!a || a == b)
+		return b;
+	return a < b ? (a < OWN_SHARED ? a : OWN_SHARED) :
+		       (b < OWN_SHARED ? b : OWN_SHARED);
+}
+
+/* Whether a stream ends before an item of owner own after one of prev. */
+static bool cut_before(uint32_t prev, uint32_t own, size_t acc, size_t target)
+{
+	uint32_t pc = prev < OWN_NAME ? prev : OWN_NAME;
+	uint32_t c = own < OWN_NAME ? own : OWN_NAME;
+
+	if (pc != c)
+		return true;
+	if (c < OWN_NAME)
+		return acc >= target;
+	return (own != prev && acc >= target) || acc >= 4 * target;
+}
+
+struct region {
+	uint32_t rec;		/* its first record */
+	size_t heads, words;	/* where its heads and words start */
+};
+
+struct regions {
+	struct region *v;
+	size_t n, cap;
+	const uint32_t *rec_own;	/* [pool record] owner */
+};
+
+/* Whether a region ends before record i (heads, words: bytes so far). */
+static bool region_ends(struct regions *rg, const struct numbering *nb,
+			uint32_t i, size_t heads, size_t words)
+{
+	const struct region *last = &rg->v[rg->n - 1];
+	size_t acc = heads - last->heads + words - last->words;
+
+	return cut_before(rg->rec_own[nb->rec_order.v[i - 1]],
+			  rg->rec_own[nb->rec_order.v[i]], acc, REGION_BYTES);
+}
+
+static int region_push(struct regions *rg, struct region r)
+{
+	if (rg->n == rg->cap) {
+		size_t cap = rg->cap ? rg->cap * 2 : 64;
+		struct region *v = realloc(rg->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rg->v = v;
+		rg->cap = cap;
+	}
+	rg->v[rg->n++] = r;
+	return 0;
+}
 
 static int number(uint32_t *num, struct u32vec *order, uint32_t id,
 		  uint32_t *out)
@@ -124,6 +220,8 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 	size_t i;
 	int err = 0;
 
+	if (nb->rg)
+		err = region_push(nb->rg, (struct region){ 0 });
 	for (i = 0; i < nb->rec_order.n && !err; i++) {
 		const uint32_t *c = ar->cells + ar->rec_off[nb->rec_order.v[i]];
 		uint32_t info = c[0], kind = bc_info_kind(info);
@@ -131,7 +229,11 @@ static int write_records(struct bc_archive *ar, struct numbering *nb,
 		struct ar_buf *out = words_out;
 		size_t start = out->len;
 
-		if (c[1])
+		if (nb->rg && i && region_ends(nb->rg, nb, (uint32_t)i, heads->len,
+					       start))
+			err = region_push(nb->rg, (struct region){
+				(uint32_t)i, heads->len, start });
+		if (c[1] && !err)
 			err = number_kn(ar, nb, c[1] - 1, &kn);
 		for (j = 2; j < words && !err; j++) {
 			switch (bc_word_class(kind, j)) {
@@ -319,10 +421,36 @@ static int write_modules(struct bc_archive *ar, uint32_t k,
 	return err;
 }
 
-static int write_kernels(struct bc_archive *ar, struct numbering *nb,
-			 struct ar_buf *out)
+/* Format 6's cuts as the body is written (pack.h). */
+struct cutvec {
+	struct ar_cut *v;
+	uint32_t n, cap;
+};
+
+static int cut_push(struct cutvec *cv, size_t at, unsigned section,
+		    uint32_t first)
 {
-	bool modules = ar_has_modules(ar);
+	if (cv->n == cv->cap) {
+		uint32_t cap = cv->cap ? cv->cap * 2 : 256;
+		struct ar_cut *v = realloc(cv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cv->v = v;
+		cv->cap = cap;
+	}
+	cv->v[cv->n++] = (struct ar_cut){ at, first, section };
+	return 0;
+}
+
+/*
+ * The kernels, then (with cv: format 6) every kernel's modules in a section
+ * of their own, cut kernel by kernel: a reader of one kernel's module reads
+ * the kernel entries whole and the modules of that kernel and its parents.
+ */
+static int write_kernels(struct bc_archive *ar, struct numbering *nb,
+			 struct ar_buf *out, struct cutvec *cv)
+{
 	uint32_t *pos = calloc((size_t)ar->nr_recs + 1, sizeof(uint32_t)), k, i;
 	struct ar_buf script = { 0 };
 	int err = pos ? ar_buf_varint(out, ar->nr_kernels) : -ENOMEM;
@@ -357,22 +485,252 @@ static int write_kernels(struct bc_archive *ar, struct numbering *nb,
 			err = err ? err : write_bytes(out, kern->att[i].data,
 						      kern->att[i].size);
 		}
-		if (modules && !err)
-			err = write_modules(ar, k, nb, pos, &script, out);
+	}
+	for (k = 0; cv && k < ar->nr_kernels && !err; k++) {
+		err = cut_push(cv, out->len, AR_SEC_MODULES, k);
+		err = err ? err : write_modules(ar, k, nb, pos, &script, out);
 	}
 	free(pos);
 	free(script.data);
 	return err;
 }
 
-int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
+struct mod_at {
+	const char *name;
+	uint32_t k, i;
+};
+
+static int mod_at_cmp(const void *a, const void *b)
+{
+	const struct mod_at *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The owners of format 6 (above): [pool item] owner, 0 for none. */
+struct owners {
+	uint32_t *rec, *str, *kn;
+};
+
+/*
+ * The strings and pairs record rec uses, in the order write_records()
+ * numbers them (a pair's string before it): fn(ctx, is_pair, id).
+ */
+static void record_names(const struct bc_archive *ar, uint32_t rec,
+			 void (*fn)(void *ctx, bool pair, uint32_t id), void *ctx)
+{
+	const uint32_t *c = ar->cells + ar->rec_off[rec];
+	uint32_t info = c[0], kind = bc_info_kind(info);
+	uint32_t words = ar_info_words(info), j, ci = 2;
+
+	if (c[1]) {
+		fn(ctx, false, ar->kns[c[1] - 1].sid);
+		fn(ctx, true, c[1] - 1);
+	}
+	for (j = 2; j < words; j++) {
+		switch (bc_word_class(kind, j)) {
+		case BC_WORD_REF: {
+			uint32_t code = c[ci++];
+
+			if (code && !(code & 1)) {
+				fn(ctx, false, ar->kns[code / 2 - 1].sid);
+				fn(ctx, true, code / 2 - 1);
+				ci++;
+			}
+			break;
+		}
+		case BC_WORD_NAME:
+			fn(ctx, false, c[ci++]);
+			break;
+		default:
+			ci++;
+		}
+	}
+}
+
+struct name_walk {
+	struct owners *own;
+	struct numbering *nb;
+	uint32_t owner;		/* the record's (owners), or the class numbered */
+	int err;
+};
+
+static void merge_owner(void *ctx, bool pair, uint32_t id)
+{
+	struct name_walk *w = ctx;
+	uint32_t *o = pair ? &w->own->kn[id] : &w->own->str[id];
+
+	*o = own_merge(*o, w->owner);
+}
+
+/* Owners of class w->owner (OWN_NAME: any name) numbered by first use. */
+static void number_class(void *ctx, bool pair, uint32_t id)
+{
+	struct name_walk *w = ctx;
+	uint32_t o = pair ? w->own->kn[id] : w->own->str[id], dummy;
+
+	if (w->err || (o < OWN_NAME ? o : OWN_NAME) != w->owner)
+		return;
+	w->err = pair ? number(w->nb->kn, &w->nb->kn_order, id, &dummy) :
+			number(w->nb->str, &w->nb->str_order, id, &dummy);
+}
+
+/*
+ * Number the records: every kernel's list in version order; then (own:
+ * format 6) the modules' records by owner, shared ones first, each part
+ * walking module names in name order, each name's lists in version order;
+ * and the strings and pairs by owner, each class walking the records in
+ * their order. Without own (format 4) strings and pairs are numbered by
+ * write_records(), by first use. 0 or -ENOMEM.
+ */
+static int number_records(struct bc_archive *ar, struct numbering *nb,
+			  struct owners *own)
+{
+	struct mod_at *all = NULL;
+	size_t nr_all = 0, a;
+	uint32_t k, i, m, dummy, name = OWN_NAME, pass;
+	int err = 0;
+
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
+		const struct ar_kernel *kern = &ar->kernels[k];
+
+		for (i = 0; i < kern->nr_types && !err && !kern->raw; i++) {
+			err = number(nb->rec, &nb->rec_order, kern->recs[i], &dummy);
+			if (own)
+				own->rec[kern->recs[i]] = OWN_VM;
+		}
+		nr_all += kern->nr_mods;
+	}
+	if (err || !own)
+		return err;
+	all = malloc((nr_all ? nr_all : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	nr_all = 0;
+	for (k = 0; k < ar->nr_kernels; k++)
+		for (m = 0; m < ar->kernels[k].nr_mods; m++)
+			all[nr_all++] = (struct mod_at){ ar->kernels[k].mods[m].name, k, m };
+	qsort(all, nr_all, sizeof(*all), mod_at_cmp);
+	/* each record's owner: one name's, or shared */
+	for (a = 0; a < nr_all; a++) {
+		const struct ar_module *mod = &ar->kernels[all[a].k].mods[all[a].i];
+
+		if (a && strcmp(all[a - 1].name, all[a].name))
+			name++;
+		for (i = 0; i < mod->nr_types && !mod->raw; i++)
+			own->rec[mod->recs[i]] = own_merge(own->rec[mod->recs[i]],
+							   name);
+	}
+	/* shared first, then each name's (records of a name come together) */
+	for (pass = 0; pass < 2 && !err; pass++)
+		for (a = 0; a < nr_all && !err; a++) {
+			const struct ar_module *mod =
+				&ar->kernels[all[a].k].mods[all[a].i];
+
+			for (i = 0; i < mod->nr_types && !err && !mod->raw; i++) {
+				uint32_t o = own->rec[mod->recs[i]];
+
+				if (pass ? o >= OWN_NAME : o == OWN_SHARED)
+					err = number(nb->rec, &nb->rec_order,
+						     mod->recs[i], &dummy);
+			}
+		}
+	free(all);
+	/* strings and pairs: owners from the records, then numbered by class */
+	for (a = 0; a < nb->rec_order.n && !err; a++) {
+		struct name_walk w = { own, nb, own->rec[nb->rec_order.v[a]], 0 };
+
+		record_names(ar, nb->rec_order.v[a], merge_owner, &w);
+	}
+	own->str[0] = OWN_VM;	/* "", numbered first */
+	for (pass = OWN_VM; pass <= OWN_NAME && !err; pass++)
+		for (a = 0; a < nb->rec_order.n && !err; a++) {
+			struct name_walk w = { own, nb, pass, 0 };
+
+			record_names(ar, nb->rec_order.v[a], number_class, &w);
+			err = w.err;
+		}
+	return err;
+}
+
+/*
+ * Where the streams of a pool's section start (format 6): item numbers
+ * into cuts (0 first), by owner (own[order[i]]) and size (bytes(i)).
+ */
+static int pool_cuts(const uint32_t *order, size_t n, const uint32_t *own,
+		     const struct bc_archive *ar, bool strings, size_t target,
+		     struct u32vec *cuts)
+{
+	size_t i, acc = 0;
+	int err = ar_u32vec_push(cuts, 0);
+
+	for (i = 0; i < n && !err; i++) {
+		size_t bytes = strings ? ar->strs[order[i]].len + 2u : 3;
+
+		if (i && cut_before(own[order[i - 1]], own[order[i]], acc, target)) {
+			err = ar_u32vec_push(cuts, (uint32_t)i);
+			acc = 0;
+		}
+		acc += bytes;
+	}
+	return err;
+}
+
+/*
+ * Format 6's cuts of the sections before the kernels: strings' lengths and
+ * bytes at the same string (at[0], at[1]: where each cut string's length
+ * and bytes start), pairs (at[2]), heads and words at the same record (a
+ * region each). sec[]: where each section starts in the body.
+ */
+static int region_cuts(const struct regions *rg, const struct u32vec *scut,
+		       const struct u32vec *kcut, size_t *const at[3],
+		       const size_t sec[], struct cutvec *cv)
+{
+	size_t r;
+	int err = 0;
+
+	for (r = 0; r < scut->n && !err; r++)
+		err = cut_push(cv, r ? at[0][r] : sec[0], AR_SEC_STRING_LENGTHS,
+			       scut->v[r]);
+	for (r = 0; r < scut->n && !err; r++)
+		err = cut_push(cv, at[1][r], AR_SEC_STRING_BYTES, scut->v[r]);
+	for (r = 0; r < kcut->n && !err; r++)
+		err = cut_push(cv, r ? at[2][r] : sec[2], AR_SEC_PAIRS, kcut->v[r]);
+	for (r = 0; r < rg->n && !err; r++)
+		err = cut_push(cv, r ? sec[4] + rg->v[r].heads : sec[3],
+			       AR_SEC_HEADS, rg->v[r].rec);
+	for (r = 0; r < rg->n && !err; r++)
+		err = cut_push(cv, sec[5] + rg->v[r].words, AR_SEC_WORDS,
+			       rg->v[r].rec);
+	return err;
+}
+
+/*
+ * The body (format 4; format 6 with cuts, when a kernel has modules: its
+ * cuts into *cuts, malloc, *nr_cuts of them). The cuts are by owner and
+ * size when regions is set (three kernels or more), else where sections
+ * start.
+ */
+static int serialize_body(struct bc_archive *ar, struct ar_buf *body,
+			  bool regions, struct ar_cut **cuts, uint32_t *nr_cuts)
 {
 	struct numbering nb = { 0 };
+	struct regions rg = { 0 };
+	struct owners own = { 0 };
 	struct ar_buf heads = { 0 }, words = { 0 };
-	uint32_t k, i, dummy;
-	size_t s;
+	struct cutvec cv = { 0 };
+	struct u32vec scut = { 0 }, kcut = { 0 };
+	size_t *at[3] = { NULL, NULL, NULL }, sec[6];
+	uint32_t dummy;
+	size_t s, r;
+	bool v6 = cuts && ar_has_modules(ar);
 	int err;
 
+	if (cuts) {
+		*cuts = NULL;
+		*nr_cuts = 0;
+	}
 	err = ar_decode_all(ar, NULL);
 	if (err)
 		return err;
@@ -380,41 +738,87 @@ int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 	nb.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
 	nb.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
 	err = nb.rec && nb.kn && nb.str ? 0 : -ENOMEM;
+	if (!err && v6) {
+		own.rec = calloc(ar->nr_recs + 1, sizeof(uint32_t));
+		own.kn = calloc(ar->nr_kns + 1, sizeof(uint32_t));
+		own.str = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+		err = own.rec && own.kn && own.str ? 0 : -ENOMEM;
+	}
 	err = err ? err : number(nb.str, &nb.str_order, 0, &dummy);
-	for (k = 0; k < ar->nr_kernels && !err; k++) {
-		const struct ar_kernel *kern = &ar->kernels[k];
-		uint32_t m;
-
-		for (i = 0; i < kern->nr_types && !err && !kern->raw; i++)
-			err = number(nb.rec, &nb.rec_order, kern->recs[i], &dummy);
-		/* then its modules', in name order */
-		for (m = 0; m < kern->nr_mods && !err; m++)
-			for (i = 0; i < kern->mods[m].nr_types && !err &&
-				    !kern->mods[m].raw; i++)
-				err = number(nb.rec, &nb.rec_order,
-					     kern->mods[m].recs[i], &dummy);
+	err = err ? err : number_records(ar, &nb, v6 ? &own : NULL);
+	if (v6 && regions) {
+		rg.rec_own = own.rec;
+		nb.rg = &rg;	/* write_records() opens the first region */
 	}
 	err = err ? err : write_records(ar, &nb, &heads, &words);
+	if (!err && v6 && !regions) {	/* a kernel or two: a stream a section */
+		err = region_push(&rg, (struct region){ 0 });
+		err = err ? err : ar_u32vec_push(&scut, 0);
+		err = err ? err : ar_u32vec_push(&kcut, 0);
+	} else if (!err && v6) {
+		err = pool_cuts(nb.str_order.v, nb.str_order.n, own.str, ar, true,
+				STRING_CUT_BYTES, &scut);
+		err = err ? err : pool_cuts(nb.kn_order.v, nb.kn_order.n, own.kn,
+					    ar, false, PAIR_CUT_BYTES, &kcut);
+	}
 	err = err ? err : choose_parents(ar);
+	for (s = 0; s < 3 && !err && v6; s++) {
+		at[s] = calloc((s < 2 ? scut.n : kcut.n) + 1, sizeof(size_t));
+		if (!at[s])
+			err = -ENOMEM;
+	}
+	sec[0] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.str_order.n);
-	for (s = 0; s < nb.str_order.n && !err; s++)
+	for (s = 0, r = 0; s < nb.str_order.n && !err; s++) {
+		if (v6 && r < scut.n && scut.v[r] == s)
+			at[0][r++] = body->len;
 		err = ar_buf_varint(body, ar->strs[nb.str_order.v[s]].len);
-	for (s = 0; s < nb.str_order.n && !err; s++) {
+	}
+	sec[1] = body->len;
+	for (s = 0, r = 0; s < nb.str_order.n && !err; s++) {
 		const struct ar_str *str = &ar->strs[nb.str_order.v[s]];
 
+		if (v6 && r < scut.n && scut.v[r] == s)
+			at[1][r++] = body->len;
 		err = ar_buf_put(body, str->s, str->len + 1);
 	}
+	sec[2] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.kn_order.n);
-	for (s = 0; s < nb.kn_order.n && !err; s++) {
+	for (s = 0, r = 0; s < nb.kn_order.n && !err; s++) {
 		const struct ar_kn *kn = &ar->kns[nb.kn_order.v[s]];
 
+		if (v6 && r < kcut.n && kcut.v[r] == s)
+			at[2][r++] = body->len;
 		err = ar_buf_varint(body, kn->kind);
 		err = err ? err : ar_buf_varint(body, nb.str[kn->sid] - 1);
 	}
+	if (v6 && !err && !nb.kn_order.n)
+		at[2][0] = body->len;
+	sec[3] = body->len;
 	err = err ? err : ar_buf_varint(body, nb.rec_order.n);
+	sec[4] = body->len;
 	err = err ? err : ar_buf_put(body, heads.data, heads.len);
+	sec[5] = body->len;
 	err = err ? err : ar_buf_put(body, words.data, words.len);
-	err = err ? err : write_kernels(ar, &nb, body);
+	if (!err && v6) {
+		err = region_cuts(&rg, &scut, &kcut, at, sec, &cv);
+		err = err ? err : cut_push(&cv, body->len, AR_SEC_KERNELS, 0);
+	}
+	err = err ? err : write_kernels(ar, &nb, body, v6 ? &cv : NULL);
+	if (!err && v6) {
+		*cuts = cv.v;
+		*nr_cuts = cv.n;
+		cv.v = NULL;
+	}
+	free(cv.v);
+	for (s = 0; s < 3; s++)
+		free(at[s]);
+	free(scut.v);
+	free(kcut.v);
+	free(own.rec);
+	free(own.kn);
+	free(own.str);
+	free(rg.v);
 	free(heads.data);
 	free(words.data);
 	free(nb.rec);
@@ -423,6 +827,16 @@ int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
 	free(nb.rec_order.v);
 	free(nb.kn_order.v);
 	free(nb.str_order.v);
+	return err;
+}
+
+int ar_serialize_body(struct bc_archive *ar, struct ar_buf *body)
+{
+	struct ar_cut *cuts = NULL;
+	uint32_t nr = 0;
+	int err = serialize_body(ar, body, ar->nr_kernels > 2, &cuts, &nr);
+
+	free(cuts);
 	return err;
 }
 
@@ -521,13 +935,25 @@ int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 int ar_wrap_body_version(const void *body, size_t len, int effort,
 			 uint32_t version, void **out, size_t *size)
 {
+	return ar_wrap_body_cut(body, len, effort, version, NULL, 0, out, size);
+}
+
+int ar_wrap_body_cut(const void *body, size_t len, int effort,
+		     uint32_t version, const struct ar_cut *cuts,
+		     uint32_t nr_cuts, void **out, size_t *size)
+{
 	struct ar_buf file = { 0 };
 	uint8_t header[HEADER_LEN] = { 0 };
 	int err;
 
 	*out = NULL;
 	err = ar_buf_put(&file, header, HEADER_LEN);
-	err = err ? err : ar_pack(body, len, (enum ar_pack_effort)effort, &file);
+	if (version >= FORMAT_VERSION_REGIONS)
+		err = err ? err : ar_pack6(body, len, (enum ar_pack_effort)effort,
+					   cuts, nr_cuts, &file);
+	else
+		err = err ? err : ar_pack(body, len, (enum ar_pack_effort)effort,
+					  &file);
 	err = err ? err : ar_buf_reserve(&file, TRAILER_LEN);
 	if (err) {
 		free(file.data);
@@ -542,11 +968,12 @@ int ar_wrap_body_version(const void *body, size_t len, int effort,
 /*
  * The version a file is written as: 4 unless a kernel has modules, so that
  * an archive without modules stays readable by format 4's readers (which
- * refuse 5 as a version they do not read).
+ * refuse 6 as a version they do not read); with modules 6 (5 is read,
+ * never written).
  */
 static uint32_t file_version(const struct bc_archive *ar)
 {
-	return ar_has_modules(ar) ? FORMAT_VERSION_MODULES : FORMAT_VERSION;
+	return ar_has_modules(ar) ? FORMAT_VERSION_REGIONS : FORMAT_VERSION;
 }
 
 /*
@@ -573,15 +1000,35 @@ static enum ar_pack_effort pack_effort(const struct bc_archive *ar)
 static int keep_smaller_form(struct bc_archive *ar, void **file, size_t *size)
 {
 	struct ar_buf body = { 0 };
+	struct cutvec cv = { 0 };
 	void *bytes_file = NULL;
-	size_t bytes_size = 0;
-	int err;
+	size_t bytes_size = 0, *mod_at = NULL;
+	/* format 6 of three kernels and more: cut, so read in part */
+	bool cut = ar_has_modules(ar) && ar->nr_kernels > 2;
+	uint32_t k;
+	int err = 0;
 
-	err = ar_serialize_bytes_form(ar, &body);
-	err = err ? err : ar_wrap_body_version(body.data, body.len, AR_PACK_WORDS,
-					       file_version(ar), &bytes_file,
-					       &bytes_size);
+	if (cut) {
+		mod_at = calloc(ar->nr_kernels, sizeof(*mod_at));
+		err = mod_at ? 0 : -ENOMEM;
+	}
+	err = err ? err : ar_serialize_bytes_form(ar, &body, mod_at);
+	if (!err && cut) {
+		/* "" (count, length; its byte), no pair, no record, the kernels */
+		static const size_t at[] = { 0, 2, 3, 4, 5, 5 };
+		unsigned s;
+
+		for (s = 0; s < AR_SEC_MODULES && !err; s++)
+			err = cut_push(&cv, at[s], s, 0);
+		for (k = 0; k < ar->nr_kernels && !err; k++)
+			err = cut_push(&cv, mod_at[k], AR_SEC_MODULES, k);
+	}
+	err = err ? err : ar_wrap_body_cut(body.data, body.len, AR_PACK_WORDS,
+					   file_version(ar), cv.v, cv.n,
+					   &bytes_file, &bytes_size);
 	free(body.data);
+	free(cv.v);
+	free(mod_at);
 	if (!err && bytes_size < *size) {
 		free(*file);
 		*file = bytes_file;
@@ -596,6 +1043,8 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 		     size_t *size, const struct bc_log *log)
 {
 	struct ar_buf body = { 0 };
+	struct ar_cut *cuts = NULL;
+	uint32_t nr_cuts = 0;
 	int err;
 
 	*out = NULL;
@@ -603,16 +1052,17 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 	if (err)
 		return err;
 	err = ar_unraw_kernels(ar);
-	err = err ? err : ar_serialize_body(ar, &body);
+	err = err ? err : serialize_body(ar, &body, ar->nr_kernels > 2, &cuts,
+					 &nr_cuts);
 	if (!err) {
 		bool bytes_too = !quick && ar_bytes_form_tried(ar, body.len);
 
 		bc_log_printf(log, BC_LOG_DEBUG,
 			      "%s: body %zu bytes, %u records, %u strings",
 			      ar->path, body.len, ar->nr_recs, ar->nr_strs);
-		err = ar_wrap_body_version(body.data, body.len,
-					   quick ? AR_PACK_ZSTD : pack_effort(ar),
-					   file_version(ar), out, size);
+		err = ar_wrap_body_cut(body.data, body.len,
+				       quick ? AR_PACK_ZSTD : pack_effort(ar),
+				       file_version(ar), cuts, nr_cuts, out, size);
 		if (!err && bytes_too)
 			err = keep_smaller_form(ar, out, size);
 	}
@@ -621,6 +1071,7 @@ static int serialize(struct bc_archive *ar, bool quick, void **out,
 	else if (err)
 		bc_log_error(log, err, "%s: cannot compress", ar->path);
 	free(body.data);
+	free(cuts);
 	return err;
 }
 
@@ -700,61 +1151,10 @@ out:
 
 /* ---- reading -------------------------------------------------------------- */
 
-struct reader {
-	const uint8_t *data;
-	size_t len, pos;
-	bool bad;
-};
-
 /* A section of the body left packed by a partial read (pack.h). */
 struct body_cut {
 	size_t at, len;
 };
-
-static uint64_t rd_varint(struct reader *r, uint64_t max)
-{
-	uint64_t v = 0;
-
-	if (r->bad || ar_get_varint(r->data, r->len, &r->pos, &v) || v > max) {
-		r->bad = true;
-		return 0;
-	}
-	return v;
-}
-
-static const uint8_t *rd_bytes(struct reader *r, size_t *len)
-{
-	const uint8_t *p;
-
-	*len = rd_varint(r, r->len);
-	if (r->bad || *len > r->len - r->pos) {
-		r->bad = true;
-		*len = 0;
-		return NULL;
-	}
-	p = r->data + r->pos;
-	r->pos += *len;
-	return p;
-}
-
-/*
- * A record's head (kind | kflag << 7, vlen, kn + 1) into its info word
- * and kn + 1, checked: a valid kind, the pair's kind the record's.
- */
-static bool read_head(const struct bc_archive *ar, const uint8_t *d,
-		      size_t end, size_t *pos, uint32_t *info, uint32_t *kn1)
-{
-	uint32_t kind, vlen;
-
-	if (!ar_get_u32(d, end, pos, &kind) || kind > 0xff ||
-	    !ar_get_u32(d, end, pos, &vlen) || vlen > 0xffffff ||
-	    !ar_get_u32(d, end, pos, kn1) || *kn1 > ar->nr_kns ||
-	    !bc_kind_valid(kind & 0x7f) ||
-	    (*kn1 && ar->kns[*kn1 - 1].kind != (kind & 0x7f)))
-		return false;
-	*info = (kind & 0x7f) << 24 | (kind >> 7) << 31 | vlen;
-	return true;
-}
 
 /*
  * The records of format 1 and 2 (head and words together), straight into
@@ -763,9 +1163,9 @@ static bool read_head(const struct bc_archive *ar, const uint8_t *d,
  * checked when a kernel is rebuilt). Every cell takes a byte of the body
  * at least, so the cells are sized once.
  */
-static int read_records_v2(struct bc_archive *ar, struct reader *r)
+static int read_records_v2(struct bc_archive *ar, struct ar_reader *r)
 {
-	uint64_t nr = rd_varint(r, (r->len - r->pos) / 3), i;
+	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 3), i;
 	const uint8_t *d = r->data;
 	size_t end = r->len, pos = r->pos, room = end - pos + 2 * nr + 1;
 	uint32_t *c;
@@ -787,7 +1187,7 @@ static int read_records_v2(struct bc_archive *ar, struct reader *r)
 		size_t at = ar->nr_cells;
 		int n;
 
-		if (!read_head(ar, d, end, &pos, &info, &kn1) ||
+		if (!ar_read_head(ar, d, end, &pos, &info, &kn1) ||
 		    ar_info_words(info) - 2 > end - pos)	/* a byte a word at least */
 			goto bad;
 		ar->rec_off[i] = (uint32_t)at;
@@ -818,10 +1218,10 @@ bad:
  * ten at most (two varints of five bytes). With cut (a partial read), the
  * heads end and the words start exactly at cut->at, and fill cut->len.
  */
-static int read_records_v3(struct bc_archive *ar, struct reader *r,
+static int read_records_v3(struct bc_archive *ar, struct ar_reader *r,
 			   const struct body_cut *cut)
 {
-	uint64_t nr = rd_varint(r, (r->len - r->pos) / 4), i;
+	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 4), i;
 	const uint8_t *d = r->data;
 	size_t end = cut ? cut->at : r->len, pos = r->pos, words = 0;
 	struct ar_rec_head *h;
@@ -836,7 +1236,7 @@ static int read_records_v3(struct bc_archive *ar, struct reader *r,
 	for (i = 0; i < nr; i++) {
 		uint32_t len, nr_words;
 
-		if (!read_head(ar, d, end, &pos, &h[i].info, &h[i].kn1) ||
+		if (!ar_read_head(ar, d, end, &pos, &h[i].info, &h[i].kn1) ||
 		    !ar_get_u32(d, end, &pos, &len))
 			goto bad;
 		nr_words = ar_info_words(h[i].info) - 2;
@@ -859,72 +1259,9 @@ bad:
 	return 0;
 }
 
-/*
- * A kernel's modules (format 5), checked: names valid and ascending,
- * no records under a kernel kept as bytes.
- */
-static int read_modules(struct ar_kernel *kern, struct reader *r)
+static int read_kernels(struct bc_archive *ar, struct ar_reader *r, bool modules)
 {
-	uint64_t nr = rd_varint(r, (r->len - r->pos) / 4), i;
-
-	if (r->bad || !nr)
-		return 0;
-	kern->mods = calloc(nr, sizeof(*kern->mods));
-	if (!kern->mods)
-		return -ENOMEM;
-	for (i = 0; i < nr && !r->bad; i++) {
-		struct ar_module *m = &kern->mods[i];
-		const uint8_t *p;
-		size_t len;
-
-		p = rd_bytes(r, &len);
-		if (r->bad || !len || len > 255 || memchr(p, 0, len)) {
-			r->bad = true;
-			break;
-		}
-		m->name = strndup((const char *)p, len);
-		if (!m->name)
-			return -ENOMEM;
-		kern->nr_mods++;
-		if (!ar_name_ok(m->name) ||
-		    (i && strcmp(kern->mods[i - 1].name, m->name) >= 0)) {
-			r->bad = true;
-			break;
-		}
-		m->raw = rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
-		if (m->raw) {
-			p = rd_bytes(r, &len);
-			m->blob = malloc(len ? len : 1);
-			if (!m->blob)
-				return -ENOMEM;
-			if (p)
-				memcpy(m->blob, p, len);
-			m->blob_size = len;
-		} else {
-			m->nr_types = (uint32_t)rd_varint(r, 0x7fffffff);
-			m->script = rd_bytes(r, &m->script_len);
-			if (kern->raw)
-				r->bad = true;	/* records over no records */
-		}
-		p = rd_bytes(r, &len);
-		if (r->bad || len % sizeof(struct bc_btf_layout)) {
-			r->bad = true;
-			break;
-		}
-		if (len) {
-			m->layout = malloc(len);
-			if (!m->layout)
-				return -ENOMEM;
-			memcpy(m->layout, p, len);
-			m->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
-		}
-	}
-	return 0;
-}
-
-static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
-{
-	uint64_t nr = rd_varint(r, r->len - r->pos), k, i;
+	uint64_t nr = ar_rd_varint(r, r->len - r->pos), k, i;
 	int err = 0;
 
 	ar->kernels = calloc(nr + 1, sizeof(*ar->kernels));
@@ -938,7 +1275,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 
 		ar->nr_kernels++;
 		kern->parent = -1;
-		p = rd_bytes(r, &len);
+		p = ar_rd_bytes(r, &len);
 		if (r->bad || !len || len > 255) {
 			r->bad = true;
 			break;
@@ -950,9 +1287,9 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 			r->bad = true;
 			break;
 		}
-		kern->raw = rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
+		kern->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
 		if (kern->raw) {
-			p = rd_bytes(r, &len);
+			p = ar_rd_bytes(r, &len);
 			kern->blob = malloc(len ? len : 1);
 			if (!kern->blob)
 				return -ENOMEM;
@@ -960,14 +1297,14 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 				memcpy(kern->blob, p, len);
 			kern->blob_size = len;
 		} else {
-			kern->parent = (int64_t)rd_varint(r, k) - 1;
-			kern->nr_types = (uint32_t)rd_varint(r, 0x7fffffff);
-			kern->script = rd_bytes(r, &kern->script_len);
+			kern->parent = (int64_t)ar_rd_varint(r, k) - 1;
+			kern->nr_types = (uint32_t)ar_rd_varint(r, 0x7fffffff);
+			kern->script = ar_rd_bytes(r, &kern->script_len);
 			if (!r->bad && kern->parent >= 0 &&
 			    ar->kernels[kern->parent].raw)
 				r->bad = true;
 		}
-		p = rd_bytes(r, &len);
+		p = ar_rd_bytes(r, &len);
 		if (r->bad || len % sizeof(struct bc_btf_layout)) {
 			r->bad = true;
 			break;
@@ -980,7 +1317,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 			kern->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
 		}
 		kern->nr_att = 0;
-		len = rd_varint(r, r->len - r->pos);
+		len = ar_rd_varint(r, r->len - r->pos);
 		if (!r->bad && len) {
 			kern->att = calloc(len, sizeof(*kern->att));
 			if (!kern->att)
@@ -990,7 +1327,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 			struct ar_attachment *a = &kern->att[i];
 			size_t n;
 
-			p = rd_bytes(r, &n);
+			p = ar_rd_bytes(r, &n);
 			if (r->bad || !n || memchr(p, 0, n)) {
 				r->bad = true;
 				break;
@@ -1003,7 +1340,7 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 				r->bad = true;
 				break;
 			}
-			p = rd_bytes(r, &n);
+			p = ar_rd_bytes(r, &n);
 			a->data = malloc(n ? n : 1);
 			if (!a->data)
 				return -ENOMEM;
@@ -1014,15 +1351,15 @@ static int read_kernels(struct bc_archive *ar, struct reader *r, bool modules)
 		if (!r->bad && kern->nr_att)
 			err = ar_refresh_att_names(kern);
 		if (!r->bad && !err && modules)
-			err = read_modules(kern, r);
+			err = ar_read_modules(kern, r);
 	}
 	return err;
 }
 
 /* The (kind, name) pairs (one layout in every version). */
-static int read_pairs(struct bc_archive *ar, struct reader *r)
+static int read_pairs(struct bc_archive *ar, struct ar_reader *r)
 {
-	uint64_t nr = rd_varint(r, (r->len - r->pos) / 2), i;
+	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 2), i;
 	struct ar_kn *kns;
 
 	if (r->bad)
@@ -1033,8 +1370,8 @@ static int read_pairs(struct bc_archive *ar, struct reader *r)
 	ar->kns = kns;
 	ar->cap_kns = (uint32_t)nr + 1;
 	for (i = 0; i < nr && !r->bad; i++) {
-		uint32_t kind = (uint32_t)rd_varint(r, 0x7f);
-		uint32_t sid = (uint32_t)rd_varint(r, ar->nr_strs - 1);
+		uint32_t kind = (uint32_t)ar_rd_varint(r, 0x7f);
+		uint32_t sid = (uint32_t)ar_rd_varint(r, ar->nr_strs - 1);
 
 		if (r->bad || !bc_kind_valid(kind) || !sid) {
 			r->bad = true;
@@ -1048,13 +1385,13 @@ static int read_pairs(struct bc_archive *ar, struct reader *r)
 }
 
 /* The strings of format 1 and 2: each its length, bytes and NUL. */
-static int read_strings_v2(struct bc_archive *ar, struct reader *r)
+static int read_strings_v2(struct bc_archive *ar, struct ar_reader *r)
 {
-	uint64_t nr = rd_varint(r, r->len), i;
+	uint64_t nr = ar_rd_varint(r, r->len), i;
 
 	for (i = 0; i < nr && !r->bad; i++) {
 		size_t len;
-		const uint8_t *p = rd_bytes(r, &len);
+		const uint8_t *p = ar_rd_bytes(r, &len);
 
 		if (r->bad || r->pos >= r->len || r->data[r->pos] ||
 		    memchr(p, 0, len) || (i == 0) != (len == 0)) {
@@ -1081,10 +1418,10 @@ static int read_strings_v2(struct bc_archive *ar, struct reader *r)
  * start exactly at cut->at, and the bytes fill cut->len: they are left
  * unread (ar_str_ready() checks each string used).
  */
-static int read_strings_v3(struct bc_archive *ar, struct reader *r,
+static int read_strings_v3(struct bc_archive *ar, struct ar_reader *r,
 			   const struct body_cut *cut)
 {
-	uint64_t nr = rd_varint(r, (r->len - r->pos) / 2), i;
+	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 2), i;
 	const uint8_t *d = r->data, *bytes;
 	size_t pos = r->pos, total = 0, lens_end = cut ? cut->at : r->len;
 	struct ar_str *strs;
@@ -1127,13 +1464,53 @@ bad:
 	return 0;
 }
 
+/* Format 6: every kernel's modules (file order), after the kernels. */
+static int read_module_section(struct bc_archive *ar, struct ar_reader *r)
+{
+	uint32_t k;
+	int err = 0;
+
+	for (k = 0; k < ar->nr_kernels && !err && !r->bad; k++)
+		err = ar_read_modules(&ar->kernels[k], r);
+	return err;
+}
+
+/*
+ * Format 6 read in part (bc_archive_open_partial): the counts, the kernels
+ * (read whole: names, parents, scripts, attachments), nothing else until
+ * asked (deferred.c). A file whose kernels are not in version order (only
+ * a forged one) has its modules read before they are put in order: the
+ * streams name kernels in file order.
+ */
+static int parse_parts(struct bc_archive *ar, struct ar_chunks *c)
+{
+	struct ar_reader r = { 0 };
+	uint32_t k;
+	int err = ar_parts_open(ar, c);
+
+	err = err ? err : ar_parts_kernels(ar, &r);
+	err = err ? err : read_kernels(ar, &r, false);
+	if (err)
+		return err;
+	if (r.bad || r.pos != r.len)
+		return -EINVAL;
+	ar_parts_kernels_read(ar);
+	for (k = 1; k < ar->nr_kernels; k++)
+		if (bc_archive_name_cmp(ar->kernels[k - 1].name,
+					ar->kernels[k].name) >= 0)
+			break;
+	if (k < ar->nr_kernels)
+		err = ar_modules_all(ar);
+	return err ? err : ar_sort_kernels(ar);	/* and no name twice */
+}
+
 /*
  * The body of a file of the given version into ar. The records of
  * formats 3 and 4 (one body layout) are loaded into cells unless lazy.
  */
 static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 {
-	struct reader r = { ar->body, ar->body_size, 0, false };
+	struct ar_reader r = { ar->body, ar->body_size, 0, false };
 	int err;
 
 	if (version >= FORMAT_VERSION_SPLIT) {
@@ -1146,7 +1523,9 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 		err = err || r.bad ? err : read_records_v2(ar, &r);
 	}
 	if (!err && !r.bad)
-		err = read_kernels(ar, &r, version >= FORMAT_VERSION_MODULES);
+		err = read_kernels(ar, &r, version == FORMAT_VERSION_MODULES);
+	if (!err && !r.bad && version >= FORMAT_VERSION_REGIONS)
+		err = read_module_section(ar, &r);
 	if (!err && !r.bad)
 		err = ar_sort_kernels(ar);	/* and no name twice */
 	if (err)
@@ -1167,7 +1546,7 @@ static int parse_body(struct bc_archive *ar, uint32_t version, bool lazy)
 static int parse_body_partial(struct bc_archive *ar, uint32_t version)
 {
 	struct body_cut bytes, words;
-	struct reader r = { ar->body, 0, 0, false };
+	struct ar_reader r = { ar->body, 0, 0, false };
 	int err;
 
 	ar_deferred_range(ar->deferred, 0, &bytes.at, &bytes.len);
@@ -1184,7 +1563,7 @@ static int parse_body_partial(struct bc_archive *ar, uint32_t version)
 	if (r.bad)
 		return -EAGAIN;
 	r.len = ar->body_size;
-	err = read_kernels(ar, &r, version >= FORMAT_VERSION_MODULES);
+	err = read_kernels(ar, &r, version == FORMAT_VERSION_MODULES);
 	if (!err && !r.bad)
 		err = ar_sort_kernels(ar);	/* and no name twice */
 	if (err)
@@ -1335,10 +1714,11 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 {
 	uint64_t body_len = get_le64(file + 16);
 	uint32_t version = get_le32(file + 8);
+	struct ar_chunks *chunks = NULL;
 	struct bc_archive *ar;
 	int err;
 
-	if (version < FORMAT_VERSION_ZSTD || version > FORMAT_VERSION_MODULES ||
+	if (version < FORMAT_VERSION_ZSTD || version > FORMAT_VERSION_REGIONS ||
 	    get_le32(file + 12))
 		return READ_VERSION;
 	if (body_len > (1ull << 34) || body_len > payload_len * 2048 + 4096 ||
@@ -1355,7 +1735,13 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 		return READ_NOMEM;
 	}
 	ar->body_size = body_len;
-	if (version >= FORMAT_VERSION && mode == AR_READ_PARTIAL)
+	if (version >= FORMAT_VERSION_REGIONS && mode == AR_READ_PARTIAL)
+		err = ar_unpack_chunked(file + HEADER_LEN, payload_len, ar->body,
+					body_len, &chunks);
+	else if (version >= FORMAT_VERSION_REGIONS)
+		err = ar_unpack6(file + HEADER_LEN, payload_len, ar->body,
+				 body_len);
+	else if (version >= FORMAT_VERSION && mode == AR_READ_PARTIAL)
 		err = ar_unpack_partial(file + HEADER_LEN, payload_len, ar->body,
 					body_len, &ar->deferred);
 	else if (version >= FORMAT_VERSION)
@@ -1367,7 +1753,9 @@ static enum read_fault read_payload(const uint8_t *file, uint64_t payload_len,
 		bc_archive_free(ar);
 		return READ_FRAME;
 	}
-	if (!err && ar->deferred) {
+	if (!err && chunks) {
+		err = parse_parts(ar, chunks);
+	} else if (!err && ar->deferred) {
 		err = parse_body_partial(ar, version);
 		if (err == -EAGAIN)
 			err = reread_whole(&ar, version, path);
@@ -1423,7 +1811,7 @@ int ar_parse_as(const void *data, size_t size, const char *path,
 		return bc_log_error(log, -EINVAL,
 				    "%s: archive format version %u.%u, this btfcanon reads %u.0 to %u.0",
 				    path, get_le32(file + 8), get_le32(file + 12),
-				    FORMAT_VERSION_ZSTD, FORMAT_VERSION_MODULES);
+				    FORMAT_VERSION_ZSTD, FORMAT_VERSION_REGIONS);
 	case READ_FRAME:
 		return bc_log_error(log, -EINVAL,
 				    "%s: damaged archive: bad compressed body",
@@ -1467,7 +1855,7 @@ int ar_read_fd(int fd, const char *path, enum ar_read_mode mode,
 	if (S_ISREG(st.st_mode) && st.st_size &&
 	    !bc_blob_map(fd, 0, (size_t)st.st_size, &blob)) {
 		err = ar_parse_as(blob.data, blob.size, path, mode, ar, log);
-		if (!err && (*ar)->deferred)
+		if (!err && ((*ar)->deferred || (*ar)->parts))
 			(*ar)->file = blob;	/* what is still packed is in it */
 		else
 			bc_blob_release(&blob);
@@ -1490,7 +1878,7 @@ int ar_read_fd(int fd, const char *path, enum ar_read_mode mode,
 		done += (size_t)n;
 	}
 	err = ar_parse_as(data, done, path, mode, ar, log);
-	if (!err && (*ar)->deferred)
+	if (!err && ((*ar)->deferred || (*ar)->parts))
 		(*ar)->file = (struct bc_blob){ data, done, false, data, done };
 	else
 		free(data);

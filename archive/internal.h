@@ -71,6 +71,8 @@ int ar_u32vec_push(struct u32vec *v, uint32_t x);
  * Smaller sizes are plain malloc. Free with free().
  */
 void *ar_alloc_big(size_t size);
+/* calloc(n, size), huge pages allowed where it is large (zeroed: fresh). */
+void *ar_calloc_big(size_t n, size_t size);
 
 static inline uint64_t ar_zigzag(int64_t v)
 {
@@ -172,6 +174,7 @@ struct ar_attachment {
  */
 struct ar_module {
 	char *name;
+	bool name_read;			/* name in its kernel's mod_names */
 	bool raw;
 	uint8_t *blob;			/* raw: the sorted split BTF */
 	size_t blob_size;
@@ -202,6 +205,7 @@ struct ar_kernel {
 	bool list_for_views;		/* recs decoded for a view: freed after */
 	bool viewed;			/* a view was opened on it */
 	struct ar_module *mods;		/* by name (strcmp) */
+	char *mod_names;		/* the names of the modules read */
 	uint32_t nr_mods;
 };
 
@@ -286,6 +290,12 @@ struct bc_archive {
 	 * checks the rest (NULL deferred after).
 	 */
 	struct ar_deferred *deferred;
+	/*
+	 * Or, format 6, every stream still packed: parsed stream by stream
+	 * as the rebuild asks (deferred.c: ar_str_ready, ar_recs_ready,
+	 * ar_modules_ready); ar_body_complete() reads the rest.
+	 */
+	struct ar_parts *parts;
 	struct bc_blob file;
 };
 
@@ -298,7 +308,46 @@ struct bc_archive {
  * checks it, the file let go. ar_body_release: the packed rest dropped.
  */
 int ar_body_need(const struct bc_archive *ar, const void *end);
-int ar_str_ready(const struct bc_archive *ar, uint32_t sid);
+/*
+ * Format 6 read in part (deferred.c): ar_parts_open() takes the payload's
+ * streams (pack.h), reads the counts and leaves every item unread;
+ * ar_recs_ready() reads the heads (and unpacks the words) of the records
+ * of list[0 .. n); ar_modules_ready() kernel k's modules and those of its
+ * parents. Each 0 at once for an archive read otherwise; -EINVAL: damaged.
+ * ar_parts_unpacked(): the body bytes unpacked so far (tests).
+ */
+struct ar_chunks;
+int ar_parts_open(struct bc_archive *ar, struct ar_chunks *c);
+struct ar_reader;
+/* *r over the kernels' stream, unpacked. */
+int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r);
+/* The kernels read from it (file order), before they are put in order. */
+void ar_parts_kernels_read(struct bc_archive *ar);
+int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n);
+int ar_modules_ready(struct bc_archive *ar, uint32_t k);
+/* ar_str_ready() of each of sids[0 .. n), their streams unpacked together. */
+int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n);
+int ar_modules_all(struct bc_archive *ar);
+size_t ar_parts_unpacked(const struct bc_archive *ar);
+
+/* The body's varints, read with every number bounded (format.c, deferred.c). */
+struct ar_reader {
+	const uint8_t *data;
+	size_t len, pos;
+	bool bad;
+};
+
+uint64_t ar_rd_varint(struct ar_reader *r, uint64_t max);
+const uint8_t *ar_rd_bytes(struct ar_reader *r, size_t *len);
+/*
+ * A record's head (kind | kflag << 7, vlen, kn + 1) into its info word and
+ * kn + 1, checked: a valid kind, the pair's kind the record's.
+ */
+bool ar_read_head(const struct bc_archive *ar, const uint8_t *d, size_t end,
+		  size_t *pos, uint32_t *info, uint32_t *kn1);
+/* A kernel's modules (formats 5 and 6), checked. */
+int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r);
+int ar_str_ready(struct bc_archive *ar, uint32_t sid);
 int ar_body_complete(struct bc_archive *ar);
 void ar_body_release(struct bc_archive *ar);
 /* Zero bytes among n at p. */
@@ -465,6 +514,8 @@ int ar_store_module(struct bc_archive *ar, const struct bc_btf *base,
 		    struct ar_split_enc *enc, const struct ar_base_map *map,
 		    const void *sorted, size_t size, struct ar_module *m);
 void ar_module_deinit(struct ar_module *m);
+/* A kernel's modules let go (none after). */
+void ar_kernel_modules_free(struct ar_kernel *k);
 
 /* The string and (kind, name) tables for lookups by name. */
 int ar_index_names(struct bc_archive *ar);
@@ -485,6 +536,14 @@ int ar_wrap_body(const void *body, size_t len, int effort, void **out,
 /* ar_wrap_body() as a file of the given version: 4, or 5 (with modules). */
 int ar_wrap_body_version(const void *body, size_t len, int effort,
 			 uint32_t version, void **out, size_t *size);
+/*
+ * ar_wrap_body_version() of a body of format 6 cut at cuts[0 .. nr) (pack.h;
+ * none: mixed, read whole).
+ */
+struct ar_cut;
+int ar_wrap_body_cut(const void *body, size_t len, int effort,
+		     uint32_t version, const struct ar_cut *cuts,
+		     uint32_t nr_cuts, void **out, size_t *size);
 /* A body wrapped as format 3 or 2 (version): one LZ4 frame. */
 int ar_wrap_body_lz4(const void *body, size_t len, uint32_t version,
 		     void **out, size_t *size);

@@ -2,7 +2,9 @@
 /*
  * The payload of archive format 4: the body (laid out exactly as format
  * 3's) cut into streams that each hold one kind of number, each
- * compressed on its own with the codec that makes it smallest.
+ * compressed on its own with the codec that makes it smallest. Format 6
+ * (archives with modules; "format 6" below) cuts each section again,
+ * region by region, and its table says where each stream's items start.
  *
  * Problem: one LZ4 frame of the whole body (format 3) made Debian's 118
  * kernels 4.68 MB and a single kernel 2.2 times the size of its own
@@ -108,6 +110,7 @@ enum section {
 	SECTION_HEADS,
 	SECTION_WORDS,
 	SECTION_KERNELS,
+	SECTION_MODULES,	/* format 6 */
 };
 
 /* ---- cutting ------------------------------------------------------------ */
@@ -180,6 +183,9 @@ struct stream {
 	uint8_t *packed;	/* writer: the chosen encoding (malloc) */
 	size_t packed_len;
 	enum codec codec;
+	unsigned section;	/* writer: enum section (format 6: its cut's) */
+	uint32_t first;		/* format 6: the section's first item in it */
+	bool cut;		/* writer: a format 6 stream cut by region */
 	int err;
 };
 
@@ -298,8 +304,10 @@ static int pack_stream(struct stream *s, unsigned section,
 	keep_smaller(s, effort == AR_PACK_FAST ? CODEC_LZ4 : CODEC_ZSTD, buf, n);
 	if (effort == AR_PACK_XZ_ALL)
 		small = true;	/* xz wherever it is smaller */
+	/* a region's pairs (format 6) are read one stream at a time: zstd */
 	if (effort == AR_PACK_FAST || effort == AR_PACK_ZSTD ||
-	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX)))
+	    (!small && (section != SECTION_PAIRS || s->raw_len > XZ_STREAM_MAX ||
+			s->cut)))
 		return 0;
 	zstd_len = s->packed_len;
 	buf = NULL;
@@ -428,7 +436,8 @@ static void *stream_worker(void *arg)
 	while ((i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->nr) {
 		struct stream *s = &job->s[i];
 
-		s->err = job->pack ? pack_stream(s, i, job->effort, job->body_len) :
+		s->err = job->pack ? pack_stream(s, s->section, job->effort,
+						 job->body_len) :
 				     unpack_stream(s);
 	}
 	return NULL;
@@ -551,6 +560,7 @@ int ar_pack(const uint8_t *body, size_t len, enum ar_pack_effort effort,
 
 		s[i].raw = body + from;
 		s[i].raw_len = to - from;
+		s[i].section = i;
 		from = to;
 	}
 	job.nr = nr + 1;
@@ -860,4 +870,386 @@ void ar_deferred_free(struct ar_deferred *d)
 size_t ar_deferred_done(const struct ar_deferred *d, unsigned i)
 {
 	return d->d[i].done;
+}
+
+
+/* ---- format 6: many streams, each with its section and first item -------- */
+
+/*
+ * Problem: a format 4 payload has at most 8 streams, a section each, so a
+ * reader of one module of a late kernel unpacks nearly every section whole
+ * (Debian's 131 kernels with every module: 50 MB of body for one module).
+ * Format 6's body is numbered region by region (format.c: every kernel's
+ * vmlinux, then the modules by name), each section cut where a region ends,
+ * each cut its own stream; its table says, per stream, the section and the
+ * number of the section's first item in it (string, pair, record, kernel),
+ * so a reader parses a stream without the ones before it: a string's bytes
+ * and a record's words are in the bytes or words stream cut at the same
+ * item, from its start.
+ *
+ * The payload: le32 stream count (1 or more), then per stream: u8 codec,
+ * u8 section (enum ar_section; AR_SECTION_MIXED: not cut by section, the
+ * payload is read whole), le32 first item, le64 body bytes, le64 packed
+ * bytes; then the streams, in order, filling the body end to end.
+ * Invariant: the body is format 6's whatever the cuts; every stream
+ * unpacked gives it as ar_unpack() gives format 4's. Cost: 22 bytes a
+ * stream, and what a compressor loses at a stream's start.
+ */
+#define ENTRY6_LEN 22
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+int ar_pack6(const uint8_t *body, size_t len, enum ar_pack_effort effort,
+	     const struct ar_cut *cuts, uint32_t nr_cuts, struct ar_buf *out)
+{
+	size_t v4cut[AR_PACK_MAX_STREAMS];
+	struct ar_cut *own = NULL;
+	struct stream *s;
+	struct stream_job job = { NULL, 0, 0, true, effort, len };
+	uint8_t entry[ENTRY6_LEN];
+	uint32_t i, nr;
+	int err;
+
+	if (!cuts || !nr_cuts) {	/* any bytes: format 4's cuts, mixed */
+		unsigned n = body_cuts(body, len, v4cut);
+
+		own = calloc(n + 1, sizeof(*own));
+		if (!own)
+			return -ENOMEM;
+		for (i = 0; i <= n; i++)
+			own[i] = (struct ar_cut){ i ? v4cut[i - 1] : 0, i,
+						  AR_SECTION_MIXED };
+		cuts = own;
+		nr_cuts = n + 1;
+	}
+	nr = nr_cuts;
+	s = calloc(nr, sizeof(*s));
+	if (!s) {
+		free(own);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		size_t to = i + 1 < nr ? cuts[i + 1].at : len;
+
+		s[i].raw = body + cuts[i].at;
+		s[i].raw_len = to - cuts[i].at;
+		/* the codec's rules by section; a mixed cut's by its place */
+		s[i].section = cuts[i].section == AR_SECTION_MIXED ?
+			       cuts[i].first : cuts[i].section;
+		s[i].first = cuts[i].section == AR_SECTION_MIXED ? 0 :
+			     cuts[i].first;
+		s[i].cut = !own;
+	}
+	job.s = s;
+	job.nr = nr;
+	err = run_streams(&job);
+	/* one stream where smaller: any bytes, or a kernel or two (xz) */
+	if (!err && (own || effort == AR_PACK_XZ_ALL) && len <= ONE_STREAM_MAX) {
+		unsigned n = nr;
+
+		err = one_stream_if_smaller(body, len, effort, s, &n);
+		if (!err && n == 1 && nr > 1) {	/* one stream: mixed */
+			nr = 1;
+			s[0].first = 0;
+			own = own ? own : calloc(1, sizeof(*own));
+			if (!own)
+				err = -ENOMEM;
+			else
+				cuts = own;
+			if (own)
+				own[0].section = AR_SECTION_MIXED;
+		}
+	}
+	put_le32(entry, nr);
+	err = err ? err : ar_buf_put(out, entry, 4);
+	for (i = 0; i < nr && !err; i++) {
+		entry[0] = (uint8_t)s[i].codec;
+		entry[1] = (uint8_t)cuts[i].section;
+		put_le32(entry + 2, s[i].first);
+		put_le64(entry + 6, s[i].raw_len);
+		put_le64(entry + 14, s[i].packed_len);
+		err = ar_buf_put(out, entry, ENTRY6_LEN);
+	}
+	for (i = 0; i < nr && !err; i++)
+		err = ar_buf_put(out, s[i].packed ? s[i].packed : s[i].raw,
+				 s[i].packed_len);
+	for (i = 0; i < nr; i++)
+		free(s[i].packed);
+	free(s);
+	free(own);
+	return err;
+}
+
+/*
+ * Format 6's stream table into *out (malloc, *nr entries), each stream's
+ * place in body and payload set. -EINVAL when the table does not describe
+ * exactly len bytes of payload and body_len of body, or a section's
+ * streams are out of order (sections ascending, a section's first items
+ * strictly ascending from 0, every stream of one section or all mixed).
+ */
+static int read_table6(const uint8_t *payload, size_t len, uint8_t *body,
+		       size_t body_len, struct stream **out, uint32_t *nr_out,
+		       bool *mixed)
+{
+	size_t at, filled = 0;
+	uint32_t nr, i;
+	struct stream *s;
+	unsigned last_section = 0;
+
+	*out = NULL;
+	if (len < 4)
+		return -EINVAL;
+	nr = get_le32(payload);
+	if (!nr || nr > (len - 4) / ENTRY6_LEN)
+		return -EINVAL;
+	at = 4 + (size_t)nr * ENTRY6_LEN;
+	s = calloc(nr, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*mixed = payload[4 + 1] == AR_SECTION_MIXED;
+	for (i = 0; i < nr; i++) {
+		const uint8_t *e = payload + 4 + (size_t)i * ENTRY6_LEN;
+		uint64_t raw = get_le64(e + 6), packed = get_le64(e + 14);
+		unsigned section = e[1];
+		uint32_t first = get_le32(e + 2);
+
+		if (e[0] >= NR_CODECS || raw > body_len - filled ||
+		    packed > len - at || (section == AR_SECTION_MIXED) != *mixed)
+			goto bad;
+		if (!*mixed &&
+		    (section >= AR_NR_SECTIONS || section < last_section ||
+		     (i && section == last_section ? first <= s[i - 1].first :
+		      first != 0)))
+			goto bad;
+		last_section = section;
+		s[i].codec = (enum codec)e[0];
+		s[i].section = section;
+		s[i].first = first;
+		s[i].raw = payload + at;
+		s[i].packed_len = (size_t)packed;
+		s[i].body = body + filled;
+		s[i].raw_len = (size_t)raw;
+		filled += (size_t)raw;
+		at += (size_t)packed;
+	}
+	if (filled != body_len || at != len)
+		goto bad;
+	*out = s;
+	*nr_out = nr;
+	return 0;
+bad:
+	free(s);
+	return -EINVAL;
+}
+
+int ar_unpack6(const uint8_t *payload, size_t len, uint8_t *body,
+	       size_t body_len)
+{
+	struct stream_job job = { NULL, 0, 0, false, AR_PACK_BEST, body_len };
+	bool mixed;
+	int err = read_table6(payload, len, body, body_len, &job.s, &job.nr,
+			      &mixed);
+
+	err = err ? err : run_streams(&job);
+	free(job.s);
+	return err;
+}
+
+/*
+ * A format 6 payload read in part (bc_archive_open_partial): every stream
+ * stays packed until a reader asks for it (ar_chunks_unpack), then is
+ * unpacked whole: a stream is a region's part of one section, 0.1-1 MB.
+ */
+struct ar_chunks {
+	struct stream *s;
+	uint32_t nr;
+	uint32_t start[AR_NR_SECTIONS + 1];	/* a section's first stream */
+	bool *done;
+	size_t unpacked;	/* body bytes unpacked (tests) */
+	ZSTD_DCtx *z;		/* for the streams unpacked one by one */
+};
+
+int ar_unpack_chunked(const uint8_t *payload, size_t len, uint8_t *body,
+		      size_t body_len, struct ar_chunks **out)
+{
+	struct ar_chunks *c;
+	bool mixed;
+	uint32_t i;
+	int err;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = read_table6(payload, len, body, body_len, &c->s, &c->nr, &mixed);
+	if (!err && mixed) {	/* not cut by section: the whole body */
+		struct stream_job job = { c->s, c->nr, 0, false, AR_PACK_BEST,
+					  body_len };
+
+		err = run_streams(&job);
+		free(c->s);
+		free(c);
+		return err;
+	}
+	c->done = err ? NULL : calloc(c->nr, sizeof(bool));
+	if (!err && !c->done)
+		err = -ENOMEM;
+	if (err) {
+		free(c->s);
+		free(c->done);
+		free(c);
+		return err;
+	}
+	for (i = 0; i <= AR_NR_SECTIONS; i++) {
+		uint32_t j = 0;
+
+		while (j < c->nr && c->s[j].section < i)
+			j++;
+		c->start[i] = j;
+	}
+	*out = c;
+	return 0;
+}
+
+uint32_t ar_chunks_count(const struct ar_chunks *c, unsigned section)
+{
+	return c->start[section + 1] - c->start[section];
+}
+
+void ar_chunks_info(const struct ar_chunks *c, unsigned section, uint32_t i,
+		    uint8_t **at, size_t *len, uint32_t *first)
+{
+	const struct stream *s = &c->s[c->start[section] + i];
+
+	*at = s->body;
+	*len = s->raw_len;
+	*first = s->first;
+}
+
+uint32_t ar_chunks_find(const struct ar_chunks *c, unsigned section,
+			uint32_t item)
+{
+	uint32_t lo = c->start[section], hi = c->start[section + 1];
+
+	/* the last stream whose first item is at most item */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->s[mid].first <= item)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo - c->start[section];
+}
+
+int ar_chunks_unpack(struct ar_chunks *c, unsigned section, uint32_t i)
+{
+	uint32_t at = c->start[section] + i;
+	int err;
+
+	if (c->done[at])
+		return 0;
+	if (c->s[at].codec == CODEC_ZSTD) {
+		const struct stream *s = &c->s[at];
+		size_t got;
+
+		if (!c->z && !(c->z = ZSTD_createDCtx()))
+			return -ENOMEM;
+		got = ZSTD_getFrameContentSize(s->raw, s->packed_len) != s->raw_len ||
+		      ZSTD_findFrameCompressedSize(s->raw, s->packed_len) != s->packed_len ?
+		      0 : ZSTD_decompressDCtx(c->z, s->body, s->raw_len, s->raw,
+					     s->packed_len);
+		err = ZSTD_isError(got) || got != s->raw_len ? -EINVAL : 0;
+	} else {
+		err = unpack_stream(&c->s[at]);
+	}
+	if (!err) {
+		c->done[at] = true;
+		c->unpacked += c->s[at].raw_len;
+	}
+	return err;
+}
+
+int ar_chunks_unpack_some(struct ar_chunks *c, const bool *want, uint32_t nr,
+			  const unsigned *sections, unsigned nr_sections)
+{
+	struct stream_job job = { NULL, 0, 0, false, AR_PACK_BEST, 0 };
+	uint32_t i, at;
+	unsigned j;
+	int err;
+
+	job.s = malloc(((size_t)nr * nr_sections + 1) * sizeof(*job.s));
+	if (!job.s)
+		return -ENOMEM;
+	for (j = 0; j < nr_sections; j++)
+		for (i = 0; i < nr && i < ar_chunks_count(c, sections[j]); i++) {
+			at = c->start[sections[j]] + i;
+			if (want[i] && !c->done[at]) {
+				job.s[job.nr++] = c->s[at];
+				job.body_len += c->s[at].raw_len;
+			}
+		}
+	err = run_streams(&job);
+	for (j = 0; j < nr_sections && !err; j++)
+		for (i = 0; i < nr && i < ar_chunks_count(c, sections[j]); i++) {
+			at = c->start[sections[j]] + i;
+			if (want[i] && !c->done[at]) {
+				c->done[at] = true;
+				c->unpacked += c->s[at].raw_len;
+			}
+		}
+	free(job.s);
+	return err;
+}
+
+int ar_chunks_finish(struct ar_chunks *c)
+{
+	struct stream_job job = { NULL, 0, 0, false, AR_PACK_BEST, 0 };
+	uint32_t i;
+	int err;
+
+	job.s = malloc((c->nr ? c->nr : 1) * sizeof(*job.s));
+	if (!job.s)
+		return -ENOMEM;
+	for (i = 0; i < c->nr; i++)
+		if (!c->done[i]) {
+			job.s[job.nr++] = c->s[i];
+			job.body_len += c->s[i].raw_len;
+		}
+	err = run_streams(&job);
+	free(job.s);
+	for (i = 0; i < c->nr && !err; i++)
+		if (!c->done[i]) {
+			c->done[i] = true;
+			c->unpacked += c->s[i].raw_len;
+		}
+	return err;
+}
+
+size_t ar_chunks_unpacked(const struct ar_chunks *c)
+{
+	return c ? c->unpacked : 0;
+}
+
+void ar_chunks_free(struct ar_chunks *c)
+{
+	if (!c)
+		return;
+	ZSTD_freeDCtx(c->z);
+	free(c->s);
+	free(c->done);
+	free(c);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The payload of archive format 4 (archive/pack.c): the body cut into
- * streams, each compressed on its own with the codec that suits it.
- * Used by format.c only (and the fuzz target).
+ * The payload of archive formats 4 and 6 (archive/pack.c): the body cut
+ * into streams, each compressed on its own with the codec that suits it;
+ * format 6's streams are cut by region and indexed, so that a reader can
+ * unpack only some (deferred.c reads them). Used by format.c, deferred.c
+ * (and the fuzz target).
  */
 #ifndef BTFCANON_ARCHIVE_PACK_H
 #define BTFCANON_ARCHIVE_PACK_H
@@ -74,5 +76,65 @@ int ar_deferred_finish(struct ar_deferred *d);
 void ar_deferred_free(struct ar_deferred *d);
 /* The body bytes of deferred stream i unpacked so far (tests). */
 size_t ar_deferred_done(const struct ar_deferred *d, unsigned i);
+
+/*
+ * Format 6 (pack.c, "format 6"): the body's sections, each cut where a
+ * region ends (format.c), each cut a stream of its own; the table names
+ * each stream's section and the number of its first item.
+ */
+enum ar_section {
+	AR_SEC_STRING_LENGTHS,	/* items: strings (count first) */
+	AR_SEC_STRING_BYTES,	/* strings */
+	AR_SEC_PAIRS,		/* (kind, name) pairs (count first) */
+	AR_SEC_HEADS,		/* records (count first) */
+	AR_SEC_WORDS,		/* records */
+	AR_SEC_KERNELS,		/* kernels (count first) */
+	AR_SEC_MODULES,		/* kernels: each one's modules */
+	AR_NR_SECTIONS,
+};
+#define AR_SECTION_MIXED 0xff	/* a payload not cut by section */
+
+struct ar_cut {
+	size_t at;		/* where the stream starts in the body */
+	uint32_t first;		/* the section's first item in it */
+	unsigned section;	/* enum ar_section */
+};
+
+/*
+ * The format 6 payload of a body of len bytes cut at cuts[0 .. nr) (cuts[0]
+ * at 0; ascending) appended to out; with no cuts, cut as ar_pack() cuts and
+ * marked mixed (any bytes: the fuzz targets, the bytes form).
+ */
+int ar_pack6(const uint8_t *body, size_t len, enum ar_pack_effort effort,
+	     const struct ar_cut *cuts, uint32_t nr, struct ar_buf *out);
+/* A format 6 payload back into body, as ar_unpack(). */
+int ar_unpack6(const uint8_t *payload, size_t len, uint8_t *body,
+	       size_t body_len);
+
+/*
+ * A format 6 payload left packed, stream by stream (bc_archive_open_partial;
+ * deferred.c reads it): *c NULL when the payload is mixed, then unpacked
+ * whole. A stream is unpacked whole when asked for (ar_chunks_unpack: the
+ * i-th stream of a section), every one by ar_chunks_finish (two threads).
+ * The payload must outlive *c.
+ */
+struct ar_chunks;
+
+int ar_unpack_chunked(const uint8_t *payload, size_t len, uint8_t *body,
+		      size_t body_len, struct ar_chunks **c);
+uint32_t ar_chunks_count(const struct ar_chunks *c, unsigned section);
+void ar_chunks_info(const struct ar_chunks *c, unsigned section, uint32_t i,
+		    uint8_t **at, size_t *len, uint32_t *first);
+/* The section's stream holding item (the last whose first is at most it). */
+uint32_t ar_chunks_find(const struct ar_chunks *c, unsigned section,
+			uint32_t item);
+int ar_chunks_unpack(struct ar_chunks *c, unsigned section, uint32_t i);
+int ar_chunks_finish(struct ar_chunks *c);
+/* The streams i of each of sections[] where want[i], on two threads. */
+int ar_chunks_unpack_some(struct ar_chunks *c, const bool *want, uint32_t nr,
+			  const unsigned *sections, unsigned nr_sections);
+/* The body bytes unpacked so far (tests: what a read of one module costs). */
+size_t ar_chunks_unpacked(const struct ar_chunks *c);
+void ar_chunks_free(struct ar_chunks *c);
 
 #endif

@@ -92,6 +92,33 @@ void *ar_alloc_big(size_t size)
 	return p;
 }
 
+bool ar_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && !strchr(name, ':') &&
+	       strlen(name) < 256;
+}
+
+void *ar_calloc_big(size_t n, size_t size)
+{
+	const size_t huge = 2u << 20;
+	uint8_t *p = calloc(n ? n : 1, size ? size : 1);
+	uintptr_t from, to;
+
+	/*
+	 * A large calloc is fresh pages, faulted in where first touched: the
+	 * 2 MiB-aligned part of it may be huge pages, one fault each instead
+	 * of 512 (a reader of one kernel of many touches a third of its
+	 * tables, a region at a time)
+	 */
+	if (p && n * size >= 2 * huge) {
+		from = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
+		to = ((uintptr_t)p + n * size) & ~(uintptr_t)(huge - 1);
+		if (to > from)
+			(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+	}
+	return p;
+}
+
 int ar_u32vec_push(struct u32vec *v, uint32_t x)
 {
 	if (v->n == v->cap) {

@@ -377,7 +377,7 @@ static int scratch_ready(struct bc_archive *ar)
 	 * when first touched; a memset here faulted in all 7 MB (Debian's four
 	 * kernels with their modules) for a module that touches a few pages
 	 */
-	sc->mem = calloc(nr, sizeof(uint32_t));
+	sc->mem = ar_calloc_big(nr, sizeof(uint32_t));
 	if (!sc->mem)
 		return -ENOMEM;
 	sc->nr_kns = ar->nr_kns + 1;
@@ -761,6 +761,7 @@ static int build_raw(struct bc_archive *ar, const uint32_t *list,
 	int err = scratch_ready(ar);
 
 	*raw = NULL;
+	err = err ? err : ar_recs_ready(ar, list, n);	/* format 6 in part */
 	if (err)
 		return err;
 	ids.first = ar->scratch.first;
@@ -1039,6 +1040,7 @@ static int base_strings(struct bc_archive *ar, const uint32_t *list,
 			uint32_t n, struct ar_base_map *map)
 {
 	uint32_t *cells = NULL, cap = 0, i, len = 1;	/* "" at 0 */
+	struct u32vec order = { 0 };	/* the strings in order of first use */
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
@@ -1084,15 +1086,24 @@ static int base_strings(struct bc_archive *ar, const uint32_t *list,
 			}
 			if (!sid || map->str_off[sid])
 				continue;
-			if ((uint64_t)len + ar->strs[sid].len + 1 > UINT32_MAX / 2) {
-				err = -EINVAL;
-				break;
-			}
-			map->str_off[sid] = len + 1;
-			len += ar->strs[sid].len + 1;
+			map->str_off[sid] = 1;	/* placed below */
+			err = ar_u32vec_push(&order, sid);
 		}
 	}
 	free(cells);
+	/* format 6 read in part: the lengths read first, all together */
+	err = err ? err : ar_strs_ready(ar, order.v, (uint32_t)order.n);
+	for (i = 0; i < order.n && !err; i++) {
+		uint32_t sid = order.v[i];
+
+		if ((uint64_t)len + ar->strs[sid].len + 1 > UINT32_MAX / 2) {
+			err = -EINVAL;
+			break;
+		}
+		map->str_off[sid] = len + 1;
+		len += ar->strs[sid].len + 1;
+	}
+	free(order.v);
 	map->str_len = len;
 	return err;
 }
@@ -1110,12 +1121,13 @@ int ar_base_map_build(struct bc_archive *ar, const uint32_t *list, uint32_t n,
 	map->nr_anon = ar->nr_recs;
 	map->nr_strs = ar->nr_strs;
 	map->nr_types = n;
-	map->ids.first = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	map->ids.anon = calloc(ar->nr_recs + 1, sizeof(uint32_t));
-	map->count = calloc(ar->nr_kns + 1, sizeof(uint32_t));
-	map->str_off = calloc(ar->nr_strs + 1, sizeof(uint32_t));
+	map->ids.first = ar_calloc_big(ar->nr_kns + 1, sizeof(uint32_t));
+	map->ids.anon = ar_calloc_big(ar->nr_recs + 1, sizeof(uint32_t));
+	map->count = ar_calloc_big(ar->nr_kns + 1, sizeof(uint32_t));
+	map->str_off = ar_calloc_big(ar->nr_strs + 1, sizeof(uint32_t));
 	err = map->ids.first && map->ids.anon && map->count && map->str_off ?
-	      ids_fill(ar, list, n, &map->ids, map->count) : -ENOMEM;
+	      ar_recs_ready(ar, list, n) : -ENOMEM;	/* format 6 in part */
+	err = err ? err : ids_fill(ar, list, n, &map->ids, map->count);
 	if (!raw) {
 		err = err ? err : base_strings(ar, list, n, map);
 		if (err)
@@ -1263,6 +1275,7 @@ int ar_build_module(struct bc_archive *ar, const struct ar_base_map *map,
 	int err = scratch_ready(ar);
 
 	*raw = NULL;
+	err = err ? err : ar_recs_ready(ar, list, m);	/* format 6 in part */
 	err = err ? err : module_ids_fill(ar, list, m, &mi);
 	if (err)
 		goto out;

@@ -1459,6 +1459,69 @@ static struct bc_archive *kmod_archive(const char *dir, struct captured *cap)
 	return ar;
 }
 
+/*
+ * Format 6 read in part: three kernels with the fixture's modules; one
+ * module of the first kernel comes back as the whole read gives it while
+ * the reader unpacks only part of the body (not the other kernels'
+ * modules), and a write of the partly read archive gives the same file.
+ */
+START_TEST(test_modules_partial)
+{
+	static const char *const names[] = { "9.9.9-a", "9.9.9-b", "9.9.9-c" };
+	char *dir = test_kmod_fixture(), path[512];
+	struct bc_archive *ar, *part;
+	struct bc_archive_kmods *km = NULL;
+	struct blob file, want, got, again;
+	uint32_t i;
+
+	snprintf(path, sizeof(path), "%s/k.deb", dir);
+	ck_assert_int_eq(bc_archive_new(&ar), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(bc_archive_add_file(ar, path, names[i], NULL), 0);
+	/* as records (a full write keeps these tiny kernels as bytes) */
+	ck_assert_int_eq(bc_archive_serialize_quick(ar, &file.data, &file.size,
+						    NULL), 0);
+	ck_assert_uint_eq(((uint8_t *)file.data)[8], 6);
+	ck_assert_int_eq(bc_archive_kmods_open(ar, 0, &km, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(bc_archive_kmods_module(km, 1, &want.data, &want.size,
+						 NULL), 0);
+	bc_archive_kmods_free(km);
+	ck_assert_int_eq(ar_parse_as(file.data, file.size, "t.bca",
+				     AR_READ_PARTIAL, &part, NULL), 0);
+	ck_assert_ptr_nonnull(part->parts);
+	ck_assert_uint_eq(bc_archive_nr_modules(part, 0), 0);	/* not read yet */
+	ck_assert_int_eq(bc_archive_read_modules(part, 0, NULL), 0);
+	ck_assert_uint_eq(bc_archive_nr_modules(part, 0), 4);
+	ck_assert_uint_eq(bc_archive_nr_modules(part, 2), 0);	/* not its */
+	ck_assert_int_eq(bc_archive_kmods_open(part, 0, &km, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(bc_archive_kmods_module(km, 1, &got.data, &got.size,
+						 NULL), 0);
+	bc_archive_kmods_free(km);
+	ck_assert(blob_eq(&want, &got));
+	ck_assert_uint_gt(ar_parts_unpacked(part), 0);
+	ck_assert_uint_lt(ar_parts_unpacked(part), part->body_size);
+	blob_free(&got);
+	/* the last kernel's: its modules against its parents' */
+	ck_assert_int_eq(bc_archive_read_modules(part, 2, NULL), 0);
+	ck_assert_int_eq(bc_archive_kmods_open(part, 2, &km, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(bc_archive_kmods_module(km, 1, &got.data, &got.size,
+						 NULL), 0);
+	bc_archive_kmods_free(km);
+	ck_assert(blob_eq(&want, &got));
+	ck_assert_int_eq(bc_archive_serialize_quick(part, &again.data,
+						    &again.size, NULL), 0);
+	ck_assert(blob_eq(&again, &file));
+	ck_assert_ptr_null(part->parts);	/* read whole to write */
+	blob_free(&again);
+	blob_free(&want);
+	blob_free(&got);
+	bc_archive_free(part);
+	bc_archive_free(ar);
+	blob_free(&file);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_modules)
 {
 	char *dir = test_kmod_fixture();
@@ -1477,7 +1540,7 @@ START_TEST(test_modules)
 	/* the records file: format 5, read whole and lazily */
 	ck_assert_int_eq(bc_archive_serialize_quick(ar, &quick.data, &quick.size,
 						    NULL), 0);
-	ck_assert_uint_eq(((uint8_t *)quick.data)[8], 5);
+	ck_assert_uint_eq(((uint8_t *)quick.data)[8], 6);
 	back = parse_ok(&quick);
 	ck_assert(!bc_archive_module_stored_as_bytes(back, 0, 0));
 	assert_kmods(back, dir);
@@ -1604,7 +1667,7 @@ START_TEST(test_modules_add)
 	ck_assert_msg(strstr(cap.last, "already holds a kernel '9.9.9-test'"),
 		      "%s", cap.last);
 	file = serialize(ar);
-	ck_assert_uint_eq(((uint8_t *)file.data)[8], 5);
+	ck_assert_uint_eq(((uint8_t *)file.data)[8], 6);
 	back = parse_ok(&file);
 	assert_kmods(back, dir);
 	bc_archive_free(back);
@@ -1706,6 +1769,7 @@ Suite *archive_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("modules");
 	tcase_add_test(tc, test_modules);
+	tcase_add_test(tc, test_modules_partial);
 	tcase_add_test(tc, test_modules_merged);
 	tcase_add_test(tc, test_modules_add);
 	tcase_add_test(tc, test_modules_damage);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <zlib.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -296,6 +297,38 @@ static void make_elf_inputs(void)
 }
 
 /*
+ * m3.bca (format 6: three kernels with a module each) with its stream
+ * index forged, the checksum made good: the last stream of the modules
+ * section says it starts at kernel 3, not 2, so the second says it holds
+ * kernels 1 and 2 and holds only 1. A whole read only fills the body from
+ * the streams; an extract of 9.11's module reads by the index and refuses.
+ */
+static void forge_module_index(void)
+{
+	char path[512];
+	struct blob f;
+	uint8_t *d;
+	uint32_t n, i, last = 0, crc;
+
+	snprintf(path, sizeof(path), "%s/m3.bca", scratch);
+	f = read_file(path);
+	ck_assert_ptr_nonnull(f.data);
+	d = f.data;
+	ck_assert_uint_eq(d[8], 6);
+	n = d[32] | d[33] << 8 | d[34] << 16 | (uint32_t)d[35] << 24;
+	for (i = 0; i < n; i++)
+		if (d[36 + 22 * i + 1] == 6)	/* the modules' section */
+			last = i;
+	ck_assert_uint_eq(d[36 + 22 * last + 2], 2);
+	d[36 + 22 * last + 2] = 3;
+	crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), d, (uInt)(f.size - 4));
+	for (i = 0; i < 4; i++)
+		d[f.size - 4 + i] = (uint8_t)(crc >> (8 * i));
+	write_whole("m3-forged.bca", f.data, f.size);
+	blob_free(&f);
+}
+
+/*
  * Kernels with modules (archive/kernel_set.h), for deps --kernel: a
  * modules tree with no kernel beside it, a directory that is no kernel,
  * and a .deb of modules without the kernel.
@@ -321,8 +354,11 @@ static void make_module_inputs(void)
 				 "%s encode --btf_base good.btf dwarf.o -o mdir/m.btf && "
 				 "%s archive create mods.bca mdir --name 9.9 && "
 				 "%s archive create plain.bca good.btf --name 9.9 && "
-				 "rm -r mdir", scratch, cli, cli, cli), 0);
+				 "%s archive create m3.bca mdir mdir mdir --name 9.9 "
+				 "--name 9.10 --name 9.11 && "
+				 "rm -r mdir", scratch, cli, cli, cli, cli), 0);
 	free(cli);
+	forge_module_index();
 }
 
 static void setup(void)
@@ -430,6 +466,8 @@ static const struct bad_row rows[] = {
 	  NULL, 1, "kernel '9.9' has no module 'nosuch'" },
 	{ "module of a kernel stored without", "archive extract 9.9/m",
 	  "plain.bca", NULL, 1, "has no module 'm' (it was stored without modules)" },
+	{ "format 6: a forged stream index", "archive extract 9.11/m",
+	  "m3-forged.bca", NULL, 1, "m3-forged.bca: damaged archive: bad modules" },
 	{ "--merged with a module the kernel lacks",
 	  "archive extract 9.9 m nosuch --merged", "mods.bca", NULL, 1,
 	  "kernel '9.9' has no module 'nosuch'" },

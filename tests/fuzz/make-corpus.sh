@@ -40,11 +40,12 @@ body_of() {
 	done
 }
 
-# fuzz_archive's payload input: "BTFCPAY4", the body's size (le24, then a
-# zero byte), the payload of the archive file $1.
+# fuzz_archive's payload input: "BTFCPAY4" (or 6: the file's version),
+# the body's size (le24, then a zero byte), the payload of the archive
+# file $1.
 payload_of() {
 	size=$(od -An -tu8 -j16 -N8 "$1" | tr -d ' ')
-	printf 'BTFCPAY4'
+	printf 'BTFCPAY%s' "$(od -An -tu1 -j8 -N1 "$1" | tr -d ' ')"
 	printf "\\$(printf %o $((size & 255)))\\$(printf %o $((size >> 8 & 255)))\\$(printf %o $((size >> 16 & 255)))\\0"
 	tail -c +33 "$1" | head -c -4
 }
@@ -236,11 +237,16 @@ done &&
 build/btfcanon archive create "$tmp/m.bca" "$tmp/kdir" --name 9.9.9-a &&
 build/btfcanon archive create "$tmp/mr.bca" "$tmp/kdir" "$tmp/kdirb" \
 	--name 9.9.9-a --name 9.9.9-b &&
+# format 6 cut by region (three kernels with modules): its stream index
+build/btfcanon archive create "$tmp/m3.bca" "$tmp/kdir" "$tmp/kdirb" \
+	"$tmp/kdir" --name 9.9.9-a --name 9.9.9-b --name 9.9.9-c &&
 for a in a b m mr; do
 	cp "$tmp/$a.bca" "$out/archive/$a.bca"
 	body_of "$tmp/$a.bca" > "$out/archive/$a.body" || exit 1
 	payload_of "$tmp/$a.bca" > "$out/archive/$a.payload"
 done
+cp "$tmp/m3.bca" "$out/archive/m3.bca"
+payload_of "$tmp/m3.bca" > "$out/archive/m3.payload"
 for d in "$out"/*; do
 	echo "$d: $(ls "$d" | wc -l) seeds, $(du -sk "$d" | cut -f1) KB"
 done
