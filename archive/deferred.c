@@ -817,13 +817,21 @@ int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
 	for (i = 0; i < n; i++) {
 		uint32_t rec = list[i];
 
+		uint32_t c;
+		uint8_t *at;
+		size_t len;
+
 		if (rec >= ar->nr_recs || (rec >= lo && rec < hi) ||
 		    ar->heads[rec].info)
 			continue;
-		want[ar_chunks_find(p->c, AR_SEC_HEADS, rec)] = true;
-		lo = 1;
-		hi = 0;
+		/* a list's records run in streams: one search a run */
+		c = ar_chunks_find(p->c, AR_SEC_HEADS, rec);
+		want[c] = true;
+		ar_chunks_info(p->c, AR_SEC_HEADS, c, &at, &len, &lo);
+		hi = chunk_end(p, AR_SEC_HEADS, c);
 	}
+	lo = 1;
+	hi = 0;
 	err = ar_chunks_unpack_some(p->c, want, nr,
 				    (const unsigned[]){ AR_SEC_HEADS, AR_SEC_WORDS }, 2);
 	free(want);
