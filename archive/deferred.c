@@ -14,7 +14,8 @@
  * otherwise (deferred NULL); else what pack.c unpacks.
  * Format 6 (every stream left packed, read stream by stream as asked:
  * "format 6" below) and the body's readers that format.c shares (records'
- * heads, a kernel's modules) live here too.
+ * heads, a kernel's modules of format 5, format 6's module names and
+ * groups) live here too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -445,8 +446,8 @@ void ar_body_release(struct bc_archive *ar)
 /*
  * Problem: a reader of one kernel or module of an archive with every
  * module (format 6) should unpack and parse only the regions its lists
- * use. Invariant: an item (string, pair, record head, kernel's modules)
- * is read only once its stream is parsed, and a stream is parsed whole
+ * use. Invariant: an item (string, pair, record head, module name's
+ * group) is read only once its stream is parsed, and a stream is parsed whole
  * with every number checked as the whole read checks it: strings C
  * strings of their lengths that fill their bytes stream exactly, pairs of
  * a valid kind and string, heads of a valid kind whose pair has that kind
@@ -457,7 +458,8 @@ void ar_body_release(struct bc_archive *ar)
 struct ar_parts {
 	struct ar_chunks *c;
 	bool *ready[AR_NR_SECTIONS];	/* [stream of the section] parsed */
-	uint32_t count[AR_NR_SECTIONS];	/* items: strings, pairs, records */
+	uint32_t count[AR_NR_SECTIONS];	/* items: strings, pairs, records,
+					   module names */
 	uint32_t nr_kernels;		/* in file order, as the streams say */
 };
 

@@ -330,8 +330,8 @@ int ar_body_need(const struct bc_archive *ar, const void *end);
  * Format 6 read in part (deferred.c): ar_parts_open() takes the payload's
  * streams (pack.h), reads the counts and leaves every item unread;
  * ar_recs_ready() reads the heads (and unpacks the words) of the records
- * of list[0 .. n); ar_modules_ready() kernel k's modules and those of its
- * parents. Each 0 at once for an archive read otherwise; -EINVAL: damaged.
+ * of list[0 .. n); ar_modules_ready() kernel k's modules (every group:
+ * a kernel has modules in each). Each 0 at once for an archive read otherwise; -EINVAL: damaged.
  * ar_parts_unpacked(): the body bytes unpacked so far (tests).
  */
 struct ar_chunks;
