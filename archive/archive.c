@@ -92,6 +92,7 @@ void bc_archive_free(struct bc_archive *ar)
 	for (i = 0; i < ar->nr_kernels; i++)
 		kernel_deinit(&ar->kernels[i]);
 	free(ar->kernels);
+	ar_mod_dir_free(&ar->mod_dir);	/* after the modules named from it */
 	while (ar->arena) {
 		struct ar_chunk *next = ar->arena->next;
 
@@ -354,6 +355,38 @@ int ar_decode_module(struct bc_archive *ar, uint32_t k, uint32_t i)
 	else
 		m->recs = list;
 	return err;
+}
+
+static int mod_ref_cmp(const void *a, const void *b)
+{
+	const struct ar_mod_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->k < y->k ? -1 : x->k > y->k;
+}
+
+int ar_modules_by_name(const struct bc_archive *ar, struct ar_mod_ref **out,
+		       size_t *nr, uint32_t *nr_names)
+{
+	struct ar_mod_ref *all;
+	size_t n = 0, a;
+	uint32_t k, m;
+
+	for (k = 0; k < ar->nr_kernels; k++)
+		n += ar->kernels[k].nr_mods;
+	*out = all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	n = 0;
+	for (k = 0; k < ar->nr_kernels; k++)
+		for (m = 0; m < ar->kernels[k].nr_mods; m++)
+			all[n++] = (struct ar_mod_ref){ ar->kernels[k].mods[m].name, k, m };
+	qsort(all, n, sizeof(*all), mod_ref_cmp);
+	*nr = n;
+	*nr_names = 0;
+	for (a = 0; a < n; a++)
+		*nr_names += !a || strcmp(all[a - 1].name, all[a].name);
+	return 0;
 }
 
 bool ar_has_modules(const struct bc_archive *ar)
@@ -733,6 +766,24 @@ int bc_archive_read_modules(struct bc_archive *ar, int64_t k,
 	return 0;
 }
 
+int bc_archive_read_module(struct bc_archive *ar, uint32_t k,
+			   const char *name, const struct bc_log *log)
+{
+	int err;
+
+	if (k >= ar->nr_kernels)
+		return -ENOENT;
+	err = ar_module_group_ready(ar, name);
+	if (!err && find_module(&ar->kernels[k], name) < 0)
+		err = -ENOENT;
+	if (err == -ENOENT)	/* none: every module read, for the message */
+		err = ar_modules_all(ar);
+	if (err)
+		return bc_log_error(log, err, "%s: %s", ar->path, err == -ENOMEM ?
+				    "out of memory" : "damaged archive: bad modules");
+	return find_module(&ar->kernels[k], name);
+}
+
 uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k)
 {
 	return k < ar->nr_kernels ? ar->kernels[k].nr_mods : 0;
@@ -880,6 +931,7 @@ int bc_archive_add_modules(struct bc_archive *ar, uint32_t k,
 	if (!mods)
 		return bc_log_error(log, -ENOMEM, "%s: out of memory", ar->path);
 	kern->mods = mods;
+	kern->cap_mods = kern->nr_mods + nr + 1;
 	err = kernel_base_init(ar, k, &kb, log);
 	if (err)
 		return err;

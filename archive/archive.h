@@ -162,12 +162,21 @@ int bc_archive_add_sorted(struct bc_archive *ar, const char *name,
 uint32_t bc_archive_nr_modules(const struct bc_archive *ar, uint32_t k);
 /*
  * An archive opened partially (bc_archive_open_partial) of format 6 reads
- * each kernel's modules when asked: those of kernel k (and its parents),
- * or with k negative every kernel's, before the calls above see them.
- * 0 at once otherwise; else a negative errno after a message.
+ * the modules when asked: bc_archive_read_modules every kernel's (k, a
+ * kernel's or negative, is checked only: the modules are stored by name,
+ * so a kernel's are in every name's group), before the calls above see
+ * them; 0 at once otherwise; else a negative errno after a message.
+ * bc_archive_read_module reads the group of one name (every kernel's
+ * module of that name: kernel k's and its parents') and returns the
+ * index of kernel k's, or -ENOENT without a message when it has none
+ * (then every kernel's modules are read, so bc_archive_nr_modules says
+ * whether it has any); other errors after a message. Until every module
+ * is read, kernels list the modules of the names read only.
  */
 int bc_archive_read_modules(struct bc_archive *ar, int64_t k,
 			    const struct bc_log *log);
+int bc_archive_read_module(struct bc_archive *ar, uint32_t k,
+			   const char *name, const struct bc_log *log);
 const char *bc_archive_module_name(const struct bc_archive *ar, uint32_t k,
 				   uint32_t i);
 /* The index of kernel k's module called name, or -ENOENT. */

@@ -46,34 +46,79 @@ static int put_bytes(struct ar_buf *out, const void *data, size_t len)
 	return err ? err : ar_buf_put(out, data, len);
 }
 
-/* Kernel k's modules as format 6 writes them, every one as its bytes. */
-static int put_modules(struct bc_archive *ar, uint32_t k, struct ar_buf *body)
+/* Kernel k's modules' bytes into raw[base + i], sizes[base + i]. */
+static int module_bytes(struct bc_archive *ar, uint32_t k, void **raw,
+			size_t *sizes)
 {
 	const struct ar_kernel *kern = &ar->kernels[k];
 	struct bc_archive_kmods *km = NULL;
 	uint32_t i;
-	int err = ar_buf_varint(body, kern->nr_mods);
+	int err = kern->nr_mods ? bc_archive_kmods_open(ar, k, &km, NULL, NULL,
+							NULL) : 0;
 
-	err = err || !kern->nr_mods ? err :
-	      bc_archive_kmods_open(ar, k, &km, NULL, NULL, NULL);
-	for (i = 0; i < kern->nr_mods && !err; i++) {
-		void *raw = NULL;
-		size_t size = 0;
-
-		err = bc_archive_kmods_module(km, i, &raw, &size, NULL);
-		err = err ? err : put_bytes(body, kern->mods[i].name,
-					    strlen(kern->mods[i].name));
-		err = err ? err : ar_buf_varint(body, AR_FLAG_RAW);
-		err = err ? err : put_bytes(body, raw, size);
-		err = err ? err : put_bytes(body, NULL, 0);
-		free(raw);
-	}
+	for (i = 0; i < kern->nr_mods && !err; i++)
+		err = bc_archive_kmods_module(km, i, &raw[i], &sizes[i], NULL);
 	bc_archive_kmods_free(km);
 	return err;
 }
 
+/*
+ * Every module as format 6 writes them (format.c, write_module_groups()),
+ * every one as its bytes: the names after the kernel entries, then a group
+ * a name; (*at)[g] where group g starts, (*at)[*nr_names] the end.
+ */
+static int put_module_groups(struct bc_archive *ar, struct ar_buf *body,
+			     size_t **at, uint32_t *nr_names)
+{
+	struct ar_mod_ref *all = NULL;
+	size_t nr = 0, a, b, *first = NULL, *sizes = NULL;
+	void **raw = NULL;
+	uint32_t k, g;
+	int err = ar_modules_by_name(ar, &all, &nr, nr_names);
+
+	if (!err) {
+		first = calloc((size_t)ar->nr_kernels + 1, sizeof(*first));
+		raw = calloc(nr + 1, sizeof(*raw));
+		sizes = calloc(nr + 1, sizeof(*sizes));
+		*at = malloc(((size_t)*nr_names + 1) * sizeof(**at));
+		err = first && raw && sizes && *at ? 0 : -ENOMEM;
+	}
+	for (k = 0; k < ar->nr_kernels && !err; k++) {
+		first[k + 1] = first[k] + ar->kernels[k].nr_mods;
+		err = module_bytes(ar, k, raw + first[k], sizes + first[k]);
+	}
+	err = err ? err : ar_buf_varint(body, *nr_names);
+	for (a = 0; a < nr && !err; a++)
+		if (!a || strcmp(all[a - 1].name, all[a].name))
+			err = put_bytes(body, all[a].name, strlen(all[a].name));
+	for (a = 0, g = 0; a < nr && !err; a = b, g++) {
+		for (b = a + 1; b < nr && !strcmp(all[a].name, all[b].name); b++)
+			;
+		(*at)[g] = body->len;
+		err = ar_buf_varint(body, b - a);
+		for (size_t e = a; e < b && !err; e++) {
+			size_t at_e = first[all[e].k] + all[e].i;
+
+			err = ar_buf_varint(body, e == a ? all[e].k :
+					    all[e].k - all[e - 1].k - 1);
+			err = err ? err : ar_buf_varint(body, AR_FLAG_RAW);
+			err = err ? err : put_bytes(body, raw[at_e], sizes[at_e]);
+			err = err ? err : put_bytes(body, NULL, 0);
+		}
+	}
+	if (!err)
+		(*at)[*nr_names] = body->len;
+	for (a = 0; raw && a < nr; a++)
+		free(raw[a]);
+	free(raw);
+	free(sizes);
+	free(first);
+	free(all);
+	return err;
+}
+
 int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
-			    size_t *mod_at)
+			    size_t **group_at, uint32_t *nr_groups)
 {
 	bool modules = ar_has_modules(ar);
 	uint32_t k, i;
@@ -106,12 +151,11 @@ int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
 						    kern->att[i].size);
 		}
 	}
-	/* format 6: every kernel's modules after the kernels, in their order */
-	for (k = 0; k < ar->nr_kernels && modules && !err; k++) {
-		if (mod_at)
-			mod_at[k] = body->len;
-		err = put_modules(ar, k, body);
-	}
+	*group_at = NULL;
+	*nr_groups = 0;
+	/* format 6: the module names, then the modules by name */
+	if (modules && !err)
+		err = put_module_groups(ar, body, group_at, nr_groups);
 	return err;
 }
 

@@ -11,9 +11,13 @@
 
 #include "internal.h"
 
-/* The body with every kernel as bytes (rebuilt where it is records). */
+/*
+ * The body with every kernel as bytes (rebuilt where it is records). With
+ * modules (format 6), *group_at (malloc'd) says where each of the
+ * *nr_groups module names' groups starts, and [*nr_groups] the end.
+ */
 int ar_serialize_bytes_form(struct bc_archive *ar, struct ar_buf *body,
-			    size_t *mod_at);
+			    size_t **group_at, uint32_t *nr_groups);
 
 /*
  * Every kernel stored as bytes turned back into records where its

@@ -282,9 +282,11 @@ static int extract_module(struct bc_archive *ar, const char *path, int k,
 			  const struct bc_log *log)
 {
 	struct bc_archive_kmods *km = NULL;
-	int i = bc_archive_read_modules(ar, k, log), err;
+	/* the module's name group only: its kernel's and parents' entries */
+	int i = bc_archive_read_module(ar, (uint32_t)k, module, log), err;
 
-	i = i ? i : one_module(ar, path, (uint32_t)k, module, log);
+	if (i == -ENOENT)
+		i = one_module(ar, path, (uint32_t)k, module, log);
 	if (i < 0)
 		return i;
 	err = bc_archive_kmods_open(ar, (uint32_t)k, &km, NULL, NULL, log);

@@ -14,7 +14,8 @@
  * otherwise (deferred NULL); else what pack.c unpacks.
  * Format 6 (every stream left packed, read stream by stream as asked:
  * "format 6" below) and the body's readers that format.c shares (records'
- * heads, a kernel's modules) live here too.
+ * heads, a kernel's modules of format 5, format 6's module names and
+ * groups) live here too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -73,8 +74,8 @@ bool ar_read_head(const struct bc_archive *ar, const uint8_t *d,
 }
 
 /*
- * A kernel's modules (formats 5 and 6), checked: names valid and ascending,
- * no records under a kernel kept as bytes.
+ * A kernel's modules (format 5, after its attachments), checked: names
+ * valid and ascending, no records under a kernel kept as bytes.
  */
 int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 {
@@ -89,6 +90,7 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 	 * they take fewer bytes than the rest
 	 */
 	kern->mods = calloc(nr, sizeof(*kern->mods));
+	kern->cap_mods = (uint32_t)nr;
 	kern->mod_names = names = malloc(r->len - r->pos + nr);
 	if (!kern->mods || !names)
 		return -ENOMEM;
@@ -151,6 +153,188 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 	return 0;
 }
 
+/*
+ * Format 6's module names: count, then each name (length, bytes), valid
+ * (what ar_name_ok() checks) and strictly ascending (strcmp), in one
+ * block, NUL-terminated.
+ */
+int ar_read_module_names(struct bc_archive *ar, struct ar_reader *r)
+{
+	struct ar_mod_dir *d = &ar->mod_dir;
+	uint64_t nr = ar_rd_varint(r, (r->len - r->pos) / 2), i;
+	char *names;
+
+	if (r->bad)
+		return 0;
+	ar_mod_dir_free(d);
+	d->names = malloc((nr ? nr : 1) * sizeof(*d->names));
+	d->block = names = malloc(r->len - r->pos + 1);
+	if (!d->names || !names)
+		return -ENOMEM;
+	for (i = 0; i < nr && !r->bad; i++) {
+		size_t len, plen;
+		const uint8_t *p = ar_rd_bytes(r, &len);
+		int c;
+
+		if (r->bad || !len || len > 255 || memchr(p, 0, len) ||
+		    memchr(p, '/', len) || memchr(p, ':', len)) {
+			r->bad = true;
+			break;
+		}
+		memcpy(names, p, len);
+		names[len] = 0;
+		if (i) {
+			plen = (size_t)(names - d->names[i - 1]) - 1;
+			c = memcmp(d->names[i - 1], names, plen < len ? plen : len);
+			if (c > 0 || (!c && plen >= len)) {
+				r->bad = true;
+				break;
+			}
+		}
+		d->names[d->nr++] = names;
+		names += len + 1;
+	}
+	return 0;
+}
+
+void ar_mod_dir_free(struct ar_mod_dir *d)
+{
+	free(d->names);
+	free(d->block);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Where module name goes among kern's (kept in name order); -1: there. */
+static int64_t module_slot(const struct ar_kernel *kern, const char *name)
+{
+	uint32_t lo = 0, hi = kern->nr_mods;
+
+	if (!hi || strcmp(kern->mods[hi - 1].name, name) < 0)
+		return hi;	/* the usual case: groups read in order */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(kern->mods[mid].name, name);
+
+		if (!c)
+			return -1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A free slot at position at among kern's modules, zeroed. */
+static struct ar_module *module_insert(struct ar_kernel *kern, uint32_t at)
+{
+	if (kern->nr_mods == kern->cap_mods) {
+		uint32_t cap = kern->cap_mods ? kern->cap_mods * 2 : 16;
+		struct ar_module *v = realloc(kern->mods, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		kern->mods = v;
+		kern->cap_mods = cap;
+	}
+	memmove(&kern->mods[at + 1], &kern->mods[at],
+		(kern->nr_mods - at) * sizeof(*kern->mods));
+	kern->nr_mods++;
+	memset(&kern->mods[at], 0, sizeof(*kern->mods));
+	return &kern->mods[at];
+}
+
+/*
+ * Group g of format 6's modules section: count (one kernel at least), then
+ * each kernel's module of name g, kernels ascending (file order): the
+ * index's distance from the one before + 1 (the first: the index), flags
+ * (bit 0: bytes), bytes or type count and script, layout entries.
+ */
+int ar_read_module_group(struct bc_archive *ar, uint32_t g,
+			 struct ar_reader *r)
+{
+	uint64_t nr = ar_rd_varint(r, ar->nr_kernels), i, k = 0;
+	const char *name = g < ar->mod_dir.nr ? ar->mod_dir.names[g] : NULL;
+
+	if (!r->bad && (!nr || !name))
+		r->bad = true;
+	for (i = 0; i < nr && !r->bad; i++) {
+		uint64_t step = ar_rd_varint(r, ar->nr_kernels);
+		struct ar_kernel *kern;
+		struct ar_module *m;
+		const uint8_t *p;
+		size_t len;
+		int64_t at;
+
+		k += step + (i ? 1 : 0);
+		if (r->bad || k >= ar->nr_kernels) {
+			r->bad = true;
+			break;
+		}
+		kern = &ar->kernels[k];
+		at = module_slot(kern, name);
+		if (at < 0) {
+			r->bad = true;	/* a name twice: never written */
+			break;
+		}
+		m = module_insert(kern, (uint32_t)at);
+		if (!m)
+			return -ENOMEM;
+		m->name = (char *)name;
+		m->name_read = true;
+		m->group = g;
+		m->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
+		if (m->raw) {
+			p = ar_rd_bytes(r, &len);
+			m->blob = malloc(len ? len : 1);
+			if (!m->blob)
+				return -ENOMEM;
+			if (p)
+				memcpy(m->blob, p, len);
+			m->blob_size = len;
+		} else {
+			m->nr_types = (uint32_t)ar_rd_varint(r, 0x7fffffff);
+			m->script = ar_rd_bytes(r, &m->script_len);
+			if (kern->raw)
+				r->bad = true;	/* records over no records */
+		}
+		p = ar_rd_bytes(r, &len);
+		if (r->bad || len % sizeof(struct bc_btf_layout)) {
+			r->bad = true;
+			break;
+		}
+		if (len) {
+			m->layout = malloc(len);
+			if (!m->layout)
+				return -ENOMEM;
+			memcpy(m->layout, p, len);
+			m->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
+		}
+	}
+	return 0;
+}
+
+/* The modules of groups [first, end) let go from every kernel. */
+static void module_groups_drop(struct bc_archive *ar, uint32_t first,
+			       uint32_t end)
+{
+	uint32_t k, i, n;
+
+	for (k = 0; k < ar->nr_kernels; k++) {
+		struct ar_kernel *kern = &ar->kernels[k];
+
+		for (i = 0, n = 0; i < kern->nr_mods; i++) {
+			struct ar_module *m = &kern->mods[i];
+
+			if (m->group >= first && m->group < end)
+				ar_module_deinit(m);
+			else
+				kern->mods[n++] = *m;
+		}
+		kern->nr_mods = n;
+	}
+}
+
 void ar_module_deinit(struct ar_module *m)
 {
 	if (!m->name_read)
@@ -172,6 +356,7 @@ void ar_kernel_modules_free(struct ar_kernel *k)
 	k->mods = NULL;
 	k->mod_names = NULL;
 	k->nr_mods = 0;
+	k->cap_mods = 0;
 }
 
 /* Zero bytes among n at p, eight at a time. */
@@ -261,8 +446,8 @@ void ar_body_release(struct bc_archive *ar)
 /*
  * Problem: a reader of one kernel or module of an archive with every
  * module (format 6) should unpack and parse only the regions its lists
- * use. Invariant: an item (string, pair, record head, kernel's modules)
- * is read only once its stream is parsed, and a stream is parsed whole
+ * use. Invariant: an item (string, pair, record head, module name's
+ * group) is read only once its stream is parsed, and a stream is parsed whole
  * with every number checked as the whole read checks it: strings C
  * strings of their lengths that fill their bytes stream exactly, pairs of
  * a valid kind and string, heads of a valid kind whose pair has that kind
@@ -273,7 +458,8 @@ void ar_body_release(struct bc_archive *ar)
 struct ar_parts {
 	struct ar_chunks *c;
 	bool *ready[AR_NR_SECTIONS];	/* [stream of the section] parsed */
-	uint32_t count[AR_NR_SECTIONS];	/* items: strings, pairs, records */
+	uint32_t count[AR_NR_SECTIONS];	/* items: strings, pairs, records,
+					   module names */
 	uint32_t nr_kernels;		/* in file order, as the streams say */
 };
 
@@ -481,13 +667,13 @@ static int heads_chunk(struct bc_archive *ar, uint32_t i)
 	return err;
 }
 
-/* The modules of the kernels of stream i (file order). */
+/* The module groups of stream i (names ascending; kernels in file order). */
 static int modules_chunk(struct bc_archive *ar, uint32_t i)
 {
 	struct ar_parts *p = ar->parts;
 	struct ar_reader r = { 0 };
 	uint8_t *d;
-	uint32_t first, end, k;
+	uint32_t first, end, g;
 	int err;
 
 	if (p->ready[AR_SEC_MODULES][i])
@@ -497,15 +683,14 @@ static int modules_chunk(struct bc_archive *ar, uint32_t i)
 		return err;
 	r.data = d;
 	end = chunk_end(p, AR_SEC_MODULES, i);
-	if (first > end || end > ar->nr_kernels)
+	if (first > end || end > ar->mod_dir.nr)
 		return -EINVAL;
-	for (k = first; k < end && !r.bad && !err; k++)
-		err = ar_read_modules(&ar->kernels[k], &r);
+	for (g = first; g < end && !r.bad && !err; g++)
+		err = ar_read_module_group(ar, g, &r);
 	if (!err && (r.bad || r.pos != r.len))
 		err = -EINVAL;
 	if (err) {	/* what was read let go: a second ask reads afresh */
-		for (k = first; k < end && k < ar->nr_kernels; k++)
-			ar_kernel_modules_free(&ar->kernels[k]);
+		module_groups_drop(ar, first, end);
 		return err;
 	}
 	p->ready[AR_SEC_MODULES][i] = true;
@@ -613,8 +798,8 @@ int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r)
 
 void ar_parts_kernels_read(struct bc_archive *ar)
 {
-	if (ar->parts)	/* the modules' streams name kernels in file order */
-		ar->parts->count[AR_SEC_MODULES] = ar->nr_kernels;
+	if (ar->parts)	/* the modules' streams: a group a module name */
+		ar->parts->count[AR_SEC_MODULES] = ar->mod_dir.nr;
 }
 
 int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
@@ -634,13 +819,21 @@ int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
 	for (i = 0; i < n; i++) {
 		uint32_t rec = list[i];
 
+		uint32_t c;
+		uint8_t *at;
+		size_t len;
+
 		if (rec >= ar->nr_recs || (rec >= lo && rec < hi) ||
 		    ar->heads[rec].info)
 			continue;
-		want[ar_chunks_find(p->c, AR_SEC_HEADS, rec)] = true;
-		lo = 1;
-		hi = 0;
+		/* a list's records run in streams: one search a run */
+		c = ar_chunks_find(p->c, AR_SEC_HEADS, rec);
+		want[c] = true;
+		ar_chunks_info(p->c, AR_SEC_HEADS, c, &at, &len, &lo);
+		hi = chunk_end(p, AR_SEC_HEADS, c);
 	}
+	lo = 1;
+	hi = 0;
 	err = ar_chunks_unpack_some(p->c, want, nr,
 				    (const unsigned[]){ AR_SEC_HEADS, AR_SEC_WORDS }, 2);
 	free(want);
@@ -665,32 +858,30 @@ int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n)
 
 int ar_modules_ready(struct bc_archive *ar, uint32_t k)
 {
-	struct ar_parts *p = ar->parts;
-	uint32_t steps, nr, at = k;
-	bool *want;
-	int err = 0;
+	(void)k;	/* a kernel's modules are in every group */
+	return ar_modules_all(ar);
+}
 
-	if (!p)
+int ar_module_group_ready(struct bc_archive *ar, const char *name)
+{
+	const struct ar_mod_dir *d = &ar->mod_dir;
+	uint32_t lo = 0, hi = d->nr;
+
+	if (!ar->parts)
 		return 0;
-	/* the kernel's and its parents' streams (each parent before it) */
-	nr = ar_chunks_count(p->c, AR_SEC_MODULES);
-	want = calloc(nr, sizeof(*want));
-	if (!want)
-		return -ENOMEM;
-	for (steps = 0; at < ar->nr_kernels && steps <= ar->nr_kernels; steps++) {
-		want[ar_chunks_find(p->c, AR_SEC_MODULES, at)] = true;
-		if (ar->kernels[at].parent < 0)
-			break;
-		at = (uint32_t)ar->kernels[at].parent;
+	while (lo < hi) {	/* the name's group: its number in the names */
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(d->names[mid], name);
+
+		if (!c)
+			return modules_chunk(ar, ar_chunks_find(ar->parts->c,
+							       AR_SEC_MODULES, mid));
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	/* unpacked together on two threads, then read */
-	err = ar_chunks_unpack_some(p->c, want, nr,
-				    (const unsigned[]){ AR_SEC_MODULES }, 1);
-	for (at = 0; at < nr && !err; at++)
-		if (want[at])
-			err = modules_chunk(ar, at);
-	free(want);
-	return err;
+	return -ENOENT;
 }
 
 int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n)
@@ -722,11 +913,23 @@ int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n)
 int ar_modules_all(struct bc_archive *ar)
 {
 	struct ar_parts *p = ar->parts;
-	uint32_t i;
-	int err = 0;
+	uint32_t i, nr = p ? ar_chunks_count(p->c, AR_SEC_MODULES) : 0;
+	bool *want;
+	int err;
 
-	for (i = 0; p && i < ar_chunks_count(p->c, AR_SEC_MODULES) && !err; i++)
+	if (!p)
+		return 0;
+	want = malloc((nr ? nr : 1) * sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		want[i] = !p->ready[AR_SEC_MODULES][i];
+	/* unpacked together on two threads, then read in name order */
+	err = ar_chunks_unpack_some(p->c, want, nr,
+				    (const unsigned[]){ AR_SEC_MODULES }, 1);
+	for (i = 0; i < nr && !err; i++)
 		err = modules_chunk(ar, i);
+	free(want);
 	return err;
 }
 

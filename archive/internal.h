@@ -174,7 +174,9 @@ struct ar_attachment {
  */
 struct ar_module {
 	char *name;
-	bool name_read;			/* name in its kernel's mod_names */
+	bool name_read;			/* name not its own: in its kernel's
+					   mod_names (format 5) or the
+					   archive's mod_dir (format 6) */
 	bool raw;
 	uint8_t *blob;			/* raw: the sorted split BTF */
 	size_t blob_size;
@@ -184,6 +186,8 @@ struct ar_module {
 	size_t script_len;
 	struct bc_btf_layout *layout;
 	uint32_t nr_layout;
+	uint32_t group;			/* format 6: its name's group, read in
+					   part (deferred.c); else 0 */
 };
 
 struct ar_kernel {
@@ -205,8 +209,19 @@ struct ar_kernel {
 	bool list_for_views;		/* recs decoded for a view: freed after */
 	bool viewed;			/* a view was opened on it */
 	struct ar_module *mods;		/* by name (strcmp) */
-	char *mod_names;		/* the names of the modules read */
-	uint32_t nr_mods;
+	char *mod_names;		/* format 5: the names of the modules read */
+	uint32_t nr_mods, cap_mods;
+};
+
+/*
+ * Format 6's module names (the directory after the kernel entries): every
+ * name a kernel's module has, ascending; name g is group g of the modules
+ * section. The names of modules read from format 6 point here.
+ */
+struct ar_mod_dir {
+	char **names;
+	char *block;
+	uint32_t nr;
 };
 
 /*
@@ -282,6 +297,9 @@ struct bc_archive {
 					   records before the first view */
 	struct ar_kernel *kernels;	/* version order */
 	uint32_t nr_kernels, cap_kernels;
+	struct ar_mod_dir mod_dir;	/* format 6 read: the module names */
+	size_t module_cut_bytes;	/* tests: format 6's modules cut every
+					   so many bytes (0: format.c's) */
 	int lock_fd;			/* lock.c: the writers' lock held, or -1 */
 	/*
 	 * Opened partially (bc_archive_open_partial): the string bytes and
@@ -312,8 +330,8 @@ int ar_body_need(const struct bc_archive *ar, const void *end);
  * Format 6 read in part (deferred.c): ar_parts_open() takes the payload's
  * streams (pack.h), reads the counts and leaves every item unread;
  * ar_recs_ready() reads the heads (and unpacks the words) of the records
- * of list[0 .. n); ar_modules_ready() kernel k's modules and those of its
- * parents. Each 0 at once for an archive read otherwise; -EINVAL: damaged.
+ * of list[0 .. n); ar_modules_ready() kernel k's modules (every group:
+ * a kernel has modules in each). Each 0 at once for an archive read otherwise; -EINVAL: damaged.
  * ar_parts_unpacked(): the body bytes unpacked so far (tests).
  */
 struct ar_chunks;
@@ -325,6 +343,12 @@ int ar_parts_kernels(struct bc_archive *ar, struct ar_reader *r);
 void ar_parts_kernels_read(struct bc_archive *ar);
 int ar_recs_ready(struct bc_archive *ar, const uint32_t *list, uint32_t n);
 int ar_modules_ready(struct bc_archive *ar, uint32_t k);
+/*
+ * Format 6 read in part: the group of module name (every kernel's module
+ * of that name, so a kernel's parents' too) read, nothing else of the
+ * modules; -ENOENT where no kernel has one. 0 at once otherwise.
+ */
+int ar_module_group_ready(struct bc_archive *ar, const char *name);
 /* ar_str_ready() of each of sids[0 .. n), their streams unpacked together. */
 int ar_strs_ready(struct bc_archive *ar, const uint32_t *sids, uint32_t n);
 int ar_modules_all(struct bc_archive *ar);
@@ -345,8 +369,19 @@ const uint8_t *ar_rd_bytes(struct ar_reader *r, size_t *len);
  */
 bool ar_read_head(const struct bc_archive *ar, const uint8_t *d, size_t end,
 		  size_t *pos, uint32_t *info, uint32_t *kn1);
-/* A kernel's modules (formats 5 and 6), checked. */
+/* A kernel's modules (format 5), checked. */
 int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r);
+/*
+ * Format 6: the module names' directory (count, then each name ascending)
+ * into ar->mod_dir; group g of the modules section (its entries: count,
+ * then each kernel's, file order: index delta, flags, bytes or type count
+ * and script, layout) into the kernels' modules, each kernel's kept in
+ * name order. Both checked; r->bad on a bad number.
+ */
+int ar_read_module_names(struct bc_archive *ar, struct ar_reader *r);
+int ar_read_module_group(struct bc_archive *ar, uint32_t g,
+			 struct ar_reader *r);
+void ar_mod_dir_free(struct ar_mod_dir *d);
 int ar_str_ready(struct bc_archive *ar, uint32_t sid);
 int ar_body_complete(struct bc_archive *ar);
 void ar_body_release(struct bc_archive *ar);
@@ -496,6 +531,16 @@ int ar_decode_list(struct bc_archive *ar, uint32_t k);
 /* Module i of kernel k: its list decoded (its parents' first). */
 int ar_decode_module(struct bc_archive *ar, uint32_t k, uint32_t i);
 
+/*
+ * Every kernel's modules by name, then kernel (format 6 writes them so:
+ * a group a name): *out malloc'd, *nr of them, *nr_names names.
+ */
+struct ar_mod_ref {
+	const char *name;
+	uint32_t k, i;		/* kernel, its module */
+};
+int ar_modules_by_name(const struct bc_archive *ar, struct ar_mod_ref **out,
+		       size_t *nr, uint32_t *nr_names);
 /* The module of kernel k's parent that module i's list is written against. */
 const struct ar_module *ar_module_parent(const struct bc_archive *ar,
 					 uint32_t k, uint32_t i, int64_t *pk,

@@ -89,7 +89,7 @@ enum ar_section {
 	AR_SEC_HEADS,		/* records (count first) */
 	AR_SEC_WORDS,		/* records */
 	AR_SEC_KERNELS,		/* kernels (count first) */
-	AR_SEC_MODULES,		/* kernels: each one's modules */
+	AR_SEC_MODULES,		/* module names: each one's group */
 	AR_NR_SECTIONS,
 };
 #define AR_SECTION_MIXED 0xff	/* a payload not cut by section */

@@ -505,6 +505,19 @@ static void archive_file_one(const uint8_t *file, size_t size)
 
 			if (!bc_archive_kernel_raw(lazy, k, &raw, &raw_size, &fuzz_log))
 				free(raw);
+			/* format 6 in part: one name's group, its module */
+			if (lazy->mod_dir.nr) {
+				const char *name = lazy->mod_dir.names[k % lazy->mod_dir.nr];
+				int at = bc_archive_read_module(lazy, k, name, &fuzz_log);
+
+				if (at >= 0 && !bc_archive_kmods_open(lazy, k, &km, NULL,
+								      NULL, &fuzz_log)) {
+					if (!bc_archive_kmods_module(km, (uint32_t)at, &raw,
+								     &raw_size, &fuzz_log))
+						free(raw);
+					bc_archive_kmods_free(km);
+				}
+			}
 			/* its modules (formats 5, 6), each on its own */
 			if (bc_archive_read_modules(lazy, k, &fuzz_log) ||
 			    bc_archive_kmods_open(lazy, k, &km, NULL, NULL, &fuzz_log))
