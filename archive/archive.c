@@ -289,20 +289,9 @@ static int module_cmp(const void *a, const void *b)
 
 static int find_module(const struct ar_kernel *kern, const char *name)
 {
-	uint32_t lo = 0, hi = kern->nr_mods;
+	uint32_t at;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(kern->mods[mid].name, name);
-
-		if (!c)
-			return (int)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -ENOENT;
+	return ar_module_index(kern, name, &at) ? (int)at : -ENOENT;
 }
 
 const struct ar_module *ar_module_parent(const struct bc_archive *ar,

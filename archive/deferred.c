@@ -74,6 +74,70 @@ bool ar_read_head(const struct bc_archive *ar, const uint8_t *d,
 }
 
 /*
+ * A module name (length, bytes) copied to at and NUL-terminated: valid
+ * (ar_name_ok()) and after prev (strcmp) when there is one. Returns its
+ * length, or 0 with r marked bad.
+ */
+static size_t take_name(struct ar_reader *r, char *at, const char *prev)
+{
+	size_t len;
+	const uint8_t *p = ar_rd_bytes(r, &len);
+
+	if (r->bad || !len || memchr(p, 0, len))
+		goto bad;
+	memcpy(at, p, len);
+	at[len] = 0;
+	if (!ar_name_ok(at) || (prev && strcmp(prev, at) >= 0))
+		goto bad;
+	return len;
+bad:
+	r->bad = true;
+	return 0;
+}
+
+/*
+ * A module entry after its name (formats 5 and 6): flags (bit 0: bytes),
+ * bytes or type count and script, layout entries. Records under a kernel
+ * kept as bytes, or layout bytes that are no whole entries, mark r bad.
+ * Returns 0 or -ENOMEM.
+ */
+static int read_module_entry(const struct ar_kernel *kern, struct ar_module *m,
+			     struct ar_reader *r)
+{
+	const uint8_t *p;
+	size_t len;
+
+	m->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
+	if (m->raw) {
+		p = ar_rd_bytes(r, &len);
+		m->blob = malloc(len ? len : 1);
+		if (!m->blob)
+			return -ENOMEM;
+		if (p)
+			memcpy(m->blob, p, len);
+		m->blob_size = len;
+	} else {
+		m->nr_types = (uint32_t)ar_rd_varint(r, 0x7fffffff);
+		m->script = ar_rd_bytes(r, &m->script_len);
+		if (kern->raw)
+			r->bad = true;	/* records over no records */
+	}
+	p = ar_rd_bytes(r, &len);
+	if (r->bad || len % sizeof(struct bc_btf_layout)) {
+		r->bad = true;
+		return 0;
+	}
+	if (len) {
+		m->layout = malloc(len);
+		if (!m->layout)
+			return -ENOMEM;
+		memcpy(m->layout, p, len);
+		m->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
+	}
+	return 0;
+}
+
+/*
  * A kernel's modules (format 5, after its attachments), checked: names
  * valid and ascending, no records under a kernel kept as bytes.
  */
@@ -96,59 +160,18 @@ int ar_read_modules(struct ar_kernel *kern, struct ar_reader *r)
 		return -ENOMEM;
 	for (i = 0; i < nr && !r->bad; i++) {
 		struct ar_module *m = &kern->mods[i];
-		const uint8_t *p;
-		size_t len;
+		size_t len = take_name(r, names, i ? kern->mods[i - 1].name : NULL);
+		int err;
 
-		p = ar_rd_bytes(r, &len);
-		/* what ar_name_ok() checks, and names ascending (strcmp) */
-		if (r->bad || !len || len > 255 || memchr(p, 0, len) ||
-		    memchr(p, '/', len) || memchr(p, ':', len)) {
-			r->bad = true;
+		if (!len)
 			break;
-		}
-		memcpy(names, p, len);
-		names[len] = 0;
 		m->name = names;
 		m->name_read = true;
 		kern->nr_mods++;
-		if (i) {
-			size_t plen = (size_t)(names - kern->mods[i - 1].name) - 1;
-			int c = memcmp(kern->mods[i - 1].name, names,
-				       plen < len ? plen : len);
-
-			if (c > 0 || (!c && plen >= len)) {
-				r->bad = true;
-				break;
-			}
-		}
 		names += len + 1;
-		m->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
-		if (m->raw) {
-			p = ar_rd_bytes(r, &len);
-			m->blob = malloc(len ? len : 1);
-			if (!m->blob)
-				return -ENOMEM;
-			if (p)
-				memcpy(m->blob, p, len);
-			m->blob_size = len;
-		} else {
-			m->nr_types = (uint32_t)ar_rd_varint(r, 0x7fffffff);
-			m->script = ar_rd_bytes(r, &m->script_len);
-			if (kern->raw)
-				r->bad = true;	/* records over no records */
-		}
-		p = ar_rd_bytes(r, &len);
-		if (r->bad || len % sizeof(struct bc_btf_layout)) {
-			r->bad = true;
-			break;
-		}
-		if (len) {
-			m->layout = malloc(len);
-			if (!m->layout)
-				return -ENOMEM;
-			memcpy(m->layout, p, len);
-			m->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
-		}
+		err = read_module_entry(kern, m, r);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -172,25 +195,10 @@ int ar_read_module_names(struct bc_archive *ar, struct ar_reader *r)
 	if (!d->names || !names)
 		return -ENOMEM;
 	for (i = 0; i < nr && !r->bad; i++) {
-		size_t len, plen;
-		const uint8_t *p = ar_rd_bytes(r, &len);
-		int c;
+		size_t len = take_name(r, names, i ? d->names[i - 1] : NULL);
 
-		if (r->bad || !len || len > 255 || memchr(p, 0, len) ||
-		    memchr(p, '/', len) || memchr(p, ':', len)) {
-			r->bad = true;
+		if (!len)
 			break;
-		}
-		memcpy(names, p, len);
-		names[len] = 0;
-		if (i) {
-			plen = (size_t)(names - d->names[i - 1]) - 1;
-			c = memcmp(d->names[i - 1], names, plen < len ? plen : len);
-			if (c > 0 || (!c && plen >= len)) {
-				r->bad = true;
-				break;
-			}
-		}
 		d->names[d->nr++] = names;
 		names += len + 1;
 	}
@@ -205,24 +213,35 @@ void ar_mod_dir_free(struct ar_mod_dir *d)
 }
 
 /* Where module name goes among kern's (kept in name order); -1: there. */
-static int64_t module_slot(const struct ar_kernel *kern, const char *name)
+bool ar_module_index(const struct ar_kernel *kern, const char *name,
+		     uint32_t *at)
 {
 	uint32_t lo = 0, hi = kern->nr_mods;
 
-	if (!hi || strcmp(kern->mods[hi - 1].name, name) < 0)
-		return hi;	/* the usual case: groups read in order */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(kern->mods[mid].name, name);
 
-		if (!c)
-			return -1;
+		if (!c) {
+			*at = mid;
+			return true;
+		}
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	*at = lo;
+	return false;
+}
+
+static int64_t module_slot(const struct ar_kernel *kern, const char *name)
+{
+	uint32_t n = kern->nr_mods, at;
+
+	if (!n || strcmp(kern->mods[n - 1].name, name) < 0)
+		return n;	/* the usual case: groups read in order */
+	return ar_module_index(kern, name, &at) ? -1 : (int64_t)at;
 }
 
 /* A free slot at position at among kern's modules, zeroed. */
@@ -262,9 +281,8 @@ int ar_read_module_group(struct bc_archive *ar, uint32_t g,
 		uint64_t step = ar_rd_varint(r, ar->nr_kernels);
 		struct ar_kernel *kern;
 		struct ar_module *m;
-		const uint8_t *p;
-		size_t len;
 		int64_t at;
+		int err;
 
 		k += step + (i ? 1 : 0);
 		if (r->bad || k >= ar->nr_kernels) {
@@ -283,33 +301,9 @@ int ar_read_module_group(struct bc_archive *ar, uint32_t g,
 		m->name = (char *)name;
 		m->name_read = true;
 		m->group = g;
-		m->raw = ar_rd_varint(r, AR_FLAG_RAW) & AR_FLAG_RAW;
-		if (m->raw) {
-			p = ar_rd_bytes(r, &len);
-			m->blob = malloc(len ? len : 1);
-			if (!m->blob)
-				return -ENOMEM;
-			if (p)
-				memcpy(m->blob, p, len);
-			m->blob_size = len;
-		} else {
-			m->nr_types = (uint32_t)ar_rd_varint(r, 0x7fffffff);
-			m->script = ar_rd_bytes(r, &m->script_len);
-			if (kern->raw)
-				r->bad = true;	/* records over no records */
-		}
-		p = ar_rd_bytes(r, &len);
-		if (r->bad || len % sizeof(struct bc_btf_layout)) {
-			r->bad = true;
-			break;
-		}
-		if (len) {
-			m->layout = malloc(len);
-			if (!m->layout)
-				return -ENOMEM;
-			memcpy(m->layout, p, len);
-			m->nr_layout = (uint32_t)(len / sizeof(struct bc_btf_layout));
-		}
+		err = read_module_entry(kern, m, r);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -382,6 +382,12 @@ int ar_read_module_names(struct bc_archive *ar, struct ar_reader *r);
 int ar_read_module_group(struct bc_archive *ar, uint32_t g,
 			 struct ar_reader *r);
 void ar_mod_dir_free(struct ar_mod_dir *d);
+/*
+ * Module name's place among kern's modules (name order): true with *at
+ * its index, or false with *at where it would go.
+ */
+bool ar_module_index(const struct ar_kernel *kern, const char *name,
+		     uint32_t *at);
 int ar_str_ready(struct bc_archive *ar, uint32_t sid);
 int ar_body_complete(struct bc_archive *ar);
 void ar_body_release(struct bc_archive *ar);

@@ -759,9 +759,6 @@ static int zstd_more(struct deferred_stream *ds, size_t want, bool finish)
 			return -EINVAL;		/* cut short */
 	}
 	ds->done = out.pos;
-	if (ds->done < want ||
-	    (ds->ended && (ds->done != s->raw_len || ds->in_pos != s->packed_len)))
-		return -EINVAL;
 	return 0;
 }
 
@@ -800,15 +797,13 @@ static int xz_more(struct deferred_stream *ds, size_t want, bool finish)
 			return -EINVAL;		/* damaged, or no progress */
 	}
 	ds->in_pos = s->packed_len - ds->x.avail_in;
-	if (ds->done < want ||
-	    (ds->ended && (ds->done != s->raw_len || ds->in_pos != s->packed_len)))
-		return -EINVAL;
 	return 0;
 }
 
 static int deferred_more(struct deferred_stream *ds, size_t want, bool finish)
 {
 	const struct stream *s = &ds->s;
+	int err;
 
 	if (want > s->raw_len)
 		want = s->raw_len;
@@ -824,12 +819,20 @@ static int deferred_more(struct deferred_stream *ds, size_t want, bool finish)
 		ds->done = want;
 		return 0;
 	case CODEC_ZSTD:
-		return zstd_more(ds, want, finish);
+		err = zstd_more(ds, want, finish);
+		break;
 	case CODEC_XZ:
-		return xz_more(ds, want, finish);
+		err = xz_more(ds, want, finish);
+		break;
 	default:
 		return -EINVAL;
 	}
+	/* short of what was asked, or ended off the stream's sizes */
+	if (!err && (ds->done < want ||
+		     (ds->ended && (ds->done != s->raw_len ||
+				    ds->in_pos != s->packed_len))))
+		err = -EINVAL;
+	return err;
 }
 
 int ar_deferred_need(struct ar_deferred *d, size_t end)

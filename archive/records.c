@@ -69,6 +69,27 @@ struct encoder {
 	uint32_t base_str_len;
 };
 
+/* e's per-type arrays for n types and str_len bytes of strings, zeroed. */
+static int encoder_alloc(struct encoder *e, uint32_t n, uint32_t str_len)
+{
+	e->kn1 = calloc(n + 1, sizeof(uint32_t));
+	e->k = calloc(n + 1, sizeof(uint32_t));
+	e->rec = calloc(n + 1, sizeof(uint32_t));
+	e->state = calloc(n + 1, 1);
+	e->sid_of_off = calloc((size_t)str_len + 1, sizeof(uint32_t));
+	return e->kn1 && e->k && e->rec && e->state && e->sid_of_off ? 0 : -ENOMEM;
+}
+
+static void encoder_free(struct encoder *e)
+{
+	free(e->kn1);
+	free(e->k);
+	free(e->rec);
+	free(e->state);
+	free(e->sid_of_off);
+	free(e->cells.v);
+}
+
 /*
  * The pool's number of the string at offset off of the kernel: a member
  * name is met thousands of times, so each offset is looked up in the
@@ -213,15 +234,9 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 		return err;
 	if (btf->base || btf->start_id != 1)
 		return -EOPNOTSUPP;
-	e.kn1 = calloc(n + 1, sizeof(uint32_t));
-	e.k = calloc(n + 1, sizeof(uint32_t));
-	e.rec = calloc(n + 1, sizeof(uint32_t));
-	e.state = calloc(n + 1, 1);
-	e.sid_of_off = calloc((size_t)btf->str_len + 1, sizeof(uint32_t));
-	if (!e.kn1 || !e.k || !e.rec || !e.state || !e.sid_of_off) {
-		err = -ENOMEM;
+	err = encoder_alloc(&e, n, btf->str_len);
+	if (err)
 		goto out;
-	}
 	for (i = 0; i < n && !err; i++) {
 		const struct btf_type *t = bc_btf_local(btf, i);
 		const char *name = bc_btf_str(btf, t->name_off);
@@ -259,12 +274,7 @@ int ar_encode_kernel(struct bc_archive *ar, const struct bc_btf *btf,
 	}
 out:
 	free(count);
-	free(e.kn1);
-	free(e.k);
-	free(e.rec);
-	free(e.state);
-	free(e.sid_of_off);
-	free(e.cells.v);
+	encoder_free(&e);
 	return err;
 }
 
@@ -966,15 +976,9 @@ int ar_encode_module(struct ar_split_enc *enc, const struct bc_btf *mod,
 	*list = NULL;
 	if (mod->base != enc->base || mod->start_id != enc->base->nr_types + 1)
 		return -EINVAL;
-	e.kn1 = calloc(n + 1, sizeof(uint32_t));
-	e.k = calloc(n + 1, sizeof(uint32_t));
-	e.rec = calloc(n + 1, sizeof(uint32_t));
-	e.state = calloc(n + 1, 1);
-	e.sid_of_off = calloc((size_t)mod->str_len + 1, sizeof(uint32_t));
-	if (!e.kn1 || !e.k || !e.rec || !e.state || !e.sid_of_off) {
-		err = -ENOMEM;
+	err = encoder_alloc(&e, n, mod->str_len);
+	if (err)
 		goto out;
-	}
 	for (i = 0; i < n && !err; i++) {
 		const struct btf_type *t = bc_btf_local(mod, i);
 		int64_t sid, kn;
@@ -1000,12 +1004,7 @@ int ar_encode_module(struct ar_split_enc *enc, const struct bc_btf *mod,
 		e.rec = NULL;
 	}
 out:
-	free(e.kn1);
-	free(e.k);
-	free(e.rec);
-	free(e.state);
-	free(e.sid_of_off);
-	free(e.cells.v);
+	encoder_free(&e);
 	return err;
 }
 

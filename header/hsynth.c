@@ -1146,18 +1146,15 @@ int hdr_merge_older(struct synth *y, const struct btf *old,
 		    const char *label, uint32_t order)
 {
 	struct copy_src src = { .btf = old };
-	struct sig_src g = { .btf = old };
 	uint32_t i, n = btf__type_cnt(old), nr = 0, cap = 0;
+	uint64_t *own_sigs = NULL;
 	struct seed *seeds = NULL;
 	int err = 0;
 
 	src.memo = calloc(n, sizeof(*src.memo));
-	if (!sigs) {	/* content signatures: computed here */
-		g.memo = calloc(n, sizeof(*g.memo));
-		g.state = calloc(n, 1);
-		g.named = calloc(n, sizeof(*g.named));
-	}
-	if (!src.memo || (!sigs && (!g.memo || !g.state || !g.named))) {
+	if (!sigs)	/* content signatures: computed here */
+		sigs = own_sigs = hdr_content_sigs(old);
+	if (!src.memo || !sigs) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1167,14 +1164,14 @@ int hdr_merge_older(struct synth *y, const struct btf *old,
 		const struct sig_entry *e;
 		uint64_t sig;
 
-		if (sigs ? !sigs[i] : !is_merged(old, t))
+		if (!sigs[i])
 			continue;
 		/* an archive's record number is its content, and free */
 		if (view)
 			sig = mix(view_seed, bc_archive_view_record(view,
 							orig ? orig[i] : i)) | 1;
 		else
-			sig = sigs ? sigs[i] : content_sig(&g, i);
+			sig = sigs[i];
 		e = sig_peek(y, sig);
 		if (e) {
 			touch_again(y, e->start, e->count, order);
@@ -1194,7 +1191,7 @@ int hdr_merge_older(struct synth *y, const struct btf *old,
 		seeds[nr++] = (struct seed){
 			.name = btf__name_by_offset(old, t->name_off),
 			.sig = sig, .id = i, .kind = btf_kind(t),
-			.key = view ? content_sig(&g, i) : sig,
+			.key = sigs[i],
 		};
 	}
 	if (!err && nr)
@@ -1258,9 +1255,7 @@ int hdr_merge_older(struct synth *y, const struct btf *old,
 		err = hdr_add_kfuncs(y, &src, true);
 out:
 	free(src.memo);
-	free(g.memo);
-	free(g.state);
-	free(g.named);
+	free(own_sigs);
 	free(seeds);
 	if (err)
 		bc_log_error(y->log, err, "%s: cannot merge its types: %s", label,
